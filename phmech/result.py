@@ -1,0 +1,111 @@
+"""The results object returned by every solver."""
+import csv
+import os
+
+import numpy as np
+
+
+class Result:
+    """A trajectory of an assembled system.
+
+    Attributes
+    ----------
+    t : ndarray, shape (N,)
+    y : ndarray, shape (N, n)
+        States ``(q, e, lam)`` at the output times.
+    dae : DescriptorDAE
+        The system the trajectory belongs to (for per-body views).
+    solver : str
+    stats : dict
+        Solver statistics: ``nsteps``, ``nreject``, ``nfev``, ``njev``,
+        ``nlu``, ``wall_time`` (seconds) and solver-specific entries.
+    """
+
+    def __init__(self, t, y, dae, solver, stats, message="success"):
+        self.t = np.asarray(t, float)
+        self.y = np.asarray(y, float)
+        self.dae = dae
+        self.solver = solver
+        self.stats = dict(stats)
+        self.message = message
+        #: cumulative supplied work at the output times when the solver records it exactly
+        self.work = None
+
+    def __repr__(self):
+        return (f"Result(solver={self.solver!r}, {len(self.t)} points, t=[{self.t[0]:g}, {self.t[-1]:g}], "
+                f"wall_time={self.stats.get('wall_time', float('nan')):.3g} s)")
+
+    # -- per body / joint views -------------------------------------------
+    def _body(self, body):
+        return body if isinstance(body, str) else body.name
+
+    def q(self, body):
+        """Configuration history of a body, shape (N, n_q)."""
+        return self.y[:, self.dae.sq][:, self.dae.q_slices[self._body(body)]]
+
+    def e(self, body):
+        """Effort (velocity and stress) history of a body, shape (N, n_e)."""
+        return self.y[:, self.dae.se][:, self.dae.e_slices[self._body(body)]]
+
+    def lam(self, joint):
+        """Multiplier (constraint force, inertial components) history of a joint."""
+        name = joint if isinstance(joint, str) else joint.name
+        return self.y[:, self.dae.sl][:, self.dae.lam_slices[name]]
+
+    def port_velocity(self, port):
+        """Inertial velocity history of a port, shape (N, 2)."""
+        body = port.body
+        qb, eb = self.q(body), self.e(body)
+        out = np.empty((len(self.t), 2))
+        for k in range(len(self.t)):
+            out[k] = body.rotation(qb[k]) @ (port.Y @ eb[k])
+        return out
+
+    # -- energy ------------------------------------------------------------
+    def hamiltonian(self):
+        """Stored energy H(t) [J]."""
+        return np.atleast_1d(self.dae.hamiltonian(self.y))
+
+    def power(self):
+        """Power supplied through drivers and loads minus dissipation, P(t) [W]."""
+        return np.array([self.dae.power(t, y) for t, y in zip(self.t, self.y)])
+
+    def energy_balance(self):
+        """``H(t) - H(t0) - int_0^t P``: zero up to the integration error.
+
+        The supplied work is the solver's own record where it keeps one (the
+        midpoint rule does, exactly); otherwise it is integrated with the
+        trapezoidal rule over the output points, which should then be dense.
+        """
+        H = self.hamiltonian()
+        if self.work is not None:
+            W = self.work
+        else:
+            P = self.power()
+            W = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(self.t))])
+        return H - H[0] - W
+
+    def constraint_residual(self):
+        """Max-norm of the velocity constraint residual at each output time."""
+        return np.array([np.max(np.abs(self.dae.constraint_residual(t, y)), initial=0.0)
+                         for t, y in zip(self.t, self.y)])
+
+    # -- output ------------------------------------------------------------
+    def to_csv(self, path, columns):
+        """Write ``columns`` (dict name -> array of length N) with a time column.
+
+        Refuses to write non-finite numbers: a NaN in the output is an error.
+        """
+        cols = {"t": self.t, **{k: np.asarray(v, float) for k, v in columns.items()}}
+        for k, v in cols.items():
+            if v.shape != self.t.shape:
+                raise ValueError(f"to_csv: column '{k}' has shape {v.shape}, expected {self.t.shape}")
+            if not np.all(np.isfinite(v)):
+                raise ValueError(f"to_csv: column '{k}' has non-finite values; not writing {path}")
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(list(cols))
+            for row in zip(*cols.values()):
+                w.writerow([f"{x:.12g}" for x in row])
+        return path

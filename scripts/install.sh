@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Install the phmech stack: Debian packages, PETSc (from the PyPI source
+# distribution), Firedrake, assimulo, matplotlib and phmech (editable) into a
+# virtual environment.
+#
+#   bash scripts/install.sh            # install or update; idempotent
+#   PHMECH_HOME=/somewhere bash scripts/install.sh
+#
+# Layout (PHMECH_HOME defaults to /opt/phmech):
+#   $PHMECH_HOME/petsc-<version>/     PETSc source tree and build (PETSC_ARCH below)
+#   $PHMECH_HOME/venv/                the virtual environment; activate it with
+#                                     `source $PHMECH_HOME/venv/bin/activate`
+#   $PHMECH_HOME/stamps/              one file per finished step; a step whose
+#                                     stamp exists is skipped on the next run
+# A full install on a bare 2-core machine takes about 20 minutes; a second run
+# with everything in place takes a few seconds.
+set -euo pipefail
+
+PHMECH_HOME=${PHMECH_HOME:-/opt/phmech}
+PETSC_VERSION=3.26.0          # matches the petsc4py pinned by Firedrake 2026.10.0
+FIREDRAKE_VERSION=2026.10.0
+ASSIMULO_SPEC="assimulo-testing==3.9.0b2"   # bundles SUNDIALS; imports as `assimulo`
+PETSC_ARCH=arch-firedrake-default
+PYTHON=${PYTHON:-python3}
+JOBS=${JOBS:-$(nproc)}
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PETSC_DIR=$PHMECH_HOME/petsc-$PETSC_VERSION
+VENV=$PHMECH_HOME/venv
+STAMPS=$PHMECH_HOME/stamps
+mkdir -p "$PHMECH_HOME" "$STAMPS"
+
+log() { printf '[install %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+done_() { [ -f "$STAMPS/$1" ]; }
+stamp() { date -Is > "$STAMPS/$1"; }
+t0=$SECONDS
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+
+# ---------------------------------------------------------------- 1. Debian
+DEB_PACKAGES="bison flex cmake gfortran ninja-build pkg-config libopenmpi-dev
+ openmpi-bin libhdf5-openmpi-dev libmumps-ptscotch-dev libmetis-dev
+ libptscotch-dev libscalapack-openmpi-dev libsuitesparse-dev libsuperlu-dev
+ libsuperlu-dist-dev libhwloc-dev libopenblas-dev zlib1g-dev"
+missing=""
+for p in $DEB_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  log "Debian packages:$missing"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# ---------------------------------------------------------------- 2. PETSc
+if ! done_ "petsc-$PETSC_VERSION"; then
+  log "building PETSc $PETSC_VERSION in $PETSC_DIR (about 6 minutes)"
+  src=$PHMECH_HOME/src; mkdir -p "$src"
+  [ -f "$src/petsc-$PETSC_VERSION.tar.gz" ] || \
+    $PYTHON -m pip download -q --no-deps --no-binary :all: "petsc==$PETSC_VERSION" -d "$src"
+  rm -rf "$PETSC_DIR"
+  tar xzf "$src/petsc-$PETSC_VERSION.tar.gz" -C "$PHMECH_HOME"
+  cd "$PETSC_DIR"
+  INC="-I/usr/include/hdf5/openmpi -I/usr/include/scotch -I/usr/include/superlu -I/usr/include/superlu-dist -L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"
+  $PYTHON ./configure PETSC_ARCH=$PETSC_ARCH \
+    --COPTFLAGS="-O2 $INC" --CXXOPTFLAGS="-O2 $INC" --FOPTFLAGS="-O2 $INC" \
+    --with-c2html=0 --with-debugging=0 --with-fortran-bindings=0 \
+    --with-shared-libraries=1 --with-strict-petscerrorcode \
+    --with-bison --with-hdf5 --with-hwloc --with-metis --with-mumps --with-ptscotch \
+    --with-scalapack-lib=-lscalapack-openmpi --with-suitesparse --with-superlu_dist --with-zlib \
+    > "$PHMECH_HOME/petsc-configure.log" 2>&1 || { tail -n 40 "$PHMECH_HOME/petsc-configure.log"; exit 1; }
+  make -j"$JOBS" PETSC_DIR="$PETSC_DIR" PETSC_ARCH=$PETSC_ARCH all \
+    > "$PHMECH_HOME/petsc-make.log" 2>&1 || { tail -n 40 "$PHMECH_HOME/petsc-make.log"; exit 1; }
+  cd "$REPO"
+  stamp "petsc-$PETSC_VERSION"
+fi
+export PETSC_DIR PETSC_ARCH
+
+# ---------------------------------------------------------------- 3. venv
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating virtual environment $VENV"
+  $PYTHON -m venv "$VENV"
+fi
+PIP="$VENV/bin/python -m pip"
+if ! done_ venv-base; then
+  $PIP install -q --upgrade pip
+  # h5py's metadata (PEP 639 licence string) needs setuptools >= 77.
+  $PIP install -q --upgrade mpi4py numpy Cython pkgconfig "setuptools>=77" wheel
+  stamp venv-base
+fi
+if ! done_ h5py; then
+  log "building h5py against Debian's parallel HDF5 (about 4 minutes)"
+  # Without build isolation: h5py's isolated build would compile an old mpi4py.
+  HDF5_MPI=ON CC=mpicc HDF5_INCLUDEDIR=/usr/include/hdf5/openmpi \
+    HDF5_LIBDIR=/usr/lib/x86_64-linux-gnu/hdf5/openmpi \
+    $PIP install -q --no-build-isolation --no-binary h5py h5py
+  stamp h5py
+fi
+if ! done_ "firedrake-$FIREDRAKE_VERSION"; then
+  log "installing Firedrake $FIREDRAKE_VERSION (about 7 minutes)"
+  HDF5_MPI=ON CC=mpicc $PIP install -q "firedrake[check]==$FIREDRAKE_VERSION"
+  stamp "firedrake-$FIREDRAKE_VERSION"
+fi
+if ! done_ python-extras; then
+  log "installing assimulo, matplotlib, scipy, pytest"
+  $PIP install -q "$ASSIMULO_SPEC" matplotlib scipy pytest
+  stamp python-extras
+fi
+
+# ---------------------------------------------------------------- 4. phmech
+# Editable install; reinstalled only when the checkout moves or setup.cfg changes.
+key=$(printf '%s %s' "$REPO" "$(cat "$REPO/setup.cfg" "$REPO/pyproject.toml" 2>/dev/null | sha1sum)")
+if [ -f "$REPO/setup.cfg" ] && [ "$(cat "$STAMPS/phmech" 2>/dev/null)" != "$key" ]; then
+  log "installing phmech (editable) from $REPO"
+  $PIP install -q --no-build-isolation --no-deps -e "$REPO"
+  printf '%s' "$key" > "$STAMPS/phmech"
+fi
+
+# Environment file sourced by .ci/run and by users.
+cat > "$PHMECH_HOME/env.sh" <<ENV
+export PETSC_DIR=$PETSC_DIR PETSC_ARCH=$PETSC_ARCH
+export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export MPLBACKEND=\${MPLBACKEND:-Agg}
+source $VENV/bin/activate
+ENV
+
+log "done in $((SECONDS - t0)) s; activate with: source $PHMECH_HOME/env.sh"
