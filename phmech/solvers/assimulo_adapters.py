@@ -71,7 +71,8 @@ class _AssimuloSolver(DAESolver):
         except Exception as err:
             raise SolverError(self.name, float(getattr(solver, "t", self.t0)), f"{type(err).__name__}: {err}") from None
         wall = time.perf_counter() - tic
-        st = solver.get_statistics()
+        raw = solver.get_statistics()
+        st = {k: raw[k] for k in raw.keys()}
         stats = {"nsteps": int(st.get("nsteps", 0)), "nreject": int(st.get("nstepfails", st.get("nerrfails", 0))),
                  "nfev": int(st.get("nfcns", self.nfev)), "njev": int(st.get("njacs", 0)),
                  "nlu": int(st.get("nlus", st.get("njacs", 0))), "wall_time": wall}
