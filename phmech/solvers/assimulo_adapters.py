@@ -3,7 +3,10 @@
 Both receive the residual ``F(t, y, y') = E y' - f(t, y)``.  IDA gets the
 exact (dense) iteration matrix ``c E - df/dy`` and the multipliers are
 excluded from its error test (``suppress_alg``), as index-2 variables must
-be; Radau5DAE is told the index of every variable (1 for ``q`` and ``e``,
+be.  They still enter IDA's Newton convergence test, where an absolute
+tolerance as small as that of the states makes the iteration fail on
+multipliers of the size of real joint forces: their absolute tolerance is
+``atol_lambda`` (default ``1e4 * atol``); Radau5DAE is told the index of every variable (1 for ``q`` and ``e``,
 2 for the multipliers) and estimates its own Jacobian.
 """
 import time
@@ -28,9 +31,10 @@ class _AssimuloSolver(DAESolver):
     max_step = None
     _cls = None
 
-    def __init__(self, dae, t_span, y0, max_step=None, ncp=None, **kw):
+    def __init__(self, dae, t_span, y0, max_step=None, ncp=None, atol_lambda=None, **kw):
         super().__init__(dae, t_span, y0, **kw)
         self.max_step = max_step
+        self.atol_lambda = 1e4 * self.atol if atol_lambda is None else float(atol_lambda)
         self.ncp = ncp
 
     def _problem(self):
@@ -50,7 +54,8 @@ class _AssimuloSolver(DAESolver):
     def _configure(self, solver):
         solver.verbosity = 50
         solver.rtol = self.rtol
-        solver.atol = self.atol
+        d = self.dae
+        solver.atol = np.r_[np.full(d.nq + d.ne, self.atol), np.full(d.nl, self.atol_lambda)]
         if self.max_step is not None:
             solver.maxh = self.max_step
         solver.report_continuously = False
@@ -86,8 +91,8 @@ class _AssimuloSolver(DAESolver):
 class IDA(_AssimuloSolver):
     """SUNDIALS IDA (variable-order BDF) through assimulo, dense linear algebra.
 
-    Options: ``rtol``, ``atol``, ``max_step``, ``t_eval`` or ``ncp`` (number
-    of communication points; 0 = every internal step).
+    Options: ``rtol``, ``atol``, ``atol_lambda``, ``max_step``, ``t_eval`` or
+    ``ncp`` (number of communication points; 0 = every internal step).
     """
 
     name = "ida"

@@ -67,8 +67,13 @@ class CrankSliderResult:
 
 
 def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, max_step=None,
-        dt_out=2.5e-4, outdir=None, plot=True, progress=False, **overrides):
-    """Simulate the crank-slider; write CSV, figures and summary.json when ``outdir`` is given."""
+        dt_out=2e-4, outdir=None, plot=True, progress=False, solver_options=None, **overrides):
+    """Simulate the crank-slider; write CSV, figures and summary.json when ``outdir`` is given.
+
+    ``overrides`` change entries of :data:`DATA`; ``solver_options`` are
+    passed on to the solver (e.g. ``constraints="endpoint"`` for the
+    midpoint rule, ``atol_lambda`` for IDA).
+    """
     tic = time.perf_counter()
     system, bodies = build(n_elem, **overrides)
     dae = system.assemble()
@@ -81,6 +86,7 @@ def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, m
     else:
         n_out = int(round(t_end / dt_out))
         opts = dict(rtol=rtol, atol=atol, max_step=max_step, t_eval=np.linspace(0.0, t_end, n_out + 1))
+    opts.update(solver_options or {})
     res = system.simulate(t_end, solver=solver, y0=y0, progress=progress, **opts)
     ec = res.e("coupler")
     out = CrankSliderResult(
