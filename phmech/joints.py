@@ -44,7 +44,9 @@ def _as_function(value, n, what, joint):
     """Turn a constant, a callable or None into ``t -> array(n)``."""
     if value is None:
         zero = np.zeros(n)
-        return lambda t: zero
+        fun = (lambda t: zero)
+        fun.constant = True
+        return fun
     if callable(value):
         def fun(t):
             out = np.atleast_1d(np.asarray(value(t), dtype=float))
@@ -55,7 +57,9 @@ def _as_function(value, n, what, joint):
     const = np.atleast_1d(np.asarray(value, dtype=float))
     if const.shape != (n,) or not np.all(np.isfinite(const)):
         raise ValueError(f"joint '{joint}': {what} must be {n} finite number(s), got {value!r}")
-    return lambda t: const
+    fun = (lambda t: const)
+    fun.constant = True
+    return fun
 
 
 class Joint:

@@ -244,6 +244,7 @@ class DescriptorDAE:
             self.load_terms.append((ld, t))
         self._precompute_G()
         self._precompute_jacobian()
+        self._precompute_fast_paths()
         self.q0 = np.concatenate([b.q0 for b in bodies])
         for j in system.joints:
             j.bind(self.body_q_getter(self.q0))
@@ -269,6 +270,7 @@ class DescriptorDAE:
         self.G0 = np.zeros((self.nl, self.ne))
         self.Gc = np.zeros((len(angles), self.nl, self.ne))
         self.Gs = np.zeros_like(self.Gc)
+        self._Gcs = None
         for t in self.terms:
             P = np.eye(2) if t.P is None else t.P
             if t.angle is None:
@@ -293,6 +295,40 @@ class DescriptorDAE:
         cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))
         self._jg_rows, self._jg_cols = cat(rows, int), cat(cols, int)
         self._jg_data, self._jg_w = cat(data, float), cat(widx, int)
+
+    def _precompute_fast_paths(self):
+        """Vectorized kinematics, gyroscopic terms and constant joint velocities."""
+        from .rigid import PointMass
+        from .subsystem import FloatingFrameBody
+        fq, fe_, pq, pe, self._other_bodies = [], [], [], [], []
+        for b in self.system.bodies:
+            oq, oe = self.q_slices[b.name].start, self.e_slices[b.name].start
+            if isinstance(b, FloatingFrameBody) and type(b).qdot is FloatingFrameBody.qdot:
+                fq.append([oq, oq + 1, oq + 2])
+                fe_.append([oe, oe + 1, oe + 2])
+            elif isinstance(b, PointMass):
+                pq += [oq, oq + 1]
+                pe += [oe, oe + 1]
+            elif b.n_q:
+                self._other_bodies.append(b)
+        self._fq = np.array(fq, int).reshape(-1, 3).T
+        self._fe = np.array(fe_, int).reshape(-1, 3).T
+        self._pq, self._pe = np.array(pq, int), np.array(pe, int)
+        # all gyroscopic terms in one matrix, each row scaled by its body's omega
+        self._K_all = sp.csr_matrix((self.ne, self.ne))
+        self._w_row = np.full(self.ne, self.ne)  # index into (e, 0)
+        for iw, sl, K in self.gyro:
+            Kfull = sp.csr_matrix((K.data, K.indices, K.indptr + 0), shape=K.shape)
+            pad = sp.vstack([sp.csr_matrix((sl.start, self.ne)), Kfull,
+                             sp.csr_matrix((self.ne - sl.stop, self.ne))], format="csr")
+            self._K_all = self._K_all + pad
+            self._w_row[sl] = iw
+        self._K_all = self._K_all.tocsr()
+        self._has_gyro = bool(self.gyro)
+        joints = self.system.joints
+        self._w_dynamic = [(j, self.lam_slices[j.name]) for j in joints
+                           if not getattr(j._w, "constant", False)]
+        self._w_const = (np.concatenate([j.velocity(0.0) for j in joints]) if joints else np.zeros(0))
 
     # -- views -------------------------------------------------------------
     def body_q_getter(self, q):
@@ -319,8 +355,9 @@ class DescriptorDAE:
         if not len(self.G_angles):
             return self.G0.copy()
         th = q[self.G_angles]
-        return (self.G0 + np.tensordot(np.cos(th), self.Gc, axes=1)
-                + np.tensordot(np.sin(th), self.Gs, axes=1))
+        if self._Gcs is None:
+            self._Gcs = np.vstack([self.Gc.reshape(len(th), -1), self.Gs.reshape(len(th), -1)])
+        return self.G0 + (np.concatenate([np.cos(th), np.sin(th)]) @ self._Gcs).reshape(self.nl, self.ne)
 
     def dG(self, q):
         """Derivatives ``dG/dtheta_k`` for the angles in ``G_angles``, shape (k, nl, ne)."""
@@ -329,9 +366,10 @@ class DescriptorDAE:
 
     def w(self, t):
         """Prescribed constraint velocities ``w(t)``."""
-        if not self.nl:
-            return np.zeros(0)
-        return np.concatenate([j.velocity(t) for j in self.system.joints])
+        w = self._w_const.copy()
+        for j, sl in self._w_dynamic:
+            w[sl] = j.velocity(t)
+        return w
 
     def w_rate(self, t):
         if not self.nl:
@@ -341,8 +379,8 @@ class DescriptorDAE:
     def Je(self, e):
         """``J(e) e`` with the gyroscopic terms."""
         out = self.J0 @ e
-        for iw, sl, K in self.gyro:
-            out[sl] -= e[iw] * (K @ e)
+        if self._has_gyro:
+            out -= np.append(e, 0.0)[self._w_row] * (self._K_all @ e)
         return out
 
     def load_vector(self, t, q):
@@ -357,8 +395,7 @@ class DescriptorDAE:
         """Right-hand side of ``E y' = f(t, y)``."""
         q, e, lam = y[self.sq], y[self.se], y[self.sl]
         out = np.empty(self.n)
-        for b in self.system.bodies:
-            out[self.q_slices[b.name]] = b.qdot(q[self.q_slices[b.name]], e[self.e_slices[b.name]])
+        self._qdot_into(q, e, out)
         G = self.G(q)
         fe = self.Je(e) + G.T @ lam
         if self.has_R:
@@ -368,6 +405,20 @@ class DescriptorDAE:
         out[self.se] = fe
         out[self.sl] = self.w(t) - G @ e
         return out
+
+    def _qdot_into(self, q, e, out):
+        """Kinematic equations ``q' = T(q) e`` written into ``out[:nq]``."""
+        if self._fq.size:
+            th = q[self._fq[2]]
+            c, s = np.cos(th), np.sin(th)
+            vx, vy = e[self._fe[0]], e[self._fe[1]]
+            out[self._fq[0]] = c * vx - s * vy
+            out[self._fq[1]] = s * vx + c * vy
+            out[self._fq[2]] = e[self._fe[2]]
+        if self._pq.size:
+            out[self._pq] = e[self._pe]
+        for b in self._other_bodies:
+            out[self.q_slices[b.name]] = b.qdot(q[self.q_slices[b.name]], e[self.e_slices[b.name]])
 
     def jacobian(self, t, y):
         """Sparse ``df/dy`` (exact), in CSC format."""

@@ -4,6 +4,8 @@
 
 * ``"midpoint"`` -- :class:`ImplicitMidpoint`, our own sparse, structure-preserving
   integrator (fixed step ``dt``; exact discrete power balance);
+* ``"radau"`` -- :class:`RadauIIA`, our own adaptive Radau IIA (order 5) on
+  sparse matrices;
 * ``"ida"`` -- SUNDIALS IDA through assimulo (variable order BDF);
 * ``"radau5"`` -- Radau IIA order 5 through assimulo's Radau5DAE.
 
@@ -13,8 +15,9 @@ and raises :class:`SolverError` (with the time reached and the cause) on failure
 from .assimulo_adapters import IDA, Radau5DAE
 from .base import DAESolver, SolverError
 from .midpoint import ImplicitMidpoint
+from .radau import RadauIIA
 
-METHODS = {"midpoint": ImplicitMidpoint, "ida": IDA, "radau5": Radau5DAE}
+METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5": Radau5DAE}
 
 
 def solve(dae, t_span, y0, method="midpoint", **options):
@@ -26,4 +29,4 @@ def solve(dae, t_span, y0, method="midpoint", **options):
     return cls(dae, t_span, y0, **options).solve()
 
 
-__all__ = ["solve", "METHODS", "DAESolver", "SolverError", "ImplicitMidpoint", "IDA", "Radau5DAE"]
+__all__ = ["solve", "METHODS", "DAESolver", "SolverError", "ImplicitMidpoint", "RadauIIA", "IDA", "Radau5DAE"]

@@ -53,11 +53,12 @@ class ImplicitMidpoint(DAESolver):
     name = "midpoint"
 
     def __init__(self, dae, t_span, y0, dt=None, dt_out=None, constraints="midpoint",
-                 newton_tol=1e-10, max_newton=7, **kw):
+                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False, **kw):
         super().__init__(dae, t_span, y0, **kw)
         if constraints not in ("midpoint", "endpoint"):
             raise ValueError(f"midpoint: constraints must be 'midpoint' or 'endpoint', got {constraints!r}")
         self.endpoint = constraints == "endpoint"
+        self.fresh_jacobian = fresh_jacobian
         if dt is None or not dt > 0:
             raise ValueError(f"midpoint: a positive step size dt is required, got {dt!r}")
         span = self.t_end - self.t0
@@ -104,6 +105,8 @@ class ImplicitMidpoint(DAESolver):
         if self.z_prev is not None:
             z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
         Edy0 = self.Ed @ y0
+        if self.fresh_jacobian:
+            self.lu = None
 
         def residual(z):
             ym = z.copy()

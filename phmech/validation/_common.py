@@ -14,11 +14,11 @@ def parser(description, tfinal=None, solver="midpoint", dt=None):
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     if tfinal is not None:
         p.add_argument("--tfinal", type=float, default=tfinal, help="final time [s]")
-        p.add_argument("--solver", default=solver, choices=["midpoint", "ida", "radau5"],
+        p.add_argument("--solver", default=solver, choices=["midpoint", "radau", "ida", "radau5"],
                        help="time integrator")
         p.add_argument("--dt", type=float, default=dt, help="step size of the midpoint rule [s]")
-        p.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance (ida, radau5)")
-        p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (ida, radau5)")
+        p.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance (radau, ida, radau5)")
+        p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (radau, ida, radau5)")
     p.add_argument("--outdir", default="out", help="directory for CSV, figures and summary.json")
     p.add_argument("--no-plot", action="store_true", help="do not write figures")
     return p
