@@ -26,6 +26,10 @@ from ._planar import S, drot, rot
 from .joints import AngularVelocity, Joint, Revolute, Slider, Weld
 
 
+#: up to this many efforts the products in the right-hand side use dense matrices
+DENSE_MAX = 300
+
+
 class ConsistencyError(ValueError):
     """A model or an initial state is inconsistent; the message lists every problem."""
 
@@ -325,6 +329,11 @@ class DescriptorDAE:
             self._w_row[sl] = iw
         self._K_all = self._K_all.tocsr()
         self._has_gyro = bool(self.gyro)
+        # small systems: dense matrix-vector products avoid scipy.sparse call overhead
+        if self.ne <= DENSE_MAX:
+            self._J0_mv, self._K_mv = self.J0.toarray(), self._K_all.toarray()
+        else:
+            self._J0_mv, self._K_mv = self.J0, self._K_all
         joints = self.system.joints
         self._w_dynamic = [(j, self.lam_slices[j.name]) for j in joints
                            if not getattr(j._w, "constant", False)]
@@ -378,9 +387,9 @@ class DescriptorDAE:
 
     def Je(self, e):
         """``J(e) e`` with the gyroscopic terms."""
-        out = self.J0 @ e
+        out = self._J0_mv @ e
         if self._has_gyro:
-            out -= np.append(e, 0.0)[self._w_row] * (self._K_all @ e)
+            out -= np.append(e, 0.0)[self._w_row] * (self._K_mv @ e)
         return out
 
     def load_vector(self, t, q):

@@ -157,3 +157,25 @@ def test_csv_refuses_nan(tmp_path):
     r = s.simulate(0.001, solver="midpoint", dt=1e-4)
     with pytest.raises(ValueError, match="non-finite"):
         r.to_csv(tmp_path / "x.csv", {"bad": np.full(len(r.t), np.nan)})
+
+
+def test_own_radau_meets_tolerance_and_converges():
+    errs = []
+    for tol in (1e-4, 1e-6, 1e-8):
+        s, crank, coupler, slider = rigid_crank_slider()
+        r = s.simulate(0.05, solver="radau", rtol=tol, atol=tol)
+        errs.append(np.max(np.abs(r.q(slider)[:, 0] - slider_position_exact(r.t))))
+        assert np.max(r.constraint_residual()) < 1e3 * tol
+        assert r.stats["nsteps"] > 5 and r.stats["nlu"] > 0
+    assert errs[-1] < 1e-9
+    assert errs[0] > errs[1] > errs[2]
+
+
+def test_radau_dense_output_matches_steps():
+    s, rod, dae, e0 = pendulum()
+    y0 = dae.initial_state(e0=e0)
+    t_eval = np.linspace(0.0, 1.0, 41)
+    a = s.simulate(1.0, solver="radau", y0=y0, rtol=1e-9, atol=1e-9, t_eval=t_eval)
+    b = s.simulate(1.0, solver="midpoint", y0=y0, dt=1e-4, t_eval=t_eval)
+    assert np.allclose(a.t, t_eval)
+    assert np.max(np.abs(a.q(rod)[:, 2] - b.q(rod)[:, 2])) < 1e-6

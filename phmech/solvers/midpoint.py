@@ -33,6 +33,21 @@ from scipy.sparse.linalg import splu
 
 from .base import DAESolver, SolverError
 
+#: systems up to this size are factorized densely (LAPACK beats SuperLU's overhead there)
+DENSE_MAX = 300
+
+
+class _DenseLU:
+    def __init__(self, A):
+        import scipy.linalg as sla
+        self._sla = sla
+        self.lu_piv = sla.lu_factor(A, check_finite=False)
+        if np.any(np.diag(self.lu_piv[0]) == 0):
+            raise np.linalg.LinAlgError("exactly singular matrix")
+
+    def solve(self, b):
+        return self._sla.lu_solve(self.lu_piv, b, check_finite=False)
+
 
 class ImplicitMidpoint(DAESolver):
     """Fixed-step implicit midpoint.
@@ -42,7 +57,9 @@ class ImplicitMidpoint(DAESolver):
     dt : float
         Step size.
     dt_out : float, optional
-        Output interval (a multiple of ``dt`` is used); default: every step.
+        Output interval (the nearest multiple of the step is used); default:
+        every step.  ``t_eval`` (output times, linear interpolation between
+        step points) takes precedence.
     newton_tol : float
         Relative tolerance of the Newton increments.
     max_newton : int
@@ -72,6 +89,7 @@ class ImplicitMidpoint(DAESolver):
         self.D = sp.diags(np.r_[np.full(nd, 0.5), np.ones(dae.nl)], format="csc")
         self.Rsc = sp.diags(np.r_[np.ones(nd), np.full(dae.nl, 2.0 if self.endpoint else 1.0)], format="csc")
         self.Ed = dae.E.tocsc()
+        self.Ed_mv = self.Ed.toarray() if dae.n <= DENSE_MAX else self.Ed
         self.lu = None
         self.z_prev = None
         self.lam_prev = None
@@ -89,8 +107,11 @@ class ImplicitMidpoint(DAESolver):
         A = self.Ed / self.h - (self.Rsc @ self.dae.jacobian(t, ym) @ self.D)
         self.njev += 1
         try:
-            self.lu = splu(sp.csc_matrix(A))
-        except RuntimeError as err:
+            if self.dae.n <= DENSE_MAX:
+                self.lu = _DenseLU(A.toarray())
+            else:
+                self.lu = splu(sp.csc_matrix(A))
+        except (RuntimeError, np.linalg.LinAlgError) as err:
             raise SolverError(self.name, t, f"singular iteration matrix ({err}); "
                               "check that the constraints are independent") from None
         self.nlu += 1
@@ -104,7 +125,7 @@ class ImplicitMidpoint(DAESolver):
         z = y0.copy()
         if self.z_prev is not None:
             z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
-        Edy0 = self.Ed @ y0
+        Edy0 = self.Ed_mv @ y0
         if self.fresh_jacobian:
             self.lu = None
 
@@ -113,7 +134,7 @@ class ImplicitMidpoint(DAESolver):
             ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
             fz = d.f(tm, ym)
             self.nfev += 1
-            r = (self.Ed @ z - Edy0) / h - fz
+            r = (self.Ed_mv @ z - Edy0) / h - fz
             if self.endpoint:
                 q1, e1 = z[d.sq], z[d.se]
                 r[d.sl] = d.G(q1) @ e1 - d.w(t0 + h)
@@ -133,10 +154,14 @@ class ImplicitMidpoint(DAESolver):
                 err = np.max(np.abs(dz) / (np.abs(z) + self.dae_scale))
                 if not np.isfinite(err):
                     break
-                if err < self.newton_tol:
+                rate = err / prev if prev else None
+                # converged when the increment, or the error left after a
+                # contracting iteration (rate / (1 - rate) * increment), is below tol
+                if err < self.newton_tol or (rate is not None and rate < 0.9
+                                             and rate / (1 - rate) * err < self.newton_tol):
                     converged = True
                     break
-                if prev is not None and err > 0.5 * prev and it >= 2:
+                if rate is not None and rate > 0.5 and it >= 2:
                     break  # slow contraction: refresh the Jacobian
                 prev = err
             if converged:
@@ -156,16 +181,27 @@ class ImplicitMidpoint(DAESolver):
     def _run(self):
         d = self.dae
         work, works = 0.0, [0.0]
+        out_t = None if self.t_eval is None else list(self.t_eval[self.t_eval > self.t0])
         for k in self._progress_bar(self.nstep_total):
-            y0, t0 = self.y, self.t
+            y0, t0, w0 = self.y, self.t, work
             self.step()
             # exact discrete supplied work of the step (power at the midpoint)
             ym = self.y.copy()
             ym[:self.nd] = 0.5 * (y0[:self.nd] + self.y[:self.nd])
             work += self.h * d.power(t0 + 0.5 * self.h, ym)
-            if (k + 1) % self.every == 0 or k + 1 == self.nstep_total:
-                self.ts.append(self.t)
-                self.ys.append(self.y.copy())
-                works.append(work)
-        self.ts[-1] = self.t_end
+            if out_t is None:
+                if (k + 1) % self.every == 0 or k + 1 == self.nstep_total:
+                    self.ts.append(self.t)
+                    self.ys.append(self.y.copy())
+                    works.append(work)
+            else:  # linear interpolation between step points: O(h^2), like the rule
+                last = k + 1 == self.nstep_total
+                while out_t and (out_t[0] <= self.t + 1e-12 * self.h or last):
+                    ti = out_t.pop(0)
+                    a = min(max((ti - t0) / self.h, 0.0), 1.0)
+                    self.ts.append(ti)
+                    self.ys.append((1 - a) * y0 + a * self.y)
+                    works.append((1 - a) * w0 + a * work)
+        if out_t is None:
+            self.ts[-1] = self.t_end
         self.extra["work"] = np.array(works)

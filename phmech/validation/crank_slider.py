@@ -81,11 +81,11 @@ def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, m
     t_build = time.perf_counter() - tic
     L = bodies["coupler"].L
     rows_x, rows_y = bodies["coupler"].displacement_rows([L / 2])
+    t_eval = np.linspace(0.0, t_end, max(1, int(round(t_end / dt_out))) + 1)
     if solver == "midpoint":
-        opts = dict(dt=dt, dt_out=dt_out)
+        opts = dict(dt=dt, t_eval=t_eval)
     else:
-        n_out = int(round(t_end / dt_out))
-        opts = dict(rtol=rtol, atol=atol, max_step=max_step, t_eval=np.linspace(0.0, t_end, n_out + 1))
+        opts = dict(rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval)
     opts.update(solver_options or {})
     res = system.simulate(t_end, solver=solver, y0=y0, progress=progress, **opts)
     ec = res.e("coupler")
