@@ -7,7 +7,8 @@ Firedrake and imported on demand.
 from .result import Result
 from .rigid import PlanarRigidBody, PointMass
 from .solvers import SolverError, solve
-from .system import ConsistencyError, DescriptorDAE, System
+from .dae import ConsistencyError, DescriptorDAE
+from .system import System
 
 __version__ = "0.1.0"
 

@@ -115,7 +115,7 @@ def test_inconsistent_velocities_reported_or_projected():
     e0 = np.zeros(dae.ne)
     with pytest.raises(ConsistencyError, match="drive"):
         dae.initial_state(e0=e0, project=False)
-    y0 = dae.initial_state(e0=e0)
+    dae.initial_state(e0=e0)
     assert dae.projection_report["drive(crank.P)"] == pytest.approx(150.0)
 
 

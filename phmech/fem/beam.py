@@ -37,7 +37,7 @@ Firedrake call happens during time integration.
 import numpy as np
 import scipy.sparse as sp
 
-from ..subsystem import FloatingFrameBody, Subsystem, rigid_frame_blocks
+from ..subsystem import FloatingFrameBody, Subsystem
 from ._petsc import to_numpy, to_scipy
 
 #: velocity conditions per end: which of (v_x, v_y, slope) vanish
@@ -77,7 +77,7 @@ class EulerBernoulliFE:
         self.name, self.L, self.n_elem = name, L, n_elem
         self.rhoA, self.EA, self.EI = rhoA, EA, EI
         self.mesh = mesh = fd.IntervalMesh(n_elem, L)
-        self.x = x = fd.SpatialCoordinate(mesh)[0]
+        self.x = fd.SpatialCoordinate(mesh)[0]
         self.Vx = fd.FunctionSpace(mesh, "CG", 1)
         self.Vy = fd.FunctionSpace(mesh, "Hermite", 3)
         self.Vn = fd.FunctionSpace(mesh, "DG", 0)
