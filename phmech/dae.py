@@ -355,6 +355,12 @@ class DescriptorDAE:
                               (np.concatenate(blocks_r), np.concatenate(blocks_c))),
                              shape=(self.n, self.n))
 
+    def linearize(self, q=None):
+        """Linearization at rest at configuration ``q``: a
+        :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``)."""
+        from .solvers.eigen import linearize
+        return linearize(self, q)
+
     # -- energy and ports --------------------------------------------------
     def hamiltonian(self, y):
         """Total stored energy for one state or an array of states (rows)."""

@@ -1,0 +1,183 @@
+"""Natural frequencies of a flexible four-bar mechanism over the crank angle.
+
+The four-bar of Kitis & Lindenberg (1990) / Chebbi et al. (2017): ground
+0.254 m; crank 0.108 m (A = 1.0774e-4 m^2, EI = 11.472 N m^2); coupler
+0.2794 m and follower 0.2705 m (A = 4.0645e-5 m^2, EI = 0.616 N m^2);
+rho = 2714 kg/m^3, E = 7.1e10 Pa; lumped masses of 0.042 kg at the
+crank-coupler and coupler-follower joints.  Each link is a floating
+Euler-Bernoulli beam with a cantilever deformation field; revolute joints
+are transformer interconnections; the crank is clamped at the ground
+(locked motor) and the follower pinned there.  For each crank angle the
+loop-closure equations give the configuration and the constrained pencil
+``E Phi Lambda = A Phi`` gives the natural frequencies.
+
+    python -m phmech.validation.four_bar --n-angles 360 --n-elem 6
+"""
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import System
+from . import _common
+
+E_MOD, RHO, M_JOINT = 7.1e10, 2714.0, 0.042
+#: (length [m], area [m^2], EI [N m^2]) of crank, coupler, follower; ground length
+LINKS = {"crank": (0.108, 1.0774e-4, 11.472),
+         "coupler": (0.2794, 4.0645e-5, 0.616),
+         "follower": (0.2705, 4.0645e-5, 0.616)}
+L_GROUND = 0.254
+
+
+def configuration(theta1, links=LINKS, L0=L_GROUND):
+    """Loop closure: joint positions and absolute link angles for crank angle ``theta1``.
+
+    Returns ``(P, Q, phi)``: crank-coupler joint, coupler-follower joint and
+    the absolute angles of crank, coupler and follower (the follower points
+    from Q to the ground pin).  The assembly with Q to the left of the
+    line P -> ground pin (the open, "elbow-up" branch) is taken.
+    """
+    L1, L2, L3 = (links[k][0] for k in ("crank", "coupler", "follower"))
+    P = L1 * np.array([np.cos(theta1), np.sin(theta1)])
+    B0 = np.array([L0, 0.0])
+    dv = B0 - P
+    d = np.linalg.norm(dv)
+    if not (abs(L2 - L3) <= d <= L2 + L3):
+        raise ValueError(f"four-bar cannot be assembled at crank angle {np.degrees(theta1):.3f} deg")
+    a = (L2**2 - L3**2 + d**2) / (2 * d)
+    h = np.sqrt(max(L2**2 - a**2, 0.0))
+    u = dv / d
+    Q = P + a * u + h * np.array([-u[1], u[0]])
+    phi2 = np.arctan2(*(Q - P)[::-1])
+    phi3 = np.arctan2(*(B0 - Q)[::-1])
+    return P, Q, np.array([theta1, phi2, phi3])
+
+
+def build(n_elem=6, links=LINKS):
+    """The mechanism (configuration at crank angle 0); returns ``(system, bodies)``."""
+    from ..fem import FloatingEulerBernoulliBeam
+
+    P, Q, phi = configuration(0.0, links)
+    bodies = {}
+    origins = {"crank": np.zeros(2), "coupler": P, "follower": Q}
+    for i, (name, (L, A, EI)) in enumerate(links.items()):
+        masses = [] if name == "crank" else [(0.0, M_JOINT)]
+        bodies[name] = FloatingEulerBernoulliBeam(name, L, n_elem, RHO, A, E_MOD, EI / E_MOD,
+                                                  frame="cantilever", point_masses=masses,
+                                                  position=origins[name], angle=phi[i])
+    s = System(list(bodies.values()))
+    s.clamp(bodies["crank"].port("A"), name="locked motor")
+    s.connect(bodies["crank"].port("B"), bodies["coupler"].port("A"), name="crank-coupler")
+    s.connect(bodies["coupler"].port("B"), bodies["follower"].port("A"), name="coupler-follower")
+    s.pin(bodies["follower"].port("B"), name="ground pin")
+    return s, bodies
+
+
+class FourBar:
+    """A four-bar assembled once; :meth:`linearize` moves it to any crank angle."""
+
+    def __init__(self, n_elem=6, links=LINKS):
+        self.system, self.bodies = build(n_elem, links)
+        self.dae = self.system.assemble()
+        self.links = links
+
+    def q(self, theta1):
+        P, Q, phi = configuration(theta1, self.links)
+        q = np.zeros(self.dae.nq)
+        for pos, name, ang in ((np.zeros(2), "crank", phi[0]), (P, "coupler", phi[1]), (Q, "follower", phi[2])):
+            q[self.dae.q_slices[name]] = [pos[0], pos[1], ang]
+        return q
+
+    def linearize(self, theta1):
+        return self.dae.linearize(self.q(theta1))
+
+
+@dataclass
+class FourBarResult:
+    theta: np.ndarray           # crank angles [rad]
+    omega: np.ndarray           # (n_angles, 3) [rad/s]
+    sweep_time: float
+    summary: dict = field(default_factory=dict)
+    files: list = field(default_factory=list)
+
+
+def run(n_angles=360, n_elem=6, method="dense", outdir=None, plot=True, k=3):
+    """Sweep the crank angle over the full turn; writes CSV, figures and summary.json."""
+    from ..solvers.eigen import sweep
+
+    tic = time.perf_counter()
+    fb = FourBar(n_elem)
+    t_build = time.perf_counter() - tic
+    theta = np.linspace(0.0, 2 * np.pi, n_angles, endpoint=False)
+    tic = time.perf_counter()
+    omega, _ = sweep(theta, fb.linearize, k=k, method=method)
+    t_sweep = time.perf_counter() - tic
+    out = FourBarResult(theta, omega, t_sweep)
+    at = {}
+    for deg in (0, 90, 180, 270):
+        lin = fb.linearize(np.radians(deg))
+        at[str(deg)] = lin.eigenmodes(k, method).omega.tolist()
+    out.summary = {"n_angles": n_angles, "n_elem": n_elem, "method": method,
+                   "build_time_s": t_build, "sweep_time_s": t_sweep,
+                   "time_per_angle_ms": 1e3 * t_sweep / n_angles,
+                   "omega_at_deg_rad_s": at,
+                   "omega_min_rad_s": omega.min(axis=0).tolist(), "omega_max_rad_s": omega.max(axis=0).tolist()}
+    if outdir is not None:
+        out.files += write(out, outdir, plot)
+    return out
+
+
+def write(out, outdir, plot=True):
+    os.makedirs(outdir, exist_ok=True)
+    if not np.all(np.isfinite(out.omega)):
+        raise ValueError("four_bar: non-finite frequencies; not writing output")
+    path = os.path.join(outdir, "four_bar.csv")
+    with open(path, "w") as fh:
+        fh.write("theta1_deg,omega1_rad_s,omega2_rad_s,omega3_rad_s,f1_hz,f2_hz,f3_hz\n")
+        for th, w in zip(out.theta, out.omega):
+            fh.write(f"{np.degrees(th):.6g}," + ",".join(f"{x:.10g}" for x in w[:3]) + ","
+                     + ",".join(f"{x / (2 * np.pi):.10g}" for x in w[:3]) + "\n")
+    files = [path]
+    if plot:
+        plt = _common.figure_style()
+        deg = np.degrees(out.theta)
+        fig, ax = plt.subplots()
+        ax.plot(deg, out.omega[:, 0], label=r"$\omega_1$")
+        ax.plot(deg, out.omega[:, 1], label=r"$\omega_2$")
+        ax.set_xlabel(r"crank angle $\theta_1$ [deg]")
+        ax.set_ylabel(r"$\omega$ [rad/s]")
+        ax.set_xlim(0, 360)
+        ax.legend()
+        files += _common.savefig(fig, outdir, "FourBar_Om12")
+        plt.close(fig)
+        fig, ax = plt.subplots()
+        ax.plot(deg, out.omega[:, 2], color="C2", label=r"$\omega_3$")
+        ax.set_xlabel(r"crank angle $\theta_1$ [deg]")
+        ax.set_ylabel(r"$\omega$ [rad/s]")
+        ax.set_xlim(0, 360)
+        ax.legend()
+        files += _common.savefig(fig, outdir, "FourBar_Om3")
+        plt.close(fig)
+    files.append(_common.write_summary(outdir, "four_bar", out.summary))
+    return files
+
+
+def main(argv=None):
+    p = _common.parser(__doc__.split("\n\n")[0])
+    p.add_argument("--n-angles", type=int, default=360, help="crank angles over the full turn")
+    p.add_argument("--n-elem", type=int, default=6, help="elements per link")
+    p.add_argument("--method", choices=["dense", "sparse"], default="dense", help="eigen solver")
+    args = p.parse_args(argv)
+    sys.argv[1:] = []
+    out = run(args.n_angles, args.n_elem, args.method, outdir=args.outdir, plot=not args.no_plot)
+    s = out.summary
+    print(f"four-bar: {args.n_angles} angles, {args.n_elem} elements per link, {args.method}: "
+          f"sweep {s['sweep_time_s']:.2f} s ({s['time_per_angle_ms']:.2f} ms per angle)")
+    for deg, w in s["omega_at_deg_rad_s"].items():
+        print(f"  theta1 = {deg:>3s} deg: omega = " + ", ".join(f"{x:9.3f}" for x in w) + " rad/s")
+
+
+if __name__ == "__main__":
+    main()
