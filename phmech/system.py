@@ -21,7 +21,7 @@ enters.
 """
 import numpy as np
 
-from .dae import ConsistencyError, DescriptorDAE  # noqa: F401  (re-exported)
+from .dae import ConsistencyError, DescriptorDAE  # noqa: F401 (ConsistencyError re-exported)
 from .joints import AngularVelocity, Joint, Revolute, Slider, Weld
 
 

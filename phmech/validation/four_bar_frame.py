@@ -38,7 +38,6 @@ def frequencies(theta1, n_elem=32, k=3, links=LINKS):
     _, _, phi = configuration(theta1, links)
     # node numbering: each link has its own nodes; joint nodes share translations
     dof = 0
-    trans, rot = {}, {}
 
     def new_trans():
         nonlocal dof
