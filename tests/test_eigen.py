@@ -103,7 +103,7 @@ def test_four_bar_run_outputs(tmp_path):
     data = np.genfromtxt(tmp_path / "four_bar.csv", delimiter=",", names=True)
     assert len(data) == 24 and np.all(np.isfinite(data["omega1_rad_s"]))
     assert np.allclose(data["f1_hz"], data["omega1_rad_s"] / (2 * np.pi))
-    for name in ("FourBar_Om12.png", "FourBar_Om3.pdf", "summary.json"):
+    for name in ("FourBar_Om12.png", "FourBar_Om3.pdf", "FourBar_modes_90deg.png", "summary.json"):
         assert (tmp_path / name).exists()
 
 

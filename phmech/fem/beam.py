@@ -320,6 +320,26 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
         for xm, mm in point_masses:
             self.add_point_mass(xm, mm)
 
+    def velocity_rows(self, points):
+        """Rows giving the total body-frame velocity ``v_P + omega S x e1 + v_f`` at ``points``."""
+        rx, ry = self.flexible_velocity_rows(points)
+        rx[:, 0] += 1.0
+        ry[:, 1] += 1.0
+        ry[:, 2] += np.asarray(points, float)
+        return rx, ry
+
+    def deformed_axis(self, q, u, n_points=21):
+        """Inertial coordinates of the axis displaced by ``u`` (body-frame displacement field).
+
+        ``u`` is a vector in the effort layout whose velocity part is read as
+        a displacement (e.g. a mode's velocity amplitude divided by ``j omega``);
+        returns an array ``(n_points, 2)``.
+        """
+        x = np.linspace(0.0, self.L, n_points)
+        rx, ry = self.velocity_rows(x)
+        local = np.stack([x + rx @ u, ry @ u], axis=1)
+        return q[:2] + local @ self.rotation(q).T
+
     def add_point_mass(self, x, mass):
         """Attach a point mass at body coordinate ``x`` (adds to ``M`` and ``K``)."""
         _check_positive(self.name, point_mass=mass)

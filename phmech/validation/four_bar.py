@@ -93,6 +93,28 @@ class FourBar:
     def linearize(self, theta1):
         return self.dae.linearize(self.q(theta1))
 
+    def mode_shapes(self, theta1, k=3, scale=0.05, n_points=21):
+        """Deformed link axes of the first ``k`` modes at crank angle ``theta1``.
+
+        Returns ``(omega, shapes)`` with ``shapes[i][name]`` an array
+        ``(n_points, 2)`` of inertial coordinates; each mode is scaled so that
+        its largest displacement is ``scale`` times the ground length.
+        """
+        q = self.q(theta1)
+        modes = self.linearize(theta1).eigenmodes(k)
+        shapes = []
+        for i, w in enumerate(modes.omega):
+            disp = modes.vectors[:, i] / (1j * w)
+            # rotate the complex mode so that its largest component is real
+            j = np.argmax(np.abs(disp))
+            disp = (disp * np.exp(-1j * np.angle(disp[j]))).real
+            amp = max(np.max(np.abs(b.velocity_rows(np.linspace(0, b.L, n_points))[1]
+                                    @ disp[self.dae.e_slices[n]])) for n, b in self.bodies.items())
+            disp *= scale * L_GROUND / max(amp, 1e-300)
+            shapes.append({n: b.deformed_axis(q[self.dae.q_slices[n]], disp[self.dae.e_slices[n]], n_points)
+                           for n, b in self.bodies.items()})
+        return modes.omega, shapes
+
 
 @dataclass
 class FourBarResult:
@@ -115,6 +137,7 @@ def run(n_angles=360, n_elem=6, method="dense", outdir=None, plot=True, k=3):
     omega, _ = sweep(theta, fb.linearize, k=k, method=method)
     t_sweep = time.perf_counter() - tic
     out = FourBarResult(theta, omega, t_sweep)
+    out.mode_shapes = fb.mode_shapes(np.radians(90.0), k)
     at = {}
     for deg in (0, 90, 180, 270):
         lin = fb.linearize(np.radians(deg))
@@ -127,6 +150,12 @@ def run(n_angles=360, n_elem=6, method="dense", outdir=None, plot=True, k=3):
     if outdir is not None:
         out.files += write(out, outdir, plot)
     return out
+
+
+def convergence(meshes=(2, 4, 8, 16), angles_deg=(0, 90, 180, 270), k=3):
+    """Frequencies at ``angles_deg`` on a sequence of meshes: array (meshes, angles, k)."""
+    return np.array([[FourBar(n).linearize(np.radians(a)).eigenmodes(k).omega for a in angles_deg]
+                     for n in meshes])
 
 
 def write(out, outdir, plot=True):
@@ -160,6 +189,21 @@ def write(out, outdir, plot=True):
         ax.legend()
         files += _common.savefig(fig, outdir, "FourBar_Om3")
         plt.close(fig)
+        w, shapes = out.mode_shapes
+        fig, axs = plt.subplots(1, len(shapes), figsize=(4.2 * len(shapes), 3.6), sharey=True)
+        P, Q, _ = configuration(np.radians(90.0))
+        rigid = np.array([[0, 0], P, Q, [L_GROUND, 0]])
+        for ax, wi, shp in zip(np.atleast_1d(axs), w, shapes):
+            ax.plot(rigid[:, 0], rigid[:, 1], "k--", lw=0.8)
+            for name, xy in shp.items():
+                ax.plot(xy[:, 0], xy[:, 1], lw=2, label=name)
+            ax.set_aspect("equal")
+            ax.set_title(rf"$\omega$ = {wi:.1f} rad/s")
+            ax.set_xlabel("x [m]")
+        np.atleast_1d(axs)[0].set_ylabel("y [m]")
+        np.atleast_1d(axs)[0].legend(fontsize=8)
+        files += _common.savefig(fig, outdir, "FourBar_modes_90deg")
+        plt.close(fig)
     files.append(_common.write_summary(outdir, "four_bar", out.summary))
     return files
 
@@ -169,8 +213,23 @@ def main(argv=None):
     p.add_argument("--n-angles", type=int, default=360, help="crank angles over the full turn")
     p.add_argument("--n-elem", type=int, default=6, help="elements per link")
     p.add_argument("--method", choices=["dense", "sparse"], default="dense", help="eigen solver")
+    p.add_argument("--convergence", action="store_true",
+                   help="also print and write the mesh-convergence table (2, 4, 8, 16 elements per link)")
     args = p.parse_args(argv)
     sys.argv[1:] = []
+    if args.convergence:
+        meshes, angles = (2, 4, 8, 16), (0, 90, 180, 270)
+        w = convergence(meshes, angles)
+        os.makedirs(args.outdir, exist_ok=True)
+        with open(os.path.join(args.outdir, "four_bar_convergence.csv"), "w") as fh:
+            fh.write("n_elem,theta1_deg,omega1_rad_s,omega2_rad_s,omega3_rad_s\n")
+            for i, n in enumerate(meshes):
+                for j, a in enumerate(angles):
+                    fh.write(f"{n},{a}," + ",".join(f"{x:.10g}" for x in w[i, j]) + "\n")
+        print("mesh convergence (rad/s):")
+        for j, a in enumerate(angles):
+            for i, n in enumerate(meshes):
+                print(f"  theta1 = {a:3d} deg, {n:2d} elements: " + ", ".join(f"{x:11.5f}" for x in w[i, j]))
     out = run(args.n_angles, args.n_elem, args.method, outdir=args.outdir, plot=not args.no_plot)
     s = out.summary
     print(f"four-bar: {args.n_angles} angles, {args.n_elem} elements per link, {args.method}: "
