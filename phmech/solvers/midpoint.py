@@ -38,15 +38,18 @@ DENSE_MAX = 300
 
 
 class _DenseLU:
+    """LAPACK getrf/getrs without scipy's per-call checks (small systems, many solves)."""
+
     def __init__(self, A):
-        import scipy.linalg as sla
-        self._sla = sla
-        self.lu_piv = sla.lu_factor(A, check_finite=False)
-        if np.any(np.diag(self.lu_piv[0]) == 0):
-            raise np.linalg.LinAlgError("exactly singular matrix")
+        from scipy.linalg import lapack
+        self.lu, self.piv, info = lapack.dgetrf(A)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"singular matrix (getrf info {info})")
+        self._getrs = lapack.dgetrs
 
     def solve(self, b):
-        return self._sla.lu_solve(self.lu_piv, b, check_finite=False)
+        x, info = self._getrs(self.lu, self.piv, b)
+        return x
 
 
 class ImplicitMidpoint(DAESolver):
