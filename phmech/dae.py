@@ -98,13 +98,14 @@ class DescriptorDAE:
         Rs = [b.R if b.R is not None else sp.csr_matrix(b.M.shape) for b in bodies]
         self.R = sp.block_diag(Rs, format="csr")
         self.has_R = self.R.nnz > 0
+        # gyroscopic terms (omega index, rows of the body, K with global columns, slot)
         self.gyro = []
         for b in bodies:
-            if b.K is not None and b.omega_index is not None:
-                off = self.e_slices[b.name].start
-                K = sp.csr_matrix(b.K)
+            off = self.e_slices[b.name].start
+            for slot, (iw, K) in enumerate(b.gyro_terms()):
+                K = sp.csr_matrix(K)
                 Kg = sp.csr_matrix((K.data, K.indices + off, K.indptr), shape=(K.shape[0], self.ne))
-                self.gyro.append((off + b.omega_index, slice(off, off + b.n_e), Kg))
+                self.gyro.append((off + iw, slice(off, off + b.n_e), Kg, slot))
         self.E = sp.block_diag([sp.identity(self.nq), self.M, sp.csr_matrix((self.nl, self.nl))],
                                format="csr")
 
@@ -114,9 +115,19 @@ class DescriptorDAE:
             base = self.lam_slices[j.name].start
             for blk in j.blocks:
                 rows = np.arange(base + blk.rows.start, base + blk.rows.stop)
-                self.terms.append(self._term(rows, blk.port, blk.rotational, blk.sign, blk.P))
+                term = self._term(rows, blk.port, blk.rotational, blk.sign, blk.P)
+                if blk.body_frame:
+                    term.angle = None
+                self.terms.append(term)
         self.load_terms = []
+        self.spatial_loads = []
         for ld in system.loads:
+            if ld.port.Y.shape[0] == 3:
+                A = ld.port.W if ld.kind == "moment" else ld.port.Y
+                off = self.e_slices[ld.port.body.name].start
+                cols = np.flatnonzero(np.any(A != 0, axis=0))
+                self.spatial_loads.append((ld, cols + off, A[:, cols], self.q_slices[ld.port.body.name]))
+                continue
             rot_ = ld.kind == "moment"
             t = self._term(None, ld.port, rot_, 1.0, None)
             if ld.kind == "force" and ld.frame == "body":
@@ -166,7 +177,7 @@ class DescriptorDAE:
         A = sp.coo_matrix(self.J0 - self.R if self.has_R else self.J0)
         self._jc_rows, self._jc_cols, self._jc_data = A.row, A.col, A.data
         rows, cols, data, widx = [], [], [], []
-        for iw, sl, K in self.gyro:
+        for iw, sl, K, _ in self.gyro:
             Kc = K.tocoo()
             rows.append(Kc.row + sl.start)
             cols.append(Kc.col)
@@ -194,22 +205,24 @@ class DescriptorDAE:
         self._fq = np.array(fq, int).reshape(-1, 3).T
         self._fe = np.array(fe_, int).reshape(-1, 3).T
         self._pq, self._pe = np.array(pq, int), np.array(pe, int)
-        # all gyroscopic terms in one matrix, each row scaled by its body's omega
-        self._K_all = sp.csr_matrix((self.ne, self.ne))
-        self._w_row = np.full(self.ne, self.ne)  # index into (e, 0)
-        for iw, sl, K in self.gyro:
-            Kfull = sp.csr_matrix((K.data, K.indices, K.indptr + 0), shape=K.shape)
-            pad = sp.vstack([sp.csr_matrix((sl.start, self.ne)), Kfull,
-                             sp.csr_matrix((self.ne - sl.stop, self.ne))], format="csr")
-            self._K_all = self._K_all + pad
-            self._w_row[sl] = iw
-        self._K_all = self._K_all.tocsr()
-        self._has_gyro = bool(self.gyro)
-        # small systems: dense matrix-vector products avoid scipy.sparse call overhead
-        if self.ne <= DENSE_MAX:
-            self._J0_mv, self._K_mv = self.J0.toarray(), self._K_all.toarray()
-        else:
-            self._J0_mv, self._K_mv = self.J0, self._K_all
+        # gyroscopic terms gathered by slot (one per angular-velocity component):
+        # in each slot a row belongs to one body and is scaled by that body's omega
+        n_slots = 1 + max((g[3] for g in self.gyro), default=-1)
+        self._K_slots = []
+        for slot in range(n_slots):
+            K_all = sp.csr_matrix((self.ne, self.ne))
+            w_row = np.full(self.ne, self.ne)  # index into (e, 0)
+            for iw, sl, K, sl_ in self.gyro:
+                if sl_ != slot:
+                    continue
+                pad = sp.vstack([sp.csr_matrix((sl.start, self.ne)), K,
+                                 sp.csr_matrix((self.ne - sl.stop, self.ne))], format="csr")
+                K_all = K_all + pad
+                w_row[sl] = iw
+            # small systems: dense products avoid scipy.sparse call overhead
+            K_all = K_all.toarray() if self.ne <= DENSE_MAX else K_all.tocsr()
+            self._K_slots.append((K_all, w_row))
+        self._J0_mv = self.J0.toarray() if self.ne <= DENSE_MAX else self.J0
         joints = self.system.joints
         self._w_dynamic = [(j, self.lam_slices[j.name]) for j in joints
                            if not getattr(j._w, "constant", False)]
@@ -264,8 +277,10 @@ class DescriptorDAE:
     def Je(self, e):
         """``J(e) e`` with the gyroscopic terms."""
         out = self._J0_mv @ e
-        if self._has_gyro:
-            out -= np.append(e, 0.0)[self._w_row] * (self._K_mv @ e)
+        if self._K_slots:
+            e_ext = np.append(e, 0.0)
+            for K_all, w_row in self._K_slots:
+                out -= e_ext[w_row] * (K_all @ e)
         return out
 
     def load_vector(self, t, q):
@@ -274,7 +289,15 @@ class DescriptorDAE:
         for ld, term in self.load_terms:
             u = np.atleast_1d(np.asarray(ld.fun(t), float))
             out[term.cols] += term.matrix(q).T @ u
+        for ld, cols, A, sq in self.spatial_loads:
+            out[cols] += A.T @ self._spatial_load_body(ld, t, q[sq])
         return out
+
+    @staticmethod
+    def _spatial_load_body(ld, t, qb):
+        """Body-frame components of a spatial load."""
+        u = np.asarray(ld.fun(t), float).reshape(3)
+        return ld.port.body.rotation3(qb).T @ u if ld.frame == "inertial" else u
 
     def f(self, t, y):
         """Right-hand side of ``E y' = f(t, y)``."""
@@ -285,7 +308,7 @@ class DescriptorDAE:
         fe = self.Je(e) + G.T @ lam
         if self.has_R:
             fe -= self.R @ e
-        if self.load_terms:
+        if self.load_terms or self.spatial_loads:
             fe += self.load_vector(t, q)
         out[self.se] = fe
         out[self.sl] = self.w(t) - G @ e
@@ -338,6 +361,14 @@ class DescriptorDAE:
             if dA is not None:
                 u = np.atleast_1d(np.asarray(ld.fun(t), float))
                 GTl_q[term.cols, term.angle] += dA.T @ u
+        for ld, cols, A, sq in self.spatial_loads:
+            if ld.frame != "inertial":
+                continue
+            f0 = A.T @ self._spatial_load_body(ld, t, q[sq])
+            for i in range(sq.start, sq.stop):
+                qp = q[sq].copy()
+                qp[i - sq.start] += 1e-7
+                GTl_q[cols, i] += (A.T @ self._spatial_load_body(ld, t, qp) - f0) / 1e-7
         add_dense(GTl_q, nq, 0)
         add_dense(-Ge_q, nq + ne, 0)
         add_dense(G.T, nq, nq + ne)
@@ -346,7 +377,7 @@ class DescriptorDAE:
         blocks_r += [self._jc_rows + nq, self._jg_rows + nq]
         blocks_c += [self._jc_cols + nq, self._jg_cols + nq]
         blocks_v += [self._jc_data, -self._jg_data * e[self._jg_w]]
-        for iw, sl, K in self.gyro:
+        for iw, sl, K, _ in self.gyro:
             Ke = K @ e
             blocks_r.append(np.arange(sl.start, sl.stop) + nq)
             blocks_c.append(np.full(sl.stop - sl.start, iw + nq))
@@ -376,6 +407,8 @@ class DescriptorDAE:
         for ld, term in self.load_terms:
             u = np.atleast_1d(np.asarray(ld.fun(t), float))
             P += u @ (term.matrix(q) @ e[term.cols])
+        for ld, cols, A, sq in self.spatial_loads:
+            P += self._spatial_load_body(ld, t, q[sq]) @ (A @ e[cols])
         if self.has_R:
             P -= e @ (self.R @ e)
         return P

@@ -27,6 +27,7 @@ class Block:
     rotational: bool   # True: uses the angular-velocity row W
     sign: float = 1.0
     P: np.ndarray = None  # selector applied after the rotation (rows x 2)
+    body_frame: bool = False  # rows act in the body frame (no rotation)
 
 
 def _as_port(obj, joint):
@@ -214,6 +215,46 @@ class AngularVelocity(Joint):
         self.a = a
         self._w = _as_function(omega, 1, "omega", name)
         self.blocks = [Block(slice(0, 1), a, True, 1.0)]
+
+
+class Spherical(Joint):
+    """Spherical joint of a spatial body's port to the ground (3 rows).
+
+    The port's velocity vanishes; since ``R v = 0`` exactly when ``v = 0``
+    the constraint is imposed on the body-frame components, and the
+    multipliers are the joint force in body-frame components.
+    """
+
+    kind = "spherical"
+    n_rows = 3
+
+    def __init__(self, a, name=None, at=None):
+        name = name or f"spherical({a.label}, ground)"
+        super().__init__(name)
+        if a.Y.shape[0] != 3:
+            raise ValueError(f"joint '{name}': port '{a.label}' is planar; a spherical joint needs a spatial body")
+        self.a = a
+        self.at = None if at is None else np.asarray(at, float)
+        self.blocks = [Block(slice(0, 3), a, False, 1.0, body_frame=True)]
+
+    def bind(self, q_of):
+        if self.at is None:
+            self.at = self.a.body.port_position(q_of(self.a.body), self.a)
+
+    def position_residual(self, q_of, t):
+        return self.a.body.port_position(q_of(self.a.body), self.a) - self.at
+
+
+class Clamp3(Spherical):
+    """Clamp of a spatial body's port to the ground: zero velocity and angular velocity (6 rows)."""
+
+    kind = "clamp3"
+    n_rows = 6
+
+    def __init__(self, a, name=None, at=None):
+        super().__init__(a, name=name or f"clamp({a.label}, ground)", at=at)
+        self._w = _as_function(None, 6, "velocity", self.name)
+        self.blocks.append(Block(slice(3, 6), a, True, 1.0, body_frame=True))
 
 
 def rotation_of(port, q):

@@ -116,6 +116,12 @@ class Subsystem:
         self.ports[name] = Port(self, name, Y, W, np.asarray(position, float))
         return self.ports[name]
 
+    def gyro_terms(self):
+        """Gyroscopic part of ``J(e)``: list of ``(omega_index, K)``, ``J(e) = J0 - sum e[i] K``."""
+        if self.K is None or self.omega_index is None:
+            return []
+        return [(self.omega_index, self.K)]
+
     # -- configuration and kinematics --------------------------------------
     def rotation(self, q):
         """Rotation matrix of the body frame for the body's configuration ``q``."""

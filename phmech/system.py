@@ -106,13 +106,24 @@ class System:
         self.loads.append(Load(port, fun, "force", frame, name or f"force({port.label})"))
         self._assembled = None
 
-    def apply_moment(self, port, moment, name=None):
-        """Apply a moment ``moment(t)`` at a port with a rotational degree of freedom."""
+    def apply_moment(self, port, moment, frame="inertial", name=None):
+        """Apply a moment ``moment(t)`` at a port with a rotational degree of freedom.
+
+        Planar bodies take a scalar; spatial bodies a 3-vector in inertial
+        (default) or body-frame components.
+        """
         if port.W is None:
             raise ValueError(f"apply_moment: port '{port.label}' cannot carry a moment")
-        fun = moment if callable(moment) else (lambda t, m=float(moment): m)
-        self.loads.append(Load(port, fun, "moment", None, name or f"moment({port.label})"))
+        if frame not in ("inertial", "body"):
+            raise ValueError(f"apply_moment: frame must be 'inertial' or 'body', got {frame!r}")
+        fun = moment if callable(moment) else (lambda t, m=np.atleast_1d(np.asarray(moment, float)): m)
+        self.loads.append(Load(port, fun, "moment", frame, name or f"moment({port.label})"))
         self._assembled = None
+
+    def sphere(self, port, name=None):
+        """Spherical joint between a spatial body's port and the ground."""
+        from .joints import Spherical
+        return self.add_joint(Spherical(port, name=name))
 
     # -- assembly ----------------------------------------------------------
     def assemble(self):

@@ -107,6 +107,11 @@ if ! done_ python-extras; then
   $PIP install -q "$ASSIMULO_SPEC" matplotlib scipy pytest
   stamp python-extras
 fi
+if ! done_ vtk; then
+  log "installing vtk (ParaView output through Firedrake's VTKFile)"
+  $PIP install -q vtk
+  stamp vtk
+fi
 
 # ---------------------------------------------------------------- 4. phmech
 # Editable install; reinstalled only when the checkout moves or setup.cfg changes.

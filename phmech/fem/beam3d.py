@@ -1,0 +1,179 @@
+"""A spatial Euler-Bernoulli beam with torsion in a floating frame (Firedrake).
+
+Fields on ``[0, L]`` (body axis ``e1``): axial velocity ``v_x`` (P1) and
+force ``n`` (DG0); bending in the x-y plane, ``v_y`` (Hermite) and moment
+``m_z`` (DG1); bending in the x-z plane, ``v_z`` (Hermite) and ``m_y``
+(DG1); torsion, spin velocity ``w_x`` (P1) and torque ``t`` (DG0).  Each
+pair is the pH velocity-stress form of the planar element
+(:mod:`phmech.fem.beam`), with the derivatives on the velocities.  The
+body-frame velocity of the axis point ``x`` is
+``v = v_P + omega x (x e1) + v_f(x)`` and the spin of its section
+``omega_1 + w_x(x)`` (torsional rotary inertia ``rho I_p``; the rotary
+inertia of bending is neglected, as in Euler-Bernoulli theory).
+
+Frame condition: cantilever at x = 0 (``v_f``, both slopes and ``w_x``
+vanish there).  Ports ``A`` (x = 0) and ``B`` (x = L) give the body-frame
+velocity (3 rows) and angular velocity ``omega + (w_x, -v_z', v_y')``.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from ..spatial import SpatialFrameBody
+from ._petsc import to_numpy, to_scipy
+from .beam import _check_positive
+
+
+class FloatingSpatialBeam(SpatialFrameBody):
+    """Spatial floating-frame beam (pH subsystem), cantilever deformation field.
+
+    Parameters
+    ----------
+    name : str
+    L, n_elem : length and number of elements.
+    rho, A, E : density, section area, Young's modulus (any consistent units).
+    Iy, Iz : second moments for bending in the x-z and the x-y plane.
+    G, Jt : shear modulus and torsion constant (default: ``G = E / 2.6``,
+        ``Jt = Iy + Iz``).
+    Ip : polar moment for the torsional rotary inertia (default ``Iy + Iz``).
+    position, orientation : frame origin and quaternion of the frame.
+    """
+
+    def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None,
+                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
+        import firedrake as fd
+
+        super().__init__(name, position, orientation)
+        if not (isinstance(n_elem, (int, np.integer)) and n_elem >= 1):
+            raise ValueError(f"beam '{name}': n_elem must be a positive integer, got {n_elem!r}")
+        G = E / 2.6 if G is None else G
+        Jt = Iy + Iz if Jt is None else Jt
+        Ip = Iy + Iz if Ip is None else Ip
+        _check_positive(name, L=L, rho=rho, A=A, E=E, Iy=Iy, Iz=Iz, G=G, Jt=Jt, Ip=Ip)
+        self.L, self.n_elem = float(L), int(n_elem)
+        rhoA, EA, EIy, EIz, GJ, rIp = rho * A, E * A, E * Iy, E * Iz, G * Jt, rho * Ip
+        mesh = fd.IntervalMesh(n_elem, L)
+        x = fd.SpatialCoordinate(mesh)[0]
+        P1, H3 = fd.FunctionSpace(mesh, "CG", 1), fd.FunctionSpace(mesh, "Hermite", 3)
+        D0, D1 = fd.FunctionSpace(mesh, "DG", 0), fd.FunctionSpace(mesh, "DG", 1)
+        spaces = [P1, H3, H3, P1, D0, D1, D1, D0]
+        names = ["vx", "vy", "vz", "wx", "n", "mz", "my", "t"]
+        W = fd.MixedFunctionSpace(spaces)
+        vx, vy, vz, wx, n, mz, my, t = fd.TrialFunctions(W)
+        dvx, dvy, dvz, dwx, dn, dmz, dmy, dt = fd.TestFunctions(W)
+        dx = fd.dx
+        M = to_scipy(fd.assemble((rhoA * (dvx * vx + dvy * vy + dvz * vz) + rIp * dwx * wx
+                                  + dn * n / EA + dmz * mz / EIz + dmy * my / EIy + dt * t / GJ) * dx,
+                                 mat_type="aij"))
+        d2 = (lambda u: u.dx(0).dx(0))
+        J = to_scipy(fd.assemble((-dvx.dx(0) * n + dn * vx.dx(0)
+                                  - d2(dvy) * mz + dmz * d2(vy)
+                                  - d2(dvz) * my + dmy * d2(vz)
+                                  - dwx.dx(0) * t + dt * wx.dx(0)) * dx, mat_type="aij"))
+        # K_i: int rho A dv . (e_i x v); e1 x v = (0,-vz,vy), e2 x v = (vz,0,-vx), e3 x v = (-vy,vx,0)
+        Kforms = [rhoA * (-dvy * vz + dvz * vy), rhoA * (dvx * vz - dvz * vx), rhoA * (-dvx * vy + dvy * vx)]
+        Kff = [to_scipy(fd.assemble(k * dx, mat_type="aij")) for k in Kforms]
+        sizes = [V.dim() for V in spaces]
+        edges = np.cumsum([0] + sizes)
+        off = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(names)}
+        nf = int(edges[-1])
+        # rigid velocity fields (translational part, spin part) of v_P (3) and omega (3)
+        one, zero = fd.Constant(1.0), fd.Constant(0.0)
+        modes = [((one, zero, zero), zero), ((zero, one, zero), zero), ((zero, zero, one), zero),
+                 ((zero, zero, zero), one), ((zero, zero, -x), zero), ((zero, x, zero), zero)]
+        cross = [lambda a: (zero, -a[2], a[1]), lambda a: (a[2], zero, -a[0]), lambda a: (-a[1], a[0], zero)]
+        dv = (dvx, dvy, dvz)
+        Mfr = np.column_stack([to_numpy(fd.assemble((rhoA * sum(dv[j] * N[j] for j in range(3)) + rIp * dwx * s) * dx))
+                               for N, s in modes])
+        Kfr = [np.column_stack([to_numpy(fd.assemble(rhoA * sum(dv[j] * c(N)[j] for j in range(3)) * dx))
+                                for N, s in modes]) for c in cross]
+        dxm = fd.dx(domain=mesh)
+        Mrr = np.array([[fd.assemble((rhoA * sum(Ni[j] * Nj[j] for j in range(3)) + rIp * si * sj) * dxm)
+                         for Nj, sj in modes] for Ni, si in modes])
+        Krr = [np.array([[fd.assemble(rhoA * sum(Ni[j] * c(Nj)[j] for j in range(3)) * dxm)
+                          for Nj, _ in modes] for Ni, _ in modes]) for c in cross]
+        # frame condition: cantilever at x = 0
+        tr = {}
+        for end, mark in (("A", 1), ("B", 2)):
+            tr[end] = {"vx": to_numpy(fd.assemble(dvx * fd.ds(mark))), "vy": to_numpy(fd.assemble(dvy * fd.ds(mark))),
+                       "vz": to_numpy(fd.assemble(dvz * fd.ds(mark))), "wx": to_numpy(fd.assemble(dwx * fd.ds(mark))),
+                       "sy": to_numpy(fd.assemble(dvy.dx(0) * fd.ds(mark))),
+                       "sz": to_numpy(fd.assemble(dvz.dx(0) * fd.ds(mark)))}
+        drop = []
+        for key in ("vx", "vy", "vz", "wx", "sy", "sz"):
+            row = tr["A"][key]
+            nz = np.flatnonzero(np.abs(row) > 1e-12 * np.abs(row).max())
+            if len(nz) != 1:
+                raise RuntimeError(f"beam '{name}': trace {key} at A is not a single degree of freedom")
+            drop.append(int(nz[0]))
+        keep = np.setdiff1d(np.arange(nf), drop)
+        r = 6
+        Mff = M[keep][:, keep]
+        self.M = sp.bmat([[sp.csr_matrix(Mrr), sp.csr_matrix(Mfr[keep]).T],
+                          [sp.csr_matrix(Mfr[keep]), Mff]], format="csr")
+        self.K_list = [sp.bmat([[sp.csr_matrix(Kr), -sp.csr_matrix(Kf[keep]).T],
+                                [sp.csr_matrix(Kf[keep]), Ki[keep][:, keep]]], format="csr")
+                       for Kr, Kf, Ki in zip(Krr, Kfr, Kff)]
+        self.J0 = sp.bmat([[sp.csr_matrix((r, r)), None], [None, J[keep][:, keep]]], format="csr")
+        pos = {int(k): r + i for i, k in enumerate(keep)}
+        self.fields = {k: np.array([pos[i] for i in range(sl.start, sl.stop) if i in pos], int)
+                       for k, sl in off.items()}
+        self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
+        self.mass = float(Mrr[0, 0])
+        self._fd, self._mesh, self._off, self._keep, self._r = fd, mesh, off, keep, r
+        self._spaces = dict(zip(names, spaces))
+        self.EA, self.EIy, self.EIz = EA, EIy, EIz
+        for end, xe in (("A", 0.0), ("B", self.L)):
+            T = tr[end]
+            Y = np.zeros((3, self.n_e))
+            Y[:, :3] = np.eye(3)
+            Y[1, 5] = xe       # omega x (x e1) = (0, x w3, -x w2)
+            Y[2, 4] = -xe
+            Y[0, r:], Y[1, r:], Y[2, r:] = T["vx"][keep], T["vy"][keep], T["vz"][keep]
+            Wr = np.zeros((3, self.n_e))
+            Wr[:, 3:6] = np.eye(3)
+            Wr[0, r:], Wr[1, r:], Wr[2, r:] = T["wx"][keep], -T["sz"][keep], T["sy"][keep]
+            self._add_port3(end, Y, Wr, (xe, 0.0, 0.0))
+
+    def displacement_rows(self, points):
+        """Rows giving the flexible displacement ``(u_x, u_y, u_z)`` at ``points`` from ``e``.
+
+        Recovered exactly from the stresses (``n = EA u_x'``, ``m_z = EI_z u_y''``,
+        ``m_y = EI_y u_z''``) with the cantilever conditions; valid for motions
+        that start undeformed.
+        """
+        from .beam import EulerBernoulliFE  # noqa: F401  (same point-evaluation rule)
+        fd = self._fd
+        M = self.M.toarray()
+        J = self.J0.toarray()
+        pts = np.atleast_1d(np.asarray(points, float))
+        rows = []
+        for vel, stress in (("vx", "n"), ("vy", "mz"), ("vz", "my")):
+            iv, is_ = self.fields[vel], self.fields[stress]
+            C = M[np.ix_(is_, is_)]
+            D = J[np.ix_(is_, iv)]
+            U = np.linalg.lstsq(D, C, rcond=None)[0]          # stress -> velocity-space dofs
+            P = self._point_rows(self._spaces[vel], vel, pts)  # (npts, len(iv))
+            R = np.zeros((len(pts), self.n_e))
+            R[:, is_] = P @ U
+            rows.append(R)
+        return rows
+
+    def _point_rows(self, V, key, pts):
+        fd = self._fd
+        verts = np.unique(np.asarray(self._mesh.coordinates.dat.data_ro, float).ravel())
+        x = fd.SpatialCoordinate(self._mesh)[0]
+        v = fd.TestFunction(V)
+        full = np.zeros((len(pts), V.dim()))
+        for i, x0 in enumerate(np.clip(pts, 0.0, self.L)):
+            c = min(max(int(np.searchsorted(verts, x0, side="right")) - 1, 0), len(verts) - 2)
+            a, b = verts[c], verts[c + 1]
+            h = b - a
+            k = np.arange(4)
+            coef = np.linalg.solve(h / (k[:, None] + k[None, :] + 1.0), ((x0 - a) / h) ** k)
+            w = sum(float(coef[j]) * ((x - a) / h) ** j for j in range(4))
+            ind = fd.conditional(fd.And(fd.gt(x, a), fd.lt(x, b)), w, 0.0)
+            full[i] = np.asarray(fd.assemble(ind * v * fd.dx(metadata={"quadrature_degree": 8})).dat.data_ro)
+        # restrict to the kept dofs of this field, in the order of self.fields[key]
+        sl = self._off[key]
+        kept = [i - sl.start for i in self._keep if sl.start <= i < sl.stop]
+        return full[:, kept]
