@@ -154,6 +154,8 @@ class ImplicitMidpoint(DAESolver):
                 r, ym = residual(z)
                 dz = self.lu.solve(r)
                 z -= dz
+                if it == 0:  # block scales follow the solution (multipliers may start at zero)
+                    self.dae_scale = np.maximum(self.dae_scale, self._scales(z))
                 err = np.max(np.abs(dz) / (np.abs(z) + self.dae_scale))
                 if not np.isfinite(err):
                     break
