@@ -141,8 +141,6 @@ class FloatingSpatialBeam(SpatialFrameBody):
         ``m_y = EI_y u_z''``) with the cantilever conditions; valid for motions
         that start undeformed.
         """
-        from .beam import EulerBernoulliFE  # noqa: F401  (same point-evaluation rule)
-        fd = self._fd
         M = self.M.toarray()
         J = self.J0.toarray()
         pts = np.atleast_1d(np.asarray(points, float))
