@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._planar import S, rot
+from ._planar import S
 
 
 @dataclass
@@ -255,9 +255,3 @@ class Clamp3(Spherical):
         super().__init__(a, name=name or f"clamp({a.label}, ground)", at=at)
         self._w = _as_function(None, 6, "velocity", self.name)
         self.blocks.append(Block(slice(3, 6), a, True, 1.0, body_frame=True))
-
-
-def rotation_of(port, q):
-    """Rotation of the frame of ``port``'s body for the body configuration ``q``."""
-    body = port.body
-    return np.eye(2) if body.angle_index is None else rot(q[body.angle_index])
