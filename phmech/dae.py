@@ -413,6 +413,27 @@ class DescriptorDAE:
             P -= e @ (self.R @ e)
         return P
 
+    def power_terms(self, t, y):
+        """Power through every port: ``{joint or load name: power}`` (W), plus ``"dissipation"``.
+
+        A joint supplies ``w_j . lam_j`` (non-zero only for prescribed
+        motions); a load ``u . y``.  Their sum is :meth:`power`.
+        """
+        q, e, lam = self.split(y)
+        out = {}
+        w = self.w(t)
+        for j in self.system.joints:
+            sl = self.lam_slices[j.name]
+            out[j.name] = float(w[sl] @ lam[sl])
+        for ld, term in self.load_terms:
+            u = np.atleast_1d(np.asarray(ld.fun(t), float))
+            out[ld.name] = float(u @ (term.matrix(q) @ e[term.cols]))
+        for ld, cols, A, sq in self.spatial_loads:
+            out[ld.name] = float(self._spatial_load_body(ld, t, q[sq]) @ (A @ e[cols]))
+        if self.has_R:
+            out["dissipation"] = -float(e @ (self.R @ e))
+        return out
+
     def constraint_residual(self, t, y):
         """Velocity-level residual ``G(q) e - w(t)``."""
         q, e, _ = self.split(y)

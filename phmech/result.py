@@ -70,6 +70,11 @@ class Result:
         """Power supplied through drivers and loads minus dissipation, P(t) [W]."""
         return np.array([self.dae.power(t, y) for t, y in zip(self.t, self.y)])
 
+    def port_powers(self):
+        """Power through every port (joint drivers, loads), dict name -> array over time."""
+        rows = [self.dae.power_terms(t, y) for t, y in zip(self.t, self.y)]
+        return {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}
+
     def energy_balance(self):
         """``H(t) - H(t0) - int_0^t P``: zero up to the integration error.
 

@@ -62,6 +62,20 @@ def test_midpoint_power_balance_is_exact():
     assert np.max(np.abs(r.energy_balance())) < 1e-9 * np.max(H)
 
 
+def test_port_powers_sum_to_total_and_motor_supplies_it():
+    s, *_ = rigid_crank_slider()
+    r = s.simulate(0.02, solver="midpoint", dt=1e-4)
+    pp = r.port_powers()
+    assert set(pp) == {j.name for j in s.joints}
+    total = sum(pp.values())
+    assert np.allclose(total, r.power(), atol=1e-12)
+    # only the motor (prescribed angular velocity) does work; passive joints are power-neutral
+    assert np.max(np.abs(pp["drive(crank.P)"])) > 100.0
+    for name, p in pp.items():
+        if name != "drive(crank.P)":
+            assert np.max(np.abs(p)) == 0.0
+
+
 def test_endpoint_constraints_hold_at_steps():
     s, *_ = rigid_crank_slider()
     r = s.simulate(0.02, solver="midpoint", dt=1e-4, constraints="endpoint")
