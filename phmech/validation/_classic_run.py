@@ -137,8 +137,10 @@ def errors(model, y_end, reference=None):
     return out
 
 
-def work_precision(model, solvers, tolerances, atol_factor=1.0, log=None):
+def work_precision(model, solvers, tolerances, atol_factor=1.0, log=None, solver_options=None):
     """Error against the reference and wall time over ``tolerances`` for each solver.
+
+    ``solver_options`` maps a solver name to extra options of :func:`integrate`.
 
     Returns a dict solver -> list of records ``{rtol, atol, wall_time,
     pos_err, pos_digits, nsteps}``; failed runs are recorded with their
@@ -149,7 +151,7 @@ def work_precision(model, solvers, tolerances, atol_factor=1.0, log=None):
         rows = []
         for tol in tolerances:
             try:
-                r = integrate(model, s, tol, tol * atol_factor)
+                r = integrate(model, s, tol, tol * atol_factor, **(solver_options or {}).get(s, {}))
             except Exception as err:  # a failed run is a result of the comparison
                 rows.append({"rtol": tol, "atol": tol * atol_factor, "failed": f"{type(err).__name__}: {err}"})
                 if log:
