@@ -1,0 +1,216 @@
+"""Solver runs, reference errors and work-precision sweeps of the classic benchmarks.
+
+Shared by :mod:`phmech.validation.simeon_crank`,
+:mod:`phmech.validation.andrews` and ``benchmarks/classic.py``.  Every run
+goes through the existing solver layer (:func:`phmech.solvers.solve`) or
+through :func:`scipy.integrate.solve_ivp` on the ODE form; no integrator is
+implemented here.
+
+Solver names
+------------
+``radau``, ``ida``, ``radau5``
+    phmech's solvers on the test set's index-2 form ``(p, v, w, lambda)``;
+``radau-ode``
+    phmech's Radau IIA on the ODE form ``(p, v)``;
+``scipy-Radau``, ``scipy-BDF``, ``scipy-DOP853``
+    :func:`scipy.integrate.solve_ivp` on the ODE form.
+"""
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+INDEX2_SOLVERS = ("radau", "ida", "radau5")
+ODE_SOLVERS = ("radau-ode", "scipy-Radau", "scipy-BDF", "scipy-DOP853")
+ALL_SOLVERS = INDEX2_SOLVERS + ODE_SOLVERS
+GROUPS = ("positions", "velocities", "accelerations", "multipliers")
+
+
+@dataclass
+class Run:
+    """One integration: output times, full test-set states and cost.
+
+    ``y`` always has the test set's components ``(p, v, w, lambda)``; for
+    the ODE form ``w`` and ``lambda`` are recovered from the augmented
+    system at every output time.
+    """
+
+    solver: str
+    rtol: float
+    atol: float
+    t: np.ndarray
+    y: np.ndarray
+    wall_time: float
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def y_end(self):
+        return self.y[-1]
+
+
+def integrate(model, solver, rtol, atol=None, t_end=None, t_eval=None, **options):
+    """Integrate ``model`` from its (projected, consistent) initial state with ``solver``.
+
+    Parameters
+    ----------
+    model : ConstrainedMBS
+        :class:`~phmech.validation._classic_models.SimeonCrank` or
+        :class:`~phmech.validation._classic_models.AndrewsSqueezer`.
+    solver : str
+        One of :data:`ALL_SOLVERS`.
+    rtol : float
+        Relative tolerance.
+    atol : float, optional
+        Absolute tolerance (default ``rtol``).
+    t_end : float, optional
+        Final time (default: the time of the published reference).
+    t_eval : array, optional
+        Output times (default: ``t_end`` only, plus the start).
+    **options
+        Passed on to the solver (e.g. ``atol_lambda`` for IDA).
+
+    Returns
+    -------
+    Run
+    """
+    from scipy.integrate import solve_ivp
+
+    from ..solvers import solve
+
+    if solver not in ALL_SOLVERS:
+        raise ValueError(f"solver={solver!r} is not one of {ALL_SOLVERS}")
+    if not rtol > 0:
+        raise ValueError(f"rtol={rtol} must be positive")
+    atol = rtol if atol is None else atol
+    if not atol > 0:
+        raise ValueError(f"atol={atol} must be positive")
+    t_end = model.t_end if t_end is None else float(t_end)
+    if not t_end > 0:
+        raise ValueError(f"t_end={t_end} must be positive")
+    t_eval = np.array([0.0, t_end]) if t_eval is None else np.asarray(t_eval, float)
+    n = model.n_p
+    y0 = model.consistent_state(0.0, model.y0[:n], model.y0[n:2 * n])
+    if solver in INDEX2_SOLVERS:
+        if solver == "ida":
+            options.setdefault("atol_lambda", max(1e4 * atol, 1e-3))
+        res = solve(model.index2_problem(), (0.0, t_end), y0, method=solver, rtol=rtol, atol=atol,
+                    t_eval=t_eval, **options)
+        return Run(solver, rtol, atol, res.t, res.y, res.stats["wall_time"], dict(res.stats))
+    if solver == "radau-ode":
+        res = solve(model.ode_problem(), (0.0, t_end), y0[:2 * n], method="radau", rtol=rtol,
+                    atol=atol, t_eval=t_eval, **options)
+        t, x, wall, stats = res.t, res.y, res.stats["wall_time"], dict(res.stats)
+    else:
+        method = solver.split("-", 1)[1]
+        kw = {} if method == "DOP853" else {"jac": model.ode_jac}
+        tic = time.perf_counter()
+        sol = solve_ivp(model.ode_rhs, (0.0, t_end), y0[:2 * n], method=method, rtol=rtol, atol=atol,
+                        t_eval=t_eval, **kw, **options)
+        wall = time.perf_counter() - tic
+        if sol.status != 0:
+            raise RuntimeError(f"{solver} failed: {sol.message}")
+        t, x = sol.t, sol.y.T
+        stats = {"nsteps": int(len(sol.t)), "nfev": int(sol.nfev), "njev": int(sol.njev),
+                 "nlu": int(sol.nlu), "wall_time": wall}
+    y = np.array([model.consistent_state(ti, xi[:n], xi[n:], project=False) for ti, xi in zip(t, x)])
+    return Run(solver, rtol, atol, t, y, wall, stats)
+
+
+def errors(model, y_end, reference=None):
+    """Componentwise relative errors of an end state against the published reference.
+
+    Returns a dict with, per group (:data:`GROUPS`), the largest relative
+    error ``max_i |y_i - ref_i| / |ref_i|`` (a component whose reference is
+    zero is measured against ``1e-10`` times the largest reference entry
+    of its group) and the number of correct digits ``-log10`` of it.
+    """
+    ref = model.REFERENCE if reference is None else np.asarray(reference, float)
+    n = model.n_p
+    slices = dict(zip(GROUPS, (slice(0, n), slice(n, 2 * n), slice(2 * n, 3 * n), slice(3 * n, None))))
+    out = {}
+    for g, s in slices.items():
+        r, e = ref[s], np.abs(np.asarray(y_end)[s] - ref[s])
+        scale = np.maximum(np.abs(r), 1e-10 * np.max(np.abs(r)))
+        rel = float(np.max(e / scale))
+        out[g] = {"rel_err": rel, "digits": float(-np.log10(max(rel, 1e-16)))}
+    return out
+
+
+def work_precision(model, solvers, tolerances, atol_factor=1.0, log=None, solver_options=None):
+    """Error against the reference and wall time over ``tolerances`` for each solver.
+
+    ``solver_options`` maps a solver name to extra options of :func:`integrate`.
+
+    Returns a dict solver -> list of records ``{rtol, atol, wall_time,
+    pos_err, pos_digits, nsteps}``; failed runs are recorded with their
+    message instead of numbers.
+    """
+    table = {}
+    for s in solvers:
+        rows = []
+        for tol in tolerances:
+            try:
+                r = integrate(model, s, tol, tol * atol_factor, **(solver_options or {}).get(s, {}))
+            except Exception as err:  # a failed run is a result of the comparison
+                rows.append({"rtol": tol, "atol": tol * atol_factor, "failed": f"{type(err).__name__}: {err}"})
+                if log:
+                    log(f"  {s:13s} rtol={tol:.0e}: failed ({type(err).__name__})")
+                continue
+            e = errors(model, r.y_end)
+            rows.append({"rtol": tol, "atol": tol * atol_factor, "wall_time": r.wall_time,
+                         "pos_err": e["positions"]["rel_err"], "pos_digits": e["positions"]["digits"],
+                         "nsteps": int(r.stats.get("nsteps", 0))})
+            if log:
+                log(f"  {s:13s} rtol={tol:.0e}: {e['positions']['digits']:5.2f} digits, {r.wall_time:6.2f} s")
+        table[s] = rows
+    return table
+
+
+def write_work_precision(table, outdir, stem, plot=True, title=""):
+    """One CSV per solver curve and the work-precision figure; returns the paths."""
+    import csv
+
+    from . import _common
+
+    files = []
+    os.makedirs(outdir, exist_ok=True)
+    for s, rows in table.items():
+        ok = [r for r in rows if "failed" not in r]
+        path = os.path.join(outdir, f"{stem}_wp_{s}.csv")
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["rtol", "atol", "wall_time", "pos_err", "pos_digits", "nsteps"])
+            for r in ok:
+                w.writerow([f"{r[k]:.6g}" for k in ("rtol", "atol", "wall_time", "pos_err", "pos_digits")]
+                           + [r["nsteps"]])
+        files.append(path)
+    if plot:
+        plt = _common.figure_style()
+        fig, ax = plt.subplots()
+        for i, (s, rows) in enumerate(table.items()):
+            ok = [r for r in rows if "failed" not in r]
+            if ok:
+                ax.loglog([r["wall_time"] for r in ok], [r["pos_err"] for r in ok], "o-",
+                          color=f"C{i}", label=s, markersize=4)
+        ax.set_xlabel("wall time [s]")
+        ax.set_ylabel("max. relative error of the positions")
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+        files += _common.savefig(fig, outdir, f"{stem}_work_precision")
+        plt.close(fig)
+    return files
+
+
+def winners(table):
+    """For each accuracy level 1e-k reached by anyone: the fastest solver reaching it."""
+    out = {}
+    for k in range(3, 13):
+        best = None
+        for s, rows in table.items():
+            for r in rows:
+                if "failed" not in r and r["pos_err"] <= 10.0**-k and (best is None or r["wall_time"] < best[1]):
+                    best = (s, r["wall_time"])
+        if best is not None:
+            out[f"1e-{k}"] = {"solver": best[0], "wall_time": best[1]}
+    return out
