@@ -31,8 +31,9 @@ class _AssimuloSolver(DAESolver):
     max_step = None
     _cls = None
 
-    def __init__(self, dae, t_span, y0, max_step=None, ncp=None, atol_lambda=None, **kw):
+    def __init__(self, dae, t_span, y0, max_step=None, ncp=None, atol_lambda=None, max_steps=None, **kw):
         super().__init__(dae, t_span, y0, **kw)
+        self.max_steps = max_steps
         self.max_step = max_step
         self.atol_lambda = 1e4 * self.atol if atol_lambda is None else float(atol_lambda)
         self.ncp = ncp
@@ -58,6 +59,8 @@ class _AssimuloSolver(DAESolver):
         solver.atol = np.r_[np.full(d.nq + d.ne, self.atol), np.full(d.nl, self.atol_lambda)]
         if self.max_step is not None:
             solver.maxh = self.max_step
+        if self.max_steps is not None:
+            solver.maxsteps = int(self.max_steps)
         solver.report_continuously = False
 
     def _run(self):
@@ -91,8 +94,9 @@ class _AssimuloSolver(DAESolver):
 class IDA(_AssimuloSolver):
     """SUNDIALS IDA (variable-order BDF) through assimulo, dense linear algebra.
 
-    Options: ``rtol``, ``atol``, ``atol_lambda``, ``max_step``, ``t_eval`` or
-    ``ncp`` (number of communication points; 0 = every internal step).
+    Options: ``rtol``, ``atol``, ``atol_lambda``, ``max_step``, ``max_steps``
+    (passed to assimulo's ``maxsteps``), ``t_eval``
+    or ``ncp`` (number of communication points; 0 = every internal step).
     """
 
     name = "ida"
