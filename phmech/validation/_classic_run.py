@@ -214,3 +214,93 @@ def winners(table):
         if best is not None:
             out[f"1e-{k}"] = {"solver": best[0], "wall_time": best[1]}
     return out
+
+
+@dataclass
+class ClassicResult:
+    """End states, reference errors, work-precision table and time histories of one benchmark.
+
+    Attributes
+    ----------
+    runs : dict
+        Solver -> :class:`Run` at the comparison tolerance.
+    errors : dict
+        Solver -> errors against the reference (see :func:`errors`); empty
+        when the final time is not the reference time.
+    work_precision : dict
+        Solver -> list of sweep records.
+    history : Run
+        The dense run the time histories come from.
+    """
+
+    runs: dict
+    errors: dict
+    work_precision: dict
+    history: object
+    mass_eigenvalues_t0: np.ndarray
+    energy_t: np.ndarray = None
+    energy_balance: np.ndarray = None
+    summary: dict = field(default_factory=dict)
+    files: list = field(default_factory=list)
+
+
+def compare(model, problem, solvers, rtol, atol_factor, t_end, tolerances, history_solver, n_out,
+            log=None, solver_options=None):
+    """Every solver at ``rtol``, the work-precision sweep and a dense history run.
+
+    A solver that fails is reported in ``summary["failures"]``, not raised:
+    the comparison is the point.  Returns a :class:`ClassicResult` with its
+    summary filled.
+    """
+    if not t_end > 0:
+        raise ValueError(f"t_end={t_end} must be positive")
+    if n_out < 2:
+        raise ValueError(f"n_out={n_out} must be at least 2")
+    opts = solver_options or {}
+    at_ref = abs(t_end - model.T_END) < 1e-12
+    runs, errs, failures = {}, {}, {}
+    for s in solvers:
+        try:
+            runs[s] = integrate(model, s, rtol, atol_factor * rtol, t_end, **opts.get(s, {}))
+        except Exception as err:  # reported, not fatal
+            failures[s] = f"{type(err).__name__}: {err}"
+            continue
+        if at_ref:
+            errs[s] = errors(model, runs[s].y_end)
+        if log:
+            d = errs[s]["positions"]["digits"] if at_ref else float("nan")
+            log(f"  {s:13s} rtol={rtol:.0e}: {runs[s].wall_time:6.2f} s, position digits {d:.2f}")
+    table = work_precision(model, solvers, tolerances, atol_factor, log, opts) if at_ref and tolerances else {}
+    hist = integrate(model, history_solver, rtol / 100, atol_factor * rtol / 100, t_end,
+                     t_eval=np.linspace(0.0, t_end, n_out))
+    res = [np.max(np.abs(np.array([model.constraint_residuals(t, y)[k] for t, y in zip(hist.t, hist.y)])))
+           for k in range(3)]
+    eig = model.mass_eigenvalues()
+    out = ClassicResult(runs, errs, table, hist, eig)
+    out.summary = {
+        "problem": problem, "t_end": t_end, "rtol": rtol, "atol": atol_factor * rtol,
+        "y_end": {s: r.y_end for s, r in runs.items()},
+        "reference": model.REFERENCE if at_ref else None,
+        "labels": model.index2_problem().labels(),
+        "errors": errs, "failures": failures,
+        "wall_time": {s: r.wall_time for s, r in runs.items()},
+        "work_precision": table, "winners": winners(table),
+        "mass_eigenvalues_t0": eig, "mass_min_eigenvalue_t0": float(eig.min()),
+        "history_solver": history_solver,
+        "constraint_residual_max": dict(zip(("position", "velocity", "acceleration"), res)),
+    }
+    return out
+
+
+def write_columns(path, names, cols, case):
+    """CSV of ``cols`` (2-D array) with a header; refuses non-finite values."""
+    import csv
+    cols = np.asarray(cols, float)
+    if not np.all(np.isfinite(cols)):
+        raise ValueError(f"{case}: non-finite values; not writing {path}")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(names)
+        w.writerows([[f"{x:.12g}" for x in row] for row in cols])
+    return path

@@ -16,7 +16,6 @@ exact solution is the same); a work-precision diagram and time histories
 """
 import os
 import sys
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,33 +30,8 @@ TOLERANCES = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)
 T_ENERGY = 0.05
 
 
-@dataclass
-class AndrewsResult:
-    """End states, reference errors, work-precision table and time histories.
-
-    Attributes
-    ----------
-    runs : dict
-        Solver -> :class:`~phmech.validation._classic_run.Run` at ``rtol``.
-    errors : dict
-        Solver -> errors against the reference (see
-        :func:`~phmech.validation._classic_run.errors`); empty when the
-        final time is not the reference time.
-    work_precision : dict
-        Solver -> list of sweep records.
-    history : Run
-        The dense run the time histories come from.
-    """
-
-    runs: dict
-    errors: dict
-    work_precision: dict
-    history: object
-    mass_eigenvalues_t0: np.ndarray
-    energy_t: np.ndarray = None
-    energy_balance: np.ndarray = None
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
+#: result type of :func:`run`
+AndrewsResult = cr.ClassicResult
 
 
 def run(t_end=AndrewsSqueezer.T_END, solvers=cr.ALL_SOLVERS, rtol=1e-6, tolerances=TOLERANCES,
@@ -93,49 +67,14 @@ def run(t_end=AndrewsSqueezer.T_END, solvers=cr.ALL_SOLVERS, rtol=1e-6, toleranc
     -------
     AndrewsResult
     """
-    if not t_end > 0:
-        raise ValueError(f"t_end={t_end} must be positive")
-    if n_out < 2:
-        raise ValueError(f"n_out={n_out} must be at least 2")
     model = AndrewsSqueezer()
-    at_ref = abs(t_end - model.T_END) < 1e-12
-    runs, errs, failures = {}, {}, {}
-    for s in solvers:
-        try:
-            runs[s] = cr.integrate(model, s, rtol, ATOL_FACTOR * rtol, t_end)
-        except Exception as err:  # reported, not fatal: the comparison is the point
-            failures[s] = f"{type(err).__name__}: {err}"
-            continue
-        if at_ref:
-            errs[s] = cr.errors(model, runs[s].y_end)
-        if log:
-            d = errs[s]["positions"]["digits"] if at_ref else float("nan")
-            log(f"  {s:13s} rtol={rtol:.0e}: {runs[s].wall_time:6.2f} s, position digits {d:.2f}")
-    table = cr.work_precision(model, solvers, tolerances, ATOL_FACTOR, log) if at_ref and tolerances else {}
-    hist = cr.integrate(model, history_solver, rtol / 100, ATOL_FACTOR * rtol / 100, t_end,
-                        t_eval=np.linspace(0.0, t_end, n_out))
-    res = [np.max(np.abs(np.array([model.constraint_residuals(t, y)[k] for t, y in zip(hist.t, hist.y)])))
-           for k in range(3)]
-    eig = model.mass_eigenvalues()
-    out = AndrewsResult(runs, errs, table, hist, eig)
+    out = cr.compare(model, "IVP test set 'andrews' (Hairer & Wanner II, VII.7), index-2 form",
+                     solvers, rtol, ATOL_FACTOR, t_end, tolerances, history_solver, n_out, log)
     if t_energy > 0:
         er = cr.integrate(model, history_solver, rtol / 100, ATOL_FACTOR * rtol / 100, t_energy,
                           t_eval=np.linspace(0.0, t_energy, n_out))
         out.energy_t, out.energy_balance = er.t, model.energy_balance(er.t, er.y)
         work = model.par["mom"] * np.max(np.abs(er.y[:, 0] - er.y[0, 0]))
-    out.summary = {
-        "problem": "IVP test set 'andrews' (Hairer & Wanner II, VII.7), index-2 form",
-        "t_end": t_end, "rtol": rtol, "atol": ATOL_FACTOR * rtol,
-        "y_end": {s: r.y_end for s, r in runs.items()},
-        "reference": model.REFERENCE if at_ref else None,
-        "labels": model.index2_problem().labels(),
-        "errors": errs, "failures": failures,
-        "wall_time": {s: r.wall_time for s, r in runs.items()},
-        "work_precision": table, "winners": cr.winners(table),
-        "mass_eigenvalues_t0": eig, "mass_min_eigenvalue_t0": float(eig.min()),
-        "history_solver": history_solver,
-        "constraint_residual_max": dict(zip(("position", "velocity", "acceleration"), res)),
-    }
     if out.energy_balance is not None:
         out.summary["energy_balance_A03"] = {"t_end": t_energy, "max_abs_J": float(np.max(np.abs(out.energy_balance))),
                                              "motor_work_max_J": float(work),
@@ -147,33 +86,19 @@ def run(t_end=AndrewsSqueezer.T_END, solvers=cr.ALL_SOLVERS, rtol=1e-6, toleranc
 
 def write(out, outdir, plot=True):
     """CSV files (time histories, one per work-precision curve), figures, summary.json."""
-    import csv
-
-    files = []
     h = out.history
-    os.makedirs(outdir, exist_ok=True)
-    path = os.path.join(outdir, "andrews_history.csv")
     model = AndrewsSqueezer()
     F = np.array([model.point_F(y[:7]) for y in h.y])
-    names = ["t"] + list(model.labels_p) + ["xF", "yF"]
-    cols = np.column_stack([h.t, h.y[:, :7], F])
-    if not np.all(np.isfinite(cols)):
-        raise ValueError(f"andrews: non-finite values in the time history; not writing {path}")
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(names)
-        w.writerows([[f"{x:.12g}" for x in row] for row in cols])
-    files.append(path)
+    files = [cr.write_columns(os.path.join(outdir, "andrews_history.csv"),
+                              ["t"] + list(model.labels_p) + ["xF", "yF"],
+                              np.column_stack([h.t, h.y[:, :7], F]), "andrews")]
     if out.work_precision:
         files += cr.write_work_precision(out.work_precision, outdir, "andrews", plot,
                                          "Andrews' squeezer, t = 0.03 s")
     if out.energy_balance is not None:
-        path = os.path.join(outdir, "andrews_energy_balance.csv")
-        with open(path, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["t", "energy_balance_J"])
-            w.writerows([[f"{a:.12g}", f"{b:.12g}"] for a, b in zip(out.energy_t, out.energy_balance)])
-        files.append(path)
+        files.append(cr.write_columns(os.path.join(outdir, "andrews_energy_balance.csv"),
+                                      ["t", "energy_balance_J"],
+                                      np.column_stack([out.energy_t, out.energy_balance]), "andrews"))
     if plot:
         plt = _common.figure_style()
         fig, axs = plt.subplots(2, 1, figsize=(5.5, 6), sharex=True)

@@ -14,7 +14,6 @@ are drawn.
 """
 import os
 import sys
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,31 +30,8 @@ TOLERANCES = (1e-4, 1e-5, 1e-6, 1e-7)
 SOLVER_OPTIONS = {"ida": {"atol_lambda": 1e2}}
 
 
-@dataclass
-class SimeonCrankResult:
-    """End states, reference errors, work-precision table and time histories.
-
-    Attributes
-    ----------
-    runs : dict
-        Solver -> :class:`~phmech.validation._classic_run.Run` at ``rtol``.
-    errors : dict
-        Solver -> errors against the reference (see
-        :func:`~phmech.validation._classic_run.errors`); empty when the
-        final time is not the reference time.
-    work_precision : dict
-        Solver -> list of sweep records.
-    history : Run
-        The dense run the time histories come from.
-    """
-
-    runs: dict
-    errors: dict
-    work_precision: dict
-    history: object
-    mass_eigenvalues_t0: np.ndarray
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
+#: result type of :func:`run`
+SimeonCrankResult = cr.ClassicResult
 
 
 def run(t_end=SimeonCrank.T_END, solvers=cr.ALL_SOLVERS, rtol=1e-6, tolerances=TOLERANCES,
@@ -88,46 +64,8 @@ def run(t_end=SimeonCrank.T_END, solvers=cr.ALL_SOLVERS, rtol=1e-6, tolerances=T
     -------
     SimeonCrankResult
     """
-    if not t_end > 0:
-        raise ValueError(f"t_end={t_end} must be positive")
-    if n_out < 2:
-        raise ValueError(f"n_out={n_out} must be at least 2")
-    model = SimeonCrank()
-    at_ref = abs(t_end - model.T_END) < 1e-12
-    runs, errs, failures = {}, {}, {}
-    for s in solvers:
-        try:
-            runs[s] = cr.integrate(model, s, rtol, ATOL_FACTOR * rtol, t_end, **SOLVER_OPTIONS.get(s, {}))
-        except Exception as err:  # reported, not fatal: the comparison is the point
-            failures[s] = f"{type(err).__name__}: {err}"
-            continue
-        if at_ref:
-            errs[s] = cr.errors(model, runs[s].y_end)
-        if log:
-            d = errs[s]["positions"]["digits"] if at_ref else float("nan")
-            log(f"  {s:13s} rtol={rtol:.0e}: {runs[s].wall_time:6.2f} s, position digits {d:.2f}")
-    table = {}
-    if at_ref and tolerances:
-        table = cr.work_precision(model, solvers, tolerances, ATOL_FACTOR, log, SOLVER_OPTIONS)
-    hist = cr.integrate(model, history_solver, rtol / 100, ATOL_FACTOR * rtol / 100, t_end,
-                        t_eval=np.linspace(0.0, t_end, n_out))
-    res = [np.max(np.abs(np.array([model.constraint_residuals(t, y)[k] for t, y in zip(hist.t, hist.y)])))
-           for k in range(3)]
-    eig = model.mass_eigenvalues()
-    out = SimeonCrankResult(runs, errs, table, hist, eig)
-    out.summary = {
-        "problem": "IVP test set 'crank' (Simeon), index 2, linear stiffness, undamped",
-        "t_end": t_end, "rtol": rtol, "atol": ATOL_FACTOR * rtol,
-        "y_end": {s: r.y_end for s, r in runs.items()},
-        "reference": model.REFERENCE if at_ref else None,
-        "labels": model.index2_problem().labels(),
-        "errors": errs, "failures": failures,
-        "wall_time": {s: r.wall_time for s, r in runs.items()},
-        "work_precision": table, "winners": cr.winners(table),
-        "mass_eigenvalues_t0": eig, "mass_min_eigenvalue_t0": float(eig.min()),
-        "history_solver": history_solver,
-        "constraint_residual_max": dict(zip(("position", "velocity", "acceleration"), res)),
-    }
+    out = cr.compare(SimeonCrank(), "IVP test set 'crank' (Simeon), index 2, linear stiffness, undamped",
+                     solvers, rtol, ATOL_FACTOR, t_end, tolerances, history_solver, n_out, log, SOLVER_OPTIONS)
     if outdir is not None:
         out.files += write(out, outdir, plot)
     return out
@@ -135,21 +73,10 @@ def run(t_end=SimeonCrank.T_END, solvers=cr.ALL_SOLVERS, rtol=1e-6, tolerances=T
 
 def write(out, outdir, plot=True):
     """CSV files (time histories, one per work-precision curve), figures, summary.json."""
-    import csv
-
-    files = []
     h = out.history
-    os.makedirs(outdir, exist_ok=True)
-    path = os.path.join(outdir, "simeon_crank_history.csv")
-    names = ["t", "phi1", "phi2", "x3", "q1", "q2", "q3", "q4"]
-    cols = np.column_stack([h.t, h.y[:, :7]])
-    if not np.all(np.isfinite(cols)):
-        raise ValueError(f"simeon_crank: non-finite values in the time history; not writing {path}")
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(names)
-        w.writerows([[f"{x:.12g}" for x in row] for row in cols])
-    files.append(path)
+    files = [cr.write_columns(os.path.join(outdir, "simeon_crank_history.csv"),
+                              ["t", "phi1", "phi2", "x3", "q1", "q2", "q3", "q4"],
+                              np.column_stack([h.t, h.y[:, :7]]), "simeon_crank")]
     if out.work_precision:
         files += cr.write_work_precision(out.work_precision, outdir, "simeon_crank", plot,
                                          "Simeon's slider crank, t = 0.1 s")
