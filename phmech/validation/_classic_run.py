@@ -304,3 +304,33 @@ def write_columns(path, names, cols, case):
         w.writerow(names)
         w.writerows([[f"{x:.12g}" for x in row] for row in cols])
     return path
+
+
+def main(doc, t_end, tolerances, run, argv=None, report=None):
+    """Command line shared by the classic benchmark cases.
+
+    ``run(t_end, solvers, rtol, tolerances, outdir=..., plot=..., log=...)``
+    is the case's :func:`run`; ``report(summary)`` may print case-specific lines.
+    """
+    import sys
+
+    from . import _common
+    p = _common.parser(doc.split("\n\n")[0])
+    p.add_argument("--tfinal", type=float, default=t_end, help="final time [s]")
+    p.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance of the comparison runs")
+    p.add_argument("--tols", type=float, nargs="*", default=list(tolerances),
+                   help="relative tolerances of the work-precision sweep")
+    p.add_argument("--solvers", nargs="+", default=list(ALL_SOLVERS), choices=list(ALL_SOLVERS))
+    args = p.parse_args(argv)
+    sys.argv[1:] = []
+    out = run(args.tfinal, args.solvers, args.rtol, args.tols, outdir=args.outdir,
+              plot=not args.no_plot, log=print)
+    s = out.summary
+    print(f"mass matrix eigenvalues at t = 0: min {s['mass_min_eigenvalue_t0']:.4e}, "
+          f"max {max(s['mass_eigenvalues_t0']):.4e}")
+    for k, v in s["winners"].items():
+        print(f"  fastest to {k} on the positions: {v['solver']} ({v['wall_time']:.2f} s)")
+    if report is not None:
+        report(s)
+    print(f"  wrote {len(out.files)} files to {args.outdir}")
+    return out

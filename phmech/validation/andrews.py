@@ -15,7 +15,6 @@ exact solution is the same); a work-precision diagram and time histories
     python -m phmech.validation.andrews --outdir out/andrews
 """
 import os
-import sys
 
 import numpy as np
 
@@ -117,27 +116,15 @@ def write(out, outdir, plot=True):
     return files
 
 
-def main(argv=None):
-    p = _common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--tfinal", type=float, default=AndrewsSqueezer.T_END, help="final time [s]")
-    p.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance of the comparison runs")
-    p.add_argument("--tols", type=float, nargs="*", default=list(TOLERANCES),
-                   help="relative tolerances of the work-precision sweep")
-    p.add_argument("--solvers", nargs="+", default=list(cr.ALL_SOLVERS), choices=list(cr.ALL_SOLVERS))
-    args = p.parse_args(argv)
-    sys.argv[1:] = []
-    out = run(args.tfinal, args.solvers, args.rtol, args.tols, outdir=args.outdir,
-              plot=not args.no_plot, log=print)
-    s = out.summary
-    print(f"mass matrix eigenvalues at t = 0: min {s['mass_min_eigenvalue_t0']:.4e}, "
-          f"max {max(s['mass_eigenvalues_t0']):.4e}")
-    for k, v in s["winners"].items():
-        print(f"  fastest to {k} on the positions: {v['solver']} ({v['wall_time']:.2f} s)")
+def _report(s):
     if "energy_balance_A03" in s:
         e = s["energy_balance_A03"]
         print(f"  A03 energy balance over {e['t_end']} s: max |T + V - E0 - W| = {e['max_abs_J']:.3e} J "
               f"({e['relative']:.1e} of the motor work)")
-    print(f"  wrote {len(out.files)} files to {args.outdir}")
+
+
+def main(argv=None):
+    return cr.main(__doc__, AndrewsSqueezer.T_END, TOLERANCES, run, argv, _report)
 
 
 if __name__ == "__main__":

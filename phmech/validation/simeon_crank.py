@@ -13,7 +13,6 @@ are drawn.
     python -m phmech.validation.simeon_crank --outdir out/crank
 """
 import os
-import sys
 
 import numpy as np
 
@@ -97,22 +96,7 @@ def write(out, outdir, plot=True):
 
 
 def main(argv=None):
-    p = _common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--tfinal", type=float, default=SimeonCrank.T_END, help="final time [s]")
-    p.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance of the comparison runs")
-    p.add_argument("--tols", type=float, nargs="*", default=list(TOLERANCES),
-                   help="relative tolerances of the work-precision sweep")
-    p.add_argument("--solvers", nargs="+", default=list(cr.ALL_SOLVERS), choices=list(cr.ALL_SOLVERS))
-    args = p.parse_args(argv)
-    sys.argv[1:] = []
-    out = run(args.tfinal, args.solvers, args.rtol, args.tols, outdir=args.outdir,
-              plot=not args.no_plot, log=print)
-    s = out.summary
-    print(f"mass matrix eigenvalues at t = 0: min {s['mass_min_eigenvalue_t0']:.4e}, "
-          f"max {max(s['mass_eigenvalues_t0']):.4e}")
-    for k, v in s["winners"].items():
-        print(f"  fastest to {k} on the positions: {v['solver']} ({v['wall_time']:.2f} s)")
-    print(f"  wrote {len(out.files)} files to {args.outdir}")
+    return cr.main(__doc__, SimeonCrank.T_END, TOLERANCES, run, argv)
 
 
 if __name__ == "__main__":
