@@ -94,14 +94,14 @@ if ! done_ h5py; then
   # Without build isolation: h5py's isolated build would compile an old mpi4py.
   HDF5_MPI=ON CC=mpicc HDF5_INCLUDEDIR=/usr/include/hdf5/openmpi \
     HDF5_LIBDIR=/usr/lib/x86_64-linux-gnu/hdf5/openmpi \
-    $PIP install -q --no-cache-dir --no-build-isolation --no-binary h5py h5py
+    PIP_NO_CACHE_DIR=1 $PIP install -q --no-build-isolation --no-binary h5py h5py
   stamp h5py
 fi
 if ! done_ "firedrake-$FIREDRAKE_VERSION"; then
   log "installing Firedrake $FIREDRAKE_VERSION (about 7 minutes)"
-  # --no-cache-dir: petsc4py must be compiled against this PETSC_DIR, never taken
-  # from a wheel cached for another PETSc build
-  HDF5_MPI=ON CC=mpicc $PIP install -q --no-cache-dir "firedrake[check]==$FIREDRAKE_VERSION"
+  # No wheel cache (also inside pip's isolated build environments): petsc4py must be
+  # compiled against this PETSC_DIR, never taken from a wheel built for another PETSc
+  HDF5_MPI=ON CC=mpicc PIP_NO_CACHE_DIR=1 $PIP install -q "firedrake[check]==$FIREDRAKE_VERSION"
   stamp "firedrake-$FIREDRAKE_VERSION"
 fi
 if ! done_ python-extras; then
