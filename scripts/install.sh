@@ -98,7 +98,7 @@ if ! done_ h5py; then
   stamp h5py
 fi
 if ! done_ "firedrake-$FIREDRAKE_VERSION"; then
-  log "installing Firedrake $FIREDRAKE_VERSION (about 7 minutes)"
+  log "installing Firedrake $FIREDRAKE_VERSION (about 15 minutes)"
   # No wheel cache (also inside pip's isolated build environments): petsc4py must be
   # compiled against this PETSC_DIR, never taken from a wheel built for another PETSc
   HDF5_MPI=ON CC=mpicc PIP_NO_CACHE_DIR=1 $PIP install -q "firedrake[check]==$FIREDRAKE_VERSION"
