@@ -165,7 +165,7 @@ class DescriptorDAE:
         for t in self.terms:
             P = np.eye(2) if t.P is None else t.P
             if t.angle is None:
-                A = t.Y if t.P is None or t.Y.shape[0] == 1 else P @ t.Y
+                A = t.Y if t.P is None else t.P @ t.Y
                 self.G0[np.ix_(t.rows, t.cols)] += t.sign * A
             else:
                 k = k_of[t.angle]
@@ -402,16 +402,7 @@ class DescriptorDAE:
 
     def power(self, t, y):
         """Power entering through the prescribed velocities and the loads (and dissipated)."""
-        q, e, lam = self.split(y)
-        P = self.w(t) @ lam
-        for ld, term in self.load_terms:
-            u = np.atleast_1d(np.asarray(ld.fun(t), float))
-            P += u @ (term.matrix(q) @ e[term.cols])
-        for ld, cols, A, sq in self.spatial_loads:
-            P += self._spatial_load_body(ld, t, q[sq]) @ (A @ e[cols])
-        if self.has_R:
-            P -= e @ (self.R @ e)
-        return P
+        return sum(self.power_terms(t, y).values())
 
     def power_terms(self, t, y):
         """Power through every port: ``{joint or load name: power}`` (W), plus ``"dissipation"``.
@@ -493,8 +484,15 @@ class DescriptorDAE:
         lam0 = self.consistent_multipliers(t0, q0, e0)
         return np.concatenate([q0, e0, lam0])
 
+    @property
+    def M_lu(self):
+        """Sparse LU factorization of the (constant) mass matrix, computed once."""
+        if getattr(self, "_M_lu", None) is None:
+            from scipy.sparse.linalg import splu
+            self._M_lu = splu(sp.csc_matrix(self.M))
+        return self._M_lu
+
     def _project(self, G, e0, w, rigid_only=True):
-        from scipy.sparse.linalg import splu
         if rigid_only:
             sel = np.concatenate([self.e_slices[b.name].start + np.asarray(b.frame_dofs, int)
                                   for b in self.system.bodies])
@@ -506,8 +504,7 @@ class DescriptorDAE:
                 out = e0.copy()
                 out[sel] -= MinvGT @ np.linalg.solve(A, G @ e0 - w)
                 return out
-        lu = splu(sp.csc_matrix(self.M))
-        MinvGT = lu.solve(np.ascontiguousarray(G.T))
+        MinvGT = self.M_lu.solve(np.ascontiguousarray(G.T))
         A = G @ MinvGT
         rank = np.linalg.matrix_rank(A)
         if rank < self.nl:
@@ -531,20 +528,16 @@ class DescriptorDAE:
         """Multipliers from the differentiated constraint ``d/dt (G e) = w'``."""
         if not self.nl:
             return np.zeros(0)
-        from scipy.sparse.linalg import splu
         G = self.G(q)
-        lu = splu(sp.csc_matrix(self.M))
-        qdot = np.concatenate([b.qdot(q[self.q_slices[b.name]], e[self.e_slices[b.name]])
-                               for b in self.system.bodies])
+        # f with lam = 0 gives q' and the effort right-hand side without constraint forces
+        fy = self.f(t, np.concatenate([q, e, np.zeros(self.nl)]))
+        qdot, rhs_e = fy[self.sq], fy[self.se]
         Gdot_e = np.zeros(self.nl)
         if len(self.G_angles):
             Gdot_e = np.einsum("kij,j,k->i", self.dG(q), e, qdot[self.G_angles])
-        rhs_e = self.Je(e) + self.load_vector(t, q)
-        if self.has_R:
-            rhs_e -= self.R @ e
-        MinvGT = lu.solve(np.ascontiguousarray(G.T))
+        MinvGT = self.M_lu.solve(np.ascontiguousarray(G.T))
         A = G @ MinvGT
-        b = self.w_rate(t) - Gdot_e - G @ lu.solve(rhs_e)
+        b = self.w_rate(t) - Gdot_e - G @ self.M_lu.solve(rhs_e)
         try:
             return np.linalg.solve(A, b)
         except np.linalg.LinAlgError:
@@ -552,9 +545,8 @@ class DescriptorDAE:
 
     def derivative(self, t, y):
         """Consistent ``y'`` (the multipliers' rate is set to zero)."""
-        from scipy.sparse.linalg import spsolve
         fy = self.f(t, y)
         yd = np.zeros(self.n)
         yd[self.sq] = fy[self.sq]
-        yd[self.se] = spsolve(sp.csc_matrix(self.M), fy[self.se])
+        yd[self.se] = self.M_lu.solve(fy[self.se])
         return yd

@@ -51,6 +51,17 @@ class ConstrainedMBS:
     n_c = 0
     labels_p = ()
 
+    def _set_parameters(self, params, positive):
+        """``self.par`` = defaults ``DATA`` updated by ``params``; every problem is named."""
+        name = type(self).__name__
+        unknown = set(params) - set(self.DATA)
+        if unknown:
+            raise ValueError(f"{name}: unknown parameter(s) {sorted(unknown)}; choose from {sorted(self.DATA)}")
+        self.par = {**self.DATA, **params}
+        bad = [f"{k}={self.par[k]}" for k in positive if not self.par[k] > 0]
+        if bad:
+            raise ValueError(f"{name}: parameter(s) must be positive: {', '.join(bad)}")
+
     # -- model (to be provided) -------------------------------------------
     def mass(self, p):
         raise NotImplementedError
@@ -223,14 +234,7 @@ class SimeonCrank(ConstrainedMBS):
     T_END = 0.1
 
     def __init__(self, **params):
-        unknown = set(params) - set(self.DATA)
-        if unknown:
-            raise ValueError(f"SimeonCrank: unknown parameter(s) {sorted(unknown)}; "
-                             f"choose from {sorted(self.DATA)}")
-        self.par = {**self.DATA, **params}
-        for k, val in self.par.items():
-            if k != "grav" and not val > 0:
-                raise ValueError(f"SimeonCrank: parameter {k}={val} must be positive")
+        self._set_parameters(params, [k for k in self.DATA if k != "grav"])
         P, pi = self.par, self.PI
         L2, bh = P["l2"], P["bb"] * P["hh"]
         fm, fk, fb = P["rho"] * bh * L2, P["ee"] * bh / L2, bh * L2
@@ -350,14 +354,7 @@ class AndrewsSqueezer(ConstrainedMBS):
     T_END = 0.03
 
     def __init__(self, **params):
-        unknown = set(params) - set(self.DATA)
-        if unknown:
-            raise ValueError(f"AndrewsSqueezer: unknown parameter(s) {sorted(unknown)}; "
-                             f"choose from {sorted(self.DATA)}")
-        self.par = {**self.DATA, **params}
-        for k in ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "c0", "l0"):
-            if not self.par[k] > 0:
-                raise ValueError(f"AndrewsSqueezer: parameter {k}={self.par[k]} must be positive")
+        self._set_parameters(params, ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "c0", "l0"))
         self.y0 = self.Y0.copy()
         self.t_end = self.T_END
 
