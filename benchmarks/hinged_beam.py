@@ -21,7 +21,7 @@ import numpy as np
 def scipy_radau(n_elem, t_end, t_eval, **tol):
     from scipy.integrate import solve_ivp
     from scipy.linalg import cho_factor, cho_solve
-    from phmech.spatial import rot3
+    from phmech.math.rotations import rot3
     from phmech.validation import hinged_beam as hb
     s, beam = hb.build(n_elem)
     dae = s.assemble()

@@ -1,7 +1,7 @@
 """A plain descriptor DAE ``E y' = f(t, y)`` for models written by hand.
 
 The solvers of :mod:`phmech.solvers` integrate any object with the
-interface of :class:`~phmech.dae.DescriptorDAE`; this class provides it
+interface of :class:`~phmech.assembly.DescriptorDAE`; this class provides it
 for models that are not assembled from pH subsystems (classic benchmark
 formulations, reduced models).  The algebraic variables (multipliers, of
 index 2 for the error control) must come last.

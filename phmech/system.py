@@ -1,61 +1,50 @@
-"""Interconnection of pH subsystems into one index-2 descriptor DAE.
+"""Building a mechanism: bodies, joints between their ports, drivers, loads and gravity.
 
-The assembled system, in the variables ``y = (q, e, lam)``, is
+:meth:`System.assemble` returns the :class:`~phmech.assembly.DescriptorDAE`
 
 .. math::
 
-    q' &= T(q)\\, e \\\\
-    M e' &= J(e)\\, e - R e + G(q)^T \\lambda + B(q) u(t) \\\\
-    0 &= -G(q)\\, e + w(t)
+    q' = T(q) e, \\qquad M e' = J(e) e - R e + G(q)^T \\lambda + f(t, q),
+    \\qquad 0 = w(t) - G(q) e ,
 
-with ``M``, ``J0``, ``R`` block diagonal over the bodies, ``J(e) = J0 -
-sum_b omega_b K_b`` and the joint rows ``G(q)`` (transformer
-interconnections and constraints).  As a descriptor system
-``E y' = f(t, y)`` with ``E = diag(I, M, 0)``; the multipliers are
-algebraic variables of index 2.
-
-The power balance along any solution is
-``dH/dt = -e^T R e + w^T lam + (B^T e)^T u``: the joints' prescribed
-velocities and the applied loads are the only ports through which energy
-enters.
+see :mod:`phmech.assembly.dae`.
 """
 import numpy as np
 
-from .dae import ConsistencyError, DescriptorDAE  # noqa: F401 (ConsistencyError re-exported)
-from .joints import AngularVelocity, Joint, Revolute, Slider, Weld
-
-
-class Load:
-    """An applied force (inertial or body components) or moment at a port."""
-
-    def __init__(self, port, fun, kind, frame, name):
-        self.port, self.fun, self.kind, self.frame, self.name = port, fun, kind, frame, name
+from .assembly import ConsistencyError, DescriptorDAE  # noqa: F401 (ConsistencyError re-exported)
+from .joints import AngularVelocity, Joint, Revolute, Slider, SpatialJoint, Weld
+from .loads import Gravity, Load, PortForce, PortMoment
 
 
 class System:
-    """A mechanism: pH subsystems, joints between their ports, drivers and loads.
+    """A mechanism: bodies, joints between their ports, drivers and loads.
 
     Examples
     --------
+    >>> from phmech import PlanarRigidBody, System
     >>> crank = PlanarRigidBody.rod("crank", mass=0.36, length=0.15)
-    >>> sys = System([crank])
-    >>> sys.pin(crank.port("A"))                 # revolute joint to the ground
-    >>> sys.drive(crank, angular_velocity=150.0)
+    >>> mech = System([crank])
+    >>> _ = mech.pin(crank.port("A"))                 # revolute joint to the ground
+    >>> _ = mech.drive(crank, angular_velocity=150.0)
     """
 
     def __init__(self, bodies=()):
         self.bodies = []
         self.joints = []
         self.loads = []
+        self._assembled = None
         for b in bodies:
             self.add(b)
-        self._assembled = None
 
     # -- building ----------------------------------------------------------
     def add(self, body):
-        """Add a subsystem; names must be unique."""
+        """Add a body; names must be unique."""
+        if not hasattr(body, "M") or not hasattr(body, "ports"):
+            raise TypeError(f"System.add: expected a body, got {body!r}")
         if any(b.name == body.name for b in self.bodies):
             raise ValueError(f"a body named '{body.name}' is already in the system")
+        if any(b is body for b in self.bodies):
+            raise ValueError(f"body '{body.name}' is already in the system")
         self.bodies.append(body)
         self._assembled = None
         return body
@@ -67,6 +56,7 @@ class System:
         raise KeyError(f"no body '{name}'; bodies are {[b.name for b in self.bodies]}")
 
     def add_joint(self, joint):
+        """Add any joint (planar or spatial); names must be unique."""
         if not isinstance(joint, Joint):
             raise TypeError(f"expected a Joint, got {joint!r}")
         if any(j.name == joint.name for j in self.joints):
@@ -75,55 +65,74 @@ class System:
         self._assembled = None
         return joint
 
-    def connect(self, a, b, joint="revolute", name=None):
-        """Transformer interconnection of two ports: ``'revolute'`` or ``'weld'``."""
+    def add_load(self, load):
+        """Add a load (:mod:`phmech.loads`); names must be unique."""
+        if not isinstance(load, Load):
+            raise TypeError(f"expected a Load, got {load!r}")
+        if any(ld.name == load.name for ld in self.loads):
+            raise ValueError(f"a load named '{load.name}' is already in the system")
+        self.loads.append(load)
+        self._assembled = None
+        return load
+
+    # -- planar joints -------------------------------------------------------
+    def connect(self, a, b, joint="revolute", name=None, **options):
+        """Joint between two ports.
+
+        Planar ports: ``"revolute"`` or ``"weld"``.  Spatial ports: any type
+        of :class:`~phmech.joints.SpatialJoint` (``"spherical"``,
+        ``"revolute"``, ``"universal"``, ``"prismatic"``, ``"cylindrical"``,
+        ``"weld"``) with its options (``axis``, ``axis2``, ``axis_frame``,
+        ``rate``, ``angle``).
+        """
+        if a.dim == 3:
+            return self.add_joint(SpatialJoint(joint, a, b, name=name, **options))
         kinds = {"revolute": Revolute, "weld": Weld}
         if joint not in kinds:
-            raise ValueError(f"connect: joint must be one of {sorted(kinds)}, got {joint!r}")
+            raise ValueError(f"connect: a planar joint must be one of {sorted(kinds)}, got {joint!r}")
+        if options:
+            raise ValueError(f"connect: planar joints take no options, got {sorted(options)}")
         return self.add_joint(kinds[joint](a, b, name=name))
 
     def pin(self, port, at=None, name=None):
-        """Revolute joint between a port and the ground."""
+        """Revolute joint between a planar port and the ground."""
         return self.add_joint(Revolute(port, None, name=name, at=at))
 
     def clamp(self, port, name=None):
-        """Weld a port to the ground."""
+        """Weld a port to the ground (planar or spatial)."""
+        if port.dim == 3:
+            return self.add_joint(SpatialJoint("weld", port, None, name=name))
         return self.add_joint(Weld(port, None, name=name))
 
     def slide(self, port, direction=(1.0, 0.0), through=None, name=None):
-        """Prismatic guide for a port along a fixed inertial line."""
+        """Prismatic guide for a planar port along a fixed inertial line."""
         return self.add_joint(Slider(port, direction, through, name=name))
 
-    def drive(self, port, angular_velocity, name=None):
-        """Prescribe the angular velocity (constant or ``f(t)``) at a port or body."""
-        return self.add_joint(AngularVelocity(port, angular_velocity, name=name))
+    def drive(self, port, angular_velocity, name=None, rate=None):
+        """Prescribe the angular velocity (constant or ``f(t)``) at a planar port or body;
+        ``rate``, the derivative of a time-dependent ``angular_velocity``, makes the
+        initial multipliers exact."""
+        return self.add_joint(AngularVelocity(port, angular_velocity, name=name, omega_rate=rate))
 
+    def sphere(self, port, other=None, name=None):
+        """Spherical joint between a spatial port and the ground (or another port)."""
+        return self.add_joint(SpatialJoint("spherical", port, other, name=name))
+
+    # -- loads ---------------------------------------------------------------
     def apply_force(self, port, force, frame="inertial", name=None):
-        """Apply a force ``force(t)`` (2 components, inertial or body frame) at a port."""
-        if frame not in ("inertial", "body"):
-            raise ValueError(f"apply_force: frame must be 'inertial' or 'body', got {frame!r}")
-        fun = force if callable(force) else (lambda t, f=np.asarray(force, float): f)
-        self.loads.append(Load(port, fun, "force", frame, name or f"force({port.label})"))
-        self._assembled = None
+        """Apply a force ``force`` (constant or ``f(t)``; inertial or body components) at a port."""
+        return self.add_load(PortForce(port, force, frame, name))
 
     def apply_moment(self, port, moment, frame="inertial", name=None):
-        """Apply a moment ``moment(t)`` at a port with a rotational degree of freedom.
+        """Apply a moment (scalar for planar bodies, 3-vector for spatial ones) at a port."""
+        return self.add_load(PortMoment(port, moment, frame, name))
 
-        Planar bodies take a scalar; spatial bodies a 3-vector in inertial
-        (default) or body-frame components.
-        """
-        if port.W is None:
-            raise ValueError(f"apply_moment: port '{port.label}' cannot carry a moment")
-        if frame not in ("inertial", "body"):
-            raise ValueError(f"apply_moment: frame must be 'inertial' or 'body', got {frame!r}")
-        fun = moment if callable(moment) else (lambda t, m=np.atleast_1d(np.asarray(moment, float)): m)
-        self.loads.append(Load(port, fun, "moment", frame, name or f"moment({port.label})"))
-        self._assembled = None
-
-    def sphere(self, port, name=None):
-        """Spherical joint between a spatial body's port and the ground."""
-        from .joints import Spherical
-        return self.add_joint(Spherical(port, name=name))
+    def add_gravity(self, g, bodies=None):
+        """Gravity ``g`` (inertial components) on every body, or on ``bodies``."""
+        out = []
+        for b in (self.bodies if bodies is None else bodies):
+            out.append(self.add_load(Gravity(b, np.asarray(g, float)[:b.dim] if len(g) > b.dim else g)))
+        return out
 
     # -- assembly ----------------------------------------------------------
     def assemble(self):
@@ -142,5 +151,3 @@ class System:
         if y0 is None:
             y0 = dae.initial_state(t0)
         return solve(dae, (t0, t_end), y0, method=solver, **options)
-
-

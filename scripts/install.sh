@@ -109,6 +109,11 @@ if ! done_ python-extras; then
   $PIP install -q "$ASSIMULO_SPEC" matplotlib scipy pytest
   stamp python-extras
 fi
+if ! done_ tqdm; then
+  log "installing tqdm (progress bars of the solver driver)"
+  $PIP install -q tqdm
+  stamp tqdm
+fi
 if ! done_ vtk; then
   log "installing vtk (ParaView output through Firedrake's VTKFile)"
   $PIP install -q vtk

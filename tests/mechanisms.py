@@ -39,4 +39,4 @@ def pendulum(omega0=2.0, gravity=9.81):
 
 def add_port(body, name, r):
     r = np.asarray(r, float)
-    return body._add_port(name, np.array([[1.0, 0.0, -r[1]], [0.0, 1.0, r[0]]]), [[0.0, 0.0, 1.0]], r)
+    return body.add_point(name, r)

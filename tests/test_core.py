@@ -115,12 +115,19 @@ def test_inconsistent_configuration_lists_every_joint():
     s.connect(crank.port("B"), coupler.port("A"), name="crank pin")
     s.connect(coupler.port("B"), slider.port("P"), name="slider pin")
     s.slide(slider, (1.0, 0.0), through=(0.0, 0.0), name="guide")
+    dae = s.assemble()
     with pytest.raises(ConsistencyError) as err:
-        s.assemble().initial_state()
+        dae.initial_state(positions="check")
     msg = str(err.value)
     assert len(err.value.problems) == 3
     for name in ("crank pin", "slider pin", "guide"):
         assert f"joint '{name}'" in msg
+    # by default the configuration is projected onto the joints, and the move is reported
+    y0 = dae.initial_state()
+    q0 = y0[dae.sq]
+    assert all(np.max(np.abs(r)) < 1e-10 for r in dae.position_residuals(0.0, q0).values())
+    moved = dae.projection_report["positions"]
+    assert set(moved) <= {"coupler", "slider"} and moved["coupler"] == pytest.approx(0.05, rel=0.2)
 
 
 def test_inconsistent_velocities_reported_or_projected():
@@ -130,16 +137,39 @@ def test_inconsistent_velocities_reported_or_projected():
     with pytest.raises(ConsistencyError, match="drive"):
         dae.initial_state(e0=e0, project=False)
     dae.initial_state(e0=e0)
-    assert dae.projection_report["drive(crank.P)"] == pytest.approx(150.0)
+    assert dae.projection_report["velocities"]["drive(crank.P)"] == pytest.approx(150.0)
 
 
-def test_redundant_joint_is_named():
+def test_redundant_joint_is_named_and_runs():
+    """A pin given twice: the second one's rows are redundant, its multipliers zero,
+    and the motion is that of the singly pinned rod."""
+    def build(twice):
+        rod = PlanarRigidBody.rod("rod", 1.0, 1.0)
+        s = System([rod])
+        s.pin(rod.port("A"), name="first pin")
+        if twice:
+            s.add_joint(Revolute(rod.port("A"), None, name="second pin"))
+        s.add_gravity((0.0, -9.81))
+        return s
+    s2, s1 = build(True), build(False)
+    dae = s2.assemble()
+    assert dae.redundant_rows == [("second pin", 0), ("second pin", 1)]
+    y0 = dae.initial_state(e0=np.array([0.0, 0.0, 1.0]))
+    r2 = s2.simulate(0.5, dt=1e-3, y0=y0)
+    r1 = s1.simulate(0.5, dt=1e-3, y0=s1.assemble().initial_state(e0=np.array([0.0, 0.0, 1.0])))
+    assert np.max(np.abs(r2.lam("second pin"))) == 0.0
+    assert np.max(np.abs(r2.q("rod") - r1.q("rod"))) < 1e-12
+    assert np.max(np.abs(r2.lam("first pin") - r1.lam("first pin"))) < 1e-9 * np.max(np.abs(r1.lam("first pin")))
+
+
+def test_contradictory_drivers_are_refused():
     rod = PlanarRigidBody.rod("rod", 1.0, 1.0)
     s = System([rod])
-    s.pin(rod.port("A"), name="first pin")
-    s.add_joint(Revolute(rod.port("A"), None, name="second pin"))
-    with pytest.raises(ConsistencyError, match="second pin"):
-        s.assemble().initial_state(e0=np.array([0.0, 0.0, 1.0]))
+    s.pin(rod.port("A"))
+    s.drive(rod, 1.0, name="motor 1")
+    s.drive(rod, 2.0, name="motor 2")
+    with pytest.raises(ConsistencyError, match="motor 2.*contradicts"):
+        s.assemble()
 
 
 def test_bad_input_names_the_offender():

@@ -37,7 +37,7 @@ Firedrake call happens during time integration.
 import numpy as np
 import scipy.sparse as sp
 
-from ..subsystem import FloatingFrameBody, Subsystem
+from ..bodies.base import Body, FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
 
 #: velocity conditions per end: which of (v_x, v_y, slope) vanish
@@ -299,7 +299,7 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
         Mfr, Kfr = sp.csr_matrix(Mfr[keep]), sp.csr_matrix(Kfr[keep])
         M = sp.bmat([[sp.csr_matrix(Mrr), Mfr.T], [Mfr, Mff]], format="csr")
         K = sp.bmat([[sp.csr_matrix(Krr), -Kfr.T], [Kfr, Kff]], format="csr")
-        self.M, self.K = M, K
+        self.M, self.K_list = M, [K]
         self.J0 = sp.bmat([[sp.csr_matrix((r, r)), None], [None, Jff]], format="csr")
         self.fields = self._reduced_fields(keep, r)
         self.e_labels = ["vx", "vy", "omega"]
@@ -316,7 +316,7 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
             W = np.zeros((1, self.n_e))
             W[0, 2] = 1.0
             W[0, r:] = tr["slope"][keep]
-            self._add_port(end, Y, W, (xe, 0.0))
+            self.add_port(end, Y, W, (xe, 0.0))
         for xm, mm in point_masses:
             self.add_point_mass(xm, mm)
 
@@ -350,11 +350,11 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
         N[1, 2] += x
         S = np.array([[0.0, -1.0], [1.0, 0.0]])
         self.M = sp.csr_matrix(self.M + mass * N.T @ N)
-        self.K = sp.csr_matrix(self.K + mass * N.T @ S @ N)
+        self.K_list = [sp.csr_matrix(self.K_list[0] + mass * N.T @ S @ N)]
         self.mass += mass
 
 
-class EulerBernoulliBeam(_BeamBase, Subsystem):
+class EulerBernoulliBeam(_BeamBase, Body):
     """A planar Euler-Bernoulli beam along the inertial x axis, without floating frame.
 
     ``e = (v_x, v_y, n, m)`` after the velocity end conditions ``ends =
@@ -363,7 +363,7 @@ class EulerBernoulliBeam(_BeamBase, Subsystem):
     """
 
     def __init__(self, name, L, n_elem, rho, A, E, I, ends=("pinned", "roller")):
-        Subsystem.__init__(self, name)
+        Body.__init__(self, name)
         self._setup_fe(name, L, n_elem, rho, A, E, I)
         fe = self.fe
         self._keep = keep = _eliminate(fe.trace, {"A": ends[0], "B": ends[1]}, fe.nf, name)

@@ -18,7 +18,7 @@ velocity (3 rows) and angular velocity ``omega + (w_x, -v_z', v_y')``.
 import numpy as np
 import scipy.sparse as sp
 
-from ..spatial import SpatialFrameBody
+from ..bodies.base import SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
 from .beam import _check_positive
 
@@ -132,7 +132,7 @@ class FloatingSpatialBeam(SpatialFrameBody):
             Wr = np.zeros((3, self.n_e))
             Wr[:, 3:6] = np.eye(3)
             Wr[0, r:], Wr[1, r:], Wr[2, r:] = T["wx"][keep], -T["sz"][keep], T["sy"][keep]
-            self._add_port3(end, Y, Wr, (xe, 0.0, 0.0))
+            self.add_port(end, Y, Wr, (xe, 0.0, 0.0))
 
     def displacement_rows(self, points):
         """Rows giving the flexible displacement ``(u_x, u_y, u_z)`` at ``points`` from ``e``.

@@ -75,7 +75,9 @@ def linearize(dae, q=None):
     q = dae.q0 if q is None else np.asarray(q, float)
     if q.shape != (dae.nq,):
         raise ValueError(f"linearize: q needs {dae.nq} values, got shape {q.shape}")
-    return LinearSystem(dae, q, dae.M, dae.J0 - dae.R if dae.has_R else dae.J0, dae.G(q))
+    # redundant rows (see phmech.assembly.initial) are left out: the pencil stays regular
+    G = dae.G(q)[getattr(dae, "active", slice(None))]
+    return LinearSystem(dae, q, dae.M, dae.J0 - dae.R if dae.has_R else dae.J0, G)
 
 
 @dataclass

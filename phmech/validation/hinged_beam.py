@@ -99,7 +99,7 @@ def run(t_end=50.0, n_elem=6, solver="midpoint", dt=0.01, rtol=1e-6, atol=1e-6, 
         P = res.power()
         work = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(res.t))])
     q, e = res.q(beam), res.e(beam)
-    from ..spatial import rot3
+    from ..math.rotations import rot3
     Rs = np.array([rot3(qq[3:7]) for qq in q])
     omega_z = np.einsum("nij,nj->ni", Rs, e[:, 3:6])[:, 2]
     h = (beam.M @ e.T).T[:, 3:6]
@@ -156,7 +156,7 @@ def write(out, beam, outdir, plot=True, vtk=True):
 def write_vtk(out, beam, path, every=20):
     """ParaView series of the deformed beam axis (field ``position``: inertial coordinates)."""
     import firedrake as fd
-    from ..spatial import rot3
+    from ..math.rotations import rot3
     mesh = beam._mesh
     V = fd.VectorFunctionSpace(mesh, "CG", 1, dim=3)
     pos = fd.Function(V, name="position")

@@ -1,0 +1,238 @@
+"""The assembled descriptor DAE of a :class:`~phmech.system.System`.
+
+In the variables ``y = (q, e, lam)``
+
+.. math::
+
+    q' &= T(q)\\, e \\\\
+    M e' &= J(e)\\, e - R e + G(q)^T \\lambda + f(t, q) \\\\
+    0 &= w(t) - G(q)\\, e
+
+with ``M``, ``J0``, ``R`` block diagonal over the bodies, ``J(e) = J0 -
+sum_i e[k_i] K_i`` (gyroscopic slots), the joint rows ``G(q)`` and the
+generalized forces ``f`` of the loads.  As a descriptor system
+``E y' = f(t, y)`` with ``E = diag(I, M, 0)``; the multipliers are
+algebraic variables of index 2.  Rows of redundant constraints (found at
+assembly, see :mod:`phmech.assembly.initial`) are replaced by ``lam_i = 0``.
+
+The power balance along any solution is
+``dH/dt = -e^T R e + w^T lam + e^T f``: the joints' prescribed velocities
+and the loads are the only ports through which energy enters.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from .energy import EnergyMixin
+from .initial import ConsistencyError, InitialValuesMixin
+from .kinematics import Kinematics
+from .layout import Layout
+
+#: up to this many efforts the products in the right-hand side use dense matrices
+DENSE_MAX = 300
+
+
+class DescriptorDAE(EnergyMixin, InitialValuesMixin):
+    """The assembled descriptor system ``E y' = f(t, y)`` of a :class:`System`."""
+
+    def __init__(self, system):
+        self.system = system
+        bodies, joints, loads = system.bodies, system.joints, system.loads
+        problems = [] if bodies else ["the system has no bodies"]
+        for b in bodies:
+            problems += b.check()
+        owners = {id(b) for b in bodies}
+        for j in joints:
+            problems += j.check()
+            for p in j.ports():
+                if id(p.body) not in owners:
+                    problems.append(f"joint '{j.name}': body '{p.body.name}' is not in the system")
+        for ld in loads:
+            problems += ld.check()
+            if id(ld.body) not in owners:
+                problems.append(f"load '{ld.name}': body '{ld.body.name}' is not in the system")
+        if problems:
+            raise ConsistencyError(problems)
+
+        self.layout = L = Layout(bodies, joints)
+        for k in ("nq", "ne", "nl", "n", "sq", "se", "sl", "q_slices", "e_slices", "lam_slices"):
+            setattr(self, k, getattr(L, k))
+
+        self.M = sp.block_diag([b.M for b in bodies], format="csr")
+        self.J0 = sp.block_diag([b.J0 for b in bodies], format="csr")
+        self.R = sp.block_diag([b.R if b.R is not None else sp.csr_matrix(b.M.shape) for b in bodies],
+                               format="csr")
+        self.has_R = self.R.nnz > 0
+        self.E = sp.block_diag([sp.identity(self.nq), self.M, sp.csr_matrix((self.nl, self.nl))],
+                               format="csr")
+        self._setup_gyroscopic()
+        self.kinematics = Kinematics(L)
+        # joints by family: each family's group evaluates G and its derivative
+        families = {}
+        for j in joints:
+            families.setdefault(j.Group, []).append(j)
+        self.joint_groups = [Group(js, L) for Group, js in families.items()]
+        self.loads = [(ld, L.q_slices[ld.body.name], L.e_slices[ld.body.name].start + ld.cols)
+                      for ld in loads]
+        self._w_dynamic = [(j, L.lam_slices[j.name]) for j in joints if not getattr(j._w, "constant", False)]
+        self._w_const = np.concatenate([j.velocity(0.0) for j in joints]) if joints else np.zeros(0)
+        self.q0 = np.concatenate([b.q0 for b in bodies])
+        for j in joints:
+            j.bind(L.q_getter(self.q0))
+        self.active = np.ones(self.nl, bool)
+        self.redundant_rows = []
+        self._find_redundant_rows(self.q0)
+
+    def _setup_gyroscopic(self):
+        """Gather the gyroscopic matrices by slot: ``J(e) e = J0 e - sum_slot e[w_row] * (K_slot e)``."""
+        L = self.layout
+        per_slot = {}
+        rows, cols, data, widx = [], [], [], []
+        for b in L.bodies:
+            off = L.e_slices[b.name].start
+            for slot, (iw, K) in enumerate(b.gyro_terms()):
+                Kc = sp.coo_matrix(K)
+                per_slot.setdefault(slot, []).append((off, b.n_e, off + iw, Kc))
+                rows.append(Kc.row + off)
+                cols.append(Kc.col + off)
+                data.append(Kc.data)
+                widx.append(np.full(Kc.nnz, off + iw))
+        self._K_slots = []
+        for slot, items in sorted(per_slot.items()):
+            r = np.concatenate([K.row + off for off, _, _, K in items])
+            c = np.concatenate([K.col + off for off, _, _, K in items])
+            v = np.concatenate([K.data for _, _, _, K in items])
+            K_all = sp.csr_matrix((v, (r, c)), shape=(self.ne, self.ne))
+            w_row = np.full(self.ne, self.ne)  # index into (e, 0)
+            for off, n, iw, _ in items:
+                w_row[off:off + n] = iw
+            K_all = K_all.toarray() if self.ne <= DENSE_MAX else K_all
+            self._K_slots.append((K_all, w_row))
+        cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))
+        self._jg_rows, self._jg_cols = cat(rows, int), cat(cols, int)
+        self._jg_data, self._jg_w = cat(data, float), cat(widx, int)
+        A = sp.coo_matrix(self.J0 - self.R if self.has_R else self.J0)
+        self._jc = (A.row, A.col, A.data)
+        self._J0_mv = self.J0.toarray() if self.ne <= DENSE_MAX else self.J0
+
+    # -- views -------------------------------------------------------------
+    def body_q_getter(self, q):
+        return self.layout.q_getter(q)
+
+    def split(self, y):
+        return y[self.sq], y[self.se], y[self.sl]
+
+    def labels(self):
+        return self.layout.labels()
+
+    # -- the right-hand side -------------------------------------------------
+    def G(self, q):
+        """Dense constraint matrix ``G(q)``, shape ``(nl, ne)`` (redundant rows included)."""
+        G = np.zeros((self.nl, self.ne))
+        for g in self.joint_groups:
+            g.add_G(q, G)
+        return G
+
+    def G_derivatives(self, q, e, lam):
+        """``(d(G^T lam)/dq, d(G e)/dq)``: dense ``ne x nq`` and ``nl x nq``."""
+        GTl_q = np.zeros((self.ne, self.nq))
+        Ge_q = np.zeros((self.nl, self.nq))
+        for g in self.joint_groups:
+            g.add_jacobian(q, e, lam, GTl_q, Ge_q)
+        return GTl_q, Ge_q
+
+    def w(self, t):
+        """Prescribed constraint velocities ``w(t)``."""
+        w = self._w_const.copy()
+        for j, sl in self._w_dynamic:
+            w[sl] = j.velocity(t)
+        return w
+
+    def w_rate(self, t):
+        if not self.nl:
+            return np.zeros(0)
+        return np.concatenate([j.velocity_rate(t) for j in self.system.joints])
+
+    def Je(self, e):
+        """``J(e) e`` with the gyroscopic terms."""
+        out = self._J0_mv @ e
+        if self._K_slots:
+            e_ext = np.append(e, 0.0)
+            for K_all, w_row in self._K_slots:
+                out -= e_ext[w_row] * (K_all @ e)
+        return out
+
+    def load_vector(self, t, q):
+        """Generalized forces ``f(t, q)`` of all loads."""
+        out = np.zeros(self.ne)
+        for ld, sq, cols in self.loads:
+            out[cols] += ld.force(t, q[sq])
+        return out
+
+    def f(self, t, y):
+        """Right-hand side of ``E y' = f(t, y)``."""
+        q, e, lam = y[self.sq], y[self.se], y[self.sl]
+        out = np.empty(self.n)
+        self.kinematics.qdot_into(q, e, out)
+        G = self.G(q)
+        fe = self.Je(e) + G.T @ lam
+        if self.has_R:
+            fe -= self.R @ e
+        if self.loads:
+            fe += self.load_vector(t, q)
+        out[self.se] = fe
+        fl = self.w(t) - G @ e
+        if self.redundant_rows:
+            fl[~self.active] = -lam[~self.active]
+        out[self.sl] = fl
+        return out
+
+    def jacobian(self, t, y):
+        """Sparse ``df/dy`` (exact), in CSC format."""
+        q, e, lam = y[self.sq], y[self.se], y[self.sl]
+        nq, ne = self.nq, self.ne
+        rows, cols, vals = self.kinematics.jacobian_triplets(q, e)
+
+        def add_dense(A, r0, c0):
+            r, c = np.nonzero(A)
+            rows.append(r + r0)
+            cols.append(c + c0)
+            vals.append(A[r, c])
+
+        G = self.G(q)
+        GTl_q, Ge_q = self.G_derivatives(q, e, lam)
+        for ld, sq, lcols in self.loads:
+            if ld.inertial:
+                GTl_q[np.ix_(lcols, np.arange(sq.start, sq.stop))] += ld.force_q(t, q[sq])
+        if self.redundant_rows:
+            G_act = G.copy()
+            G_act[~self.active] = 0.0
+            Ge_q[~self.active] = 0.0
+            idle = np.flatnonzero(~self.active)
+            rows.append(nq + ne + idle)
+            cols.append(nq + ne + idle)
+            vals.append(-np.ones(len(idle)))
+        else:
+            G_act = G
+        add_dense(GTl_q, nq, 0)
+        add_dense(-Ge_q, nq + ne, 0)
+        add_dense(G.T, nq, nq + ne)
+        add_dense(-G_act, nq + ne, nq)
+        # d(J(e) e)/de = J0 - R - sum e[w] K - (K e) 1_w^T
+        jr, jc, jd = self._jc
+        rows += [jr + nq, self._jg_rows + nq]
+        cols += [jc + nq, self._jg_cols + nq]
+        vals += [jd, -self._jg_data * e[self._jg_w]]
+        for K_all, w_row in self._K_slots:
+            Ke = K_all @ e
+            has = w_row < ne
+            rows.append(np.flatnonzero(has) + nq)
+            cols.append(w_row[has] + nq)
+            vals.append(-Ke[has])
+        return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(self.n, self.n))
+
+    def linearize(self, q=None):
+        """Linearization at rest at configuration ``q``: a
+        :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``)."""
+        from ..solvers.eigen import linearize
+        return linearize(self, q)

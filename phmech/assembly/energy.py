@@ -1,0 +1,81 @@
+"""Energy and power bookkeeping of the assembled system."""
+import numpy as np
+
+
+class EnergyMixin:
+    """Hamiltonian, potentials and the power through every port."""
+
+    def hamiltonian(self, y):
+        """Total stored energy ``e^T M e / 2`` for one state or an array of states (rows)."""
+        y = np.atleast_2d(y)
+        e = y[:, self.se]
+        H = 0.5 * np.einsum("ij,ij->i", e, (self.M @ e.T).T)
+        return H if H.shape[0] > 1 else H[0]
+
+    def potential_energy(self, y):
+        """Sum of the potentials ``V(q)`` of the conservative loads (gravity on rigid bodies).
+
+        Loads without a potential (forces, gravity on flexible bodies) count
+        as supplied work instead.
+        """
+        y = np.atleast_2d(y)
+        V = np.zeros(y.shape[0])
+        for ld, sq, _ in self.loads:
+            for k, row in enumerate(y):
+                v = ld.potential(row[self.sq][sq])
+                if v is None:
+                    break
+                V[k] += v
+        return V if V.shape[0] > 1 else V[0]
+
+    def has_potential(self, ld):
+        return ld.potential(self.q0[self.q_slices[ld.body.name]]) is not None
+
+    def power(self, t, y, include_potential=True):
+        """Power entering through the prescribed velocities and the loads (minus dissipation).
+
+        With ``include_potential=False`` the loads that have a potential are
+        left out (their power is ``-dV/dt``).
+        """
+        q, e, lam = self.split(y)
+        P = float(self.w(t) @ lam) if self.nl else 0.0
+        for ld, sq, cols in self.loads:
+            if include_potential or not self.has_potential(ld):
+                P += float(e[cols] @ ld.force(t, q[sq]))
+        if self.has_R:
+            P -= float(e @ (self.R @ e))
+        return P
+
+    def power_terms(self, t, y):
+        """Power through every port: ``{joint or load name: power}`` (W), plus ``"dissipation"``.
+
+        A joint supplies ``w_j . lam_j`` (non-zero only for prescribed
+        motions); a load ``e . f``.
+        """
+        q, e, lam = self.split(y)
+        out = {}
+        w = self.w(t)
+        for j in self.system.joints:
+            sl = self.lam_slices[j.name]
+            out[j.name] = float(w[sl] @ lam[sl])
+        for ld, sq, cols in self.loads:
+            out[ld.name] = out.get(ld.name, 0.0) + float(e[cols] @ ld.force(t, q[sq]))
+        if self.has_R:
+            out["dissipation"] = -float(e @ (self.R @ e))
+        return out
+
+    def constraint_residual(self, t, y):
+        """Velocity-level residual ``G(q) e - w(t)`` (redundant rows included: they hold
+        when the rows they depend on hold)."""
+        q, e, _ = self.split(y)
+        return self.G(q) @ e - self.w(t)
+
+    def position_residuals(self, t, q):
+        """Dictionary joint name -> position-level residual (joints that have one)."""
+        get = self.layout.q_getter(q)
+        out = {}
+        for j in self.system.joints:
+            r = j.position_residual(get, t)
+            if r is not None:
+                out[j.name] = np.atleast_1d(r)
+        return out

@@ -1,0 +1,280 @@
+"""Redundant constraints and consistent initial values.
+
+Redundant rows.  Overconstrained mechanisms (Bricard's mechanism, a planar
+loop modelled with spatial joints) have joint rows that depend on others:
+``G`` is rank deficient and ``G M^-1 G^T`` singular.  At assembly the rows
+are tested in order (joints as added, rows within a joint) by a
+Gram-Schmidt sweep at the initial configuration: a row whose component
+normal to the rows kept before it is below ``1e-9`` of its norm is
+*redundant*.  Its multiplier is set to zero (the row's equation becomes
+``lam_i = 0``), so the kept rows carry the joint forces and every
+solver sees a regular iteration matrix.  The dependent rows keep holding
+along the motion because the rows they depend on hold; the report names
+them (``DescriptorDAE.redundant_rows``).  A redundant row whose
+prescribed velocity contradicts the rows it depends on is an error.
+
+Initial values.  Positions: every joint's position-level residual is
+checked; when it is off, the configuration is projected onto the
+constraint manifold by Newton steps along the frames' velocities (the
+smallest correction in the metric of ``M``), and what was moved is
+reported; failure lists every violated joint in one error.  Velocities:
+projected onto ``G e = w`` in the metric of ``M`` (frame velocities first).
+Multipliers: from the hidden acceleration constraint.  All solves use the
+saddle-point matrix ``[[M, G^T], [G, 0]]`` of the active rows, which is
+regular whenever ``M`` is positive definite on ``ker G`` (also for bodies
+without rotary inertia about an axis that the joints fix).
+"""
+import logging
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu
+
+log = logging.getLogger("phmech")
+
+#: relative size of a row's new component below which it counts as redundant
+REDUNDANCY_TOL = 1e-9
+
+
+class ConsistencyError(ValueError):
+    """A model or an initial state is inconsistent; the message lists every problem."""
+
+    def __init__(self, problems, what="model"):
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"inconsistent {what} ({len(self.problems)} problem(s)):\n{lines}")
+
+
+def _row_owner(layout, i):
+    for j in layout.joints:
+        sl = layout.lam_slices[j.name]
+        if sl.start <= i < sl.stop:
+            return j, i - sl.start
+    raise IndexError(i)
+
+
+class InitialValuesMixin:
+    """Redundancy detection, consistent initial values and consistent derivatives."""
+
+    def _find_redundant_rows(self, q):
+        G = self.G(q)
+        basis = []
+        problems = []
+        w0 = self.w(0.0)
+        for i in range(self.nl):
+            r = G[i].copy()
+            norm = np.linalg.norm(r)
+            if norm == 0.0:
+                j, k = _row_owner(self.layout, i)
+                problems.append(f"joint '{j.name}': row {k} is zero at the initial configuration "
+                                "(the port has no velocity rows in that direction)")
+                continue
+            for _ in range(2):  # Gram-Schmidt with one re-orthogonalization
+                for b in basis:
+                    r -= (b @ r) * b
+            if np.linalg.norm(r) > REDUNDANCY_TOL * norm:
+                basis.append(r / np.linalg.norm(r))
+                continue
+            self.active[i] = False
+            j, k = _row_owner(self.layout, i)
+            self.redundant_rows.append((j.name, k))
+        if problems:
+            raise ConsistencyError(problems, "constraints")
+        if self.redundant_rows:
+            # a dependent row must not prescribe a velocity the rows it depends on contradict
+            act = np.flatnonzero(self.active)
+            coef = np.linalg.lstsq(G[act].T, G[~self.active].T, rcond=None)[0]
+            mismatch = w0[~self.active] - coef.T @ w0[act]
+            bad = [f"joint '{n}': row {k} is redundant but prescribes a velocity that contradicts "
+                   f"the other joints (mismatch {m:.3g})"
+                   for (n, k), m in zip(self.redundant_rows, mismatch) if abs(m) > 1e-9 * (1 + np.abs(w0).max())]
+            if bad:
+                raise ConsistencyError(bad, "constraints (contradictory)")
+            log.info("redundant constraint rows (multipliers set to zero): %s",
+                     ", ".join(f"{n}[{k}]" for n, k in self.redundant_rows))
+
+    # -- saddle-point solves ----------------------------------------------
+    def _saddle(self, G, sel=None, sign=1.0):
+        """LU of ``[[M_ss, sign G_s^T], [G_s, 0]]`` over effort indices ``sel`` (default all)."""
+        M = self.M if sel is None else self.M[sel][:, sel]
+        Gs = G if sel is None else G[:, sel]
+        Gsp = sp.csr_matrix(Gs)
+        K = sp.bmat([[M, sign * Gsp.T], [Gsp, None]], format="csc")
+        if K.shape[0] == 0:
+            return None
+        return splu(K)
+
+    def _active_G(self, q):
+        return self.G(q)[self.active]
+
+    # -- positions ---------------------------------------------------------
+    def _position_vector(self, t, q):
+        """Residual of every row (zeros where a joint has no position level), active rows only."""
+        get = self.layout.q_getter(q)
+        out = np.zeros(self.nl)
+        for j in self.system.joints:
+            r = j.position_residual(get, t)
+            if r is not None:
+                out[self.lam_slices[j.name]] = r
+        return out[self.active]
+
+    def project_positions(self, t, q, tol=1e-10, max_iter=20):
+        """Newton projection of ``q`` onto the position-level constraints; returns the new ``q``.
+
+        Each step moves the frames by the velocity ``delta`` of least kinetic
+        metric with ``G delta = -g`` (``g`` the residuals), applied with each
+        body's own retraction (quaternions stay unit).
+        """
+        L = self.layout
+        sel = L.frame_indices()
+        q = np.array(q, float)
+        scale = max(1.0, float(np.max(np.abs(q), initial=0.0)))
+        for it in range(max_iter + 1):
+            g = self._position_vector(t, q)
+            if np.max(np.abs(g), initial=0.0) <= tol * scale:
+                return q, it
+            if it == max_iter:
+                break
+            G = self._active_G(q)
+            try:
+                lu = self._saddle(G, sel)
+                x = lu.solve(np.r_[np.zeros(len(sel)), -g])
+            except RuntimeError:
+                break
+            delta = np.zeros(self.ne)
+            delta[sel] = x[:len(sel)]
+            for b in L.bodies:
+                if b.n_q:
+                    sq, se = L.q_slices[b.name], L.e_slices[b.name]
+                    q[sq] = b.retract(q[sq], delta[se][b.frame_dofs])
+        raise ConsistencyError(self._position_problems(t, q, tol * scale), "initial configuration "
+                               "(the Newton projection onto the joints did not converge)")
+
+    def _position_problems(self, t, q, tol):
+        return [f"joint '{name}': position residual {np.array2string(r, precision=3)} at t={t}"
+                for name, r in self.position_residuals(t, q).items() if np.max(np.abs(r)) > tol]
+
+    # -- initial state -------------------------------------------------------
+    def initial_state(self, t0=0.0, q0=None, e0=None, project="rigid", positions="project", tol=1e-8):
+        """Consistent initial values ``y0 = (q0, e0, lam0)``.
+
+        Parameters
+        ----------
+        q0, e0 : arrays, optional
+            Default: the bodies' initial configurations and zero efforts
+            (bodies at rest, undeformed).
+        project : ``"rigid"`` (default), ``"all"`` or False
+            Velocities are projected onto ``G(q0) e = w(t0)`` in the metric
+            of ``M`` (the smallest change of kinetic energy): ``"rigid"``
+            corrects only the frame velocities, so an undeformed body starts
+            with zero flexible velocity (where that is impossible every
+            velocity takes part); with False a violation raises, naming the joints.
+        positions : ``"project"`` (default) or ``"check"``
+            A violated position-level joint residual is corrected by Newton
+            projection (``self.projection_report`` says by how much, per
+            body) or, with ``"check"``, raises one :class:`ConsistencyError`
+            listing every violated joint.
+        tol : float
+            Relative tolerance of the checks.
+
+        The multipliers are those of the hidden acceleration constraint.
+        """
+        q0 = self.q0.copy() if q0 is None else np.array(q0, float)
+        e0 = np.zeros(self.ne) if e0 is None else np.array(e0, float)
+        if q0.shape != (self.nq,) or e0.shape != (self.ne,):
+            raise ValueError(f"initial_state: q0 needs {self.nq} and e0 needs {self.ne} values, "
+                             f"got shapes {q0.shape} and {e0.shape}")
+        bad = [f"q0[{i}] ({lab}) = {v}" for i, (lab, v) in enumerate(zip(self.labels()[:self.nq], q0))
+               if not np.isfinite(v)]
+        bad += [f"e0[{i}] = {v}" for i, v in enumerate(e0) if not np.isfinite(v)]
+        if bad:
+            raise ValueError("initial_state: non-finite initial values: " + ", ".join(bad))
+        if positions not in ("project", "check"):
+            raise ValueError(f"initial_state: positions must be 'project' or 'check', got {positions!r}")
+        scale = max(1.0, float(np.max(np.abs(q0), initial=0.0)))
+        self.projection_report = {}
+        problems = self._position_problems(t0, q0, tol * scale)
+        if problems:
+            if positions == "check":
+                raise ConsistencyError(problems, "initial configuration")
+            q1, iters = self.project_positions(t0, q0)
+            moved = {b.name: float(np.max(np.abs(q1[self.q_slices[b.name]] - q0[self.q_slices[b.name]])))
+                     for b in self.system.bodies if b.n_q}
+            self.projection_report["positions"] = {k: v for k, v in moved.items() if v > 0}
+            log.warning("initial configuration projected onto the joints in %d Newton steps; "
+                        "violated: %s; largest change per body: %s", iters, "; ".join(problems),
+                        self.projection_report["positions"])
+            q0 = q1
+        G = self._active_G(q0)
+        w = self.w(t0)[self.active]
+        r = G @ e0 - w
+        if len(r) and np.max(np.abs(r)) > tol * max(1.0, np.max(np.abs(w), initial=0)):
+            if not project:
+                rr = self.G(q0) @ e0 - self.w(t0)
+                raise ConsistencyError(
+                    [f"joint '{j.name}': velocity residual {np.array2string(rr[self.lam_slices[j.name]], precision=3)}"
+                     for j in self.system.joints if np.max(np.abs(rr[self.lam_slices[j.name]])) > tol],
+                    "initial velocities")
+            rr = self.G(q0) @ e0 - self.w(t0)
+            self.projection_report["velocities"] = {
+                j.name: float(np.max(np.abs(rr[self.lam_slices[j.name]]), initial=0.0))
+                for j in self.system.joints}
+            e0 = self._project_velocities(G, e0, w, rigid_only=(project == "rigid"))
+        lam0 = self.consistent_multipliers(t0, q0, e0)
+        return np.concatenate([q0, e0, lam0])
+
+    def _project_velocities(self, G, e0, w, rigid_only=True):
+        """Smallest change of ``e0`` in the metric of ``M`` with ``G e = w``."""
+        rhs = w - G @ e0
+        if rigid_only:
+            sel = self.layout.frame_indices()
+            try:
+                lu = self._saddle(G, sel)
+                x = lu.solve(np.r_[np.zeros(len(sel)), rhs])
+                if np.all(np.isfinite(x)):
+                    out = e0.copy()
+                    out[sel] += x[:len(sel)]
+                    if np.max(np.abs(G @ out - w), initial=0) <= 1e-9 * max(1.0, np.abs(w).max(initial=0)):
+                        return out
+            except RuntimeError:
+                pass
+        try:
+            lu = self._saddle(G)
+        except RuntimeError:
+            raise ConsistencyError(["the saddle-point matrix [[M, G^T], [G, 0]] is singular: the mass "
+                                    "matrix is not positive definite on the motions the joints allow"],
+                                   "model") from None
+        return e0 + lu.solve(np.r_[np.zeros(self.ne), rhs])[:self.ne]
+
+    def _accelerations(self, t, q, e):
+        """Consistent ``(e', lam)`` from ``M e' = rhs + G^T lam`` and ``G e' + (dG/dt) e = w'``."""
+        G = self._active_G(q)
+        fy = self.f(t, np.concatenate([q, e, np.zeros(self.nl)]))
+        qdot, rhs = fy[self.sq], fy[self.se]
+        _, Ge_q = self.G_derivatives(q, e, np.zeros(self.nl))
+        Gdot_e = (Ge_q @ qdot)[self.active]
+        try:
+            lu = self._saddle(G, sign=-1.0)
+        except RuntimeError:
+            raise ConsistencyError(["the saddle-point matrix [[M, G^T], [G, 0]] is singular: the mass "
+                                    "matrix is not positive definite on the motions the joints allow"],
+                                   "model") from None
+        x = lu.solve(np.r_[rhs, self.w_rate(t)[self.active] - Gdot_e])
+        lam = np.zeros(self.nl)
+        lam[self.active] = x[self.ne:]
+        return x[:self.ne], lam
+
+    def consistent_multipliers(self, t, q, e):
+        """Multipliers from the differentiated constraint ``d/dt (G e) = w'``."""
+        if not self.nl:
+            return np.zeros(0)
+        return self._accelerations(t, q, e)[1]
+
+    def derivative(self, t, y):
+        """Consistent ``y'`` (accelerations from the hidden constraint; multipliers' rate zero)."""
+        q, e, _ = self.split(y)
+        yd = np.zeros(self.n)
+        fy = self.f(t, y)
+        yd[self.sq] = fy[self.sq]
+        yd[self.se] = self._accelerations(t, q, e)[0] if self.nl else self._saddle(np.zeros((0, self.ne))).solve(fy[self.se])
+        return yd

@@ -1,0 +1,6 @@
+"""Bodies: rigid (planar, spatial), point masses and the floating-frame bases of flexible bodies."""
+from .base import Body, FloatingFrameBody, Port, SpatialFrameBody
+from .rigid import PlanarRigidBody, PointMass, SpatialRigidBody
+
+__all__ = ["Body", "Port", "FloatingFrameBody", "SpatialFrameBody", "PlanarRigidBody",
+           "PointMass", "SpatialRigidBody"]

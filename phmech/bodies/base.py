@@ -1,0 +1,333 @@
+"""Bodies: the port-Hamiltonian subsystems a :class:`~phmech.System` assembles.
+
+Every body is a pH system in co-energy (effort) variables ``e``
+
+.. math::  M \\dot e = J(e)\\, e - R\\, e + B u, \\qquad y = B^T e,
+
+with a configuration ``q`` that evolves with the kinematic equation
+``q' = T(q) e``.  A body declares what it provides and the assembly
+scatters it by index, never asking for the body's type:
+
+* ``M`` (sparse, symmetric positive definite), ``J0`` (sparse, skew),
+  optionally ``R`` (dissipation) and gyroscopic slots
+  :meth:`Body.gyro_terms` -- ``J(e) = J0 - sum_i e[k_i] K_i`` with constant
+  skew ``K_i`` (the rotating-frame Newton law of every material point, so
+  ``e^T J(e) e = 0`` holds exactly);
+* the kinematics :meth:`Body.qdot` with both Jacobians
+  :meth:`Body.qdot_jacobians` (exact), and optionally a vectorized group
+  (:attr:`Body.kinematics_group`) that evaluates many bodies of one kind at once;
+* the orientation: :attr:`Body.rotation_kind` (a parametrization of
+  :mod:`phmech.math.rotations`) located at ``q[rotation_index]``, or none;
+* ports, where joints and loads act, and the frame variables used for
+  initial values (:attr:`Body.frame_dofs`).
+
+Ports expose, as rows acting on ``e``, the body-frame components of the
+velocity of their point (``Y``, ``dim`` rows) and, where the body has one,
+of the angular velocity of the material there (``W``).  By virtual power
+the same rows, transposed, are the input matrices of a force and a moment
+applied there: the transformer interconnection of two ports is a velocity
+constraint with the rotation between the frames, and its dual on the
+forces follows from ``G^T lam``.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..math.rotations import PlanarAngle, UnitQuaternion
+
+
+@dataclass(eq=False)
+class Port:
+    """A point of a body where joints and loads act.
+
+    Attributes
+    ----------
+    body : Body
+    name : str
+    Y : ndarray, shape (dim, n_e)
+        Body-frame components of the port velocity.
+    W : ndarray, shape (n_rot, n_e) or None
+        Body-frame components of the angular velocity at the port
+        (``n_rot`` = 1 planar, 3 spatial); ``None`` for point masses.
+    position : ndarray, shape (dim,)
+        Body-frame position of the port on the undeformed body.
+    """
+
+    body: "Body"
+    name: str
+    Y: np.ndarray
+    W: np.ndarray = None
+    position: np.ndarray = field(default_factory=lambda: np.zeros(2))
+
+    def __post_init__(self):
+        rows = self.Y if self.W is None else np.vstack([self.Y, self.W])
+        #: columns of ``e`` that the port rows touch, and the rows restricted to them
+        self.cols = np.flatnonzero(np.any(rows != 0, axis=0))
+        self.Yc = np.ascontiguousarray(self.Y[:, self.cols])
+        self.Wc = None if self.W is None else np.ascontiguousarray(self.W[:, self.cols])
+
+    @property
+    def label(self):
+        return f"{self.body.name}.{self.name}"
+
+    @property
+    def dim(self):
+        return self.Y.shape[0]
+
+    def __repr__(self):
+        return f"Port({self.label})"
+
+
+def _finite_array(value, shape, what, owner):
+    a = np.asarray(value, dtype=float)
+    if a.shape != shape or not np.all(np.isfinite(a)):
+        raise ValueError(f"{owner}: {what} must be {shape[0] if shape else 'a'} finite "
+                         f"number(s), got {value!r}")
+    return a
+
+
+class Body:
+    """Base class of all bodies (see the module docstring for the protocol).
+
+    Subclasses set ``M``, ``J0``, optionally ``R`` and ``K_list`` (the
+    gyroscopic matrices multiplied by ``e[omega_indices[i]]``), the
+    configuration layout (``q_labels``, ``q0``) and the ports.
+    """
+
+    #: 2 (planar) or 3 (spatial)
+    dim = 2
+    #: orientation parametrization (None: no rotation)
+    rotation_kind = None
+    #: index of the first orientation parameter in ``q``
+    rotation_index = None
+    #: indices of ``e`` multiplying the gyroscopic matrices ``K_list``
+    omega_indices = ()
+    #: key of a vectorized kinematics implementation (None: per-body calls)
+    kinematics_group = None
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a body needs a non-empty name, got {name!r}")
+        self.name = name
+        self.ports = {}
+        self.K_list = []
+        self.R = None
+        self.e_labels = []
+        self.q_labels = []
+        self.q0 = np.zeros(0)
+
+    # -- sizes ------------------------------------------------------------
+    @property
+    def n_e(self):
+        return self.M.shape[0]
+
+    @property
+    def n_q(self):
+        return len(self.q_labels)
+
+    @property
+    def frame_dofs(self):
+        """Indices of ``e`` that are rigid-body (frame) velocities."""
+        return np.arange(self.n_e)
+
+    @property
+    def translation_dofs(self):
+        """Indices of ``e`` whose unit values translate the whole body (for gravity)."""
+        return np.arange(self.dim)
+
+    # -- ports ------------------------------------------------------------
+    def port(self, name):
+        """Return the port called ``name``; the error lists the valid names."""
+        try:
+            return self.ports[name]
+        except KeyError:
+            raise KeyError(f"body '{self.name}' has no port '{name}'; "
+                           f"its ports are {sorted(self.ports)}") from None
+
+    def add_port(self, name, Y, W=None, position=None):
+        """Add a port from its velocity rows ``Y`` and angular-velocity rows ``W``."""
+        owner = f"body '{self.name}', port '{name}'"
+        if name in self.ports:
+            raise ValueError(f"{owner}: a port with this name exists already")
+        Y = _finite_array(Y, (self.dim, self.n_e), "velocity rows Y", owner)
+        if W is not None:
+            W = _finite_array(W, (1 if self.dim == 2 else 3, self.n_e), "angular-velocity rows W", owner)
+        pos = np.zeros(self.dim) if position is None else _finite_array(position, (self.dim,), "position", owner)
+        self.ports[name] = Port(self, name, Y, W, pos)
+        return self.ports[name]
+
+    def gyro_terms(self):
+        """Gyroscopic part of ``J(e)``: list of ``(omega index, K)``."""
+        return list(zip(self.omega_indices, self.K_list))
+
+    # -- configuration and kinematics --------------------------------------
+    def rotation(self, q):
+        """Rotation matrix of the body frame (identity without orientation)."""
+        if self.rotation_kind is None:
+            return np.eye(self.dim)
+        k = self.rotation_index
+        return self.rotation_kind.matrix(q[k:k + self.rotation_kind.n_params])
+
+    def rotation_derivatives(self, q):
+        """``(indices into q, dR/dq_i stacked)``: exact derivatives of :meth:`rotation`."""
+        if self.rotation_kind is None:
+            return np.zeros(0, int), np.zeros((0, self.dim, self.dim))
+        k, n = self.rotation_index, self.rotation_kind.n_params
+        return np.arange(k, k + n), self.rotation_kind.derivatives(q[k:k + n])
+
+    def qdot(self, q, e):
+        """Kinematic equation ``q' = T(q) e``."""
+        raise NotImplementedError
+
+    def qdot_jacobians(self, q, e):
+        """Exact dense ``(d qdot/dq, d qdot/de)``."""
+        raise NotImplementedError
+
+    def port_position(self, q, port):
+        """Inertial position of ``port`` on the undeformed body."""
+        return self.position(q) + self.rotation(q) @ port.position
+
+    def position(self, q):
+        """Inertial position of the frame origin."""
+        return np.asarray(q[:self.dim], float)
+
+    def retract(self, q, v):
+        """Configuration moved by the small frame velocity ``v`` (``v = e[frame_dofs]``) over unit time."""
+        raise NotImplementedError
+
+    # -- energy -----------------------------------------------------------
+    def hamiltonian(self, e):
+        """Stored energy ``H = e^T M e / 2`` (kinetic + elastic)."""
+        e = np.asarray(e)
+        return 0.5 * np.einsum("...i,...i->...", e, (self.M @ e.T).T)
+
+    def check(self):
+        """A list of the inconsistencies of the body's data (empty when it is fine)."""
+        problems = []
+        M = sp.csr_matrix(self.M)
+        if not np.all(np.isfinite(M.data)):
+            problems.append(f"body '{self.name}': mass matrix has non-finite entries")
+            return problems
+        if abs(M - M.T).max() > 1e-12 * max(abs(M).max(), 1e-300):
+            problems.append(f"body '{self.name}': mass matrix M is not symmetric")
+        for what, A in [("structure matrix J0", self.J0)] + [(f"gyroscopic matrix K{i}", K)
+                                                              for i, K in enumerate(self.K_list)]:
+            A = sp.csr_matrix(A)
+            if A.nnz and abs(A + A.T).max() > 1e-12 * abs(A).max():
+                problems.append(f"body '{self.name}': {what} is not skew-symmetric")
+        if self.q0.shape != (self.n_q,) or not np.all(np.isfinite(self.q0)):
+            problems.append(f"body '{self.name}': initial configuration q0 {self.q0!r} "
+                            f"is not {self.n_q} finite numbers")
+        return problems
+
+    def __repr__(self):
+        return f"{type(self).__name__}('{self.name}', n_q={self.n_q}, n_e={self.n_e})"
+
+
+class FloatingFrameBody(Body):
+    """A body with a planar floating frame.
+
+    ``q = (x_P, y_P, theta)``: inertial position of the frame origin P and
+    frame angle; ``e`` starts with ``(v_P^x, v_P^y, omega)`` in body-frame
+    components, followed by the body's own (flexible) variables.  The
+    kinematic equation is ``(x_P, y_P)' = R(theta) v_P``, ``theta' = omega``.
+    """
+
+    dim = 2
+    rotation_kind = PlanarAngle
+    rotation_index = 2
+    omega_indices = (2,)
+    kinematics_group = "planar_frame"
+
+    @property
+    def frame_dofs(self):
+        return np.arange(3)
+
+    def __init__(self, name, position=(0.0, 0.0), angle=0.0):
+        super().__init__(name)
+        owner = f"body '{name}'"
+        pos = _finite_array(position, (2,), "position", owner)
+        angle = float(_finite_array(angle, (), "angle", owner))
+        self.q_labels = ["x", "y", "theta"]
+        self.q0 = np.array([pos[0], pos[1], angle])
+
+    def qdot(self, q, e):
+        c, s = np.cos(q[2]), np.sin(q[2])
+        return np.array([c * e[0] - s * e[1], s * e[0] + c * e[1], e[2]])
+
+    def qdot_jacobians(self, q, e):
+        c, s = np.cos(q[2]), np.sin(q[2])
+        Tq = np.zeros((3, 3))
+        Tq[0, 2] = -s * e[0] - c * e[1]
+        Tq[1, 2] = c * e[0] - s * e[1]
+        Te = np.zeros((3, self.n_e))
+        Te[:2, :2] = [[c, -s], [s, c]]
+        Te[2, 2] = 1.0
+        return Tq, Te
+
+    def retract(self, q, v):
+        out = np.array(q, float)
+        out[:2] += self.rotation(q) @ v[:2]
+        out[2] += v[2]
+        return out
+
+
+class SpatialFrameBody(Body):
+    """A body with a spatial floating frame.
+
+    ``q = (x, y, z, p0, p1, p2, p3)``: position of the frame origin and a
+    quaternion (:mod:`phmech.math.rotations` says how its norm is handled);
+    ``e`` starts with ``(v_P, omega)`` in body-frame components.  The
+    kinematic equations are ``r' = R(p) v_P`` and ``p' = 1/2 p (x) (0, omega)``,
+    and the rotating-frame Newton law gives ``J(e) = J0 - sum_i omega_i K_i``.
+    """
+
+    dim = 3
+    rotation_kind = UnitQuaternion
+    rotation_index = 3
+    omega_indices = (3, 4, 5)
+    kinematics_group = "spatial_frame"
+
+    def __init__(self, name, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
+        super().__init__(name)
+        owner = f"body '{name}'"
+        pos = _finite_array(position, (3,), "position", owner)
+        p = _finite_array(orientation, (4,), "orientation (quaternion)", owner)
+        if np.linalg.norm(p) == 0:
+            raise ValueError(f"{owner}: orientation must be a non-zero quaternion, got {orientation!r}")
+        if abs(np.linalg.norm(p) - 1.0) > 1e-6:
+            raise ValueError(f"{owner}: orientation quaternion {orientation!r} is not a unit quaternion "
+                             f"(norm {np.linalg.norm(p):.6g}); normalize it")
+        self.q_labels = ["x", "y", "z", "p0", "p1", "p2", "p3"]
+        self.q0 = np.r_[pos, p / np.linalg.norm(p)]
+
+    @property
+    def frame_dofs(self):
+        return np.arange(6)
+
+    def rotation3(self, q):
+        return self.rotation(q)
+
+    def qdot(self, q, e):
+        return np.r_[self.rotation(q) @ e[:3], UnitQuaternion.rate(q[3:7], e[3:6])]
+
+    def qdot_jacobians(self, q, e):
+        Tq = np.zeros((7, 7))
+        Tq[:3, 3:7] = np.einsum("kij,j->ik", UnitQuaternion.derivatives(q[3:7]), e[:3])
+        Pp, Pw = UnitQuaternion.rate_jacobians(q[3:7], e[3:6])
+        Tq[3:7, 3:7] = Pp
+        Te = np.zeros((7, self.n_e))
+        Te[:3, :3] = self.rotation(q)
+        Te[3:7, 3:6] = Pw
+        return Tq, Te
+
+    def retract(self, q, v):
+        out = np.array(q, float)
+        out[:3] += self.rotation(q) @ v[:3]
+        out[3:7] = UnitQuaternion.retract(q[3:7], v[3:6])
+        return out
+
+    def angular_momentum(self, q, e):
+        """Inertial angular momentum about the frame origin (the ``omega`` rows of ``M e``)."""
+        return self.rotation(q) @ (self.M @ e)[3:6]

@@ -1,0 +1,133 @@
+"""The joint protocol: velocity constraints ``G(q) e = w(t)`` between ports.
+
+A joint between two ports is a transformer interconnection: the port
+velocities (and, for some joints, angular velocities) are related through
+the rotations of the bodies' frames.  The multipliers ``lam`` are the
+constraint forces and moments; they enter the bodies through ``G^T lam``,
+the dual (force) relation of the transformer.  A port given as ``None`` is
+the ground.
+
+Every joint declares
+
+* ``n_rows`` and its ports (:meth:`Joint.ports`);
+* the prescribed velocities ``w(t)`` and their rates (drivers);
+* a position-level residual whose rate is ``G e - w`` on the constraint
+  manifold (used to check and project initial configurations);
+* ``Group``: the class that evaluates ``G(q)`` and the exact derivative of
+  ``G(q) e`` for a list of joints of that family at once.  The assembly
+  only calls the group, never asks for a joint's type.
+"""
+import numpy as np
+
+
+def as_port(obj, joint):
+    """Accept a Port, a body (meaning its port 'P') or None (the ground)."""
+    if obj is None:
+        return None
+    if hasattr(obj, "ports") and not hasattr(obj, "body"):
+        return obj.port("P")
+    if not hasattr(obj, "body"):
+        raise TypeError(f"joint '{joint}': expected a port or a body, got {obj!r}")
+    return obj
+
+
+def as_function(value, n, what, joint, rate=None):
+    """Turn a constant, a callable or None into ``t -> array(n)`` (with ``.constant``)."""
+    if value is None:
+        zero = np.zeros(n)
+        fun = (lambda t: zero)
+        fun.constant = True
+        return fun
+    if callable(value):
+        def fun(t):
+            out = np.atleast_1d(np.asarray(value(t), dtype=float))
+            if out.shape != (n,):
+                raise ValueError(f"joint '{joint}': {what}(t) must return {n} value(s), got shape {out.shape}")
+            if not np.all(np.isfinite(out)):
+                raise ValueError(f"joint '{joint}': {what}(t={t!r}) returned non-finite values {out}")
+            return out
+        fun.constant = False
+        return fun
+    const = np.atleast_1d(np.asarray(value, dtype=float))
+    if const.shape != (n,) or not np.all(np.isfinite(const)):
+        raise ValueError(f"joint '{joint}': {what} must be {n} finite number(s), got {value!r}")
+    fun = (lambda t: const)
+    fun.constant = True
+    return fun
+
+
+def finite_vector(value, n, what, joint):
+    """A finite, non-zero vector of length ``n``; else a ValueError naming the joint."""
+    v = np.asarray(value, dtype=float)
+    if v.shape != (n,) or not np.all(np.isfinite(v)) or np.linalg.norm(v) == 0:
+        raise ValueError(f"joint '{joint}': {what} must be a finite non-zero {n}-vector, got {value!r}")
+    return v
+
+
+class Joint:
+    """Base class of all joints (see the module docstring)."""
+
+    kind = "joint"
+    n_rows = 0
+    #: group class evaluating joints of this family (set by subclasses)
+    Group = None
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a joint needs a non-empty name, got {name!r}")
+        self.name = name
+        self._w = as_function(None, self.n_rows, "velocity", name)
+        self._dw = None
+
+    def ports(self):
+        """The ports the joint acts on (ground excluded)."""
+        raise NotImplementedError
+
+    def bodies(self):
+        out = []
+        for p in self.ports():
+            if all(p.body is not b for b in out):
+                out.append(p.body)
+        return out
+
+    def velocity(self, t):
+        """Right-hand side ``w(t)`` of ``G e = w``."""
+        return self._w(t)
+
+    @property
+    def prescribed(self):
+        """True when ``w`` is not identically zero (the joint can supply power)."""
+        return not getattr(self._w, "constant", False) or bool(np.any(self._w(0.0)))
+
+    def velocity_rate(self, t, dt=1e-6):
+        """``w'(t)``: the driver's own rate where given, zero for constant ``w``,
+        else a central difference of ``w`` (only used for consistent initial multipliers)."""
+        if self._dw is not None:
+            return self._dw(t)
+        if getattr(self._w, "constant", False):
+            return np.zeros(self.n_rows)
+        return (self._w(t + dt) - self._w(t - dt)) / (2 * dt)
+
+    def position_residual(self, q_of, t):
+        """Position-level residual (``n_rows`` values; zero where a row has none).
+
+        ``q_of(body)`` gives a body's configuration.  Returns None when the
+        joint has no position-level form at all.
+        """
+        return None
+
+    def bind(self, q_of):
+        """Record reference geometry from the initial configuration."""
+
+    def check(self):
+        """A list of the inconsistencies of the joint's data."""
+        return []
+
+    def __repr__(self):
+        return f"{type(self).__name__}('{self.name}')"
+
+
+def require_rotation(port, joint):
+    if port is not None and port.W is None:
+        raise ValueError(f"joint '{joint}': port '{port.label}' has no rotational "
+                         "degree of freedom (a point mass cannot carry a moment)")

@@ -1,0 +1,242 @@
+"""Planar joints: revolute, weld, slider and the angular-velocity driver.
+
+Every row block is ``sign * P R(theta) Y`` (inertial components of a port
+velocity, ``P`` an optional selector) or ``sign * W`` (a port's angular
+velocity).  With ``R(theta) = cos(theta) I + sin(theta) S`` the whole
+constraint matrix is ``G(q) = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k``
+over the frame angles involved: :class:`PlanarGroup` evaluates it, and its
+exact derivatives, with a few array operations for all planar joints at once.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..math.rotations import S2
+from .base import Joint, as_function, as_port, finite_vector, require_rotation
+
+
+@dataclass
+class Block:
+    """One contribution ``sign * P R(theta) Y`` (or ``sign * W``) to a joint's rows."""
+
+    rows: slice        # joint-local rows
+    port: object       # Port
+    rotational: bool   # True: uses the angular-velocity row W
+    sign: float = 1.0
+    P: np.ndarray = None  # selector applied after the rotation (rows x 2)
+
+
+class PlanarGroup:
+    """All planar joints of a system: ``G(q)`` from its cos/sin decomposition."""
+
+    def __init__(self, joints, layout):
+        nl, ne = layout.nl, layout.ne
+        terms = []
+        for j in joints:
+            base = layout.lam_slices[j.name].start
+            for blk in j.blocks:
+                body, port = blk.port.body, blk.port
+                A = port.Wc if blk.rotational else port.Yc
+                cols = layout.e_slices[body.name].start + port.cols
+                angle = None
+                if not blk.rotational and body.rotation_kind is not None:
+                    angle = layout.q_slices[body.name].start + body.rotation_index
+                rows = np.arange(base + blk.rows.start, base + blk.rows.stop)
+                terms.append((rows, cols, A, angle, blk.P, blk.sign))
+        angles = sorted({t[3] for t in terms if t[3] is not None})
+        self.angles = np.array(angles, dtype=int)
+        k_of = {a: k for k, a in enumerate(angles)}
+        self.G0 = np.zeros((nl, ne))
+        Gc = np.zeros((len(angles), nl, ne))
+        Gs = np.zeros_like(Gc)
+        for rows, cols, A, angle, P, sign in terms:
+            Pm = np.eye(2) if P is None else P
+            if angle is None:
+                self.G0[np.ix_(rows, cols)] += sign * (A if P is None else P @ A)
+            else:
+                Gc[k_of[angle]][np.ix_(rows, cols)] += sign * (Pm @ A)
+                Gs[k_of[angle]][np.ix_(rows, cols)] += sign * (Pm @ S2 @ A)
+        self.Gc, self.Gs = Gc, Gs
+        self._Gcs = np.vstack([Gc.reshape(len(angles), -1), Gs.reshape(len(angles), -1)])
+
+    def add_G(self, q, G):
+        G += self.G0
+        if len(self.angles):
+            th = q[self.angles]
+            G += (np.concatenate([np.cos(th), np.sin(th)]) @ self._Gcs).reshape(G.shape)
+
+    def add_jacobian(self, q, e, lam, GTl_q, Ge_q):
+        """Add ``d(G^T lam)/dq`` and ``d(G e)/dq`` (dense, ``ne x nq`` and ``nl x nq``)."""
+        if not len(self.angles):
+            return
+        th = q[self.angles]
+        dG = -np.sin(th)[:, None, None] * self.Gc + np.cos(th)[:, None, None] * self.Gs
+        GTl_q[:, self.angles] += np.einsum("kij,i->jk", dG, lam)
+        Ge_q[:, self.angles] += np.einsum("kij,j->ik", dG, e)
+
+
+def _require_planar(port, joint):
+    if port is not None and port.dim != 2:
+        raise ValueError(f"joint '{joint}': port '{port.label}' belongs to a spatial body; "
+                         "use the spatial joints of phmech.joints.spatial")
+
+
+class PlanarJoint(Joint):
+    """Base of the planar joints: rows are lists of :class:`Block`."""
+
+    Group = PlanarGroup
+
+    def __init__(self, name, ports):
+        super().__init__(name)
+        for p in ports:
+            _require_planar(p, name)
+        self.blocks = []
+
+    def ports(self):
+        out = []
+        for b in self.blocks:
+            if all(b.port is not p for p in out):
+                out.append(b.port)
+        return out
+
+
+class Revolute(PlanarJoint):
+    """Pin joint: the inertial velocities of two ports are equal (2 rows).
+
+    With ``b=None`` the port ``a`` is pinned to the ground (at its initial
+    position, or at ``at``), optionally moving with a prescribed inertial
+    velocity ``velocity(t)``.
+    """
+
+    kind = "revolute"
+    n_rows = 2
+
+    def __init__(self, a, b=None, name=None, at=None, velocity=None):
+        a = as_port(a, name)
+        b = as_port(b, name)
+        name = name or f"{self.kind}({a.label}, {b.label if b else 'ground'})"
+        super().__init__(name, [a, b])
+        if a is b:
+            raise ValueError(f"joint '{name}': both ends are the same port '{a.label}'")
+        self.a, self.b = a, b
+        self.at = None if at is None else finite_vector_or_zero(at, 2, "at", name)
+        self.blocks = [Block(slice(0, 2), a, False, 1.0)]
+        if b is not None:
+            self.blocks.append(Block(slice(0, 2), b, False, -1.0))
+        if velocity is not None:
+            if b is not None:
+                raise ValueError(f"joint '{name}': a prescribed velocity needs b=None (ground)")
+            self._w = as_function(velocity, 2, "velocity", name)
+        self._velocity_given = velocity is not None
+
+    def bind(self, q_of):
+        if self.b is None and self.at is None and not self._velocity_given:
+            self.at = self.a.body.port_position(q_of(self.a.body), self.a)
+
+    def _translation_residual(self, q_of):
+        ra = self.a.body.port_position(q_of(self.a.body), self.a)
+        if self.b is not None:
+            return ra - self.b.body.port_position(q_of(self.b.body), self.b)
+        if self.at is not None and not self._velocity_given:
+            return ra - self.at
+        return np.zeros(2)
+
+    def position_residual(self, q_of, t):
+        return self._translation_residual(q_of)
+
+
+def finite_vector_or_zero(value, n, what, joint):
+    v = np.asarray(value, dtype=float)
+    if v.shape != (n,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"joint '{joint}': {what} must be {n} finite numbers, got {value!r}")
+    return v
+
+
+def _angle(port, q_of):
+    body = port.body
+    return 0.0 if body.rotation_kind is None else float(q_of(body)[body.rotation_index])
+
+
+class Weld(Revolute):
+    """Rigid connection (clamp): equal velocities and equal angular velocities (3 rows)."""
+
+    kind = "weld"
+    n_rows = 3
+
+    def __init__(self, a, b=None, name=None, at=None):
+        super().__init__(a, b, name=name, at=at)
+        self._w = as_function(None, 3, "velocity", self.name)
+        require_rotation(self.a, self.name)
+        require_rotation(self.b, self.name)
+        self.blocks.append(Block(slice(2, 3), self.a, True, 1.0))
+        if self.b is not None:
+            self.blocks.append(Block(slice(2, 3), self.b, True, -1.0))
+        self.relative_angle = None
+
+    def bind(self, q_of):
+        super().bind(q_of)
+        rel = _angle(self.a, q_of) - (_angle(self.b, q_of) if self.b is not None else 0.0)
+        self.relative_angle = rel
+
+    def position_residual(self, q_of, t):
+        rel = _angle(self.a, q_of) - (_angle(self.b, q_of) if self.b is not None else 0.0)
+        return np.r_[self._translation_residual(q_of), rel - self.relative_angle]
+
+
+class Slider(PlanarJoint):
+    """Prismatic guide: the port's velocity normal to a fixed line is zero (1 row).
+
+    Parameters
+    ----------
+    a : Port or body
+    direction : (float, float)
+        Inertial direction of the guide.
+    through : (float, float), optional
+        A point of the guide; default: the port's initial position.
+    """
+
+    kind = "slider"
+    n_rows = 1
+
+    def __init__(self, a, direction=(1.0, 0.0), through=None, name=None):
+        a = as_port(a, name)
+        name = name or f"slider({a.label})"
+        super().__init__(name, [a])
+        d = finite_vector(direction, 2, "direction", name)
+        self.a = a
+        self.normal = S2 @ (d / np.linalg.norm(d))
+        self.through = None if through is None else finite_vector_or_zero(through, 2, "through", name)
+        self.blocks = [Block(slice(0, 1), a, False, 1.0, self.normal[None, :])]
+
+    def bind(self, q_of):
+        if self.through is None:
+            self.through = self.a.body.port_position(q_of(self.a.body), self.a)
+
+    def position_residual(self, q_of, t):
+        ra = self.a.body.port_position(q_of(self.a.body), self.a)
+        return np.array([self.normal @ (ra - self.through)])
+
+
+class AngularVelocity(PlanarJoint):
+    """Prescribed absolute angular velocity ``W e = omega(t)`` at a port (1 row); a driver.
+
+    ``omega`` is a constant or a function of time; ``omega_rate(t)``, its
+    derivative, may be given for exact consistent initial multipliers.
+    """
+
+    kind = "angular_velocity"
+    n_rows = 1
+
+    def __init__(self, a, omega, name=None, omega_rate=None):
+        a = as_port(a, name)
+        name = name or f"drive({a.label})"
+        super().__init__(name, [a])
+        require_rotation(a, name)
+        self.a = a
+        self._w = as_function(omega, 1, "omega", name)
+        if omega_rate is not None:
+            self._dw = as_function(omega_rate, 1, "omega_rate", name)
+        self.blocks = [Block(slice(0, 1), a, True, 1.0)]
+
+    def position_residual(self, q_of, t):
+        return np.zeros(1)

@@ -1,0 +1,124 @@
+"""Applied loads: forces and moments at ports, and gravity.
+
+A load acts on one body and provides, on a few columns of the body's
+efforts, the generalized force ``f(t, q)`` (the input ``B(q) u(t)`` of the
+pH system) and its exact derivative with respect to ``q``.  The power it
+supplies is ``e . f``.  Potential forces also give their potential
+``V(q)``, so that ``H + V`` can be checked for conservation.
+"""
+import numpy as np
+
+
+def _as_load_function(value, n, what, name):
+    if callable(value):
+        def fun(t):
+            out = np.atleast_1d(np.asarray(value(t), dtype=float))
+            if out.shape != (n,):
+                raise ValueError(f"load '{name}': {what}(t) must return {n} value(s), got shape {out.shape}")
+            if not np.all(np.isfinite(out)):
+                raise ValueError(f"load '{name}': {what}(t={t!r}) returned non-finite values {out}")
+            return out
+        return fun
+    const = np.atleast_1d(np.asarray(value, dtype=float))
+    if const.shape != (n,) or not np.all(np.isfinite(const)):
+        raise ValueError(f"load '{name}': {what} must be {n} finite number(s), got {value!r}")
+    return lambda t: const
+
+
+class Load:
+    """Base class: ``body``, ``name``, local columns ``cols`` and rows ``A`` (``f = A^T u_body``)."""
+
+    #: inertial components (rotated into the body frame) or body-frame components
+    inertial = True
+
+    def force(self, t, q):
+        """Generalized force on the columns ``cols`` for the body's configuration ``q``."""
+        u = self.fun(t)
+        if self.inertial:
+            u = self.body.rotation(q).T @ u
+        return self.A.T @ u
+
+    def force_q(self, t, q):
+        """Exact ``d force / d q``, shape ``(len(cols), n_q)``."""
+        out = np.zeros((len(self.cols), self.body.n_q))
+        if self.inertial:
+            u = self.fun(t)
+            idx, dR = self.body.rotation_derivatives(q)
+            for k, i in enumerate(idx):
+                out[:, i] = self.A.T @ (dR[k].T @ u)
+        return out
+
+    def potential(self, q):
+        """Potential ``V(q)`` of a conservative load, or None."""
+        return None
+
+    def check(self):
+        return []
+
+
+class PortForce(Load):
+    """A force ``u(t)`` at a port, inertial (default) or body-frame components."""
+
+    def __init__(self, port, force, frame="inertial", name=None):
+        self.name = name or f"force({port.label})"
+        if frame not in ("inertial", "body"):
+            raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
+        self.port, self.body = port, port.body
+        self.inertial = frame == "inertial" and port.body.rotation_kind is not None
+        self.fun = _as_load_function(force, port.dim, "force", self.name)
+        self.cols, self.A = port.cols, port.Yc
+
+
+class PortMoment(Load):
+    """A moment ``m(t)`` at a port with a rotational degree of freedom.
+
+    Planar bodies take a scalar; spatial bodies a 3-vector in inertial
+    (default) or body-frame components.
+    """
+
+    def __init__(self, port, moment, frame="inertial", name=None):
+        self.name = name or f"moment({port.label})"
+        if port.W is None:
+            raise ValueError(f"load '{self.name}': port '{port.label}' cannot carry a moment")
+        if frame not in ("inertial", "body"):
+            raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
+        self.port, self.body = port, port.body
+        n = port.W.shape[0]
+        self.inertial = frame == "inertial" and n == 3
+        self.fun = _as_load_function(moment, n, "moment", self.name)
+        self.cols, self.A = port.cols, port.Wc
+
+
+class Gravity(Load):
+    """Gravity ``g`` on a whole body: ``f = M[translation, :]^T R^T g``.
+
+    The body-frame velocity field of a unit frame translation is the unit
+    vector, so the gravity power ``int rho g . v`` is ``e^T M[:, translation] R^T g``
+    for any body, rigid or flexible.  The potential ``V = -g . (m x_P + R s)``
+    (``s`` the first moment about the frame origin) is given for bodies
+    without flexible variables; for flexible bodies the work of gravity on
+    the deformation is part of the supplied work instead.
+    """
+
+    def __init__(self, body, g, name=None):
+        self.name = name or f"gravity({body.name})"
+        self.body = body
+        g = np.asarray(g, dtype=float)
+        if g.shape != (body.dim,) or not np.all(np.isfinite(g)):
+            raise ValueError(f"load '{self.name}': gravity must be {body.dim} finite numbers for "
+                             f"body '{body.name}', got {g!r}")
+        self.g = g
+        self.fun = lambda t: g
+        self.inertial = body.rotation_kind is not None
+        Mt = body.M.tocsr()[body.translation_dofs, :].toarray()
+        self.cols = np.flatnonzero(np.any(Mt != 0, axis=0))
+        self.A = Mt[:, self.cols]
+        self.mass = float(Mt[0, body.translation_dofs[0]])
+        self._rigid = len(body.frame_dofs) == body.n_e
+        self._first_moment = self.mass * np.asarray(getattr(body, "center", np.zeros(body.dim)), float)
+
+    def potential(self, q):
+        if not self._rigid:
+            return None
+        return -float(self.g @ (self.mass * self.body.position(q)
+                                + self.body.rotation(q) @ self._first_moment))

@@ -1,0 +1,174 @@
+"""Rotation parametrizations with exact derivatives.
+
+A body's orientation is a property of its configuration ``q``: a planar
+angle ``theta`` or a spatial quaternion ``p = (p0, p1, p2, p3)`` (Euler
+parameters, scalar first).  Each parametrization gives the rotation matrix
+``R`` (body-frame to inertial components), its exact derivatives with
+respect to the parameters, and the kinematic map from the body-frame
+angular velocity to the parameter rates with its derivative.
+
+Quaternion normalization.  The rotation is evaluated as
+``R(p) = Q(p) / |p|^2`` with the quadratic form ``Q`` of the unit-quaternion
+formula, which is an exact rotation for *every* ``p != 0``.  The kinematic
+equation ``p' = Omega(omega) p`` has a skew ``Omega``, so ``|p|`` is a
+quadratic invariant of the exact flow (kept to round-off by the implicit
+midpoint rule, slowly drifting with other integrators); since nothing in the
+model depends on ``|p|`` (rotations, joint rows, loads and energy all use
+``R(p)``), a drift of the norm never shows in the motion and no projection
+step is needed.  Outputs and initial values are normalized.
+"""
+import numpy as np
+
+
+def skew(a):
+    """Cross-product matrix: ``skew(a) @ b == a x b``."""
+    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+
+
+#: skew matrices of the unit vectors
+E3 = [skew(np.eye(3)[i]) for i in range(3)]
+#: the planar cross-product matrix: ``S2 @ v`` is ``e_z x v``
+S2 = np.array([[0.0, -1.0], [1.0, 0.0]])
+
+
+def rot2(theta):
+    """Planar rotation matrix ``R(theta)``."""
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
+
+
+def _quadratic(p):
+    w, x, y, z = p
+    return np.array([[w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+
+
+def _dquadratic(p):
+    """Derivatives of the quadratic form, shape (4, 3, 3) (linear in ``p``)."""
+    w, x, y, z = p
+    return 2 * np.array([
+        [[w, -z, y], [z, w, -x], [-y, x, w]],
+        [[x, y, z], [y, -x, -w], [z, w, -x]],
+        [[-y, x, w], [x, y, z], [-w, z, -y]],
+        [[-z, -w, x], [w, -z, y], [x, y, z]],
+    ])
+
+
+def rot3(p):
+    """Rotation matrix of the quaternion ``p`` (any non-zero norm): ``Q(p) / |p|^2``."""
+    p = np.asarray(p, float)
+    return _quadratic(p) / (p @ p)
+
+
+def quat_multiply(a, b):
+    """Quaternion product ``a (x) b`` (scalar first)."""
+    a0, av = a[0], np.asarray(a[1:])
+    b0, bv = b[0], np.asarray(b[1:])
+    return np.r_[a0 * b0 - av @ bv, a0 * bv + b0 * av + np.cross(av, bv)]
+
+
+def quat_from_axis_angle(axis, angle):
+    """Unit quaternion of the rotation by ``angle`` about ``axis``."""
+    axis = np.asarray(axis, float)
+    n = np.linalg.norm(axis)
+    if not np.isfinite(n) or n == 0:
+        raise ValueError(f"quat_from_axis_angle: axis must be a finite non-zero vector, got {axis!r}")
+    return np.r_[np.cos(angle / 2), np.sin(angle / 2) * axis / n]
+
+
+def quat_from_matrix(R):
+    """A unit quaternion of the rotation matrix ``R`` (Shepperd's branch choice)."""
+    R = np.asarray(R, float)
+    tr = np.trace(R)
+    k = int(np.argmax([tr, R[0, 0], R[1, 1], R[2, 2]]))
+    if k == 0:
+        w = 0.5 * np.sqrt(1 + tr)
+        p = np.array([w, (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w),
+                      (R[1, 0] - R[0, 1]) / (4 * w)])
+    else:
+        i = k - 1
+        j, l = (i + 1) % 3, (i + 2) % 3
+        v = np.zeros(3)
+        v[i] = 0.5 * np.sqrt(1 + 2 * R[i, i] - tr)
+        v[j] = (R[j, i] + R[i, j]) / (4 * v[i])
+        v[l] = (R[l, i] + R[i, l]) / (4 * v[i])
+        p = np.r_[(R[l, j] - R[j, l]) / (4 * v[i]), v]
+    return p / np.linalg.norm(p)
+
+
+class PlanarAngle:
+    """Planar orientation ``theta``: one parameter, ``theta' = omega``."""
+
+    dim = 2
+    n_params = 1
+
+    @staticmethod
+    def matrix(p):
+        return rot2(p[0])
+
+    @staticmethod
+    def derivatives(p):
+        """``dR/dtheta``, shape (1, 2, 2)."""
+        c, s = np.cos(p[0]), np.sin(p[0])
+        return np.array([[[-s, -c], [c, -s]]])
+
+    @staticmethod
+    def rate(p, omega):
+        """Parameter rate ``theta' = omega`` for the (scalar) angular velocity."""
+        return np.array([omega[0]])
+
+    @staticmethod
+    def rate_jacobians(p, omega):
+        """``(d rate/dp, d rate/d omega)``."""
+        return np.zeros((1, 1)), np.ones((1, 1))
+
+    @staticmethod
+    def retract(p, dphi):
+        """Configuration after a small rotation ``dphi`` (body frame)."""
+        return p + dphi[:1]
+
+
+class UnitQuaternion:
+    """Spatial orientation by a quaternion ``p``; ``p' = 1/2 p (x) (0, omega)``."""
+
+    dim = 3
+    n_params = 4
+
+    @staticmethod
+    def matrix(p):
+        return rot3(p)
+
+    @staticmethod
+    def derivatives(p):
+        """``dR/dp_k``, shape (4, 3, 3), of ``R = Q(p) / |p|^2``."""
+        p = np.asarray(p, float)
+        n2 = p @ p
+        R = _quadratic(p) / n2
+        return (_dquadratic(p) - 2.0 * p[:, None, None] * R[None]) / n2
+
+    @staticmethod
+    def omega_matrix(omega):
+        """``Omega(omega)`` with ``p' = Omega p`` (skew, 4 x 4)."""
+        wx, wy, wz = omega
+        return 0.5 * np.array([[0, -wx, -wy, -wz], [wx, 0, wz, -wy],
+                               [wy, -wz, 0, wx], [wz, wy, -wx, 0]])
+
+    @staticmethod
+    def rate(p, omega):
+        return UnitQuaternion.omega_matrix(omega) @ p
+
+    @staticmethod
+    def rate_jacobians(p, omega):
+        """``(d p'/dp, d p'/d omega)``: ``Omega(omega)`` and ``1/2 [[-p_v^T], [p0 I + skew(p_v)]]``."""
+        p0, pv = p[0], np.asarray(p[1:], float)
+        Tw = 0.5 * np.vstack([-pv[None, :], p0 * np.eye(3) + skew(pv)])
+        return UnitQuaternion.omega_matrix(omega), Tw
+
+    @staticmethod
+    def retract(p, dphi):
+        """``p (x) exp(dphi / 2)``, normalized."""
+        a = np.linalg.norm(dphi)
+        dq = np.r_[1.0, 0.0, 0.0, 0.0] if a == 0 else np.r_[np.cos(a / 2), np.sin(a / 2) * dphi / a]
+        out = quat_multiply(p, dq)
+        return out / np.linalg.norm(out)
