@@ -50,7 +50,9 @@ class _SpatialFrames:
             v, w = e[oe:oe + 3], e[oe + 3:oe + 6]
             out[oq:oq + 3] = rot3(p) @ v
             out[oq + 3] = -0.5 * (w @ p[1:])
-            out[oq + 4:oq + 7] = 0.5 * (p[0] * w + np.cross(p[1:], w))
+            out[oq + 4] = 0.5 * (p[0] * w[0] + p[2] * w[2] - p[3] * w[1])
+            out[oq + 5] = 0.5 * (p[0] * w[1] + p[3] * w[0] - p[1] * w[2])
+            out[oq + 6] = 0.5 * (p[0] * w[2] + p[1] * w[1] - p[2] * w[0])
 
 
 class Kinematics:

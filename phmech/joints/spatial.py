@@ -55,12 +55,14 @@ VARIANTS = {
 }
 
 
-def _frame_data(port, q):
+def _frame_data(port, q, derivatives=True):
     """Rotation, its derivatives and the port position with its Jacobian."""
     body = port.body
     R = body.rotation(q)
+    x = body.position(q) + R @ port.position
+    if not derivatives:
+        return R, (), None, x, None
     ridx, dR = body.rotation_derivatives(q)
-    x = body.port_position(q, port)
     dx = np.zeros((3, body.n_q))
     dx[:, :3] = np.eye(3)
     for k, i in enumerate(ridx):
@@ -218,11 +220,11 @@ class SpatialJoint(Joint):
         """``(G_a, G_b, dG_a, dG_b)`` over the port columns; ``dG_*`` over the joint's q."""
         a, b = self.a, self.b
         qa = q_of(a.body)
-        RA, ia, dRA, xa, dxa = _frame_data(a, qa)
+        RA, ia, dRA, xa, dxa = _frame_data(a, qa, with_derivatives)
         nqa = a.body.n_q
         if b is not None:
             qb = q_of(b.body)
-            RB, ib, dRB, xb, dxb = _frame_data(b, qb)
+            RB, ib, dRB, xb, dxb = _frame_data(b, qb, with_derivatives)
             nqb = b.body.n_q
             Yb = b.Yc
             Wb = b.Wc
@@ -232,7 +234,8 @@ class SpatialJoint(Joint):
         Ya, Wa = a.Yc, a.Wc
         P = RA.T @ RB
         # derivatives of P over the joint's q (index, dP)
-        dP = [(i, dRA[k].T @ RB) for k, i in enumerate(ia)] + [(nqa + i, RA.T @ dRB[k]) for k, i in enumerate(ib)]
+        dP = ([(i, dRA[k].T @ RB) for k, i in enumerate(ia)] + [(nqa + i, RA.T @ dRB[k]) for k, i in enumerate(ib)]
+              if with_derivatives else [])
         na, nb = len(a.cols), (0 if b is None else len(b.cols))
         rows_a, rows_b, dga, dgb = [], [], [], []
 
