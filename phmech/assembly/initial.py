@@ -132,6 +132,11 @@ class InitialValuesMixin:
         for it in range(max_iter + 1):
             g = self._position_vector(t, q)
             if np.max(np.abs(g), initial=0.0) <= tol * scale:
+                # redundant rows hold when the geometry is consistent, else it is impossible
+                problems = self._position_problems(t, q, 1e3 * tol * scale)
+                if problems:
+                    raise ConsistencyError(problems, "initial configuration (the joints cannot all "
+                                           "be satisfied: redundant rows are violated after projection)")
                 return q, it
             if it == max_iter:
                 break
@@ -241,10 +246,26 @@ class InitialValuesMixin:
         try:
             lu = self._saddle(G)
         except RuntimeError:
-            raise ConsistencyError(["the saddle-point matrix [[M, G^T], [G, 0]] is singular: the mass "
-                                    "matrix is not positive definite on the motions the joints allow"],
-                                   "model") from None
+            raise ConsistencyError(self._singular_mass_report(G), "model") from None
         return e0 + lu.solve(np.r_[np.zeros(self.ne), rhs])[:self.ne]
+
+    def _singular_mass_report(self, G):
+        """Name the bodies of a motion that the joints allow and that has no inertia."""
+        msg = ("the saddle-point matrix [[M, G^T], [G, 0]] is singular: the mass matrix is not "
+               "positive definite on the motions the joints allow")
+        if self.ne > 3000:
+            return [msg]
+        from scipy.linalg import null_space
+        Z = null_space(G) if G.shape[0] else np.eye(self.ne)
+        Mz = Z.T @ (self.M @ Z)
+        w, V = np.linalg.eigh(0.5 * (Mz + Mz.T))
+        if not len(w) or w[0] > 1e-12 * max(abs(w[-1]), 1e-300):
+            return [msg]
+        v = Z @ V[:, 0]
+        names = [b.name for b in self.system.bodies
+                 if np.max(np.abs(v[self.e_slices[b.name]])) > 1e-6 * np.max(np.abs(v))]
+        return [f"{msg}: body/bodies {names} can move without kinetic energy (e.g. a slender bar "
+                "without axial inertia spinning about its axis); add inertia or a joint that fixes it"]
 
     def _accelerations(self, t, q, e):
         """Consistent ``(e', lam)`` from ``M e' = rhs + G^T lam`` and ``G e' + (dG/dt) e = w'``."""
@@ -256,9 +277,7 @@ class InitialValuesMixin:
         try:
             lu = self._saddle(G, sign=-1.0)
         except RuntimeError:
-            raise ConsistencyError(["the saddle-point matrix [[M, G^T], [G, 0]] is singular: the mass "
-                                    "matrix is not positive definite on the motions the joints allow"],
-                                   "model") from None
+            raise ConsistencyError(self._singular_mass_report(G), "model") from None
         x = lu.solve(np.r_[rhs, self.w_rate(t)[self.active] - Gdot_e])
         lam = np.zeros(self.nl)
         lam[self.active] = x[self.ne:]

@@ -1,0 +1,84 @@
+"""Assembly of spatial closed loops: redundant rows, projection of initial positions."""
+import numpy as np
+import pytest
+
+from phmech import ConsistencyError, SpatialRigidBody, System
+from phmech.joints import Revolute3, Spherical
+
+JOINTS = [(0, 0, 0), (1, 0, 0), (1, -1, 0), (1, -1, 1), (0, -1, 1), (0, 0, 1)]
+AXES = [(0, 1, 0), (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 0)]
+
+
+def bricard(shift=None):
+    """Bricard's overconstrained loop; ``shift`` moves the links' initial positions."""
+    links = [SpatialRigidBody.bar(f"link{i + 1}", 1.0, JOINTS[i], JOINTS[i + 1]) for i in range(5)]
+    s = System(links)
+    s.add_joint(Revolute3(links[0].port("A"), None, axis=AXES[0], name="J1"))
+    for i in range(1, 5):
+        s.add_joint(Revolute3(links[i - 1].port("B"), links[i].port("A"), axis=AXES[i], name=f"J{i + 1}"))
+    s.add_joint(Revolute3(links[4].port("B"), None, axis=AXES[5], name="J6"))
+    s.add_gravity((0.0, -9.81, 0.0))
+    return s, links
+
+
+def test_bricard_has_one_redundant_row_and_one_degree_of_freedom():
+    s, links = bricard()
+    dae = s.assemble()
+    assert len(dae.redundant_rows) == 1 and dae.redundant_rows[0][0] == "J6"
+    G = dae.G(dae.q0)
+    # Grubler: 30 - 30 = 0 degrees of freedom; the rank says 1
+    assert dae.ne - np.linalg.matrix_rank(G) == 1
+
+
+def test_perturbed_closed_loop_is_projected_and_reported():
+    s, links = bricard()
+    dae = s.assemble()
+    q0 = dae.q0.copy()
+    rng = np.random.default_rng(3)
+    for b in links[1:4]:
+        sl = dae.q_slices[b.name]
+        q0[sl][:3] += rng.normal(size=3) * 1e-2
+    with pytest.raises(ConsistencyError) as err:
+        dae.initial_state(q0=q0, positions="check")
+    assert {"J2", "J3", "J4", "J5"} <= {p.split("'")[1] for p in err.value.problems}
+    y0 = dae.initial_state(q0=q0)
+    q = y0[dae.sq]
+    worst = max(np.max(np.abs(r)) for r in dae.position_residuals(0.0, q).values())
+    assert worst < 1e-10
+    assert set(dae.projection_report["positions"]) <= {b.name for b in links}
+    for b in links:   # quaternions stay unit
+        assert abs(np.linalg.norm(q[dae.q_slices[b.name]][3:]) - 1) < 1e-14
+    assert np.max(np.abs(dae.constraint_residual(0.0, y0))) < 1e-10
+
+
+def test_impossible_configuration_lists_the_joints():
+    a = SpatialRigidBody.bar("a", 1.0, (0, 0, 0), (1, 0, 0))
+    s = System([a])
+    s.add_joint(Spherical(a.port("A"), None, at=(0, 0, 0), name="left"))
+    s.add_joint(Spherical(a.port("B"), None, at=(3, 0, 0), name="right"))   # the bar is 1 m long
+    with pytest.raises(ConsistencyError, match="right"):
+        s.assemble().initial_state()
+
+
+def test_gravity_potential_and_power_agree():
+    """-dV/dt equals the power of gravity for rigid bodies (potential force)."""
+    s, links = bricard()
+    dae = s.assemble()
+    rng = np.random.default_rng(5)
+    y = dae.initial_state() + rng.normal(size=dae.n) * 0.1
+    qdot = dae.f(0.0, y)[dae.sq]
+    h = 1e-6
+    dV = (dae.potential_energy(np.r_[y[dae.sq] + h * qdot, y[dae.nq:]])
+          - dae.potential_energy(np.r_[y[dae.sq] - h * qdot, y[dae.nq:]])) / (2 * h)
+    P = sum(v for k, v in dae.power_terms(0.0, y).items() if k.startswith("gravity"))
+    assert dV == pytest.approx(-P, rel=1e-7)
+
+
+def test_motion_without_inertia_names_the_body():
+    """A slender bar (no axial inertia) between two spherical joints can spin freely at no cost."""
+    a = SpatialRigidBody.bar("spinner", 1.0, (0, 0, 0), (1, 0, 0))
+    s = System([a])
+    s.add_joint(Spherical(a.port("A"), None, name="left"))
+    s.add_joint(Spherical(a.port("B"), None, name="right"))
+    with pytest.raises(ConsistencyError, match=r"\['spinner'\] can move without kinetic energy"):
+        s.assemble().initial_state()
