@@ -131,7 +131,7 @@ class System:
         """Gravity ``g`` (inertial components) on every body, or on ``bodies``."""
         out = []
         for b in (self.bodies if bodies is None else bodies):
-            out.append(self.add_load(Gravity(b, np.asarray(g, float)[:b.dim] if len(g) > b.dim else g)))
+            out.append(self.add_load(Gravity(b, g)))
         return out
 
     # -- assembly ----------------------------------------------------------

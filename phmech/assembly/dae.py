@@ -76,6 +76,8 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         self._w_dynamic = [(j, L.lam_slices[j.name]) for j in joints if not getattr(j._w, "constant", False)]
         self._w_const = np.concatenate([j.velocity(0.0) for j in joints]) if joints else np.zeros(0)
         self.q0 = np.concatenate([b.q0 for b in bodies])
+        #: names of the loads with a potential (their power is -dV/dt)
+        self.potential_loads = {ld.name for ld, sq, _ in self.loads if ld.potential(self.q0[sq]) is not None}
         for j in joints:
             j.bind(L.q_getter(self.q0))
         self.active = np.ones(self.nl, bool)

@@ -28,9 +28,6 @@ class EnergyMixin:
                 V[k] += v
         return V if V.shape[0] > 1 else V[0]
 
-    def has_potential(self, ld):
-        return ld.potential(self.q0[self.q_slices[ld.body.name]]) is not None
-
     def power(self, t, y, include_potential=True):
         """Power entering through the prescribed velocities and the loads (minus dissipation).
 
@@ -40,7 +37,7 @@ class EnergyMixin:
         q, e, lam = self.split(y)
         P = float(self.w(t) @ lam) if self.nl else 0.0
         for ld, sq, cols in self.loads:
-            if include_potential or not self.has_potential(ld):
+            if include_potential or ld.name not in self.potential_loads:
                 P += float(e[cols] @ ld.force(t, q[sq]))
         if self.has_R:
             P -= float(e @ (self.R @ e))

@@ -94,11 +94,6 @@ class Joint:
         """Right-hand side ``w(t)`` of ``G e = w``."""
         return self._w(t)
 
-    @property
-    def prescribed(self):
-        """True when ``w`` is not identically zero (the joint can supply power)."""
-        return not getattr(self._w, "constant", False) or bool(np.any(self._w(0.0)))
-
     def velocity_rate(self, t, dt=1e-6):
         """``w'(t)``: the driver's own rate where given, zero for constant ``w``,
         else a central difference of ``w`` (only used for consistent initial multipliers)."""
