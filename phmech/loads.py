@@ -39,8 +39,8 @@ class Load:
         return self.A.T @ u
 
     def force_q(self, t, q):
-        """Exact ``d force / d q``, shape ``(len(cols), n_q)``."""
-        out = np.zeros((len(self.cols), self.body.n_q))
+        """Exact ``d force / d q``, shape ``(len(cols), nq)``."""
+        out = np.zeros((len(self.cols), self.body.nq))
         if self.inertial:
             u = self.fun(t)
             idx, dR = self.body.rotation_derivatives(q)
@@ -114,7 +114,7 @@ class Gravity(Load):
         self.cols = np.flatnonzero(np.any(Mt != 0, axis=0))
         self.A = Mt[:, self.cols]
         self.mass = float(Mt[0, body.translation_dofs[0]])
-        self._rigid = len(body.frame_dofs) == body.n_e
+        self._rigid = len(body.frame_dofs) == body.ne
         self._first_moment = self.mass * np.asarray(getattr(body, "center", np.zeros(body.dim)), float)
 
     def potential(self, q):

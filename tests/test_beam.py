@@ -86,7 +86,7 @@ def test_free_floating_beam_conserves_momentum_and_energy():
     b = FloatingEulerBernoulliBeam("b", 0.3, 6, 7870.0, A, 2e11, I, frame="cantilever")
     s = System([b])
     dae = s.assemble()
-    e0 = np.zeros(b.n_e)
+    e0 = np.zeros(b.ne)
     e0[:3] = [1.0, 2.0, 40.0]
     e0[b.fields["vy"]] = 0.5   # some flexible velocity
     y0 = dae.initial_state(e0=e0)

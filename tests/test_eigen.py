@@ -56,7 +56,7 @@ def test_dense_and_sparse_agree_and_spurious_rule():
     assert np.allclose(d.omega, s.omega, rtol=1e-9)
     # the axially pinned beam has one self-stress state (a zero mode): found and excluded
     assert d.n_rigid == 1 and s.n_rigid >= 1
-    # the full pencil has exactly 2 n_lam infinite eigenvalues, the finite ones are the reduced ones
+    # the full pencil has exactly 2 nl infinite eigenvalues, the finite ones are the reduced ones
     Afull, Efull = lin.pencil()
     alpha, beta = sla.eig(Afull.toarray(), Efull.toarray(), homogeneous_eigvals=True)[0]
     infinite = np.abs(beta) < 1e-10 * np.abs(alpha)

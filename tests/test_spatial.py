@@ -112,7 +112,7 @@ def test_stiff_spatial_beam_moves_like_rigid_rod():
         s = System([body])
         s.sphere(body.port(port))
         dae = s.assemble()
-        e0 = np.zeros(body.n_e)
+        e0 = np.zeros(body.ne)
         e0[3:6] = [0.02, 0.05, 0.03]
         r = s.simulate(10.0, solver="midpoint", dt=0.004, y0=dae.initial_state(e0=e0), t_eval=t_eval)
         q, e = r.q(body), r.e(body)

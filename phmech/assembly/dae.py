@@ -93,7 +93,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             off = L.e_slices[b.name].start
             for slot, (iw, K) in enumerate(b.gyro_terms()):
                 Kc = sp.coo_matrix(K)
-                per_slot.setdefault(slot, []).append((off, b.n_e, off + iw, Kc))
+                per_slot.setdefault(slot, []).append((off, b.ne, off + iw, Kc))
                 rows.append(Kc.row + off)
                 cols.append(Kc.col + off)
                 data.append(Kc.data)

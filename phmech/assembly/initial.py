@@ -149,7 +149,7 @@ class InitialValuesMixin:
             delta = np.zeros(self.ne)
             delta[sel] = x[:len(sel)]
             for b in L.bodies:
-                if b.n_q:
+                if b.nq:
                     sq, se = L.q_slices[b.name], L.e_slices[b.name]
                     q[sq] = b.retract(q[sq], delta[se][b.frame_dofs])
         raise ConsistencyError(self._position_problems(t, q, tol * scale), "initial configuration "
@@ -204,7 +204,7 @@ class InitialValuesMixin:
                 raise ConsistencyError(problems, "initial configuration")
             q1, iters = self.project_positions(t0, q0)
             moved = {b.name: float(np.max(np.abs(q1[self.q_slices[b.name]] - q0[self.q_slices[b.name]])))
-                     for b in self.system.bodies if b.n_q}
+                     for b in self.system.bodies if b.nq}
             self.projection_report["positions"] = {k: v for k, v in moved.items() if v > 0}
             log.warning("initial configuration projected onto the joints in %d Newton steps; "
                         "violated: %s; largest change per body: %s", iters, "; ".join(problems),

@@ -63,7 +63,7 @@ class Kinematics:
         families = {}
         self.others = []
         for b in layout.bodies:
-            if not b.n_q:
+            if not b.nq:
                 continue
             item = (layout.q_slices[b.name].start, layout.e_slices[b.name].start)
             if b.kinematics_group in ("planar_frame", "point", "spatial_frame"):
@@ -93,7 +93,7 @@ class Kinematics:
         L = self.layout
         rows, cols, vals = [], [], []
         for b in L.bodies:
-            if not b.n_q:
+            if not b.nq:
                 continue
             sq, se = L.q_slices[b.name], L.e_slices[b.name]
             for A, c0 in zip(b.qdot_jacobians(q[sq], e[se]), (sq.start, L.nq + se.start)):

@@ -18,10 +18,10 @@ class Layout:
         self.q_slices, self.e_slices, self.lam_slices = {}, {}, {}
         iq = ie = il = 0
         for b in self.bodies:
-            self.q_slices[b.name] = slice(iq, iq + b.n_q)
-            self.e_slices[b.name] = slice(ie, ie + b.n_e)
-            iq += b.n_q
-            ie += b.n_e
+            self.q_slices[b.name] = slice(iq, iq + b.nq)
+            self.e_slices[b.name] = slice(ie, ie + b.ne)
+            iq += b.nq
+            ie += b.ne
         for j in self.joints:
             self.lam_slices[j.name] = slice(il, il + j.n_rows)
             il += j.n_rows
@@ -51,7 +51,7 @@ class Layout:
         for b in self.bodies:
             out += [f"{b.name}.q.{l}" for l in b.q_labels]
         for b in self.bodies:
-            lab = list(b.e_labels) + [f"e{i}" for i in range(len(b.e_labels), b.n_e)]
+            lab = list(b.e_labels) + [f"e{i}" for i in range(len(b.e_labels), b.ne)]
             out += [f"{b.name}.e.{l}" for l in lab]
         for j in self.joints:
             out += [f"{j.name}.lam{i}" for i in range(j.n_rows)]

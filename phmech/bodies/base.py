@@ -45,9 +45,9 @@ class Port:
     ----------
     body : Body
     name : str
-    Y : ndarray, shape (dim, n_e)
+    Y : ndarray, shape (dim, ne)
         Body-frame components of the port velocity.
-    W : ndarray, shape (n_rot, n_e) or None
+    W : ndarray, shape (n_rot, ne) or None
         Body-frame components of the angular velocity at the port
         (``n_rot`` = 1 planar, 3 spatial); ``None`` for point masses.
     position : ndarray, shape (dim,)
@@ -119,17 +119,17 @@ class Body:
 
     # -- sizes ------------------------------------------------------------
     @property
-    def n_e(self):
+    def ne(self):
         return self.M.shape[0]
 
     @property
-    def n_q(self):
+    def nq(self):
         return len(self.q_labels)
 
     @property
     def frame_dofs(self):
         """Indices of ``e`` that are rigid-body (frame) velocities."""
-        return np.arange(self.n_e)
+        return np.arange(self.ne)
 
     @property
     def translation_dofs(self):
@@ -150,9 +150,9 @@ class Body:
         owner = f"body '{self.name}', port '{name}'"
         if name in self.ports:
             raise ValueError(f"{owner}: a port with this name exists already")
-        Y = _finite_array(Y, (self.dim, self.n_e), "velocity rows Y", owner)
+        Y = _finite_array(Y, (self.dim, self.ne), "velocity rows Y", owner)
         if W is not None:
-            W = _finite_array(W, (1 if self.dim == 2 else 3, self.n_e), "angular-velocity rows W", owner)
+            W = _finite_array(W, (1 if self.dim == 2 else 3, self.ne), "angular-velocity rows W", owner)
         pos = np.zeros(self.dim) if position is None else _finite_array(position, (self.dim,), "position", owner)
         self.ports[name] = Port(self, name, Y, W, pos)
         return self.ports[name]
@@ -216,13 +216,13 @@ class Body:
             A = sp.csr_matrix(A)
             if A.nnz and abs(A + A.T).max() > 1e-12 * abs(A).max():
                 problems.append(f"body '{self.name}': {what} is not skew-symmetric")
-        if self.q0.shape != (self.n_q,) or not np.all(np.isfinite(self.q0)):
+        if self.q0.shape != (self.nq,) or not np.all(np.isfinite(self.q0)):
             problems.append(f"body '{self.name}': initial configuration q0 {self.q0!r} "
-                            f"is not {self.n_q} finite numbers")
+                            f"is not {self.nq} finite numbers")
         return problems
 
     def __repr__(self):
-        return f"{type(self).__name__}('{self.name}', n_q={self.n_q}, n_e={self.n_e})"
+        return f"{type(self).__name__}('{self.name}', nq={self.nq}, ne={self.ne})"
 
 
 class FloatingFrameBody(Body):
@@ -261,7 +261,7 @@ class FloatingFrameBody(Body):
         Tq = np.zeros((3, 3))
         Tq[0, 2] = -s * e[0] - c * e[1]
         Tq[1, 2] = c * e[0] - s * e[1]
-        Te = np.zeros((3, self.n_e))
+        Te = np.zeros((3, self.ne))
         Te[:2, :2] = [[c, -s], [s, c]]
         Te[2, 2] = 1.0
         return Tq, Te
@@ -317,7 +317,7 @@ class SpatialFrameBody(Body):
         Tq[:3, 3:7] = np.einsum("kij,j->ik", UnitQuaternion.derivatives(q[3:7]), e[:3])
         Pp, Pw = UnitQuaternion.rate_jacobians(q[3:7], e[3:6])
         Tq[3:7, 3:7] = Pp
-        Te = np.zeros((7, self.n_e))
+        Te = np.zeros((7, self.ne))
         Te[:3, :3] = self.rotation(q)
         Te[3:7, 3:6] = Pw
         return Tq, Te

@@ -230,7 +230,7 @@ class _BeamBase:
     def displacement_rows(self, points):
         """Rows giving the flexible displacements ``(u_x, u_y)`` at ``points`` from ``e``.
 
-        Returns two arrays of shape ``(npts, n_e)``; valid for trajectories
+        Returns two arrays of shape ``(npts, ne)``; valid for trajectories
         that start undeformed (``n = m = 0`` at t0), as the simulations here do.
         """
         rec = self._displacement_recovery()
@@ -239,18 +239,18 @@ class _BeamBase:
                              "conditions that fix the rigid motion of the deformation field")
         Ux, Uy = rec
         Px, Py = self.fe.point_rows(points)
-        rows_x = np.zeros((Px.shape[0], self.n_e))
-        rows_y = np.zeros((Py.shape[0], self.n_e))
+        rows_x = np.zeros((Px.shape[0], self.ne))
+        rows_y = np.zeros((Py.shape[0], self.ne))
         rows_x[:, self.fields["n"]] = Px @ Ux
         rows_y[:, self.fields["m"]] = Py @ Uy
         return rows_x, rows_y
 
     def flexible_velocity_rows(self, points):
-        """Rows giving ``v_f`` (body frame) at ``points``, shape ``(npts, n_e)`` each."""
+        """Rows giving ``v_f`` (body frame) at ``points``, shape ``(npts, ne)`` each."""
         Px, Py = self.fe.point_rows(points)
         keep = self._keep
-        rx = np.zeros((Px.shape[0], self.n_e))
-        ry = np.zeros((Py.shape[0], self.n_e))
+        rx = np.zeros((Px.shape[0], self.ne))
+        ry = np.zeros((Py.shape[0], self.ne))
         rx[:, self._r:] = Px[:, keep]
         ry[:, self._r:] = Py[:, keep]
         return rx, ry
@@ -307,13 +307,13 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
         # ports: v(end) = v_P + omega S (x e1) + v_f(end); angular velocity omega + v_f'(end)
         for end, xe in (("A", 0.0), ("B", self.L)):
             tr = fe.trace[end]
-            Y = np.zeros((2, self.n_e))
+            Y = np.zeros((2, self.ne))
             Y[0, 0] = 1.0
             Y[1, 1] = 1.0
             Y[1, 2] = xe
             Y[0, r:] = tr["vx"][keep]
             Y[1, r:] = tr["vy"][keep]
-            W = np.zeros((1, self.n_e))
+            W = np.zeros((1, self.ne))
             W[0, 2] = 1.0
             W[0, r:] = tr["slope"][keep]
             self.add_port(end, Y, W, (xe, 0.0))
@@ -386,7 +386,7 @@ class EulerBernoulliBeam(_BeamBase, Body):
         return np.zeros(0)
 
     def qdot_jacobians(self, q, e):
-        return np.zeros((0, 0)), np.zeros((0, self.n_e))
+        return np.zeros((0, 0)), np.zeros((0, self.ne))
 
     def port_position(self, q, port):
         return port.position.copy()

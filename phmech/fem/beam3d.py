@@ -124,12 +124,12 @@ class FloatingSpatialBeam(SpatialFrameBody):
         self.EA, self.EIy, self.EIz = EA, EIy, EIz
         for end, xe in (("A", 0.0), ("B", self.L)):
             T = tr[end]
-            Y = np.zeros((3, self.n_e))
+            Y = np.zeros((3, self.ne))
             Y[:, :3] = np.eye(3)
             Y[1, 5] = xe       # omega x (x e1) = (0, x w3, -x w2)
             Y[2, 4] = -xe
             Y[0, r:], Y[1, r:], Y[2, r:] = T["vx"][keep], T["vy"][keep], T["vz"][keep]
-            Wr = np.zeros((3, self.n_e))
+            Wr = np.zeros((3, self.ne))
             Wr[:, 3:6] = np.eye(3)
             Wr[0, r:], Wr[1, r:], Wr[2, r:] = T["wx"][keep], -T["sz"][keep], T["sy"][keep]
             self.add_port(end, Y, Wr, (xe, 0.0, 0.0))
@@ -151,7 +151,7 @@ class FloatingSpatialBeam(SpatialFrameBody):
             D = J[np.ix_(is_, iv)]
             U = np.linalg.lstsq(D, C, rcond=None)[0]          # stress -> velocity-space dofs
             P = self._point_rows(self._spaces[vel], vel, pts)  # (npts, len(iv))
-            R = np.zeros((len(pts), self.n_e))
+            R = np.zeros((len(pts), self.ne))
             R[:, is_] = P @ U
             rows.append(R)
         return rows

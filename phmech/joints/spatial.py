@@ -63,7 +63,7 @@ def _frame_data(port, q, derivatives=True):
     if not derivatives:
         return R, (), None, x, None
     ridx, dR = body.rotation_derivatives(q)
-    dx = np.zeros((3, body.n_q))
+    dx = np.zeros((3, body.nq))
     dx[:, :3] = np.eye(3)
     for k, i in enumerate(ridx):
         dx[:, i] += dR[k] @ port.position
@@ -221,11 +221,11 @@ class SpatialJoint(Joint):
         a, b = self.a, self.b
         qa = q_of(a.body)
         RA, ia, dRA, xa, dxa = _frame_data(a, qa, with_derivatives)
-        nqa = a.body.n_q
+        nqa = a.body.nq
         if b is not None:
             qb = q_of(b.body)
             RB, ib, dRB, xb, dxb = _frame_data(b, qb, with_derivatives)
-            nqb = b.body.n_q
+            nqb = b.body.nq
             Yb = b.Yc
             Wb = b.Wc
         else:
@@ -326,7 +326,7 @@ class SpatialJoint(Joint):
         return np.hstack([Ga, Gb])
 
     def local_dG(self, q_of):
-        """``dG/dq`` over the joint's port columns and bodies' q, shape (n_rows, n_cols, n_q)."""
+        """``dG/dq`` over the joint's port columns and bodies' q, shape (n_rows, n_cols, nq)."""
         _, _, da, db = self._blocks(q_of, True)
         return np.concatenate([da, db], axis=1)
 

@@ -13,13 +13,13 @@ imaginary, ``lambda = +- j omega``.
 
 Spurious modes
 --------------
-The pencil has exactly ``2 n_lam`` infinite eigenvalues, which come from
-the multipliers (``n_lam`` independent constraints).  They are removed by
+The pencil has exactly ``2 nl`` infinite eigenvalues, which come from
+the multipliers (``nl`` independent constraints).  They are removed by
 rule, not by index:
 
 * ``method="dense"`` eliminates the multipliers exactly: with an
   orthonormal basis ``Z`` of ``ker G`` the reduced pencil
-  ``(Z^T M Z, Z^T J0 Z)`` has only the ``n_e - n_lam`` finite eigenvalues;
+  ``(Z^T M Z, Z^T J0 Z)`` has only the ``ne - nl`` finite eigenvalues;
   it is solved as the Hermitian problem ``i L^-1 Z^T J0 Z L^-T`` with the
   Cholesky factor ``L`` of ``Z^T M Z``, so the eigenvalues come out purely
   imaginary by construction.

@@ -58,7 +58,7 @@ def errors(n_elem, t_end_periods=0.37, amplitude=1e-3, **overrides):
     iy = beam.fields["vy"]
     full_y = np.asarray(beam._keep)[iy] - fe.offsets["vy"].start
     Myy = beam.M[iy][:, iy].toarray()
-    e0 = np.zeros(beam.n_e)
+    e0 = np.zeros(beam.ne)
     e0[iy] = np.linalg.solve(Myy, np.asarray(b)[full_y])
     M = beam.M.toarray()
     J = beam.J0.toarray()
