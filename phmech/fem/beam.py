@@ -375,7 +375,7 @@ class EulerBernoulliBeam(_BeamBase, Body):
         self.q0 = np.zeros(0)
         for end, xe in (("A", 0.0), ("B", self.L)):
             tr = fe.trace[end]
-            self._add_port(end, np.vstack([tr["vx"][keep], tr["vy"][keep]]), tr["slope"][keep][None, :],
+            self.add_port(end, np.vstack([tr["vx"][keep], tr["vy"][keep]]), tr["slope"][keep][None, :],
                            (xe, 0.0))
 
     @property
