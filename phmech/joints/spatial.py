@@ -84,16 +84,26 @@ class GenericGroup:
 
     def __init__(self, joints, layout):
         self.items = []
+        self.constant = []          # (rows, cols, block) of joints whose G does not depend on q
+        self.q_of = layout.q_getter
         for j in joints:
             rows = np.arange(layout.lam_slices[j.name].start, layout.lam_slices[j.name].stop)
             cols = np.concatenate([layout.e_slices[p.body.name].start + p.cols for p in j.ports()])
             qidx = np.concatenate([np.arange(layout.q_slices[b.name].start, layout.q_slices[b.name].stop)
                                    for b in j.bodies()])
-            self.items.append((j, rows, cols, qidx))
-        self.q_of = layout.q_getter
+            if getattr(j, "constant", False):
+                self.constant.append((np.ix_(rows, cols), j, qidx))
+            else:
+                self.items.append((j, rows, cols, qidx))
+        self._G0 = None
 
     def add_G(self, q, G):
         q_of = self.q_of(q)
+        if self.constant:
+            if self._G0 is None:   # joints are bound at assembly, before the first evaluation
+                self._G0 = [(ix, j.local_G(q_of)) for ix, j, qidx in self.constant]
+            for ix, block in self._G0:
+                G[ix] += block
         for j, rows, cols, _ in self.items:
             G[np.ix_(rows, cols)] += j.local_G(q_of)
 
@@ -182,6 +192,11 @@ class SpatialJoint(Joint):
             self._w = as_function(None, self.n_rows, "velocity", name)
         self._bound = False
 
+    @property
+    def constant(self):
+        """True when ``G`` does not depend on ``q`` (ground joints without cross or normal-translation rows)."""
+        return self.b is None and self.translation == "all" and self.rotation != "cross"
+
     # -- set-up ------------------------------------------------------------
     def ports(self):
         return [self.a] if self.b is None else [self.a, self.b]
@@ -242,9 +257,18 @@ class SpatialJoint(Joint):
         def new_d(k):
             return np.zeros((k, na, nq)), np.zeros((k, nb, nq))
 
-        if self.translation == "all":
+        if self.translation == "all" and b is None:
+            # to the ground: body-frame components, constant rows (the rate of R_A^T (x_a - at)
+            # on the constraint manifold); the multipliers are the joint force in body axes
+            rows_a.append(Ya)
+            rows_b.append(np.zeros((3, 0)))
+            if with_derivatives:
+                da, db = new_d(3)
+                dga.append(da)
+                dgb.append(db)
+        elif self.translation == "all":
             rows_a.append(RA @ Ya)
-            rows_b.append(-RB @ Yb if b is not None else np.zeros((3, 0)))
+            rows_b.append(-RB @ Yb)
             if with_derivatives:
                 da, db = new_d(3)
                 for k, i in enumerate(ia):
@@ -340,7 +364,7 @@ class SpatialJoint(Joint):
         P = RA.T @ RB
         out = []
         if self.translation == "all":
-            out.append(xa - xb)
+            out.append(RA.T @ (xa - xb) if b is None else xa - xb)
         else:
             out.append(self.D.T @ (RA.T @ (xb - xa)))
         if self.rotation == "all":
