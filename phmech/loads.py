@@ -8,21 +8,11 @@ supplies is ``e . f``.  Potential forces also give their potential
 """
 import numpy as np
 
+from ._checks import time_function
+
 
 def _as_load_function(value, n, what, name):
-    if callable(value):
-        def fun(t):
-            out = np.atleast_1d(np.asarray(value(t), dtype=float))
-            if out.shape != (n,):
-                raise ValueError(f"load '{name}': {what}(t) must return {n} value(s), got shape {out.shape}")
-            if not np.all(np.isfinite(out)):
-                raise ValueError(f"load '{name}': {what}(t={t!r}) returned non-finite values {out}")
-            return out
-        return fun
-    const = np.atleast_1d(np.asarray(value, dtype=float))
-    if const.shape != (n,) or not np.all(np.isfinite(const)):
-        raise ValueError(f"load '{name}': {what} must be {n} finite number(s), got {value!r}")
-    return lambda t: const
+    return time_function(value, n, what, f"load '{name}'")
 
 
 class Load:

@@ -19,6 +19,8 @@ Every joint declares
 """
 import numpy as np
 
+from .._checks import time_function
+
 
 def as_port(obj, joint):
     """Accept a Port, a body (meaning its port 'P') or None (the ground)."""
@@ -31,29 +33,9 @@ def as_port(obj, joint):
     return obj
 
 
-def as_function(value, n, what, joint, rate=None):
-    """Turn a constant, a callable or None into ``t -> array(n)`` (with ``.constant``)."""
-    if value is None:
-        zero = np.zeros(n)
-        fun = (lambda t: zero)
-        fun.constant = True
-        return fun
-    if callable(value):
-        def fun(t):
-            out = np.atleast_1d(np.asarray(value(t), dtype=float))
-            if out.shape != (n,):
-                raise ValueError(f"joint '{joint}': {what}(t) must return {n} value(s), got shape {out.shape}")
-            if not np.all(np.isfinite(out)):
-                raise ValueError(f"joint '{joint}': {what}(t={t!r}) returned non-finite values {out}")
-            return out
-        fun.constant = False
-        return fun
-    const = np.atleast_1d(np.asarray(value, dtype=float))
-    if const.shape != (n,) or not np.all(np.isfinite(const)):
-        raise ValueError(f"joint '{joint}': {what} must be {n} finite number(s), got {value!r}")
-    fun = (lambda t: const)
-    fun.constant = True
-    return fun
+def as_function(value, n, what, joint):
+    """Turn a constant, a callable or None (zero) into ``t -> array(n)`` (with ``.constant``)."""
+    return time_function(value, n, what, f"joint '{joint}'", allow_none=True)
 
 
 def finite_vector(value, n, what, joint):

@@ -1,0 +1,29 @@
+"""Input checks shared by bodies, joints and loads: one clear error naming the owner."""
+import numpy as np
+
+
+def time_function(value, n, what, owner, allow_none=False):
+    """Turn a constant or a callable into ``t -> array(n)``, checking shape and finiteness.
+
+    ``owner`` names the object in errors (e.g. ``"joint 'motor'"``); the
+    returned function has the attribute ``constant``.  With ``allow_none``,
+    ``None`` means zero.
+    """
+    if value is None and allow_none:
+        value = np.zeros(n)
+    if callable(value):
+        def fun(t):
+            out = np.atleast_1d(np.asarray(value(t), dtype=float))
+            if out.shape != (n,):
+                raise ValueError(f"{owner}: {what}(t) must return {n} value(s), got shape {out.shape}")
+            if not np.all(np.isfinite(out)):
+                raise ValueError(f"{owner}: {what}(t={t!r}) returned non-finite values {out}")
+            return out
+        fun.constant = False
+        return fun
+    const = np.atleast_1d(np.asarray(value, dtype=float))
+    if const.shape != (n,) or not np.all(np.isfinite(const)):
+        raise ValueError(f"{owner}: {what} must be {n} finite number(s), got {value!r}")
+    fun = (lambda t: const)
+    fun.constant = True
+    return fun
