@@ -29,6 +29,8 @@ from .layout import Layout
 
 #: up to this many efforts the products in the right-hand side use dense matrices
 DENSE_MAX = 300
+#: ``G`` is a dense array up to this many entries, else sparse
+DENSE_G_MAX = 100_000
 
 
 class DescriptorDAE(EnergyMixin, InitialValuesMixin):
@@ -80,6 +82,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         self.potential_loads = {ld.name for ld, sq, _ in self.loads if ld.potential(self.q0[sq]) is not None}
         for j in joints:
             j.bind(L.q_getter(self.q0))
+        self.dense_G = self.nl * self.ne <= DENSE_G_MAX
         self.active = np.ones(self.nl, bool)
         self.redundant_rows = []
         self._find_redundant_rows(self.q0)
@@ -128,19 +131,31 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
 
     # -- the right-hand side -------------------------------------------------
     def G(self, q):
-        """Dense constraint matrix ``G(q)``, shape ``(nl, ne)`` (redundant rows included)."""
-        G = np.zeros((self.nl, self.ne))
-        for g in self.joint_groups:
-            g.add_G(q, G)
-        return G
+        """Constraint matrix ``G(q)``, shape ``(nl, ne)`` (redundant rows included): a dense
+        array for small systems (``nl * ne <= DENSE_G_MAX``), else sparse CSR."""
+        if self.dense_G:
+            G = np.zeros((self.nl, self.ne))
+            for g in self.joint_groups:
+                g.add_G(q, G)
+            return G
+        r, c, v = self._cat([g.G_triplets(q) for g in self.joint_groups])
+        return sp.csr_matrix((v, (r, c)), shape=(self.nl, self.ne))
+
+    @staticmethod
+    def _cat(triplets):
+        if not triplets:
+            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+        return tuple(np.concatenate([t[i] for t in triplets]) for i in range(3))
 
     def G_derivatives(self, q, e, lam):
-        """``(d(G^T lam)/dq, d(G e)/dq)``: dense ``ne x nq`` and ``nl x nq``."""
-        GTl_q = np.zeros((self.ne, self.nq))
-        Ge_q = np.zeros((self.nl, self.nq))
-        for g in self.joint_groups:
-            g.add_jacobian(q, e, lam, GTl_q, Ge_q)
-        return GTl_q, Ge_q
+        """``(d(G^T lam)/dq, d(G e)/dq)`` as sparse CSR matrices (``ne x nq``, ``nl x nq``)."""
+        gt, ge = self._G_derivative_triplets(q, e, lam)
+        return (sp.csr_matrix((gt[2], (gt[0], gt[1])), shape=(self.ne, self.nq)),
+                sp.csr_matrix((ge[2], (ge[0], ge[1])), shape=(self.nl, self.nq)))
+
+    def _G_derivative_triplets(self, q, e, lam):
+        parts = [g.jacobian_triplets(q, e, lam) for g in self.joint_groups]
+        return self._cat([p[0] for p in parts]), self._cat([p[1] for p in parts])
 
     def w(self, t):
         """Prescribed constraint velocities ``w(t)``."""
@@ -194,31 +209,27 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         nq, ne = self.nq, self.ne
         rows, cols, vals = self.kinematics.jacobian_triplets(q, e)
 
-        def add_dense(A, r0, c0):
-            r, c = np.nonzero(A)
-            rows.append(r + r0)
-            cols.append(c + c0)
-            vals.append(A[r, c])
-
-        G = self.G(q)
-        GTl_q, Ge_q = self.G_derivatives(q, e, lam)
+        G = sp.coo_matrix(self.G(q))
+        (gr, gc, gv), (er, ec, ev) = self._G_derivative_triplets(q, e, lam)
+        rows += [gr + nq, G.col + nq]               # d(G^T lam)/dq and G^T
+        cols += [gc, G.row + nq + ne]
+        vals += [gv, G.data]
         for ld, sq, lcols in self.loads:
             if ld.inertial:
-                GTl_q[np.ix_(lcols, np.arange(sq.start, sq.stop))] += ld.force_q(t, q[sq])
+                A = sp.coo_matrix(ld.force_q(t, q[sq]))
+                rows.append(lcols[A.row] + nq)
+                cols.append(A.col + sq.start)
+                vals.append(A.data)
+        keep_g, keep_e = np.ones(G.nnz, bool), np.ones(len(er), bool)
         if self.redundant_rows:
-            G_act = G.copy()
-            G_act[~self.active] = 0.0
-            Ge_q[~self.active] = 0.0
+            keep_g, keep_e = self.active[G.row], self.active[er]
             idle = np.flatnonzero(~self.active)
             rows.append(nq + ne + idle)
             cols.append(nq + ne + idle)
             vals.append(-np.ones(len(idle)))
-        else:
-            G_act = G
-        add_dense(GTl_q, nq, 0)
-        add_dense(-Ge_q, nq + ne, 0)
-        add_dense(G.T, nq, nq + ne)
-        add_dense(-G_act, nq + ne, nq)
+        rows += [er[keep_e] + nq + ne, G.row[keep_g] + nq + ne]   # -d(G e)/dq and -G
+        cols += [ec[keep_e], G.col[keep_g] + nq]
+        vals += [-ev[keep_e], -G.data[keep_g]]
         # d(J(e) e)/de = J0 - R - sum e[w] K - (K e) 1_w^T
         jr, jc, jd = self._jc
         rows += [jr + nq, self._jg_rows + nq]

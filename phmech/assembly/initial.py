@@ -58,6 +58,7 @@ class InitialValuesMixin:
 
     def _find_redundant_rows(self, q):
         G = self.G(q)
+        G = G.toarray() if sp.issparse(G) else G
         basis = []
         problems = []
         w0 = self.w(0.0)
@@ -105,7 +106,7 @@ class InitialValuesMixin:
         return splu(K)
 
     def _active_G(self, q):
-        return self.G(q)[self.active]
+        return self.G(q)[np.flatnonzero(self.active)]
 
     # -- positions ---------------------------------------------------------
     def _position_vector(self, t, q):

@@ -58,6 +58,11 @@ class PlanarGroup:
                 Gs[k_of[angle]][np.ix_(rows, cols)] += sign * (Pm @ S2 @ A)
         self.Gc, self.Gs = Gc, Gs
         self._Gcs = np.vstack([Gc.reshape(len(angles), -1), Gs.reshape(len(angles), -1)])
+        # sparse form: the non-zero pattern of G0 + Gc + Gs, and the values of each part on it
+        nz = (self.G0 != 0) | np.any(Gc != 0, axis=0) | np.any(Gs != 0, axis=0)
+        self._r, self._c = np.nonzero(nz)
+        self._v0 = self.G0[self._r, self._c]
+        self._vcs = np.vstack([Gc[:, self._r, self._c], Gs[:, self._r, self._c]])
 
     def add_G(self, q, G):
         G += self.G0
@@ -65,14 +70,26 @@ class PlanarGroup:
             th = q[self.angles]
             G += (np.concatenate([np.cos(th), np.sin(th)]) @ self._Gcs).reshape(G.shape)
 
-    def add_jacobian(self, q, e, lam, GTl_q, Ge_q):
-        """Add ``d(G^T lam)/dq`` and ``d(G e)/dq`` (dense, ``ne x nq`` and ``nl x nq``)."""
+    def G_triplets(self, q):
+        """``G(q)`` as triplets ``(rows, cols, values)``."""
+        v = self._v0.copy()
+        if len(self.angles):
+            th = q[self.angles]
+            v += np.concatenate([np.cos(th), np.sin(th)]) @ self._vcs
+        return self._r, self._c, v
+
+    def jacobian_triplets(self, q, e, lam):
+        """``d(G^T lam)/dq`` (rows in ``e``) and ``d(G e)/dq`` (rows in ``lam``) as triplets."""
+        empty = (np.zeros(0, int), np.zeros(0, int), np.zeros(0))
         if not len(self.angles):
-            return
+            return empty, empty
         th = q[self.angles]
         dG = -np.sin(th)[:, None, None] * self.Gc + np.cos(th)[:, None, None] * self.Gs
-        GTl_q[:, self.angles] += np.einsum("kij,i->jk", dG, lam)
-        Ge_q[:, self.angles] += np.einsum("kij,j->ik", dG, e)
+        A = np.einsum("kij,i->jk", dG, lam)             # ne x k
+        B = np.einsum("kij,j->ik", dG, e)               # nl x k
+        ra, ca = np.nonzero(A)
+        rb, cb = np.nonzero(B)
+        return (ra, self.angles[ca], A[ra, ca]), (rb, self.angles[cb], B[rb, cb])
 
 
 def _require_planar(port, joint):

@@ -107,12 +107,32 @@ class GenericGroup:
         for j, rows, cols, _ in self.items:
             G[np.ix_(rows, cols)] += j.local_G(q_of)
 
-    def add_jacobian(self, q, e, lam, GTl_q, Ge_q):
+    def G_triplets(self, q):
         q_of = self.q_of(q)
+        out = []
+        if self._G0 is None:
+            self._G0 = [(ix, j.local_G(q_of)) for ix, j, qidx in self.constant]
+        for (r, c), block in self._G0:
+            out.append((np.broadcast_to(r, block.shape).ravel(), np.broadcast_to(c, block.shape).ravel(),
+                        block.ravel()))
+        for j, rows, cols, _ in self.items:
+            block = j.local_G(q_of)
+            out.append((np.repeat(rows, len(cols)), np.tile(cols, len(rows)), block.ravel()))
+        return tuple(np.concatenate([o[i] for o in out]) for i in range(3)) if out else \
+            (np.zeros(0, int), np.zeros(0, int), np.zeros(0))
+
+    def jacobian_triplets(self, q, e, lam):
+        q_of = self.q_of(q)
+        gt, ge = [], []
         for j, rows, cols, qidx in self.items:
             dG = j.local_dG(q_of)
-            Ge_q[np.ix_(rows, qidx)] += np.einsum("ijk,j->ik", dG, e[cols])
-            GTl_q[np.ix_(cols, qidx)] += np.einsum("ijk,i->jk", dG, lam[rows])
+            A = np.einsum("ijk,i->jk", dG, lam[rows])       # cols x qidx
+            B = np.einsum("ijk,j->ik", dG, e[cols])         # rows x qidx
+            gt.append((np.repeat(cols, len(qidx)), np.tile(qidx, len(cols)), A.ravel()))
+            ge.append((np.repeat(rows, len(qidx)), np.tile(qidx, len(rows)), B.ravel()))
+        cat = (lambda xs: tuple(np.concatenate([x[i] for x in xs]) for i in range(3)) if xs
+               else (np.zeros(0, int), np.zeros(0, int), np.zeros(0)))
+        return cat(gt), cat(ge)
 
 
 class SpatialJoint(Joint):

@@ -76,7 +76,8 @@ def linearize(dae, q=None):
     if q.shape != (dae.nq,):
         raise ValueError(f"linearize: q needs {dae.nq} values, got shape {q.shape}")
     # redundant rows (see phmech.assembly.initial) are left out: the pencil stays regular
-    G = dae.G(q)[getattr(dae, "active", slice(None))]
+    G = dae.G(q)
+    G = (G.toarray() if hasattr(G, "toarray") else G)[getattr(dae, "active", slice(None))]
     return LinearSystem(dae, q, dae.M, dae.J0 - dae.R if dae.has_R else dae.J0, G)
 
 
