@@ -16,27 +16,40 @@ def _as_load_function(value, n, what, name):
 
 
 class Load:
-    """Base class: ``body``, ``name``, local columns ``cols`` and rows ``A`` (``f = A^T u_body``)."""
+    """Base class of loads on one body.
+
+    A load provides ``force(t, q, e)`` on the body's effort columns ``cols``
+    (``q``, ``e``: the body's configuration and efforts) and its exact
+    derivatives ``force_q`` (``len(cols) x nq``) and ``force_e``
+    (``len(cols) x ne``), dense or sparse, or None where the force does not
+    depend on them.  The loads here apply ``f = A^T u_body(t, q)`` with
+    ``u_body`` the load in body-frame components.
+    """
 
     #: inertial components (rotated into the body frame) or body-frame components
     inertial = True
 
-    def force(self, t, q):
-        """Generalized force on the columns ``cols`` for the body's configuration ``q``."""
+    def force(self, t, q, e=None):
+        """Generalized force on the columns ``cols``."""
         u = self.fun(t)
         if self.inertial:
             u = self.body.rotation(q).T @ u
         return self.A.T @ u
 
-    def force_q(self, t, q):
-        """Exact ``d force / d q``, shape ``(len(cols), nq)``."""
+    def force_q(self, t, q, e=None):
+        """Exact ``d force / d q`` (None: independent of ``q``)."""
+        if not self.inertial:
+            return None
         out = np.zeros((len(self.cols), self.body.nq))
-        if self.inertial:
-            u = self.fun(t)
-            idx, dR = self.body.rotation_derivatives(q)
-            for k, i in enumerate(idx):
-                out[:, i] = self.A.T @ (dR[k].T @ u)
+        u = self.fun(t)
+        idx, dR = self.body.rotation_derivatives(q)
+        for k, i in enumerate(idx):
+            out[:, i] = self.A.T @ (dR[k].T @ u)
         return out
+
+    def force_e(self, t, q, e=None):
+        """Exact ``d force / d e`` (None: independent of ``e``)."""
+        return None
 
     def potential(self, q):
         """Potential ``V(q)`` of a conservative load, or None."""
@@ -112,3 +125,31 @@ class Gravity(Load):
             return None
         return -float(self.g @ (self.mass * self.body.position(q)
                                 + self.body.rotation(q) @ self._first_moment))
+
+
+class PortDamper(Load):
+    """A linear viscous damper between a port and the ground: ``F = -c v`` (inertial).
+
+    Since ``v = R Y e``, the generalized force ``-c Y^T R^T R Y e = -c Y^T Y e``
+    does not depend on the rotation; its power ``-c |v|^2`` is dissipated.
+    """
+
+    def __init__(self, port, c, name=None):
+        self.name = name or f"damper({port.label})"
+        c = float(c) if np.ndim(c) == 0 else np.nan
+        if not np.isfinite(c) or c < 0:
+            raise ValueError(f"load '{self.name}': damping coefficient must be finite and non-negative, got {c!r}")
+        self.port, self.body, self.c = port, port.body, c
+        self.cols, self.A = port.cols, port.Yc
+        self._D = -c * (self.A.T @ self.A)
+
+    def force(self, t, q, e=None):
+        return self._D @ e[self.cols]
+
+    def force_q(self, t, q, e=None):
+        return None
+
+    def force_e(self, t, q, e=None):
+        out = np.zeros((len(self.cols), self.body.ne))
+        out[:, self.cols] = self._D
+        return out

@@ -13,7 +13,7 @@ import numpy as np
 
 from .assembly import ConsistencyError, DescriptorDAE  # noqa: F401 (ConsistencyError re-exported)
 from .joints import AngularVelocity, Joint, Revolute, Slider, SpatialJoint, Weld
-from .loads import Gravity, Load, PortForce, PortMoment
+from .loads import Gravity, Load, PortDamper, PortForce, PortMoment
 
 
 class System:
@@ -126,6 +126,10 @@ class System:
     def apply_moment(self, port, moment, frame="inertial", name=None):
         """Apply a moment (scalar for planar bodies, 3-vector for spatial ones) at a port."""
         return self.add_load(PortMoment(port, moment, frame, name))
+
+    def add_damper(self, port, c, name=None):
+        """Linear viscous damper ``F = -c v`` between a port and the ground."""
+        return self.add_load(PortDamper(port, c, name))
 
     def add_gravity(self, g, bodies=None):
         """Gravity ``g`` (inertial components) on every body, or on ``bodies``."""

@@ -61,6 +61,7 @@ def test_planar_system_jacobian_with_loads_and_gravity():
     s.apply_force(coupler.port("B"), lambda t: (np.sin(t), 2.0), frame="inertial", name="f_in")
     s.apply_force(coupler.port("A"), (0.5, -1.0), frame="body", name="f_body")
     s.apply_moment(crank.port("B"), lambda t: 3.0 * t, name="m")
+    s.add_damper(coupler.port("B"), 0.7)
     dae = s.assemble()
     y = dae.initial_state() + RNG.normal(size=dae.n) * 0.3
     assert_jacobian(dae, 0.013, y)
@@ -74,6 +75,7 @@ def test_spatial_joint_jacobians(kind, ground):
     s.apply_force(A.port("j"), lambda t: (1.0, -2.0 * t, 0.5), name="force")
     s.apply_moment(A.port("P"), lambda t: (0.1, 0.2, -0.3 * t), name="moment")
     s.apply_moment(A.port("P"), (0.3, 0.0, 0.1), frame="body", name="body moment")
+    s.add_damper(A.port("j"), 0.4)
     dae = s.assemble()
     y = dae.initial_state() + RNG.normal(size=dae.n) * 0.2
     assert_jacobian(dae, 0.4, y)

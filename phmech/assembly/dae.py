@@ -73,8 +73,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         for j in joints:
             families.setdefault(j.Group, []).append(j)
         self.joint_groups = [Group(js, L) for Group, js in families.items()]
-        self.loads = [(ld, L.q_slices[ld.body.name], L.e_slices[ld.body.name].start + ld.cols)
-                      for ld in loads]
+        self.loads = [(ld, L.q_slices[ld.body.name], L.e_slices[ld.body.name]) for ld in loads]
         self._w_dynamic = [(j, L.lam_slices[j.name]) for j in joints if not getattr(j._w, "constant", False)]
         self._w_const = np.concatenate([j.velocity(0.0) for j in joints]) if joints else np.zeros(0)
         self.q0 = np.concatenate([b.q0 for b in bodies])
@@ -178,11 +177,12 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
                 out -= e_ext[w_row] * (K_all @ e)
         return out
 
-    def load_vector(self, t, q):
-        """Generalized forces ``f(t, q)`` of all loads."""
+    def load_vector(self, t, q, e=None):
+        """Generalized forces ``f(t, q, e)`` of all loads."""
         out = np.zeros(self.ne)
-        for ld, sq, cols in self.loads:
-            out[cols] += ld.force(t, q[sq])
+        e = np.zeros(self.ne) if e is None else e
+        for ld, sq, se in self.loads:
+            out[se.start + ld.cols] += ld.force(t, q[sq], e[se])
         return out
 
     def f(self, t, y):
@@ -195,7 +195,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         if self.has_R:
             fe -= self.R @ e
         if self.loads:
-            fe += self.load_vector(t, q)
+            fe += self.load_vector(t, q, e)
         out[self.se] = fe
         fl = self.w(t) - G @ e
         if self.redundant_rows:
@@ -214,12 +214,14 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         rows += [gr + nq, G.col + nq]               # d(G^T lam)/dq and G^T
         cols += [gc, G.row + nq + ne]
         vals += [gv, G.data]
-        for ld, sq, lcols in self.loads:
-            if ld.inertial:
-                A = sp.coo_matrix(ld.force_q(t, q[sq]))
-                rows.append(lcols[A.row] + nq)
-                cols.append(A.col + sq.start)
-                vals.append(A.data)
+        for ld, sq, se in self.loads:
+            lcols = se.start + ld.cols
+            for D, c0 in ((ld.force_q(t, q[sq], e[se]), sq.start), (ld.force_e(t, q[sq], e[se]), nq + se.start)):
+                if D is not None:
+                    A = sp.coo_matrix(D)
+                    rows.append(lcols[A.row] + nq)
+                    cols.append(A.col + c0)
+                    vals.append(A.data)
         keep_g, keep_e = np.ones(G.nnz, bool), np.ones(len(er), bool)
         if self.redundant_rows:
             keep_g, keep_e = self.active[G.row], self.active[er]

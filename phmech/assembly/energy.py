@@ -36,9 +36,9 @@ class EnergyMixin:
         """
         q, e, lam = self.split(y)
         P = float(self.w(t) @ lam) if self.nl else 0.0
-        for ld, sq, cols in self.loads:
+        for ld, sq, se in self.loads:
             if include_potential or ld.name not in self.potential_loads:
-                P += float(e[cols] @ ld.force(t, q[sq]))
+                P += float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
         if self.has_R:
             P -= float(e @ (self.R @ e))
         return P
@@ -55,8 +55,8 @@ class EnergyMixin:
         for j in self.system.joints:
             sl = self.lam_slices[j.name]
             out[j.name] = float(w[sl] @ lam[sl])
-        for ld, sq, cols in self.loads:
-            out[ld.name] = out.get(ld.name, 0.0) + float(e[cols] @ ld.force(t, q[sq]))
+        for ld, sq, se in self.loads:
+            out[ld.name] = out.get(ld.name, 0.0) + float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
         if self.has_R:
             out["dissipation"] = -float(e @ (self.R @ e))
         return out
