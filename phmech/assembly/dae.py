@@ -68,6 +68,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
                                format="csr")
         self._setup_gyroscopic()
         self.kinematics = Kinematics(L)
+        self.effort_bodies = [(b, L.q_slices[b.name], L.e_slices[b.name]) for b in bodies if b.has_effort_terms]
         # joints by family: each family's group evaluates G and its derivative
         families = {}
         for j in joints:
@@ -196,6 +197,8 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             fe -= self.R @ e
         if self.loads:
             fe += self.load_vector(t, q, e)
+        for b, sq, se in self.effort_bodies:
+            fe[se] += b.effort_terms(t, q[sq], e[se])[0]
         out[self.se] = fe
         fl = self.w(t) - G @ e
         if self.redundant_rows:
@@ -220,6 +223,14 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
                 if D is not None:
                     A = sp.coo_matrix(D)
                     rows.append(lcols[A.row] + nq)
+                    cols.append(A.col + c0)
+                    vals.append(A.data)
+        for b, sq, se in self.effort_bodies:
+            _, Dq, De = b.effort_terms(t, q[sq], e[se])
+            for D, c0 in ((Dq, sq.start), (De, nq + se.start)):
+                if D is not None:
+                    A = sp.coo_matrix(D)
+                    rows.append(A.row + nq + se.start)
                     cols.append(A.col + c0)
                     vals.append(A.data)
         keep_g, keep_e = np.ones(G.nnz, bool), np.ones(len(er), bool)

@@ -196,6 +196,19 @@ class Body:
         """Configuration moved by the small frame velocity ``v`` (``v = e[frame_dofs]``) over unit time."""
         raise NotImplementedError
 
+    #: True when the body adds :meth:`effort_terms` to its effort equations
+    has_effort_terms = False
+
+    def effort_terms(self, t, q, e):
+        """Extra right-hand side of the effort equations beyond ``J0``, the gyroscopic
+        slots and ``R``: ``(f, df/dq, df/de)`` (dense or sparse, derivatives exact).
+
+        The hook for state-dependent structure (e.g. geometric stiffening) and
+        nonlinear internal forces; a power-conserving structure has ``e . f = 0``.
+        Only called when :attr:`has_effort_terms` is True.
+        """
+        raise NotImplementedError
+
     # -- energy -----------------------------------------------------------
     def hamiltonian(self, e):
         """Stored energy ``H = e^T M e / 2`` (kinetic + elastic)."""
