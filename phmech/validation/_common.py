@@ -3,38 +3,108 @@ import argparse
 import json
 import os
 import platform
+import tempfile
 import time
 
 import numpy as np
 
 
+def positive_float(text):
+    """Argparse type: a finite positive number (the error names the value)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (np.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
+    return v
+
+
+def positive_int(text):
+    """Argparse type: a positive integer (the error names the value)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return v
+
+
 def parser(description, tfinal=None, solver="midpoint", dt=None):
-    """Argument parser with the options every time-domain case shares."""
+    """Argument parser with the options every time-domain case shares.
+
+    Numbers are checked on parsing (``--tfinal``, ``--dt``, ``--rtol`` and
+    ``--atol`` must be positive and finite); call :func:`prepare_outdir`
+    right after parsing so that an unusable ``--outdir`` is reported before
+    any computation.
+    """
     p = argparse.ArgumentParser(description=description,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     if tfinal is not None:
-        p.add_argument("--tfinal", type=float, default=tfinal, help="final time [s]")
+        p.add_argument("--tfinal", type=positive_float, default=tfinal, help="final time [s]")
         p.add_argument("--solver", default=solver, choices=["midpoint", "radau", "ida", "radau5"],
                        help="time integrator")
-        p.add_argument("--dt", type=float, default=dt, help="step size of the midpoint rule [s]")
-        p.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance (radau, ida, radau5)")
-        p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (radau, ida, radau5)")
+        p.add_argument("--dt", type=positive_float, default=dt, help="step size of the midpoint rule [s]")
+        p.add_argument("--rtol", type=positive_float, default=1e-6,
+                       help="relative tolerance (radau, ida, radau5)")
+        p.add_argument("--atol", type=positive_float, default=1e-6,
+                       help="absolute tolerance (radau, ida, radau5)")
     p.add_argument("--outdir", default="out", help="directory for CSV, figures and summary.json")
     p.add_argument("--no-plot", action="store_true", help="do not write figures")
     return p
 
 
-def _clean(obj):
+def prepare_outdir(path, parser=None):
+    """Create the output directory ``path`` and check that files can be written there.
+
+    Called first in every command line, so that an unusable directory is
+    reported before the computation instead of after it.
+
+    Parameters
+    ----------
+    path : str
+        The output directory (created with its parents when missing).
+    parser : argparse.ArgumentParser, optional
+        When given, a problem is reported through ``parser.error`` (usage
+        message and exit status 2) instead of an exception.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        When the directory cannot be created or written (without ``parser``).
+    """
+    try:
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise OSError(f"{path!r} exists and is not a directory")
+        os.makedirs(path, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".phmech-write-test-"):
+            pass
+    except OSError as err:
+        msg = f"--outdir {path!r} cannot be used for the output: {err.strerror or err}"
+        if parser is not None:
+            parser.error(msg)
+        raise ValueError(msg) from None
+    return path
+
+
+def _clean(obj, key=""):
+    """JSON-ready copy of ``obj``; a non-finite number raises, naming its key."""
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
+        return {k: _clean(v, f"{key}.{k}" if key else str(k)) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
+        return [_clean(v, f"{key}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
-        return _clean(obj.tolist())
+        return _clean(obj.tolist(), key)
     if isinstance(obj, (np.floating, float)):
         v = float(obj)
         if not np.isfinite(v):
-            raise ValueError("summary.json: refusing to write a non-finite number")
+            raise ValueError(f"summary.json: refusing to write the non-finite value {v} of '{key}'")
         return v
     if isinstance(obj, np.integer):
         return int(obj)
@@ -42,10 +112,14 @@ def _clean(obj):
 
 
 def write_summary(outdir, case, data):
-    """Write ``summary.json`` (machine-readable key figures) into ``outdir``."""
-    os.makedirs(outdir, exist_ok=True)
+    """Write ``summary.json`` (machine-readable key figures) into ``outdir``.
+
+    Raises a ValueError naming the entry, and writes nothing, when ``data``
+    holds a non-finite number.
+    """
     payload = {"case": case, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
                "python": platform.python_version(), **_clean(data)}
+    os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "summary.json")
     with open(path, "w") as fh:
         json.dump(payload, fh, indent=2)

@@ -120,9 +120,10 @@ def run(meshes=(4, 8, 16, 32, 64), outdir=None, plot=True, **overrides):
 
 def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--meshes", type=int, nargs="+", default=[4, 8, 16, 32, 64],
+    p.add_argument("--meshes", type=_common.positive_int, nargs="+", default=[4, 8, 16, 32, 64],
                    help="numbers of elements (each twice the previous)")
     args = p.parse_args(argv)
+    _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []  # keep PETSc from reading our options
     out = run(tuple(args.meshes), outdir=args.outdir, plot=not args.no_plot)
     print(f"{'n_elem':>6} {'err v':>11} {'rate':>5} {'err m':>11} {'rate':>5} {'err omega1':>11} {'rate':>5}")

@@ -142,9 +142,10 @@ def write(out, outdir, plot=True):
 
 def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0], tfinal=0.1, dt=1e-4)
-    p.add_argument("--n-elem", type=int, default=8, help="number of beam elements")
-    p.add_argument("--max-step", type=float, default=None, help="maximum step (ida, radau5) [s]")
+    p.add_argument("--n-elem", type=_common.positive_int, default=8, help="number of beam elements")
+    p.add_argument("--max-step", type=_common.positive_float, default=None, help="maximum step (ida, radau5) [s]")
     args = p.parse_args(argv)
+    _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []  # keep PETSc from reading our options
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, args.max_step,
               outdir=args.outdir, plot=not args.no_plot, progress=sys.stderr.isatty())

@@ -203,12 +203,13 @@ def write(out, outdir, plot=True):
 
 def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--n-angles", type=int, default=360, help="crank angles over the full turn")
-    p.add_argument("--n-elem", type=int, default=6, help="elements per link")
+    p.add_argument("--n-angles", type=_common.positive_int, default=360, help="crank angles over the full turn")
+    p.add_argument("--n-elem", type=_common.positive_int, default=6, help="elements per link")
     p.add_argument("--method", choices=["dense", "sparse"], default="dense", help="eigen solver")
     p.add_argument("--convergence", action="store_true",
                    help="also print and write the mesh-convergence table (2, 4, 8, 16 elements per link)")
     args = p.parse_args(argv)
+    _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     if args.convergence:
         meshes, angles = (2, 4, 8, 16), (0, 90, 180, 270)

@@ -176,9 +176,10 @@ def write_vtk(out, beam, path, every=20):
 
 def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0] + f" Units: {UNITS}.", tfinal=50.0, dt=0.01)
-    p.add_argument("--n-elem", type=int, default=6, help="number of beam elements")
+    p.add_argument("--n-elem", type=_common.positive_int, default=6, help="number of beam elements")
     p.add_argument("--no-vtk", action="store_true", help="do not write ParaView files")
     args = p.parse_args(argv)
+    _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, outdir=args.outdir,
               plot=not args.no_plot, vtk=not args.no_vtk, progress=sys.stderr.isatty())
