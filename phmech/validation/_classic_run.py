@@ -316,12 +316,14 @@ def main(doc, t_end, tolerances, run, argv=None, report=None):
 
     from . import _common
     p = _common.parser(doc.split("\n\n")[0])
-    p.add_argument("--tfinal", type=float, default=t_end, help="final time [s]")
-    p.add_argument("--rtol", type=float, default=1e-6, help="relative tolerance of the comparison runs")
-    p.add_argument("--tols", type=float, nargs="*", default=list(tolerances),
+    p.add_argument("--tfinal", type=_common.positive_float, default=t_end, help="final time [s]")
+    p.add_argument("--rtol", type=_common.positive_float, default=1e-6,
+                   help="relative tolerance of the comparison runs")
+    p.add_argument("--tols", type=_common.positive_float, nargs="*", default=list(tolerances),
                    help="relative tolerances of the work-precision sweep")
     p.add_argument("--solvers", nargs="+", default=list(ALL_SOLVERS), choices=list(ALL_SOLVERS))
     args = p.parse_args(argv)
+    _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     out = run(args.tfinal, args.solvers, args.rtol, args.tols, outdir=args.outdir,
               plot=not args.no_plot, log=print)
