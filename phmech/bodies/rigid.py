@@ -73,8 +73,8 @@ class PlanarRigidBody(FloatingFrameBody):
     def add_point(self, name, r):
         """Add a port at body-frame point ``r``."""
         r = np.asarray(r, dtype=float)
-        if r.shape != (2,):
-            raise ValueError(f"body '{self.name}', port '{name}': position must be 2 numbers, got {r!r}")
+        if r.shape != (2,) or not np.all(np.isfinite(r)):
+            raise ValueError(f"body '{self.name}', port '{name}': position must be 2 finite numbers, got {r!r}")
         Y = np.array([[1.0, 0.0, -r[1]], [0.0, 1.0, r[0]]])
         return self.add_port(name, Y, [[0.0, 0.0, 1.0]], r)
 
@@ -161,8 +161,8 @@ class SpatialRigidBody(SpatialFrameBody):
     def add_point(self, name, r):
         """Add a port at body-frame point ``r``."""
         r = np.asarray(r, float)
-        if r.shape != (3,):
-            raise ValueError(f"body '{self.name}', port '{name}': position must be 3 numbers, got {r!r}")
+        if r.shape != (3,) or not np.all(np.isfinite(r)):
+            raise ValueError(f"body '{self.name}', port '{name}': position must be 3 finite numbers, got {r!r}")
         return self.add_port(name, np.hstack([np.eye(3), -skew(r)]),
                              np.hstack([np.zeros((3, 3)), np.eye(3)]), r)
 
