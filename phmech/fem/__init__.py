@@ -1,4 +1,4 @@
 """Flexible bodies discretized with mixed finite elements in Firedrake."""
-from .beam import FloatingEulerBernoulliBeam, SimplySupportedBeam
+from .beam import EulerBernoulliBeam, FloatingEulerBernoulliBeam, SimplySupportedBeam
 
-__all__ = ["FloatingEulerBernoulliBeam", "SimplySupportedBeam"]
+__all__ = ["EulerBernoulliBeam", "FloatingEulerBernoulliBeam", "SimplySupportedBeam"]

@@ -54,6 +54,40 @@ FRAME_CONDITIONS = {
 }
 
 
+#: beams with more elements are refused before Firedrake allocates anything
+MAX_ELEMENTS = 200_000
+#: set-up memory per element (build, assembly and initial values of a mechanism), measured
+#: with ``benchmarks/setup_memory.py``; used for the estimate in the refusal message
+BYTES_PER_ELEMENT = 12e3
+
+
+def check_n_elem(owner, n_elem, fields=4):
+    """Check a beam's number of elements before anything is allocated.
+
+    Parameters
+    ----------
+    owner : str
+        Name of the beam (for the message).
+    n_elem : int
+        Number of elements; must be a positive integer not above :data:`MAX_ELEMENTS`.
+    fields : int
+        Number of fields (for the memory estimate): 4 for the planar beam,
+        8 for the spatial one.
+
+    Returns
+    -------
+    int
+    """
+    if isinstance(n_elem, (bool, np.bool_)) or not isinstance(n_elem, (int, np.integer)) or n_elem < 1:
+        raise ValueError(f"beam '{owner}': n_elem must be a positive integer, got {n_elem!r}")
+    if n_elem > MAX_ELEMENTS:
+        gb = n_elem * BYTES_PER_ELEMENT * fields / 4 / 1e9
+        raise ValueError(f"beam '{owner}': n_elem={n_elem} is above phmech.fem.beam.MAX_ELEMENTS = "
+                         f"{MAX_ELEMENTS} (set-up needs about {gb:.1f} GB of memory); raise "
+                         "MAX_ELEMENTS to build it anyway")
+    return int(n_elem)
+
+
 def _check_positive(owner, **values):
     bad = [f"{k}={v!r}" for k, v in values.items()
            if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v > 0)]
@@ -101,6 +135,7 @@ class EulerBernoulliFE:
         self.K.eliminate_zeros()
         self._fd = fd
         self._tests = (dvx, dvy, dn, dm)
+        self._points = None
         # boundary traces: ds(1) is x = 0, ds(2) is x = L
         self.trace = {}
         for end, mark in (("A", 1), ("B", 2)):
@@ -134,35 +169,72 @@ class EulerBernoulliFE:
 
         Point evaluation of the (physically mapped) Hermite element is not
         available in Firedrake, so each evaluation is written as an exact
-        integral: on the cell ``[a, b]`` containing the point, ``f(x0) =
-        int_a^b f w dx`` for every cubic ``f`` when ``w`` is the cubic Riesz
-        representer of the point evaluation in ``L2(a, b)``.
+        integral (see :class:`CellPointEvaluator`).
         """
-        fd = self._fd
         points = np.atleast_1d(np.asarray(points, float))
         if np.any(points < -1e-12 * self.L) or np.any(points > self.L * (1 + 1e-12)):
             raise ValueError(f"beam '{self.name}': evaluation points must lie in [0, {self.L}], got {points}")
-        verts = np.sort(np.asarray(self.mesh.coordinates.dat.data_ro, float).ravel())
-        verts = np.unique(verts)
+        if self._points is None:
+            self._points = CellPointEvaluator(self.mesh)
         dvx, dvy, _, _ = self._tests
-        x = self.x
-        rows_x = np.zeros((len(points), self.nf))
-        rows_y = np.zeros((len(points), self.nf))
-        for i, x0 in enumerate(np.clip(points, 0.0, self.L)):
-            c = min(max(int(np.searchsorted(verts, x0, side="right")) - 1, 0), len(verts) - 2)
-            a, b = verts[c], verts[c + 1]
-            h = b - a
-            # monomials in s = (x - a)/h; Gram matrix int_a^b s^k s^l dx = h / (k + l + 1)
-            k = np.arange(4)
-            gram = h / (k[:, None] + k[None, :] + 1.0)
-            coef = np.linalg.solve(gram, ((x0 - a) / h) ** k)
-            sx = (x - a) / h
-            w = sum(float(coef[j]) * sx**j for j in range(4))
-            ind = fd.conditional(fd.And(fd.gt(x, a), fd.lt(x, b)), w, 0.0)
-            dxq = fd.dx(metadata={"quadrature_degree": 8})
-            rows_x[i] = to_numpy(fd.assemble(ind * dvx * dxq))
-            rows_y[i] = to_numpy(fd.assemble(ind * dvy * dxq))
-        return rows_x, rows_y
+        return tuple(self._points.rows(np.clip(points, 0.0, self.L), (dvx, dvy)))
+
+
+class CellPointEvaluator:
+    """Point evaluation of cubic (Hermite) and lower-degree fields on an interval mesh as integrals.
+
+    On the cell ``[a, b]`` containing ``x0``, ``f(x0) = int_a^b f w dx`` for
+    every cubic ``f`` when ``w`` is the cubic Riesz representer of the point
+    evaluation in ``L2(a, b)``: with ``s = (x - a) / h``, ``w = sum_k c_k s^k``
+    and ``G c = (s0^k)_k``, ``G_kl = h / (k + l + 1)``.  The cell bounds and
+    the coefficients are Firedrake ``Constant`` objects, so one compiled
+    kernel per test function serves every point.
+
+    Parameters
+    ----------
+    mesh : firedrake IntervalMesh
+    """
+
+    def __init__(self, mesh):
+        import firedrake as fd
+
+        self._fd = fd
+        self.verts = np.unique(np.asarray(mesh.coordinates.dat.data_ro, float).ravel())
+        x = fd.SpatialCoordinate(mesh)[0]
+        self.a, self.b, self.h = fd.Constant(0.0), fd.Constant(1.0), fd.Constant(1.0)
+        self.coef = fd.Constant(np.zeros(4))
+        s = (x - self.a) / self.h
+        c = self.coef
+        w = c[0] + s * (c[1] + s * (c[2] + s * c[3]))
+        self.weight = fd.conditional(fd.And(fd.gt(x, self.a), fd.lt(x, self.b)), w, 0.0)
+        self.dx = fd.dx(domain=mesh, metadata={"quadrature_degree": 8})
+
+    def set_point(self, x0):
+        """Point the constants at ``x0`` (clipped into the mesh)."""
+        verts = self.verts
+        c = min(max(int(np.searchsorted(verts, x0, side="right")) - 1, 0), len(verts) - 2)
+        a, b = verts[c], verts[c + 1]
+        h = b - a
+        k = np.arange(4)
+        gram = h / (k[:, None] + k[None, :] + 1.0)
+        self.a.assign(a)
+        self.b.assign(b)
+        self.h.assign(h)
+        self.coef.assign(np.linalg.solve(gram, ((x0 - a) / h) ** k))
+
+    def rows(self, points, tests):
+        """For each test function in ``tests``, an array ``(npts, n)`` of evaluation rows."""
+        fd = self._fd
+        forms = [self.weight * v * self.dx for v in tests]
+        out = [None] * len(forms)
+        for i, x0 in enumerate(np.atleast_1d(points)):
+            self.set_point(float(x0))
+            for k, form in enumerate(forms):
+                row = to_numpy(fd.assemble(form))
+                if out[k] is None:
+                    out[k] = np.zeros((len(points), row.size))
+                out[k][i] = row
+        return out
 
 
 def _eliminate(trace, conditions, nf, owner):
@@ -187,10 +259,9 @@ class _BeamBase:
     """Shared set-up of the fixed and the floating beam."""
 
     def _setup_fe(self, name, L, n_elem, rho, A, E, I):
-        if not (isinstance(n_elem, (int, np.integer)) and n_elem >= 1):
-            raise ValueError(f"beam '{name}': n_elem must be a positive integer, got {n_elem!r}")
+        n_elem = check_n_elem(name, n_elem)
         _check_positive(name, L=L, rho=rho, A=A, E=E, I=I)
-        self.L, self.n_elem = float(L), int(n_elem)
+        self.L, self.n_elem = float(L), n_elem
         self.rho, self.A, self.E_mod, self.I = rho, A, E, I
         self.rhoA, self.EA, self.EI = rho * A, E * A, E * I
         self.fe = EulerBernoulliFE(name, self.L, self.n_elem, self.rhoA, self.EA, self.EI)

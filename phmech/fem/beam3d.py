@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from ..bodies.base import SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
-from .beam import _check_positive
+from .beam import CellPointEvaluator, _check_positive, check_n_elem
 
 
 class FloatingSpatialBeam(SpatialFrameBody):
@@ -40,11 +40,10 @@ class FloatingSpatialBeam(SpatialFrameBody):
 
     def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None,
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
+        super().__init__(name, position, orientation)
+        n_elem = check_n_elem(name, n_elem, fields=8)
         import firedrake as fd
 
-        super().__init__(name, position, orientation)
-        if not (isinstance(n_elem, (int, np.integer)) and n_elem >= 1):
-            raise ValueError(f"beam '{name}': n_elem must be a positive integer, got {n_elem!r}")
         G = E / 2.6 if G is None else G
         Jt = Iy + Iz if Jt is None else Jt
         Ip = Iy + Iz if Ip is None else Ip
@@ -120,6 +119,7 @@ class FloatingSpatialBeam(SpatialFrameBody):
         self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
         self.mass = float(Mrr[0, 0])
         self._fd, self._mesh, self._off, self._keep, self._r = fd, mesh, off, keep, r
+        self._points = None
         self._spaces = dict(zip(names, spaces))
         self.EA, self.EIy, self.EIz = EA, EIy, EIz
         for end, xe in (("A", 0.0), ("B", self.L)):
@@ -157,20 +157,9 @@ class FloatingSpatialBeam(SpatialFrameBody):
         return rows
 
     def _point_rows(self, V, key, pts):
-        fd = self._fd
-        verts = np.unique(np.asarray(self._mesh.coordinates.dat.data_ro, float).ravel())
-        x = fd.SpatialCoordinate(self._mesh)[0]
-        v = fd.TestFunction(V)
-        full = np.zeros((len(pts), V.dim()))
-        for i, x0 in enumerate(np.clip(pts, 0.0, self.L)):
-            c = min(max(int(np.searchsorted(verts, x0, side="right")) - 1, 0), len(verts) - 2)
-            a, b = verts[c], verts[c + 1]
-            h = b - a
-            k = np.arange(4)
-            coef = np.linalg.solve(h / (k[:, None] + k[None, :] + 1.0), ((x0 - a) / h) ** k)
-            w = sum(float(coef[j]) * ((x - a) / h) ** j for j in range(4))
-            ind = fd.conditional(fd.And(fd.gt(x, a), fd.lt(x, b)), w, 0.0)
-            full[i] = np.asarray(fd.assemble(ind * v * fd.dx(metadata={"quadrature_degree": 8})).dat.data_ro)
+        if self._points is None:
+            self._points = CellPointEvaluator(self._mesh)
+        full, = self._points.rows(np.clip(pts, 0.0, self.L), (self._fd.TestFunction(V),))
         # restrict to the kept dofs of this field, in the order of self.fields[key]
         sl = self._off[key]
         kept = [i - sl.start for i in self._keep if sl.start <= i < sl.stop]
