@@ -1,8 +1,23 @@
+"""Markers and shared models of the tests.
+
+Fixtures (models that several tests use, built once where they are not modified):
+
+* ``rigid_crank_slider`` -- a fresh rigid crank-slider ``(system, crank, coupler, slider)``
+  (:func:`mechanisms.rigid_crank_slider`); function scope, since tests add joints and loads.
+* ``crank_slider4`` -- the flexible crank-slider of :mod:`phmech.validation.crank_slider`
+  with 4 coupler elements, assembled, with consistent initial values (session scope;
+  read only).  Needs Firedrake.
+* ``single_beam`` -- ``single_beam(support, n)``: the linearization of one beam of
+  the eigen tests (``"cantilever"`` or ``"pinned_pinned"``), cached per ``(support, n)``.
+* ``four_bar_model`` -- ``four_bar_model(n)``: :class:`phmech.validation.four_bar.FourBar`
+  with ``n`` elements per link, cached per ``n`` (its ``linearize`` does not modify it).
+"""
 import importlib.util
 import os
-
 import sys
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 # Firedrake hands sys.argv to PETSc on import; pytest's own options are not PETSc's.
@@ -16,3 +31,61 @@ HAVE_ASSIMULO = importlib.util.find_spec("assimulo") is not None
 
 needs_firedrake = pytest.mark.skipif(not HAVE_FIREDRAKE, reason="Firedrake is not installed")
 needs_assimulo = pytest.mark.skipif(not HAVE_ASSIMULO, reason="assimulo is not installed")
+
+#: section and material of the steel beams of the beam and eigen tests (6 mm round bar)
+STEEL_ROD = dict(rho=7870.0, E=2e11, A=np.pi * 6e-3**2 / 4, I=np.pi * 6e-3**4 / 64, L=0.3)
+
+
+@pytest.fixture
+def rigid_crank_slider():
+    """A fresh rigid crank-slider: ``(system, crank, coupler, slider)``."""
+    from mechanisms import rigid_crank_slider as build
+    return build()
+
+
+@pytest.fixture(scope="session")
+def crank_slider4():
+    """The flexible crank-slider with 4 coupler elements: ``system, bodies, dae, y0`` (read only)."""
+    if not HAVE_FIREDRAKE:
+        pytest.skip("Firedrake is not installed")
+    from phmech.validation import crank_slider
+    system, bodies = crank_slider.build(4)
+    dae = system.assemble()
+    return SimpleNamespace(system=system, bodies=bodies, dae=dae, y0=dae.initial_state())
+
+
+@pytest.fixture(scope="session")
+def single_beam():
+    """``single_beam(support, n)``: linearized beam, ``"cantilever"`` (clamped at A, cantilever
+    frame) or ``"pinned_pinned"`` (pinned at both ends, simply supported frame)."""
+    cache = {}
+
+    def get(support, n):
+        if (support, n) not in cache:
+            from phmech import System
+            from phmech.fem import FloatingEulerBernoulliBeam
+            p = STEEL_ROD
+            frame = {"cantilever": "cantilever", "pinned_pinned": "simply_supported"}[support]
+            b = FloatingEulerBernoulliBeam("b", p["L"], n, p["rho"], p["A"], p["E"], p["I"], frame=frame)
+            s = System([b])
+            if support == "cantilever":
+                s.clamp(b.port("A"))
+            else:
+                s.pin(b.port("A"))
+                s.pin(b.port("B"))
+            cache[support, n] = s.assemble().linearize()
+        return cache[support, n]
+    return get
+
+
+@pytest.fixture(scope="session")
+def four_bar_model():
+    """``four_bar_model(n)``: the flexible four-bar with ``n`` elements per link (cached)."""
+    cache = {}
+
+    def get(n):
+        if n not in cache:
+            from phmech.validation.four_bar import FourBar
+            cache[n] = FourBar(n_elem=n)
+        return cache[n]
+    return get

@@ -78,6 +78,23 @@ def test_outputs_written(ph_run):
     assert summary["uy_mid_max_abs_over_L"] == pytest.approx(np.max(np.abs(out.uy_mid)))
 
 
+def test_initial_state_follows_rigid_kinematics(crank_slider4):
+    """At the dead centre the undeformed coupler starts with the rigid-body velocities."""
+    m = crank_slider4
+    q, e, lam = m.dae.split(m.y0)
+    coupler = m.bodies["coupler"]
+    ec = e[m.dae.e_slices["coupler"]]
+    # crank pin moves at omega L1 upwards, the coupler turns at -omega L1 / L2, the slider rests
+    assert np.allclose(ec[:3], [0.0, 150.0 * 0.15, -150.0 * 0.15 / 0.3], rtol=0, atol=1e-10)
+    assert np.max(np.abs(ec[3:])) < 1e-10
+    assert np.max(np.abs(e[m.dae.e_slices["slider"]])) < 1e-10
+    assert np.max(np.abs(m.dae.constraint_residual(0.0, m.y0))) < 1e-10
+    assert np.allclose(q, m.dae.q0, rtol=0, atol=1e-14)
+    assert np.all(np.isfinite(lam)) and np.max(np.abs(lam)) > 1.0      # the joints carry forces
+    # frame, v_x (pinned at A), v_y (Hermite, zero at both ends), n (DG0), m (DG1)
+    assert coupler.ne == 3 + (5 - 1) + (2 * 5 - 2) + 4 + 2 * 4
+
+
 @needs_assimulo
 def test_ida_agrees_with_midpoint():
     from phmech.validation import crank_slider

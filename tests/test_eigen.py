@@ -2,44 +2,23 @@
 import numpy as np
 import pytest
 
-from conftest import needs_firedrake
+from conftest import STEEL_ROD, needs_firedrake
 
 pytestmark = needs_firedrake
 
-D = 6e-3
-A, I = np.pi * D**2 / 4, np.pi * D**4 / 64
-RHO, E, L = 7870.0, 2e11, 0.3
+RHO, E, A, I, L = (STEEL_ROD[k] for k in ("rho", "E", "A", "I", "L"))
 C = np.sqrt(E * I / (RHO * A))
 
 
-def cantilever(n):
-    from phmech import System
-    from phmech.fem import FloatingEulerBernoulliBeam
-    b = FloatingEulerBernoulliBeam("b", L, n, RHO, A, E, I, frame="cantilever")
-    s = System([b])
-    s.clamp(b.port("A"))
-    return s.assemble().linearize()
-
-
-def pinned_pinned(n):
-    from phmech import System
-    from phmech.fem import FloatingEulerBernoulliBeam
-    b = FloatingEulerBernoulliBeam("b", L, n, RHO, A, E, I, frame="simply_supported")
-    s = System([b])
-    s.pin(b.port("A"))
-    s.pin(b.port("B"))
-    return s.assemble().linearize()
-
-
-@pytest.mark.parametrize("build, beta_L", [
-    (cantilever, np.array([1.875104069, 4.694091133, 7.854757438])),
-    (pinned_pinned, np.pi * np.arange(1, 4)),
+@pytest.mark.parametrize("support, beta_L", [
+    ("cantilever", np.array([1.875104069, 4.694091133, 7.854757438])),
+    ("pinned_pinned", np.pi * np.arange(1, 4)),
 ])
-def test_single_beam_analytic_frequencies(build, beta_L):
+def test_single_beam_analytic_frequencies(support, beta_L, single_beam):
     exact = beta_L**2 / L**2 * C
     errs = []
     for n in (4, 8, 16):
-        m = build(n).eigenmodes(3, "dense")
+        m = single_beam(support, n).eigenmodes(3, "dense")
         errs.append(np.abs(m.omega - exact) / exact)
         assert np.all(m.residuals < 1e-10)
     errs = np.array(errs)
@@ -48,9 +27,9 @@ def test_single_beam_analytic_frequencies(build, beta_L):
     assert np.all(errs[-1] < 1e-4)
 
 
-def test_dense_and_sparse_agree_and_spurious_rule():
+def test_dense_and_sparse_agree_and_spurious_rule(single_beam):
     import scipy.linalg as sla
-    lin = pinned_pinned(6)
+    lin = single_beam("pinned_pinned", 6)
     d = lin.eigenmodes(4, "dense")
     s = lin.eigenmodes(4, "sparse")
     assert np.allclose(d.omega, s.omega, rtol=1e-9)
@@ -67,28 +46,26 @@ def test_dense_and_sparse_agree_and_spurious_rule():
     assert np.allclose(w[:4], d.omega, rtol=1e-8)
 
 
-def test_mode_shape_satisfies_constraints():
-    lin = cantilever(6)
+def test_mode_shape_satisfies_constraints(single_beam):
+    lin = single_beam("cantilever", 6)
     m = lin.eigenmodes(2, "dense")
     for i in range(2):
         assert np.max(np.abs(lin.G @ m.vectors[:, i])) < 1e-12 * np.max(np.abs(m.vectors[:, i]))
         assert m.body_vector("b", i).shape == (lin.ne,)
 
 
-def test_four_bar_against_classical_frame_model():
-    from phmech.validation.four_bar import FourBar
+def test_four_bar_against_classical_frame_model(four_bar_model):
     from phmech.validation.four_bar_frame import frequencies
-    fb = FourBar(n_elem=6)
+    fb = four_bar_model(6)
     for deg in (0, 90, 180, 270, 37):
         w = fb.linearize(np.radians(deg)).eigenmodes(3).omega
         wf = frequencies(np.radians(deg), n_elem=48)
         assert np.max(np.abs(w - wf) / wf) < 1e-4, (deg, w, wf)
 
 
-def test_four_bar_mesh_convergence():
-    from phmech.validation.four_bar import FourBar
+def test_four_bar_mesh_convergence(four_bar_model):
     th = np.radians(90)
-    w = np.array([FourBar(n).linearize(th).eigenmodes(3).omega for n in (2, 4, 8, 16)])
+    w = np.array([four_bar_model(n).linearize(th).eigenmodes(3).omega for n in (2, 4, 8, 16)])
     diffs = np.max(np.abs(np.diff(w, axis=0)) / w[-1], axis=1)
     rates = np.log2(diffs[:-1] / diffs[1:])
     assert np.all(rates > 3.5), rates
