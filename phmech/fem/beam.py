@@ -56,9 +56,10 @@ FRAME_CONDITIONS = {
 
 #: beams with more elements are refused before Firedrake allocates anything
 MAX_ELEMENTS = 200_000
-#: set-up memory per element (build, assembly and initial values of a mechanism), measured
-#: with ``benchmarks/setup_memory.py``; used for the estimate in the refusal message
-BYTES_PER_ELEMENT = 12e3
+#: set-up memory per element of a planar beam in a mechanism (build, assembly and initial
+#: values grow linearly: about 1.3 GB for the crank-slider with 1e5 elements, measured with
+#: ``benchmarks/setup_memory.py``); used for the estimate in the refusal message
+BYTES_PER_ELEMENT = 13e3
 
 
 def check_n_elem(owner, n_elem, fields=4):
