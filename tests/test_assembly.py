@@ -102,3 +102,21 @@ def test_damper_dissipates_what_the_energy_loses():
     assert np.all(damper <= 1e-14) and np.min(damper) < -0.01
     assert np.max(np.abs(dissipated)) < 1e-9 * np.max(r.hamiltonian())
     assert E[-1] < E[0] - 0.05 * abs(E[0] - dae.potential_energy(r.y[0]))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_block_saddle_solver_equals_the_full_factorization(sign):
+    """The block-structured saddle-point solve (large models) equals the plain sparse LU."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import splu
+    from phmech.assembly.initial import BlockSaddle
+    rng = np.random.default_rng(11)
+    n, nr, nl = 60, 6, 4
+    B = sp.random(n, n, density=0.05, random_state=3) + sp.identity(n) * 3
+    M = (B @ B.T).tocsc()
+    G = sp.csr_matrix(rng.normal(size=(nl, n)))
+    frame = np.arange(nr)
+    K = sp.bmat([[M, sign * G.T], [G, None]], format="csc")
+    b = rng.normal(size=n + nl)
+    x = BlockSaddle(M, G, frame, sign).solve(b)
+    assert np.allclose(x, splu(K).solve(b), rtol=1e-10, atol=1e-12)

@@ -53,6 +53,71 @@ def _row_owner(layout, i):
     raise IndexError(i)
 
 
+#: models with more efforts than this solve the saddle-point systems block-wise ...
+BLOCK_MIN = 2000
+#: ... when they have at most this many constraint rows
+BLOCK_MAX_ROWS = 200
+
+
+class BlockSaddle:
+    """``[[M, s G^T], [G, 0]]`` solved through the block structure of ``M``.
+
+    The frame (rigid) velocities couple to every flexible unknown of their
+    body, so a sparse LU of the whole matrix fills in quadratically with the
+    element count.  Here ``M`` is split into the frame part ``r`` (a few
+    unknowns per body) and the rest ``f``: ``M_ff`` (banded finite-element
+    blocks) is factorized alone, the small Schur complement
+    ``S = M_rr - M_rf M_ff^-1 M_fr`` densely, and the constraints through the
+    dense ``G M^-1 G^T`` of the few constraint rows.  Memory and time grow
+    linearly with the model.  Raises when ``M`` is singular.
+    """
+
+    def __init__(self, M, G, frame, sign):
+        n = M.shape[0]
+        M = sp.csc_matrix(M)
+        self.n, self.sign = n, sign
+        self.r = np.asarray(frame, int)
+        self.f = np.setdiff1d(np.arange(n), self.r)
+        Mff = M[self.f][:, self.f].tocsc()
+        self.Mfr = M[self.f][:, self.r].toarray()
+        self.Mrf = self.Mfr.T
+        self.lu_ff = splu(Mff)
+        X = self.lu_ff.solve(np.asfortranarray(self.Mfr)) if len(self.r) else np.zeros((len(self.f), 0))
+        S = M[self.r][:, self.r].toarray() - self.Mrf @ X
+        self.X = X
+        self.S = np.linalg.cholesky(0.5 * (S + S.T)) if len(self.r) else None
+        self.G = G
+        self.MinvGT = np.column_stack([self.solve_M(G.getrow(i).toarray().ravel()) for i in range(G.shape[0])]) \
+            if G.shape[0] else np.zeros((n, 0))
+        A = G @ self.MinvGT
+        if G.shape[0]:
+            self.A_lu = np.linalg.cholesky(0.5 * (A + A.T))
+
+    def solve_M(self, b):
+        """``M^-1 b``."""
+        out = np.empty(self.n)
+        yf = self.lu_ff.solve(b[self.f]) if len(self.f) else np.zeros(0)
+        if len(self.r):
+            rhs = b[self.r] - self.Mrf @ yf
+            xr = np.linalg.solve(self.S.T, np.linalg.solve(self.S, rhs))
+            out[self.r] = xr
+            out[self.f] = yf - self.X @ xr
+        else:
+            out[self.f] = yf
+        return out
+
+    def solve(self, b):
+        """Solution of the saddle-point system for the right-hand side ``b = (r, s)``."""
+        r, s_ = b[:self.n], b[self.n:]
+        y = self.solve_M(r)
+        if not self.G.shape[0]:
+            return y
+        # M x + sign G^T mu = r, G x = s  ->  sign (G M^-1 G^T) mu = G M^-1 r - s
+        rhs = self.G @ y - s_
+        mu = np.linalg.solve(self.A_lu.T, np.linalg.solve(self.A_lu, rhs)) / self.sign
+        return np.r_[y - self.sign * (self.MinvGT @ mu), mu]
+
+
 class InitialValuesMixin:
     """Redundancy detection, consistent initial values and consistent derivatives."""
 
@@ -96,10 +161,19 @@ class InitialValuesMixin:
 
     # -- saddle-point solves ----------------------------------------------
     def _saddle(self, G, sel=None, sign=1.0):
-        """LU of ``[[M_ss, sign G_s^T], [G_s, 0]]`` over effort indices ``sel`` (default all)."""
+        """Solver of ``[[M_ss, sign G_s^T], [G_s, 0]]`` over effort indices ``sel`` (default all).
+
+        Large models with few constraint rows use the block structure (see
+        :class:`BlockSaddle`); the others one sparse LU of the whole matrix.
+        """
         M = self.M if sel is None else self.M[sel][:, sel]
         Gs = G if sel is None else G[:, sel]
         Gsp = sp.csr_matrix(Gs)
+        if sel is None and self.ne > BLOCK_MIN and Gsp.shape[0] <= BLOCK_MAX_ROWS:
+            try:
+                return BlockSaddle(self.M, Gsp, self.layout.frame_indices(), sign)
+            except (RuntimeError, np.linalg.LinAlgError):
+                pass    # singular M: the full saddle-point matrix may still be regular
         K = sp.bmat([[M, sign * Gsp.T], [Gsp, None]], format="csc")
         if K.shape[0] == 0:
             return None
