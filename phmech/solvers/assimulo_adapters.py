@@ -9,12 +9,9 @@ multipliers of the size of real joint forces: their absolute tolerance is
 ``atol_lambda`` (default ``1e4 * atol``); Radau5DAE is told the index of every variable (1 for ``q`` and ``e``,
 2 for the multipliers) and estimates its own Jacobian.
 """
-import time
-
 import numpy as np
 
-from .base import DAESolver, SolverError
-from ..result import Result
+from .base import DAESolver, SolverError, positive_option
 
 
 def _import_assimulo():
@@ -28,15 +25,20 @@ def _import_assimulo():
 
 
 class _AssimuloSolver(DAESolver):
-    max_step = None
+    """An assimulo solver behind the step contract: each :meth:`step` continues the
+    assimulo run to the driver's next target (output time, breakpoint or end)."""
+
     _cls = None
 
-    def __init__(self, dae, t_span, y0, max_step=None, ncp=None, atol_lambda=None, max_steps=None, **kw):
-        super().__init__(dae, t_span, y0, **kw)
+    def __init__(self, dae, t_span, y0, rtol=1e-6, atol=1e-6, max_step=None, atol_lambda=None, max_steps=None):
+        super().__init__(dae, t_span, y0, rtol=rtol, atol=atol)
+        self.max_step = positive_option(self.name, "max_step", max_step, allow_none=True)
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                      or max_steps < 1):
+            raise ValueError(f"{self.name}: option max_steps must be a positive integer, got {max_steps!r}")
         self.max_steps = max_steps
-        self.max_step = max_step
-        self.atol_lambda = 1e4 * self.atol if atol_lambda is None else float(atol_lambda)
-        self.ncp = ncp
+        self.atol_lambda = 1e4 * self.atol if atol_lambda is None else positive_option(
+            self.name, "atol_lambda", atol_lambda)
 
     def _problem(self):
         Implicit_Problem, solvers = _import_assimulo()
@@ -48,8 +50,8 @@ class _AssimuloSolver(DAESolver):
             counter.nfev += 1
             return E @ yd - dae.f(t, y)
 
-        yd0 = dae.derivative(self.t0, self.y)
-        prob = Implicit_Problem(res, self.y.copy(), yd0, self.t0, name="phmech")
+        yd0 = dae.derivative(self.t, self.y)
+        prob = Implicit_Problem(res, self.y.copy(), yd0, self.t, name="phmech")
         return prob, solvers, E
 
     def _configure(self, solver):
@@ -63,40 +65,52 @@ class _AssimuloSolver(DAESolver):
             solver.maxsteps = int(self.max_steps)
         solver.report_continuously = False
 
-    def _run(self):
-        raise NotImplementedError
-
-    def solve(self):
+    def step(self):
+        """Integrate from ``t`` to ``t_bound`` in one assimulo run (a fresh one per
+        breakpoint interval), reporting at the driver's output times inside it."""
         prob, solvers, E = self._problem()
         solver = self._make(prob, solvers, E)
         self._configure(solver)
-        tic = time.perf_counter()
+        t_bound = self.t_bound
+        outs = getattr(self, "outputs", None)
+        inside = None if outs is None else [float(t) for t in outs if self.t < t < t_bound]
         try:
-            if self.t_eval is not None:
-                t, y, _ = solver.simulate(self.t_end, 0, self.t_eval)
+            if inside is None:
+                t, y, _ = solver.simulate(t_bound, 0)
             else:
-                t, y, _ = solver.simulate(self.t_end, self.ncp or 0)
+                t, y, _ = solver.simulate(t_bound, 0, inside + [t_bound])
         except Exception as err:
-            raise SolverError(self.name, float(getattr(solver, "t", self.t0)), f"{type(err).__name__}: {err}") from None
-        wall = time.perf_counter() - tic
+            raise SolverError(self.name, float(getattr(solver, "t", self.t)),
+                              f"{type(err).__name__}: {err}") from None
+        t, y = np.asarray(t, float), np.asarray(y, float)
+        keep = t > self.t
+        self._chunk_t = np.r_[self.t, t[keep]]
+        self._chunk_y = np.vstack([self.y[None, :], y[keep]])
+        self.t_old, self.y_old = self.t, self.y
+        self.t, self.y = t_bound, y[-1].copy()
         raw = solver.get_statistics()
         st = {k: raw[k] for k in raw.keys()}
-        stats = {"nsteps": int(st.get("nsteps", 0)), "nreject": int(st.get("nstepfails", st.get("nerrfails", 0))),
-                 "nfev": int(st.get("nfcns", self.nfev)), "njev": int(st.get("njacs", 0)),
-                 "nlu": int(st.get("nlus", st.get("njacs", 0))), "wall_time": wall}
-        y = np.asarray(y)
-        if not np.all(np.isfinite(y)):
-            raise SolverError(self.name, float(t[-1]), "the solution became non-finite")
-        self.status = "finished"
-        return Result(np.asarray(t), y, self.dae, self.name, stats)
+        self.nsteps += int(st.get("nsteps", 0))
+        self.nreject += int(st.get("nstepfails", st.get("nerrfails", 0)))
+        self.njev += int(st.get("njacs", 0))
+        self.nlu += int(st.get("nlus", st.get("njacs", 0)))
+
+    def dense_output(self):
+        """Piecewise-linear interpolation over the solver's internal steps of the last chunk."""
+        tc, yc = self._chunk_t, self._chunk_y
+
+        def interp(t):
+            tt = np.atleast_1d(np.asarray(t, float))
+            out = np.column_stack([np.interp(tt, tc, yc[:, i]) for i in range(yc.shape[1])])
+            return out[0] if np.ndim(t) == 0 else out
+        return interp
 
 
 class IDA(_AssimuloSolver):
     """SUNDIALS IDA (variable-order BDF) through assimulo, dense linear algebra.
 
     Options: ``rtol``, ``atol``, ``atol_lambda``, ``max_step``, ``max_steps``
-    (passed to assimulo's ``maxsteps``), ``t_eval``
-    or ``ncp`` (number of communication points; 0 = every internal step).
+    (assimulo's ``maxsteps``, per continuation to the next output time).
     """
 
     name = "ida"

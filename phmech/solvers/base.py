@@ -1,9 +1,20 @@
-"""Common interface of the DAE solvers."""
-import time
+"""The contract every time integrator implements.
 
+A solver is built from ``(problem, t_span, y0, **options)`` (the problem
+contract is :mod:`phmech.problem`), checks its options, and implements
+
+* :meth:`DAESolver.step` -- advance one step, never beyond ``t_bound``
+  (which the driver may move between steps, for breakpoints), setting
+  ``t_old``, ``y_old``, ``t``, ``y``;
+* :meth:`DAESolver.dense_output` -- an interpolant over the last step;
+* counters ``nsteps, nreject, nfev, njev, nlu`` and ``status``;
+* optionally ``work``: the exact supplied work up to ``t`` (the implicit
+  midpoint rule keeps one).
+
+Output times, breakpoints, events, progress and per-step callbacks belong
+to the one driver, :func:`phmech.solvers.driver.integrate`.
+"""
 import numpy as np
-
-from ..result import Result
 
 
 class SolverError(RuntimeError):
@@ -14,76 +25,73 @@ class SolverError(RuntimeError):
         super().__init__(f"{solver} failed at t = {t:.9g}: {cause}")
 
 
-class DAESolver:
-    """Base class: integrate ``E y' = f(t, y)`` of a :class:`~phmech.system.DescriptorDAE`.
+def positive_option(solver, name, value, allow_none=False, allow_inf=False):
+    """``float(value)`` if positive (and finite unless ``allow_inf``); else one clear ValueError."""
+    if value is None and allow_none:
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{solver}: option {name} must be a number, got {value!r}") from None
+    if not (v > 0) or (np.isinf(v) and not allow_inf):
+        raise ValueError(f"{solver}: option {name} must be positive{'' if allow_inf else ' and finite'}, "
+                         f"got {value!r}")
+    return v
 
-    Subclasses implement :meth:`_run`, which fills ``self.ts``/``self.ys``
-    with the output points; solvers of our own also implement :meth:`step`.
-    Counters: ``nsteps``, ``nreject``, ``nfev``, ``njev``, ``nlu``.
-    """
+
+class DAESolver:
+    """Base class of the integrators of ``E y' = f(t, y)`` (see the module docstring)."""
 
     name = "base"
+    #: the solver records the exact supplied work (attribute ``work``)
+    records_work = False
 
-    def __init__(self, dae, t_span, y0, rtol=1e-6, atol=1e-6, t_eval=None, progress=False):
+    def __init__(self, dae, t_span, y0, rtol=1e-6, atol=1e-6):
         self.dae = dae
-        self.t0, self.t_end = map(float, t_span)
-        if not self.t_end > self.t0:
-            raise ValueError(f"{self.name}: t_end ({self.t_end}) must be larger than t0 ({self.t0})")
+        try:
+            t0, t_end = (float(v) for v in t_span)
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.name}: t_span must be two numbers (t0, t_end), got {t_span!r}") from None
+        if not (np.isfinite(t0) and np.isfinite(t_end)):
+            raise ValueError(f"{self.name}: t0 and t_end must be finite, got t0 = {t0!r}, t_end = {t_end!r}")
+        if not t_end > t0:
+            raise ValueError(f"{self.name}: t_end ({t_end}) must be larger than t0 ({t0})")
+        self.t0, self.t_end, self.t_bound = t0, t_end, t_end
         self.y = np.array(y0, dtype=float)
         if self.y.shape != (dae.n,):
             raise ValueError(f"{self.name}: y0 has shape {self.y.shape}, the system has {dae.n} variables")
-        if not np.all(np.isfinite(self.y)):
-            raise ValueError(f"{self.name}: y0 has non-finite entries")
-        self.t = self.t0
-        self.rtol, self.atol = float(rtol), float(atol)
-        self.t_eval = None if t_eval is None else np.asarray(t_eval, float)
-        self.progress = progress
+        bad = np.flatnonzero(~np.isfinite(self.y))
+        if len(bad):
+            labels = dae.labels()
+            raise ValueError(f"{self.name}: y0 has non-finite entries: "
+                             + ", ".join(f"{labels[i]} = {self.y[i]}" for i in bad[:5]))
+        self.rtol = positive_option(self.name, "rtol", rtol)
+        self.atol = positive_option(self.name, "atol", atol)
+        self.t = self.t_old = t0
+        self.y_old = self.y.copy()
         self.nsteps = self.nreject = self.nfev = self.njev = self.nlu = 0
         self.status = "running"
-        self.ts, self.ys = [self.t0], [self.y.copy()]
-        self.extra = {}
+        #: the driver's next target (output time or breakpoint); solvers may use it as a hint
+        self.t_target = t_end
 
     def stats(self):
         return {"nsteps": self.nsteps, "nreject": self.nreject, "nfev": self.nfev,
                 "njev": self.njev, "nlu": self.nlu}
 
-    def solve(self):
-        """Integrate to ``t_end`` and return a :class:`~phmech.result.Result`."""
-        tic = time.perf_counter()
-        self._run()
-        wall = time.perf_counter() - tic
-        self.status = "finished"
-        ys = np.array(self.ys)
-        if not np.all(np.isfinite(ys)):
-            k = int(np.argmax(~np.all(np.isfinite(ys), axis=1)))
-            raise SolverError(self.name, self.ts[k], "the solution became non-finite")
-        res = Result(np.array(self.ts), ys, self.dae, self.name, {**self.stats(), "wall_time": wall})
-        res.work = self.extra.get("work")
-        return res
-
-    def _run(self):
+    def step(self):
+        """Advance one step (not beyond ``t_bound``)."""
         raise NotImplementedError
 
-    def _progress_bar(self, n):
-        """An iterator over ``range(n)`` with Firedrake's progress bar when asked for."""
-        if not self.progress:
-            return range(n)
-        try:
-            from firedrake import ProgressBar
-            return ProgressBar(f"{self.name}").iter(range(n))
-        except Exception:  # Firedrake is optional for the solvers
-            return _SimpleBar(self.name, n)
+    def dense_output(self):
+        """Callable ``t -> y(t)`` (``t`` scalar or array) over ``[t_old, t]``."""
+        t0, t1, y0, y1 = self.t_old, self.t, self.y_old, self.y
 
+        def interp(t):
+            a = (np.asarray(t, float) - t0) / (t1 - t0) if t1 > t0 else np.zeros_like(np.asarray(t, float))
+            return np.multiply.outer(1 - a, y0) + np.multiply.outer(a, y1)
+        return interp
 
-class _SimpleBar:
-    def __init__(self, name, n):
-        self.name, self.n = name, n
-
-    def __iter__(self):
-        import sys
-        step = max(1, self.n // 50)
-        for i in range(self.n):
-            if i % step == 0:
-                sys.stderr.write(f"\r{self.name}: {100 * i // self.n:3d}%")
-            yield i
-        sys.stderr.write(f"\r{self.name}: 100%\n")
+    def solve(self, **driver_options):
+        """Integrate to ``t_end`` through the driver; returns a :class:`~phmech.result.Result`."""
+        from .driver import integrate
+        return integrate(self, **driver_options)

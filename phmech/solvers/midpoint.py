@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .base import DAESolver, SolverError
+from .base import DAESolver, SolverError, positive_option
 
 #: systems up to this size are factorized densely (LAPACK beats SuperLU's overhead there)
 DENSE_MAX = 300
@@ -58,11 +58,8 @@ class ImplicitMidpoint(DAESolver):
     Parameters
     ----------
     dt : float
-        Step size.
-    dt_out : float, optional
-        Output interval (the nearest multiple of the step is used); default:
-        every step.  ``t_eval`` (output times, linear interpolation between
-        step points) takes precedence.
+        Step size (adjusted to divide the span; shortened to end on breakpoints).
+    constraints : ``"midpoint"`` or ``"endpoint"``
     newton_tol : float
         Relative tolerance of the Newton increments.
     max_newton : int
@@ -72,21 +69,24 @@ class ImplicitMidpoint(DAESolver):
 
     name = "midpoint"
 
-    def __init__(self, dae, t_span, y0, dt=None, dt_out=None, constraints="midpoint",
-                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False, **kw):
-        super().__init__(dae, t_span, y0, **kw)
+    records_work = True
+
+    def __init__(self, dae, t_span, y0, dt=None, constraints="midpoint",
+                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False):
+        super().__init__(dae, t_span, y0)
         if constraints not in ("midpoint", "endpoint"):
             raise ValueError(f"midpoint: constraints must be 'midpoint' or 'endpoint', got {constraints!r}")
         self.endpoint = constraints == "endpoint"
-        self.fresh_jacobian = fresh_jacobian
-        if dt is None or not dt > 0:
-            raise ValueError(f"midpoint: a positive step size dt is required, got {dt!r}")
+        self.fresh_jacobian = bool(fresh_jacobian)
+        if dt is None:
+            raise ValueError("midpoint: a positive step size dt is required, got None")
+        dt = positive_option(self.name, "dt", dt)
         span = self.t_end - self.t0
-        self.nstep_total = max(1, int(round(span / dt)))
-        self.h = span / self.nstep_total
-        self.every = 1 if dt_out is None else max(1, int(round(dt_out / self.h)))
-        self.newton_tol = newton_tol
-        self.max_newton = max_newton
+        self.h = span / max(1, int(round(span / dt)))
+        self.newton_tol = positive_option(self.name, "newton_tol", newton_tol)
+        if isinstance(max_newton, bool) or not isinstance(max_newton, (int, np.integer)) or max_newton < 1:
+            raise ValueError(f"midpoint: option max_newton must be a positive integer, got {max_newton!r}")
+        self.max_newton = int(max_newton)
         nd = dae.nq + dae.ne
         self.nd = nd
         self.D = sp.diags(np.r_[np.full(nd, 0.5), np.ones(dae.nl)], format="csc")
@@ -94,9 +94,11 @@ class ImplicitMidpoint(DAESolver):
         self.Ed = dae.E.tocsc()
         self.Ed_mv = self.Ed.toarray() if dae.n <= DENSE_MAX else self.Ed
         self.lu = None
+        self.lu_h = None
         self.z_prev = None
-        self.lam_prev = None
         self.dae_scale = self._scales(self.y)
+        #: exact discrete work supplied through the ports up to ``t``
+        self.work = 0.0
 
     def _scales(self, y):
         d = self.dae
@@ -106,8 +108,8 @@ class ImplicitMidpoint(DAESolver):
             s[sl] = max(float(blk.mean()) if blk.size else 0.0, 1e-8)
         return s
 
-    def _factor(self, t, ym):
-        A = self.Ed / self.h - (self.Rsc @ self.dae.jacobian(t, ym) @ self.D)
+    def _factor(self, t, ym, h):
+        A = self.Ed / h - (self.Rsc @ self.dae.jacobian(t, ym) @ self.D)
         self.njev += 1
         try:
             if self.dae.n <= DENSE_MAX:
@@ -115,18 +117,25 @@ class ImplicitMidpoint(DAESolver):
             else:
                 self.lu = splu(sp.csc_matrix(A))
         except (RuntimeError, np.linalg.LinAlgError) as err:
-            raise SolverError(self.name, t, f"singular iteration matrix ({err}); "
-                              "check that the constraints are independent") from None
+            raise SolverError(self.name, t, f"singular iteration matrix ({err}): the mass matrix is "
+                              "singular on the motions the joints allow, or constraints are dependent") from None
+        self.lu_h = h
         self.nlu += 1
 
     def step(self):
-        """Advance one step of size ``h``; returns the new time."""
-        d, h, nd = self.dae, self.h, self.nd
+        """Advance one step of size ``h`` (shortened to end on ``t_bound``)."""
+        d, nd = self.dae, self.nd
         y0, t0 = self.y, self.t
+        h = self.h
+        if self.t_bound - t0 < h * (1 + 1e-9):
+            h = self.t_bound - t0
+        if self.lu_h is not None and h != self.lu_h:
+            self.lu = None
+        extrapolate = self.z_prev is not None and h == self.lu_h
         tm = t0 + 0.5 * h
         # predictor: linear extrapolation of the differential part
         z = y0.copy()
-        if self.z_prev is not None:
+        if extrapolate:
             z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
         Edy0 = self.Ed_mv @ y0
         if self.fresh_jacobian:
@@ -147,17 +156,25 @@ class ImplicitMidpoint(DAESolver):
             if self.lu is None:
                 ym = z.copy()
                 ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
-                self._factor(tm, ym)
+                self._factor(tm, ym, h)
             converged = False
             prev = None
+            err = np.nan
+            cause = None
             for it in range(self.max_newton):
                 r, ym = residual(z)
+                if not np.all(np.isfinite(r)):
+                    bad = np.flatnonzero(~np.isfinite(r))
+                    cause = (f"the residual became non-finite in {d.labels()[bad[0]]} "
+                             f"(a load or drive function returning NaN/inf, or a diverging iterate)")
+                    break
                 dz = self.lu.solve(r)
                 z -= dz
                 if it == 0:  # block scales follow the solution (multipliers may start at zero)
                     self.dae_scale = np.maximum(self.dae_scale, self._scales(z))
                 err = np.max(np.abs(dz) / (np.abs(z) + self.dae_scale))
                 if not np.isfinite(err):
+                    cause = "the Newton increment became non-finite (singular or ill-conditioned iteration matrix)"
                     break
                 rate = err / prev if prev else None
                 # converged when the increment, or the error left after a
@@ -174,39 +191,16 @@ class ImplicitMidpoint(DAESolver):
             self.lu = None
             z = y0.copy()
         else:
-            raise SolverError(self.name, t0, "Newton iteration did not converge "
-                              f"(last increment {err:.3g}) with a fresh Jacobian; "
-                              "reduce dt or check the model")
+            raise SolverError(self.name, t0, cause or "Newton iteration did not converge "
+                              f"(last increment {err:.3g}) with a fresh Jacobian: the step is too "
+                              "large for the motion (reduce dt) or the model is inconsistent")
         self.z_prev = y0
+        # exact discrete supplied work of the step (power at the midpoint)
+        ym = z.copy()
+        ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
+        self.work += h * d.power(tm, ym)
+        self.t_old, self.y_old = t0, y0
         self.y = z
-        self.t = t0 + h
+        self.t = t0 + h if h != self.t_bound - t0 else self.t_bound
         self.nsteps += 1
         return self.t
-
-    def _run(self):
-        d = self.dae
-        work, works = 0.0, [0.0]
-        out_t = None if self.t_eval is None else list(self.t_eval[self.t_eval > self.t0])
-        for k in self._progress_bar(self.nstep_total):
-            y0, t0, w0 = self.y, self.t, work
-            self.step()
-            # exact discrete supplied work of the step (power at the midpoint)
-            ym = self.y.copy()
-            ym[:self.nd] = 0.5 * (y0[:self.nd] + self.y[:self.nd])
-            work += self.h * d.power(t0 + 0.5 * self.h, ym)
-            if out_t is None:
-                if (k + 1) % self.every == 0 or k + 1 == self.nstep_total:
-                    self.ts.append(self.t)
-                    self.ys.append(self.y.copy())
-                    works.append(work)
-            else:  # linear interpolation between step points: O(h^2), like the rule
-                last = k + 1 == self.nstep_total
-                while out_t and (out_t[0] <= self.t + 1e-12 * self.h or last):
-                    ti = out_t.pop(0)
-                    a = min(max((ti - t0) / self.h, 0.0), 1.0)
-                    self.ts.append(ti)
-                    self.ys.append((1 - a) * y0 + a * self.y)
-                    works.append((1 - a) * w0 + a * work)
-        if out_t is None:
-            self.ts[-1] = self.t_end
-        self.extra["work"] = np.array(works)

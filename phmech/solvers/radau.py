@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .base import DAESolver, SolverError
+from .base import DAESolver, SolverError, positive_option
 
 S6 = 6 ** 0.5
 C = np.array([(4 - S6) / 10, (4 + S6) / 10, 1.0])
@@ -48,24 +48,38 @@ class RadauIIA(DAESolver):
     rtol, atol : float
         Tolerances of the local error test (multipliers excluded).
     first_step, max_step : float, optional
-    t_eval : array, optional
-        Output times (dense output of the collocation polynomial); default:
-        every accepted step.
+    fixed_step : float, optional
+        Constant step size without error control (order studies).
     """
 
     name = "radau"
 
-    def __init__(self, dae, t_span, y0, first_step=None, max_step=np.inf, **kw):
-        super().__init__(dae, t_span, y0, **kw)
+    def __init__(self, dae, t_span, y0, rtol=1e-6, atol=1e-6, first_step=None, max_step=np.inf,
+                 fixed_step=None):
+        super().__init__(dae, t_span, y0, rtol=rtol, atol=atol)
         if self.rtol < 100 * np.finfo(float).eps:
             raise ValueError(f"radau: rtol={self.rtol} is below 100 machine epsilons")
-        self.max_step = np.inf if max_step is None else float(max_step)
+        self.max_step = positive_option(self.name, "max_step", np.inf if max_step is None else max_step,
+                                        allow_inf=True)
+        self.fixed_step = positive_option(self.name, "fixed_step", fixed_step, allow_none=True)
+        first_step = positive_option(self.name, "first_step", first_step, allow_none=True)
         self.E = dae.E.tocsc()
         self.diff = np.zeros(dae.n, bool)
         self.diff[:dae.nq + dae.ne] = True
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, self.rtol ** 0.5))
-        self.h = first_step if first_step is not None else self._initial_step()
+        if self.fixed_step is not None:
+            self.newton_tol = 1e-3 * self.newton_tol
+            self.h = self.fixed_step
+        else:
+            self.h = first_step if first_step is not None else self._initial_step()
         self.h = min(self.h, self.max_step, self.t_end - self.t0)
+        # state carried between steps
+        self._f = None
+        self._J = None
+        self._current_jac = False
+        self._lu = None
+        self._h_old = self._err_old = None
+        self._Q = None
 
     def _initial_step(self):
         d = self.dae
@@ -124,100 +138,104 @@ class RadauIIA(DAESolver):
             dW_norm_old = dW_norm
         return converged, k + 1, Z, rate
 
-    def _run(self):
+    def step(self):
+        """One accepted step (rejected attempts are retried inside), not beyond ``t_bound``."""
         d = self.dae
-        t, y, h = self.t, self.y, self.h
-        f = d.f(t, y)
-        self.nfev += 1
-        J = d.jacobian(t, y)
-        self.njev += 1
-        current_jac = True
-        lu_r = lu_c = None
-        h_old = err_old = None
-        Q = None
-        out_t = [] if self.t_eval is None else list(self.t_eval[self.t_eval > t])
-        self.ts, self.ys = [t], [y.copy()]
-        while t < self.t_end:
-            h = min(h, self.max_step, self.t_end - t)
-            if self.t_end - (t + h) < 1e-12 * abs(self.t_end):
-                h = self.t_end - t
-            if h < 10 * np.spacing(t):
-                raise SolverError(self.name, t, f"step size {h:.3g} too small")
-            rejected = False
-            while True:
-                t_new = t + h
-                if lu_r is None:
-                    lu_r, lu_c = self._factor(h, J)
-                if Q is None:
-                    Z0 = np.zeros((3, d.n))
-                else:
-                    x = (t + C * h - self.t_prev) / self.h_prev
-                    Z0 = (Q @ np.vstack([x, x**2, x**3])).T + self.y_prev - y
-                scale = self.atol + np.abs(y) * self.rtol
-                converged, n_iter, Z, rate = self._collocation(t, y, h, Z0, scale, lu_r, lu_c)
-                if not converged:
-                    if current_jac:
-                        h *= 0.5
-                        lu_r = None
-                        self.nreject += 1
-                        if h < 10 * np.spacing(t):
-                            raise SolverError(self.name, t, "Newton iteration did not converge "
-                                              "even with a fresh Jacobian and tiny steps")
-                        continue
-                    J = d.jacobian(t, y)
-                    self.njev += 1
-                    current_jac = True
-                    lu_r = None
-                    continue
-                y_new = y + Z[-1]
-                ZE = (Z.T @ E_ERR) / h
-                err = lu_r.solve(f + self.E @ ZE)
-                scale = self.atol + np.maximum(np.abs(y), np.abs(y_new)) * self.rtol
-                err_norm = self._norm(err, scale)
-                safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
-                if rejected and err_norm > 1:
-                    err = lu_r.solve(d.f(t, y + err) + self.E @ ZE)
-                    self.nfev += 1
-                    err_norm = self._norm(err, scale)
-                if err_norm > 1:
-                    factor = _predict(h, h_old, err_norm, err_old)
-                    h *= max(MIN_FACTOR, safety * factor)
-                    lu_r = None
-                    rejected = True
-                    self.nreject += 1
-                    continue
-                break
-            recompute_jac = n_iter > 2 and rate is not None and rate > 1e-3
-            factor = min(MAX_FACTOR, safety * _predict(h, h_old, err_norm, err_old))
-            if not recompute_jac and factor < 1.2:
-                factor = 1.0
-            else:
-                lu_r = None
-            # dense output of this step
-            Q = Z.T @ P
-            self.t_prev, self.h_prev, self.y_prev = t, h, y
-            h_old, err_old = h, err_norm
-            t, y = t_new, y_new
-            f = d.f(t, y)
+        t, y = self.t, self.y
+        if self._f is None:
+            self._f = d.f(t, y)
             self.nfev += 1
-            self.nsteps += 1
-            if recompute_jac:
-                J = d.jacobian(t, y)
+            self._J = d.jacobian(t, y)
+            self.njev += 1
+            self._current_jac = True
+        f, J = self._f, self._J
+        h = min(self.h, self.max_step, self.t_bound - t)
+        if self.t_bound - (t + h) < 1e-12 * max(1.0, abs(self.t_bound)):
+            h = self.t_bound - t
+        if h < 10 * np.spacing(t):
+            raise SolverError(self.name, t, f"step size {h:.3g} too small")
+        if self._lu is not None and self._lu[0] != h:
+            self._lu = None
+        rejected = False
+        while True:
+            t_new = t + h
+            if self._lu is None:
+                self._lu = (h,) + self._factor(h, J)
+            _, lu_r, lu_c = self._lu
+            if self._Q is None:
+                Z0 = np.zeros((3, d.n))
+            else:
+                x = (t + C * h - self.t_prev) / self.h_prev
+                Z0 = (self._Q @ np.vstack([x, x**2, x**3])).T + self.y_prev - y
+            scale = self.atol + np.abs(y) * self.rtol
+            converged, n_iter, Z, rate = self._collocation(t, y, h, Z0, scale, lu_r, lu_c)
+            if not converged:
+                if self._current_jac:
+                    if self.fixed_step is not None:
+                        raise SolverError(self.name, t, "Newton iteration did not converge with the "
+                                          f"fixed step {h:.3g}")
+                    h *= 0.5
+                    self._lu = None
+                    self.nreject += 1
+                    if h < 10 * np.spacing(t):
+                        raise SolverError(self.name, t, "Newton iteration did not converge "
+                                          "even with a fresh Jacobian and tiny steps")
+                    continue
+                J = self._J = d.jacobian(t, y)
                 self.njev += 1
-                current_jac = True
-            else:
-                current_jac = False
-            if self.t_eval is None:
-                self.ts.append(t)
-                self.ys.append(y.copy())
-            else:
-                while out_t and out_t[0] <= t + 1e-14 * abs(t):
-                    ti = out_t.pop(0)
-                    x = (ti - self.t_prev) / self.h_prev
-                    self.ts.append(ti)
-                    self.ys.append(self.y_prev + Q @ np.array([x, x**2, x**3]))
-            h *= factor
-        self.t, self.y = t, y
+                self._current_jac = True
+                self._lu = None
+                continue
+            y_new = y + Z[-1]
+            ZE = (Z.T @ E_ERR) / h
+            err = lu_r.solve(f + self.E @ ZE)
+            scale = self.atol + np.maximum(np.abs(y), np.abs(y_new)) * self.rtol
+            err_norm = self._norm(err, scale)
+            safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
+            if rejected and err_norm > 1:
+                err = lu_r.solve(d.f(t, y + err) + self.E @ ZE)
+                self.nfev += 1
+                err_norm = self._norm(err, scale)
+            if err_norm > 1 and self.fixed_step is None:
+                factor = _predict(h, self._h_old, err_norm, self._err_old)
+                h *= max(MIN_FACTOR, safety * factor)
+                self._lu = None
+                rejected = True
+                self.nreject += 1
+                continue
+            break
+        recompute_jac = n_iter > 2 and rate is not None and rate > 1e-3
+        factor = min(MAX_FACTOR, safety * _predict(h, self._h_old, err_norm, self._err_old))
+        if not recompute_jac and factor < 1.2:
+            factor = 1.0
+        else:
+            self._lu = None
+        # dense output of this step
+        self._Q = Z.T @ P
+        self.t_prev, self.h_prev, self.y_prev = t, h, y
+        self._h_old, self._err_old = h, err_norm
+        self.t_old, self.y_old = t, y
+        self.t = t_new if t_new < self.t_bound else self.t_bound
+        self.y = y_new
+        self._f = d.f(self.t, y_new)
+        self.nfev += 1
+        self.nsteps += 1
+        if recompute_jac:
+            self._J = d.jacobian(self.t, y_new)
+            self.njev += 1
+            self._current_jac = True
+        else:
+            self._current_jac = False
+        self.h = self.fixed_step if self.fixed_step is not None else h * factor
+
+    def dense_output(self):
+        """The collocation polynomial of the last step."""
+        Q, t0, h, y0 = self._Q, self.t_prev, self.h_prev, self.y_prev
+
+        def poly(t):
+            x = (np.asarray(t, float) - t0) / h
+            return (y0 + (Q @ np.stack([x, x**2, x**3]).reshape(3, -1)).T).reshape(np.shape(t) + (-1,))
+        return poly
 
 
 def _predict(h, h_old, err, err_old):
