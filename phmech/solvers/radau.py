@@ -67,8 +67,9 @@ class RadauIIA(DAESolver):
         self.diff = np.zeros(dae.n, bool)
         self.diff[:dae.nq + dae.ne] = True
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, self.rtol ** 0.5))
+        #: simplified Newton iterations per step (more with fixed steps: no step rejection to fall back on)
+        self.newton_maxiter = NEWTON_MAXITER if self.fixed_step is None else 30
         if self.fixed_step is not None:
-            self.newton_tol = 1e-3 * self.newton_tol
             self.h = self.fixed_step
         else:
             self.h = first_step if first_step is not None else self._initial_step()
@@ -114,7 +115,7 @@ class RadauIIA(DAESolver):
         dW = np.empty_like(W)
         dW_norm_old, rate, converged = None, None, False
         k = 0
-        for k in range(NEWTON_MAXITER):
+        for k in range(self.newton_maxiter):
             for i in range(3):
                 F[i] = d.f(t + C[i] * h, y + Z[i])
             self.nfev += 3
@@ -128,7 +129,7 @@ class RadauIIA(DAESolver):
             dW_norm = self._norm(dW, scale, h)
             if dW_norm_old is not None:
                 rate = dW_norm / dW_norm_old
-            if rate is not None and (rate >= 1 or rate ** (NEWTON_MAXITER - k) / (1 - rate) * dW_norm > self.newton_tol):
+            if rate is not None and (rate >= 1 or rate ** (self.newton_maxiter - k) / (1 - rate) * dW_norm > self.newton_tol):
                 break
             W += dW
             Z = T @ W
