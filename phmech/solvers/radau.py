@@ -1,17 +1,33 @@
-"""Radau IIA (three stages, order 5) for the sparse descriptor DAE ``E y' = f(t, y)``.
+"""Adaptive Radau IIA (three stages, order 5) for ``E y' = f(t, y)`` with sparse matrices.
 
-The classical RADAU5 scheme of Hairer & Wanner (Solving ODEs II, IV.8),
-written for a singular ``E`` and sparse linear algebra: the stage system is
-decoupled by the eigenvectors of the Butcher matrix into one real and one
-complex sparse system, ``(mu_r/h E - J)`` and ``(mu_c/h E - J)``, each
-factorized with SuperLU and reused while the step size and the Jacobian do
-not change.  The step size follows the embedded error estimate with the
-predictive (Gustafsson) controller.
+Method (Hairer & Wanner, *Solving Ordinary Differential Equations II*,
+2nd ed., Springer 1996, section IV.8; the index-2 analysis in VII.4):
 
-The multipliers are index-2 variables: as in IDA with ``suppress_alg``,
-they are left out of the error test, and in the Newton convergence test
-their scale is divided by ``h``.  The differential variables converge with
-order 5 for ODEs and order 3 for index-2 DAEs (the stage order).
+* **Collocation.**  The stage increments ``Z_i = Y_i - y_0`` at the Radau
+  nodes ``c = ((4 - sqrt 6)/10, (4 + sqrt 6)/10, 1)`` satisfy
+  ``(A^-1 (x) E) Z = h F(Z)`` with the collocation matrix ``A``.  The
+  tableau is computed below from the nodes (integrals of the Lagrange
+  polynomials), not copied as numbers.
+* **Simplified Newton.**  ``A^-1`` has one real eigenvalue ``gamma`` and a
+  complex pair ``alpha +- i beta``; in the real eigenbasis ``W = T^-1 Z``
+  (columns: the real eigenvector, real and imaginary part of the complex
+  one) the Newton system splits into one real sparse system
+  ``(gamma/h E - J)`` and one complex one ``((alpha - i beta)/h E - J)``
+  for ``W_2 + i W_3``, both factorized once and
+  reused while ``h`` and the Jacobian ``J`` stay.  Convergence is judged by
+  the contraction ``theta`` of successive increments: the iteration stops
+  when ``theta / (1 - theta) ||dW||`` is below a fraction of the tolerance,
+  and is abandoned when ``theta`` predicts no convergence in time.
+* **Error estimate.**  An embedded formula of order 3 that uses
+  ``f(t_0, y_0)`` with weight ``1/gamma``; its difference to the
+  collocation solution is filtered by the real iteration matrix, (8.19)
+  and (8.20), with the extra solve after a rejected first step.
+* **Step size.**  The predictive controller of Gustafsson (IV.8, (8.25)).
+* **Index 2.**  The multipliers (the last ``nl`` variables) are algebraic
+  variables of index 2: left out of the error norm, and scaled by ``h`` in
+  the Newton norm.  The differential components converge with order 5
+  (= 2s - 1), the multipliers with order 3 (= s), see VII.4.
+* **Dense output.**  The collocation polynomial of the last step.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -19,29 +35,46 @@ from scipy.sparse.linalg import splu
 
 from .base import DAESolver, SolverError, positive_option
 
-S6 = 6 ** 0.5
-C = np.array([(4 - S6) / 10, (4 + S6) / 10, 1.0])
-E_ERR = np.array([-13 - 7 * S6, -13 + 7 * S6, -1]) / 3
-MU_REAL = 3 + 3 ** (2 / 3) - 3 ** (1 / 3)
-MU_COMPLEX = 3 + 0.5 * (3 ** (1 / 3) - 3 ** (2 / 3)) - 0.5j * (3 ** (5 / 6) + 3 ** (7 / 6))
-T = np.array([[0.09443876248897524, -0.14125529502095421, 0.03002919410514742],
-              [0.25021312296533332, 0.20412935229379994, -0.38294211275726192],
-              [1.0, 1.0, 0.0]])
-TI = np.array([[4.17871859155190428, 0.32768282076106237, 0.52337644549944951],
-               [-4.17871859155190428, -0.32768282076106237, 0.47662355450055044],
-               [0.50287263494578682, -2.57192694985560522, 0.59603920482822492]])
-TI_REAL = TI[0]
-TI_COMPLEX = TI[1] + 1j * TI[2]
-# collocation polynomial (dense output)
-P = np.array([[13 / 3 + 7 * S6 / 3, -23 / 3 - 22 * S6 / 3, 10 / 3 + 5 * S6],
-              [13 / 3 - 7 * S6 / 3, -23 / 3 + 22 * S6 / 3, 10 / 3 - 5 * S6],
-              [1 / 3, -8 / 3, 10 / 3]])
-NEWTON_MAXITER = 6
-MIN_FACTOR, MAX_FACTOR = 0.2, 10.0
+
+def _tableau():
+    """Nodes, collocation matrix, its eigen-decomposition and the error weights."""
+    s6 = np.sqrt(6.0)
+    c = np.array([(4 - s6) / 10, (4 + s6) / 10, 1.0])
+    # A[i, j] = int_0^{c_i} l_j(s) ds with the Lagrange polynomials l_j on the nodes
+    A = np.zeros((3, 3))
+    for j in range(3):
+        others = [c[k] for k in range(3) if k != j]
+        lj = np.poly1d(np.poly(others)) / np.prod([c[j] - o for o in others])
+        Lj = lj.integ()
+        A[:, j] = Lj(c) - Lj(0.0)
+    Ainv = np.linalg.inv(A)
+    lam, V = np.linalg.eig(Ainv)
+    kr = int(np.argmin(np.abs(lam.imag)))
+    kc = int(np.argmax(lam.imag))
+    gamma = lam[kr].real
+    alpha, beta = lam[kc].real, lam[kc].imag
+    T = np.column_stack([V[:, kr].real, V[:, kc].real, V[:, kc].imag])
+    # embedded order-3 weights b_hat (with b_hat_0 = 1/gamma at t_0): sum b_hat c^(k-1) = 1/k
+    b = A[-1]
+    g0 = 1.0 / gamma
+    Vc = np.vstack([c ** k for k in range(3)])
+    rhs = np.array([1.0 / (k + 1) for k in range(3)]) - g0 * np.array([1.0, 0.0, 0.0])
+    b_hat = np.linalg.solve(Vc, rhs)
+    e = (b_hat - b) @ Ainv            # err_raw = g0 h f0 + sum_i e_i E Z_i
+    # dense output: Z_i = sum_k Q_k c_i^k (k = 1..3), so u(t0 + x h) = y0 + Q [x, x^2, x^3]
+    Vd = np.column_stack([c, c ** 2, c ** 3])
+    return c, A, Ainv, gamma, alpha, beta, T, np.linalg.inv(T), e, np.linalg.inv(Vd)
+
+
+C, A, A_INV, GAMMA, ALPHA, BETA, T, T_INV, E_WEIGHTS, DENSE_INV = _tableau()
+#: simplified Newton iterations per step (adaptive mode)
+NEWTON_MAXITER = 7
+#: bounds of the step-size change per step
+FACTOR_MIN, FACTOR_MAX = 0.2, 8.0
 
 
 class RadauIIA(DAESolver):
-    """Adaptive Radau IIA (order 5) on sparse matrices.
+    """Adaptive Radau IIA (order 5) on sparse matrices (see the module docstring).
 
     Parameters
     ----------
@@ -63,186 +96,184 @@ class RadauIIA(DAESolver):
                                         allow_inf=True)
         self.fixed_step = positive_option(self.name, "fixed_step", fixed_step, allow_none=True)
         first_step = positive_option(self.name, "first_step", first_step, allow_none=True)
-        self.E = dae.E.tocsc()
-        self.diff = np.zeros(dae.n, bool)
-        self.diff[:dae.nq + dae.ne] = True
-        self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, self.rtol ** 0.5))
-        #: simplified Newton iterations per step (more with fixed steps: no step rejection to fall back on)
-        self.newton_maxiter = NEWTON_MAXITER if self.fixed_step is None else 30
+        self.E = sp.csc_matrix(dae.E)
+        self.algebraic = np.zeros(dae.n, bool)
+        self.algebraic[dae.n - dae.nl:] = True
+        # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
+        self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, np.sqrt(self.rtol)))
+        self.maxiter = NEWTON_MAXITER if self.fixed_step is None else 30
         if self.fixed_step is not None:
-            self.h = self.fixed_step
+            h = self.fixed_step
+        elif first_step is not None:
+            h = first_step
         else:
-            self.h = first_step if first_step is not None else self._initial_step()
-        self.h = min(self.h, self.max_step, self.t_end - self.t0)
-        # state carried between steps
-        self._f = None
-        self._J = None
-        self._current_jac = False
-        self._lu = None
-        self._h_old = self._err_old = None
-        self._Q = None
+            h = self._starting_step()
+        self.h = min(h, self.max_step, self.t_end - self.t0)
+        self._f0 = None          # f(t, y) at the current point
+        self._J = None           # Jacobian and whether it belongs to the current point
+        self._J_fresh = False
+        self._lus = None         # (h, LU real, LU complex)
+        self._previous = None    # (h, err) of the last accepted step, for the controller
+        self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
 
-    def _initial_step(self):
-        d = self.dae
-        yd = d.derivative(self.t0, self.y)
+    # -- pieces ----------------------------------------------------------------
+    def _starting_step(self):
+        yd = self.dae.derivative(self.t0, self.y)
         self.nfev += 1
-        sc = self.atol + self.rtol * np.abs(self.y)
-        d1 = np.sqrt(np.mean((yd[self.diff] / sc[self.diff]) ** 2))
-        h = 1e-6 if d1 < 1e-10 else 0.01 / d1
-        return min(h, 1e-3 * (self.t_end - self.t0))
+        scale = self.atol + self.rtol * np.abs(self.y)
+        d = ~self.algebraic
+        d0 = np.sqrt(np.mean((self.y[d] / scale[d]) ** 2))
+        d1 = np.sqrt(np.mean((yd[d] / scale[d]) ** 2))
+        # Hairer, Norsett & Wanner, Solving ODEs I, II.4: h0 = 0.01 |y0| / |y0'| in the error norm
+        h = 1e-6 * (self.t_end - self.t0) if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+        return min(h, 1e-2 * (self.t_end - self.t0))
 
-    def _norm(self, x, scale, h=None):
+    def _error_norm(self, x, scale):
+        d = ~self.algebraic
+        return np.sqrt(np.mean((x[d] / scale[d]) ** 2))
+
+    def _newton_norm(self, dW, scale, h):
         s = scale.copy()
-        if h is not None:  # Newton test on the stage increments: multipliers at scale / h
-            s[~self.diff] /= h
-            return np.sqrt(np.mean((x / s[None, :]) ** 2))
-        return np.sqrt(np.mean((x[self.diff] / s[self.diff]) ** 2))
+        s[self.algebraic] /= h
+        return np.sqrt(np.mean((dW / s) ** 2))
 
-    def _factor(self, h, J):
+    def _iteration_matrices(self, h):
         try:
-            lu_r = splu(sp.csc_matrix(MU_REAL / h * self.E - J))
-            lu_c = splu(sp.csc_matrix(MU_COMPLEX / h * self.E - J, dtype=complex))
+            real = splu(sp.csc_matrix(GAMMA / h * self.E - self._J))
+            cplx = splu(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex))
         except RuntimeError as err:
             raise SolverError(self.name, self.t, f"singular iteration matrix ({err})") from None
         self.nlu += 2
-        return lu_r, lu_c
+        self._lus = (h, real, cplx)
 
-    def _collocation(self, t, y, h, Z0, scale, lu_r, lu_c):
+    def _stages(self, t, y, h, Z, scale):
+        """Simplified Newton on the collocation system; returns ``(Z, converged, iterations, theta)``."""
         d, E = self.dae, self.E
-        W = TI @ Z0
-        Z = Z0
-        F = np.empty((3, d.n))
-        dW = np.empty_like(W)
-        dW_norm_old, rate, converged = None, None, False
-        k = 0
-        for k in range(self.newton_maxiter):
-            for i in range(3):
-                F[i] = d.f(t + C[i] * h, y + Z[i])
+        _, real, cplx = self._lus
+        W = T_INV @ Z                         # rows: W_k = sum_i T_INV[k, i] Z_i
+        norm_old, theta = None, None
+        for it in range(1, self.maxiter + 1):
+            F = np.array([d.f(t + C[i] * h, y + Z[i]) for i in range(3)])
             self.nfev += 3
             if not np.all(np.isfinite(F)):
-                break
-            f_real = F.T @ TI_REAL - MU_REAL / h * (E @ W[0])
-            f_cplx = F.T @ TI_COMPLEX - MU_COMPLEX / h * (E @ (W[1] + 1j * W[2]))
-            dW[0] = lu_r.solve(f_real)
-            dc = lu_c.solve(f_cplx)
-            dW[1], dW[2] = dc.real, dc.imag
-            dW_norm = self._norm(dW, scale, h)
-            if dW_norm_old is not None:
-                rate = dW_norm / dW_norm_old
-            if rate is not None and (rate >= 1 or rate ** (self.newton_maxiter - k) / (1 - rate) * dW_norm > self.newton_tol):
-                break
-            W += dW
+                return Z, False, it, theta
+            G = T_INV @ F                     # transformed right-hand sides
+            EW = (E @ W.T).T
+            r1 = G[0] - GAMMA / h * EW[0]
+            r23 = (G[1] + 1j * G[2]) - (ALPHA - 1j * BETA) / h * (EW[1] + 1j * EW[2])
+            dW = np.empty_like(W)
+            dW[0] = real.solve(r1)
+            u = cplx.solve(r23)
+            dW[1], dW[2] = u.real, u.imag
+            norm = self._newton_norm(dW, scale, h)
+            if norm_old is not None:
+                theta = norm / norm_old
+                remaining = self.maxiter - it
+                if theta >= 1 or theta ** remaining / (1 - theta) * norm > self.newton_tol:
+                    return Z, False, it, theta
+            W = W + dW
             Z = T @ W
-            if dW_norm == 0 or (rate is not None and rate / (1 - rate) * dW_norm < self.newton_tol):
-                converged = True
-                break
-            dW_norm_old = dW_norm
-        return converged, k + 1, Z, rate
+            if norm == 0 or (theta is not None and theta / (1 - theta) * norm < self.newton_tol):
+                return Z, True, it, theta
+            norm_old = norm
+        return Z, False, self.maxiter, theta
 
+    def _local_error(self, t, y, h, Z, scale, first_try):
+        """Embedded estimate, filtered by the real iteration matrix (IV.8, (8.19)-(8.20))."""
+        _, real, _ = self._lus
+        EZ = self.E @ (E_WEIGHTS @ Z)
+        err = real.solve(self._f0 + GAMMA / h * EZ)
+        if not first_try and self._error_norm(err, scale) > 1:
+            err = real.solve(self.dae.f(t, y + err) + GAMMA / h * EZ)
+            self.nfev += 1
+        return err
+
+    def _predictor(self, t, h):
+        """Starting stages from the previous collocation polynomial (zero on the first step)."""
+        if self._poly is None:
+            return np.zeros((3, self.dae.n))
+        t_prev, h_prev, y_prev, Q = self._poly
+        x = (t + C * h - t_prev) / h_prev
+        return (Q @ np.vstack([x, x ** 2, x ** 3])).T + y_prev - self.y
+
+    def _new_step_size(self, h, err_norm, iterations):
+        """Gustafsson's predictive controller with the Newton-dependent safety factor."""
+        safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + iterations)
+        with np.errstate(divide="ignore"):
+            fac = err_norm ** -0.25 if err_norm > 0 else FACTOR_MAX
+        if self._previous is not None and err_norm > 0:
+            h_old, err_old = self._previous
+            fac = min(fac, h / h_old * (err_old / err_norm) ** 0.25 * err_norm ** -0.25)
+        return h * min(FACTOR_MAX, max(FACTOR_MIN, safety * fac))
+
+    # -- the step ----------------------------------------------------------------
     def step(self):
-        """One accepted step (rejected attempts are retried inside), not beyond ``t_bound``."""
         d = self.dae
         t, y = self.t, self.y
-        if self._f is None:
-            self._f = d.f(t, y)
+        if self._f0 is None:
+            self._f0 = d.f(t, y)
             self.nfev += 1
+        if self._J is None:
             self._J = d.jacobian(t, y)
             self.njev += 1
-            self._current_jac = True
-        f, J = self._f, self._J
+            self._J_fresh = True
+            self._lus = None
         h = min(self.h, self.max_step, self.t_bound - t)
         if self.t_bound - (t + h) < 1e-12 * max(1.0, abs(self.t_bound)):
             h = self.t_bound - t
-        if h < 10 * np.spacing(t):
-            raise SolverError(self.name, t, f"step size {h:.3g} too small")
-        if self._lu is not None and self._lu[0] != h:
-            self._lu = None
-        rejected = False
+        first_try = True
         while True:
-            t_new = t + h
-            if self._lu is None:
-                self._lu = (h,) + self._factor(h, J)
-            _, lu_r, lu_c = self._lu
-            if self._Q is None:
-                Z0 = np.zeros((3, d.n))
-            else:
-                x = (t + C * h - self.t_prev) / self.h_prev
-                Z0 = (self._Q @ np.vstack([x, x**2, x**3])).T + self.y_prev - y
-            scale = self.atol + np.abs(y) * self.rtol
-            converged, n_iter, Z, rate = self._collocation(t, y, h, Z0, scale, lu_r, lu_c)
+            if h < 10 * np.spacing(max(abs(t), abs(self.t_end))):
+                raise SolverError(self.name, t, f"step size {h:.3g} too small")
+            if self._lus is None or self._lus[0] != h:
+                self._iteration_matrices(h)
+            scale = self.atol + self.rtol * np.abs(y)
+            Z, converged, iterations, theta = self._stages(t, y, h, self._predictor(t, h), scale)
             if not converged:
-                if self._current_jac:
-                    if self.fixed_step is not None:
-                        raise SolverError(self.name, t, "Newton iteration did not converge with the "
-                                          f"fixed step {h:.3g}")
-                    h *= 0.5
-                    self._lu = None
-                    self.nreject += 1
-                    if h < 10 * np.spacing(t):
-                        raise SolverError(self.name, t, "Newton iteration did not converge "
-                                          "even with a fresh Jacobian and tiny steps")
+                if not self._J_fresh:          # first a fresh Jacobian, then a smaller step
+                    self._J = d.jacobian(t, y)
+                    self.njev += 1
+                    self._J_fresh = True
+                    self._lus = None
                     continue
-                J = self._J = d.jacobian(t, y)
-                self.njev += 1
-                self._current_jac = True
-                self._lu = None
-                continue
-            y_new = y + Z[-1]
-            ZE = (Z.T @ E_ERR) / h
-            err = lu_r.solve(f + self.E @ ZE)
-            scale = self.atol + np.maximum(np.abs(y), np.abs(y_new)) * self.rtol
-            err_norm = self._norm(err, scale)
-            safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
-            if rejected and err_norm > 1:
-                err = lu_r.solve(d.f(t, y + err) + self.E @ ZE)
-                self.nfev += 1
-                err_norm = self._norm(err, scale)
-            if err_norm > 1 and self.fixed_step is None:
-                factor = _predict(h, self._h_old, err_norm, self._err_old)
-                h *= max(MIN_FACTOR, safety * factor)
-                self._lu = None
-                rejected = True
+                if self.fixed_step is not None:
+                    raise SolverError(self.name, t, f"Newton iteration did not converge with the fixed step {h:.3g}")
+                h *= 0.5
                 self.nreject += 1
                 continue
+            y_new = y + Z[-1]
+            scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
+            err_norm = self._error_norm(self._local_error(t, y, h, Z, scale, first_try), scale)
+            if err_norm > 1 and self.fixed_step is None:
+                h = self._new_step_size(h, err_norm, iterations)
+                self.nreject += 1
+                first_try = False
+                continue
             break
-        recompute_jac = n_iter > 2 and rate is not None and rate > 1e-3
-        factor = min(MAX_FACTOR, safety * _predict(h, self._h_old, err_norm, self._err_old))
-        if not recompute_jac and factor < 1.2:
-            factor = 1.0
-        else:
-            self._lu = None
-        # dense output of this step
-        self._Q = Z.T @ P
-        self.t_prev, self.h_prev, self.y_prev = t, h, y
-        self._h_old, self._err_old = h, err_norm
+        # accepted
+        self._poly = (t, h, y, (DENSE_INV @ Z).T)
         self.t_old, self.y_old = t, y
-        self.t = t_new if t_new < self.t_bound else self.t_bound
+        self.t = t + h if t + h < self.t_bound else self.t_bound
         self.y = y_new
-        self._f = d.f(self.t, y_new)
-        self.nfev += 1
         self.nsteps += 1
-        if recompute_jac:
-            self._J = d.jacobian(self.t, y_new)
-            self.njev += 1
-            self._current_jac = True
+        self._f0 = d.f(self.t, y_new)
+        self.nfev += 1
+        h_next = self.fixed_step or self._new_step_size(h, err_norm, iterations)
+        self._previous = (h, max(err_norm, 1e-10))
+        if theta is not None and theta > 1e-3:       # slow contraction: refresh the Jacobian
+            self._J = None
         else:
-            self._current_jac = False
-        self.h = self.fixed_step if self.fixed_step is not None else h * factor
+            self._J_fresh = False
+            if self.fixed_step is None and 1.0 <= h_next / h <= 1.2:
+                h_next = h                          # keep the factorizations
+        self.h = h_next
 
     def dense_output(self):
         """The collocation polynomial of the last step."""
-        Q, t0, h, y0 = self._Q, self.t_prev, self.h_prev, self.y_prev
+        t0, h, y0, Q = self._poly
 
         def poly(t):
             x = (np.asarray(t, float) - t0) / h
-            return (y0 + (Q @ np.stack([x, x**2, x**3]).reshape(3, -1)).T).reshape(np.shape(t) + (-1,))
+            X = np.stack([x, x ** 2, x ** 3]).reshape(3, -1)
+            return (y0 + (Q @ X).T).reshape(np.shape(t) + (-1,))
         return poly
-
-
-def _predict(h, h_old, err, err_old):
-    if err_old is None or h_old is None or err == 0:
-        mult = 1.0
-    else:
-        mult = h / h_old * (err_old / err) ** 0.25
-    with np.errstate(divide="ignore"):
-        return min(1.0, mult) * err ** -0.25
