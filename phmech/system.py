@@ -55,25 +55,22 @@ class System:
                 return b
         raise KeyError(f"no body '{name}'; bodies are {[b.name for b in self.bodies]}")
 
+    def _add_named(self, items, item, cls, kind):
+        if not isinstance(item, cls):
+            raise TypeError(f"expected a {cls.__name__}, got {item!r}")
+        if any(x.name == item.name for x in items):
+            raise ValueError(f"a {kind} named '{item.name}' is already in the system")
+        items.append(item)
+        self._assembled = None
+        return item
+
     def add_joint(self, joint):
         """Add any joint (planar or spatial); names must be unique."""
-        if not isinstance(joint, Joint):
-            raise TypeError(f"expected a Joint, got {joint!r}")
-        if any(j.name == joint.name for j in self.joints):
-            raise ValueError(f"a joint named '{joint.name}' is already in the system")
-        self.joints.append(joint)
-        self._assembled = None
-        return joint
+        return self._add_named(self.joints, joint, Joint, "joint")
 
     def add_load(self, load):
         """Add a load (:mod:`phmech.loads`); names must be unique."""
-        if not isinstance(load, Load):
-            raise TypeError(f"expected a Load, got {load!r}")
-        if any(ld.name == load.name for ld in self.loads):
-            raise ValueError(f"a load named '{load.name}' is already in the system")
-        self.loads.append(load)
-        self._assembled = None
-        return load
+        return self._add_named(self.loads, load, Load, "load")
 
     # -- planar joints -------------------------------------------------------
     def connect(self, a, b, joint="revolute", name=None, **options):
