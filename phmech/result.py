@@ -40,11 +40,11 @@ class Result:
         return body if isinstance(body, str) else body.name
 
     def q(self, body):
-        """Configuration history of a body, shape (N, n_q)."""
+        """Configuration history of a body, shape (N, nq)."""
         return self.y[:, self.dae.sq][:, self.dae.q_slices[self._body(body)]]
 
     def e(self, body):
-        """Effort (velocity and stress) history of a body, shape (N, n_e)."""
+        """Effort (velocity and stress) history of a body, shape (N, ne)."""
         return self.y[:, self.dae.se][:, self.dae.e_slices[self._body(body)]]
 
     def lam(self, joint):
@@ -107,7 +107,10 @@ class Result:
                 raise ValueError(f"to_csv: column '{k}' has shape {v.shape}, expected {self.t.shape}")
             if not np.all(np.isfinite(v)):
                 raise ValueError(f"to_csv: column '{k}' has non-finite values; not writing {path}")
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        except OSError as err:
+            raise ValueError(f"to_csv: cannot create the directory of {path}: {err}") from None
         with open(path, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(list(cols))

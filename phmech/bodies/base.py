@@ -82,8 +82,8 @@ class Port:
 def _finite_array(value, shape, what, owner):
     a = np.asarray(value, dtype=float)
     if a.shape != shape or not np.all(np.isfinite(a)):
-        raise ValueError(f"{owner}: {what} must be {shape[0] if shape else 'a'} finite "
-                         f"number(s), got {value!r}")
+        size = "a" if not shape else (str(shape[0]) if len(shape) == 1 else "x".join(map(str, shape)) + " array of")
+        raise ValueError(f"{owner}: {what} must be {size} finite number(s), got {value!r}")
     return a
 
 
