@@ -9,7 +9,6 @@
 
 see :mod:`phmech.assembly.dae`.
 """
-import numpy as np
 
 from .assembly import ConsistencyError, DescriptorDAE  # noqa: F401 (ConsistencyError re-exported)
 from .joints import AngularVelocity, Joint, Revolute, Slider, SpatialJoint, Weld

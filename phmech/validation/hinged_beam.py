@@ -14,7 +14,6 @@ out-of-plane motion.  No gravity.
 """
 import os
 import sys
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
