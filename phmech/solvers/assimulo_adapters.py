@@ -6,12 +6,22 @@ excluded from its error test (``suppress_alg``), as index-2 variables must
 be.  They still enter IDA's Newton convergence test, where an absolute
 tolerance as small as that of the states makes the iteration fail on
 multipliers of the size of real joint forces: their absolute tolerance is
-``atol_lambda`` (default ``1e4 * atol``); Radau5DAE is told the index of every variable (1 for ``q`` and ``e``,
-2 for the multipliers) and estimates its own Jacobian.
+``atol_lambda`` (default ``1e4 * atol``).  Radau5DAE is told the index of
+every variable (1 for ``q`` and ``e``, 2 for the multipliers) and
+estimates its own Jacobian.
+
+Under the driver's step contract one :meth:`~_AssimuloSolver.step` is one
+assimulo run from ``t`` to ``t_bound`` (so a breakpoint restarts the
+integrator, as it should at a kink of the data).  The run reports at the
+driver's output times inside it (``t_outputs``, interpolated by assimulo
+to the method's order), or at every internal step when the driver wants
+every step; the dense output is the piecewise-linear interpolant through
+these points, which is what events are located on.  Callbacks therefore
+run once per interval between breakpoints.
 """
 import numpy as np
 
-from .base import DAESolver, SolverError, positive_option
+from .base import Solver, SolverError, count_option, positive_option
 
 
 def _import_assimulo():
@@ -24,112 +34,130 @@ def _import_assimulo():
     return Implicit_Problem, solvers
 
 
-class _AssimuloSolver(DAESolver):
-    """An assimulo solver behind the step contract: each :meth:`step` continues the
-    assimulo run to the driver's next target (output time, breakpoint or end)."""
+class _AssimuloSolver(Solver):
+    """An assimulo solver behind the step contract (see the module docstring).
 
-    _cls = None
+    Parameters
+    ----------
+    problem, t0, y0, t_bound
+        See :class:`~phmech.solvers.base.Solver`.
+    rtol, atol : float
+        Tolerances (multipliers left out of the error test).
+    atol_lambda : float, optional
+        Absolute tolerance of the multipliers (default ``1e4 * atol``).
+    first_step : float, optional
+        Initial step of every run (assimulo's ``inith``).
+    max_step : float, optional
+        Largest step (assimulo's ``maxh``).
+    max_steps : int, optional
+        Step limit of the whole integration: each run gets the budget left
+        (assimulo's ``maxsteps``), and exceeding it is a :class:`SolverError`.
+    """
 
-    def __init__(self, dae, t_span, y0, rtol=1e-6, atol=1e-6, max_step=None, atol_lambda=None, max_steps=None):
-        super().__init__(dae, t_span, y0, rtol=rtol, atol=atol)
-        self.max_step = positive_option(self.name, "max_step", max_step, allow_none=True)
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
-                                      or max_steps < 1):
-            raise ValueError(f"{self.name}: option max_steps must be a positive integer, got {max_steps!r}")
-        self.max_steps = max_steps
+    def __init__(self, problem, t0, y0, t_bound=None, rtol=1e-6, atol=1e-6, atol_lambda=None,
+                 first_step=None, max_step=None, max_steps=None, **unknown):
+        self.refuse_unknown(unknown)
+        super().__init__(problem, t0, y0, t_bound)
+        _import_assimulo()
+        self.rtol = positive_option(self.name, "rtol", rtol)
+        self.atol = positive_option(self.name, "atol", atol)
         self.atol_lambda = 1e4 * self.atol if atol_lambda is None else positive_option(
             self.name, "atol_lambda", atol_lambda)
+        self.first_step = positive_option(self.name, "first_step", first_step, allow_none=True)
+        self.max_step = positive_option(self.name, "max_step", max_step, allow_none=True)
+        self.max_steps = count_option(self.name, "max_steps", max_steps, allow_none=True)
+        self._chunk = None
 
     def _problem(self):
         Implicit_Problem, solvers = _import_assimulo()
-        dae = self.dae
-        E = dae.E.tocsr()
+        problem = self.problem
+        E = problem.E.tocsr()
         counter = self
 
         def res(t, y, yd):
             counter.nfev += 1
-            return E @ yd - dae.f(t, y)
+            return E @ yd - problem.f(t, y)
 
-        yd0 = dae.derivative(self.t, self.y)
-        prob = Implicit_Problem(res, self.y.copy(), yd0, self.t, name="phmech")
-        return prob, solvers, E
+        yd0 = problem.derivative(self.t, self.y)
+        return Implicit_Problem(res, self.y.copy(), yd0, self.t, name="phmech"), solvers, E
 
     def _configure(self, solver):
+        d = self.problem
         solver.verbosity = 50
         solver.rtol = self.rtol
-        d = self.dae
         solver.atol = np.r_[np.full(d.nq + d.ne, self.atol), np.full(d.nl, self.atol_lambda)]
+        if self.first_step is not None:
+            solver.inith = self.first_step
         if self.max_step is not None:
             solver.maxh = self.max_step
         if self.max_steps is not None:
-            solver.maxsteps = int(self.max_steps)
-        solver.report_continuously = False
+            solver.maxsteps = self.max_steps - self.nsteps
 
-    def step(self):
-        """Integrate from ``t`` to ``t_bound`` in one assimulo run (a fresh one per
-        breakpoint interval), reporting at the driver's output times inside it."""
+    def _step(self):
+        """One assimulo run from ``t`` to ``t_bound``, reporting at the output times inside it."""
         prob, solvers, E = self._problem()
         solver = self._make(prob, solvers, E)
         self._configure(solver)
         t_bound = self.t_bound
-        outs = getattr(self, "outputs", None)
+        outs = self.t_outputs
         inside = None if outs is None else [float(t) for t in outs if self.t < t < t_bound]
+        solver.report_continuously = inside is None          # every internal step
         try:
             if inside is None:
                 t, y, _ = solver.simulate(t_bound, 0)
             else:
                 t, y, _ = solver.simulate(t_bound, 0, inside + [t_bound])
         except Exception as err:
-            raise SolverError(self.name, float(getattr(solver, "t", self.t)),
+            raise SolverError(self.name, self.t,
                               f"{type(err).__name__}: {err}") from None
+        self._count(solver)
+        if self.max_steps is not None and self.nsteps > self.max_steps:
+            raise SolverError(self.name, float(solver.t), f"more than max_steps = {self.max_steps} steps")
         t, y = np.asarray(t, float), np.asarray(y, float)
-        keep = t > self.t
-        self._chunk_t = np.r_[self.t, t[keep]]
-        self._chunk_y = np.vstack([self.y[None, :], y[keep]])
+        keep = (t > self.t) & (t < t_bound)
+        self._chunk = (np.r_[self.t, t[keep], t_bound], np.vstack([self.y[None, :], y[keep], y[-1:]]))
         self.t_old, self.y_old = self.t, self.y
         self.t, self.y = t_bound, y[-1].copy()
-        raw = solver.get_statistics()
-        st = {k: raw[k] for k in raw.keys()}
-        self.nsteps += int(st.get("nsteps", 0))
-        self.nreject += int(st.get("nstepfails", st.get("nerrfails", 0)))
-        self.njev += int(st.get("njacs", 0))
-        self.nlu += int(st.get("nlus", st.get("njacs", 0)))
+
+    def _count(self, solver):
+        st = solver.get_statistics()
+        get = lambda key: int(st[key]) if key in st.keys() else 0  # noqa: E731
+        self.nsteps += get("nsteps")
+        self.nreject += get("nerrfails")
+        self.njev += get("njacs") if self._counts_jacobians else 0
+        self.nlu += get("nlus") or get("njacs")      # IDA factorizes at every Jacobian
 
     def dense_output(self):
-        """Piecewise-linear interpolation over the solver's internal steps of the last chunk."""
-        tc, yc = self._chunk_t, self._chunk_y
+        """Piecewise-linear interpolation through the points the last run reported."""
+        tc, yc = self._chunk
 
         def interp(t):
             tt = np.atleast_1d(np.asarray(t, float))
             out = np.column_stack([np.interp(tt, tc, yc[:, i]) for i in range(yc.shape[1])])
-            return out[0] if np.ndim(t) == 0 else out
+            return out[0] if np.ndim(t) == 0 else out.reshape(np.shape(t) + (-1,))
         return interp
 
 
 class IDA(_AssimuloSolver):
-    """SUNDIALS IDA (variable-order BDF) through assimulo, dense linear algebra.
-
-    Options: ``rtol``, ``atol``, ``atol_lambda``, ``max_step``, ``max_steps``
-    (assimulo's ``maxsteps``, per continuation to the next output time).
-    """
+    """SUNDIALS IDA (variable-order BDF) through assimulo, with the exact dense Jacobian."""
 
     name = "ida"
+    _counts_jacobians = False        # counted in the Jacobian callback
 
     def _make(self, prob, solvers, E):
-        dae = self.dae
+        problem = self.problem
         Ed = E.toarray()
         counter = self
 
         def jac(c, t, y, yd):
             counter.njev += 1
-            return c * Ed - dae.jacobian(t, y).toarray()
+            return c * Ed - problem.jacobian(t, y).toarray()
 
         prob.jac = jac
-        prob.algvar = np.r_[np.ones(dae.nq + dae.ne), np.zeros(dae.nl)]
+        prob.algvar = np.r_[np.ones(problem.nq + problem.ne), np.zeros(problem.nl)]
         s = solvers.IDA(prob)
         s.suppress_alg = True
         s.usejac = True
-        s.make_consistent  # noqa: B018 - initial values are consistent already
         return s
 
 
@@ -137,9 +165,9 @@ class Radau5DAE(_AssimuloSolver):
     """Radau IIA (order 5) through assimulo's Radau5DAE (dense, Fortran core)."""
 
     name = "radau5"
+    _counts_jacobians = True
 
     def _make(self, prob, solvers, E):
-        dae = self.dae
         s = solvers.Radau5DAE(prob)
-        s.index = [1] * (dae.nq + dae.ne) + [2] * dae.nl
+        s.index = [1] * (self.problem.nq + self.problem.ne) + [2] * self.problem.nl
         return s

@@ -1,19 +1,33 @@
 """The contract every time integrator implements.
 
-A solver is built from ``(problem, t_span, y0, **options)`` (the problem
-contract is :mod:`phmech.problem`), checks its options, and implements
+A solver integrates ``E y' = f(t, y)`` (the problem contract is
+:class:`phmech.problem.Problem`) one step at a time.  It is built as
+``Solver(problem, t0, y0, t_bound, **options)``, checks every option
+(an unknown one, or a value it cannot honour, is one clear ``ValueError``
+naming the solver, the option and the value) and provides
 
-* :meth:`DAESolver.step` -- advance one step, never beyond ``t_bound``
-  (which the driver may move between steps, for breakpoints), setting
-  ``t_old``, ``y_old``, ``t``, ``y``;
-* :meth:`DAESolver.dense_output` -- an interpolant over the last step;
-* counters ``nsteps, nreject, nfev, njev, nlu`` and ``status``;
-* optionally ``work``: the exact supplied work up to ``t`` (the implicit
-  midpoint rule keeps one).
+* :meth:`Solver.step` -- advance one step, never beyond ``t_bound``,
+  setting ``t_old``, ``y_old``, ``t``, ``y``; a failure raises
+  :class:`SolverError`;
+* :meth:`Solver.dense_output` -- a callable ``t -> y(t)`` over the last
+  step ``[t_old, t]``, vectorized in ``t`` (shape ``(n,)`` for a scalar,
+  ``(len(t), n)`` for an array);
+* the counters ``nsteps, nreject, nfev, njev, nlu`` and ``status``
+  (``"running"``, ``"finished"`` when ``t`` has reached ``t_bound``,
+  ``"failed"`` after a :class:`SolverError`);
+* optionally an exact record of the supplied work, ``work`` at ``t``
+  (``records_work = True`` and :meth:`Solver.work_output`, the work over
+  the last step; the implicit midpoint rule keeps one).
 
-Output times, breakpoints, events, progress and per-step callbacks belong
-to the one driver, :func:`phmech.solvers.driver.integrate`.
+The driver (:func:`phmech.solvers.driver.solve`) may move ``t_bound``
+between steps (breakpoints: no step straddles one); moving it beyond ``t``
+puts a finished solver back to ``"running"``.  Before each step it sets
+two hints that a solver may use or ignore: ``t_target``, the next time the
+driver needs a state at (an output time or ``t_bound``), and ``t_outputs``,
+all output times of the run (``None`` for output at every step).
 """
+import inspect
+
 import numpy as np
 
 
@@ -39,59 +53,146 @@ def positive_option(solver, name, value, allow_none=False, allow_inf=False):
     return v
 
 
-class DAESolver:
-    """Base class of the integrators of ``E y' = f(t, y)`` (see the module docstring)."""
+def count_option(solver, name, value, allow_none=False):
+    """``int(value)`` if a positive integer; else one clear ValueError."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{solver}: option {name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def linear_interpolant(t0, t1, y0, y1, h=None):
+    """``t -> y`` on the chord from ``(t0, y0)`` to ``(t1, y1)`` (``h``: the step, default ``t1 - t0``)."""
+    h = t1 - t0 if h is None else h
+
+    def interp(t):
+        a = (np.asarray(t, float) - t0) / h
+        return np.multiply.outer(1.0 - a, y0) + np.multiply.outer(a, y1)
+    return interp
+
+
+class Solver:
+    """Base class of the integrators of ``E y' = f(t, y)`` (see the module docstring).
+
+    Parameters
+    ----------
+    problem : :class:`phmech.problem.Problem`
+    t0 : float
+        Initial time.
+    y0 : array, shape (n,)
+        Consistent initial state.
+    t_bound : float
+        The end of the integration (the driver may move it between steps).
+        The earlier form ``Solver(problem, (t0, t_end), y0)`` is accepted too.
+    """
 
     name = "base"
-    #: the solver records the exact supplied work (attribute ``work``)
+    #: the solver records the exact supplied work (attribute ``work``, :meth:`work_output`)
     records_work = False
 
-    def __init__(self, dae, t_span, y0, rtol=1e-6, atol=1e-6):
-        self.dae = dae
+    def __init__(self, problem, t0, y0, t_bound=None):
+        self.problem = problem
+        if t_bound is None and np.ndim(t0) == 1 and len(t0) == 2:     # the earlier (t0, t_end) form
+            t0, t_bound = t0
         try:
-            t0, t_end = (float(v) for v in t_span)
+            t0, t_bound = float(t0), float(t_bound)
         except (TypeError, ValueError):
-            raise ValueError(f"{self.name}: t_span must be two numbers (t0, t_end), got {t_span!r}") from None
-        if not (np.isfinite(t0) and np.isfinite(t_end)):
-            raise ValueError(f"{self.name}: t0 and t_end must be finite, got t0 = {t0!r}, t_end = {t_end!r}")
-        if not t_end > t0:
-            raise ValueError(f"{self.name}: t_end ({t_end}) must be larger than t0 ({t0})")
-        self.t0, self.t_end, self.t_bound = t0, t_end, t_end
-        self.y = np.array(y0, dtype=float)
-        if self.y.shape != (dae.n,):
-            raise ValueError(f"{self.name}: y0 has shape {self.y.shape}, the system has {dae.n} variables")
-        bad = np.flatnonzero(~np.isfinite(self.y))
+            raise ValueError(f"{self.name}: t0 and t_end must be numbers, got t0 = {t0!r}, "
+                             f"t_end = {t_bound!r}") from None
+        if not (np.isfinite(t0) and np.isfinite(t_bound)):
+            raise ValueError(f"{self.name}: t0 and t_end must be finite, got t0 = {t0!r}, t_end = {t_bound!r}")
+        if not t_bound > t0:
+            raise ValueError(f"{self.name}: t_end ({t_bound}) must be larger than t0 ({t0})")
+        y = np.array(y0, dtype=float)
+        if y.shape != (problem.n,):
+            raise ValueError(f"{self.name}: y0 has shape {y.shape}, the system has {problem.n} variables")
+        bad = np.flatnonzero(~np.isfinite(y))
         if len(bad):
-            labels = dae.labels()
+            labels = problem.labels()
             raise ValueError(f"{self.name}: y0 has non-finite entries: "
-                             + ", ".join(f"{labels[i]} = {self.y[i]}" for i in bad[:5]))
-        self.rtol = positive_option(self.name, "rtol", rtol)
-        self.atol = positive_option(self.name, "atol", atol)
+                             + ", ".join(f"{labels[i]} = {y[i]}" for i in bad[:5]))
+        self.t0, self.t_end = t0, t_bound
         self.t = self.t_old = t0
-        self.y_old = self.y.copy()
+        self.y, self.y_old = y, y.copy()
         self.nsteps = self.nreject = self.nfev = self.njev = self.nlu = 0
         self.status = "running"
-        #: the driver's next target (output time or breakpoint); solvers may use it as a hint
-        self.t_target = t_end
+        self._t_bound = t_bound
+        self.t_target = t_bound
+        self.t_outputs = None
 
-    def stats(self):
-        return {"nsteps": self.nsteps, "nreject": self.nreject, "nfev": self.nfev,
-                "njev": self.njev, "nlu": self.nlu}
+    # -- the contract ------------------------------------------------------
+    @property
+    def dae(self):
+        """The problem (older name)."""
+        return self.problem
+
+    @property
+    def t_bound(self):
+        """No step goes beyond this time; the driver may move it (not below ``t``)."""
+        return self._t_bound
+
+    @t_bound.setter
+    def t_bound(self, value):
+        value = float(value)
+        if not (np.isfinite(value) and value >= self.t):
+            raise ValueError(f"{self.name}: t_bound must be finite and not before t = {self.t}, got {value!r}")
+        self._t_bound = value
+        if self.status != "failed":
+            self.status = "running" if value > self.t else "finished"
 
     def step(self):
-        """Advance one step (not beyond ``t_bound``)."""
+        """Advance one step (not beyond ``t_bound``); updates ``t_old, y_old, t, y`` and ``status``."""
+        if self.status != "running":
+            raise RuntimeError(f"{self.name}: step() called on a {self.status} solver")
+        limit = getattr(self, "max_steps", None)
+        if limit is not None and self.nsteps >= limit:
+            self.status = "failed"
+            raise SolverError(self.name, self.t, f"the step limit max_steps = {limit} is reached")
+        try:
+            self._step()
+        except SolverError:
+            self.status = "failed"
+            raise
+        if self.t >= self._t_bound:
+            self.status = "finished"
+
+    def _step(self):
         raise NotImplementedError
 
     def dense_output(self):
-        """Callable ``t -> y(t)`` (``t`` scalar or array) over ``[t_old, t]``."""
-        t0, t1, y0, y1 = self.t_old, self.t, self.y_old, self.y
+        """Callable ``t -> y(t)`` over ``[t_old, t]`` (``t`` scalar or array)."""
+        raise NotImplementedError
 
-        def interp(t):
-            a = (np.asarray(t, float) - t0) / (t1 - t0) if t1 > t0 else np.zeros_like(np.asarray(t, float))
-            return np.multiply.outer(1 - a, y0) + np.multiply.outer(a, y1)
-        return interp
+    def work_output(self):
+        """Callable ``t -> work(t)`` over the last step (solvers with ``records_work``)."""
+        raise NotImplementedError(f"{self.name} keeps no work record")
 
     def solve(self, **driver_options):
-        """Integrate to ``t_end`` through the driver; returns a :class:`~phmech.result.Result`."""
+        """Run to ``t_bound`` through the driver (:func:`phmech.solvers.driver.integrate`)."""
         from .driver import integrate
         return integrate(self, **driver_options)
+
+    def stats(self):
+        """The counters as a dict."""
+        return {"nsteps": self.nsteps, "nreject": self.nreject, "nfev": self.nfev,
+                "njev": self.njev, "nlu": self.nlu}
+
+    # -- options -----------------------------------------------------------
+    @classmethod
+    def option_names(cls):
+        """The options this solver takes (keyword parameters of its constructor)."""
+        skip = {"self", "problem", "t0", "y0", "t_bound"}
+        return sorted(p.name for p in inspect.signature(cls.__init__).parameters.values()
+                      if p.name not in skip and p.kind is p.POSITIONAL_OR_KEYWORD)
+
+    def refuse_unknown(self, unknown):
+        """One ValueError naming the options this solver does not take."""
+        if unknown:
+            from .driver import DRIVER_OPTIONS
+            raise ValueError(f"{self.name}: unknown option(s) {sorted(unknown)}; this solver takes "
+                             f"{self.option_names()} and the driver {sorted(DRIVER_OPTIONS)}")
+
+
+#: the base class under its earlier name
+DAESolver = Solver

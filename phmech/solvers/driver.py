@@ -1,9 +1,11 @@
-"""One driver loop for every integrator: output times, breakpoints, events,
+"""One driver for every integrator: output times, breakpoints, events,
 progress and per-step callbacks (the hook for checkpoints).
 
-In the style of ``scipy.integrate.solve_ivp``: solvers implement a step and
-a dense output (:mod:`phmech.solvers.base`); this loop owns everything a
-user asks of a run.  Every returned row is the state at its label.
+Solvers implement a step and a dense output over it
+(:mod:`phmech.solvers.base`); :func:`solve` owns everything a user asks of
+a run.  Every returned row is the state at its label: output times are
+never moved, and states between step points come from the solver's dense
+output.
 """
 import time
 
@@ -11,7 +13,127 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..result import Result
-from .base import SolverError
+from .assimulo_adapters import IDA, Radau5DAE
+from .base import Solver, SolverError, positive_option
+from .midpoint import ImplicitMidpoint
+from .radau import RadauIIA
+
+#: the solvers by name
+METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5": Radau5DAE}
+
+#: options of the driver (the arguments of :func:`solve` besides the solver's own)
+DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks")
+
+
+def _solver_class(method):
+    if isinstance(method, type) and issubclass(method, Solver):
+        return method
+    try:
+        return METHODS[method]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown solver {method!r}; choose one of {sorted(METHODS)}") from None
+
+
+def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tstops=None, events=None,
+          progress=False, callbacks=None, **options):
+    """Integrate ``E y' = f(t, y)`` over ``t_span`` from the consistent state ``y0``.
+
+    Parameters
+    ----------
+    problem : :class:`phmech.problem.Problem`
+        An assembled system or a :class:`~phmech.problem.DAEProblem`.
+    t_span : (t0, t_end)
+        Finite, ``t_end > t0``.
+    y0 : array, shape (n,)
+    method : str or Solver subclass
+        ``"midpoint"``, ``"radau"``, ``"ida"`` or ``"radau5"`` (see :data:`METHODS`).
+    t_eval : array, optional
+        Output times in ``[t0, t_end]``, strictly increasing; the rows carry
+        exactly these labels (states from the solver's dense output).
+    dt_out : float, optional
+        Output every ``dt_out`` from ``t0`` (and at ``t_end``); ignored with ``t_eval``.
+        Default (neither): every step.
+    tstops : array, optional
+        Breakpoints (e.g. kinks of a load history): no step straddles one.
+    events : list of callables ``g(t, y)``, optional
+        Zero crossings of each ``g`` are located on the dense output by a
+        bracketing root finder.  Optional attributes as in scipy:
+        ``terminal`` (stop at the first crossing; the last row is the state
+        there) and ``direction`` (``+1``: upward crossings only, ``-1``:
+        downward, ``0``: both).  The result gets ``t_events`` and
+        ``y_events``, one array per event.
+    progress : bool
+        Show a progress bar (tqdm, when installed).
+    callbacks : list of callables ``cb(solver)``, optional
+        Called after every accepted step (the place to write checkpoints).
+    **options
+        The solver's own options; an option it does not take is refused.
+
+    Returns
+    -------
+    :class:`~phmech.result.Result`
+        With ``stats`` (``nsteps, nreject, nfev, njev, nlu, wall_time``).
+    """
+    cls = _solver_class(method)
+    try:
+        t0, t_end = t_span
+    except (TypeError, ValueError):
+        raise ValueError(f"{cls.name}: t_span must be two numbers (t0, t_end), got {t_span!r}") from None
+    solver = cls(problem, t0, y0, t_end, **options)
+    return integrate(solver, t_eval=t_eval, dt_out=dt_out, tstops=tstops, events=events,
+                     progress=progress, callbacks=callbacks)
+
+
+# -- checks of the driver's arguments ------------------------------------------
+def _output_times(name, t0, t_end, t_eval, dt_out):
+    if t_eval is not None:
+        try:
+            out = np.array(t_eval, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: t_eval must be an array of times, got {t_eval!r}") from None
+        if not len(out):
+            raise ValueError(f"{name}: t_eval is empty")
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"{name}: t_eval has non-finite entries")
+        if np.any(np.diff(out) <= 0):
+            raise ValueError(f"{name}: t_eval must be strictly increasing")
+        if out[0] < t0 or out[-1] > t_end:
+            raise ValueError(f"{name}: t_eval must lie in the integration span [{t0}, {t_end}], "
+                             f"got [{out[0]}, {out[-1]}]")
+        return out
+    if dt_out is not None:
+        dt_out = positive_option(name, "dt_out", dt_out)
+        n = int(np.floor((t_end - t0) / dt_out * (1 + 1e-12)))
+        out = t0 + dt_out * np.arange(n + 1)
+        if t_end - out[-1] > 1e-9 * dt_out:
+            out = np.r_[out, t_end]
+        else:
+            out[-1] = t_end
+        return out
+    return None
+
+
+def _breakpoints(name, t0, t_end, tstops):
+    if tstops is None:
+        return [t_end]
+    try:
+        s = np.array(tstops, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: tstops must be an array of times, got {tstops!r}") from None
+    if not np.all(np.isfinite(s)):
+        raise ValueError(f"{name}: tstops has non-finite entries: {s[~np.isfinite(s)][:3]}")
+    return sorted(set(float(v) for v in s if t0 < v < t_end)) + [t_end]
+
+
+def _check_events(name, events):
+    events = list(events or [])
+    for ev in events:
+        if not callable(ev):
+            raise ValueError(f"{name}: events must be callables g(t, y), got {ev!r}")
+        if getattr(ev, "direction", 0) not in (-1, 0, 1):
+            raise ValueError(f"{name}: the direction of event {getattr(ev, '__name__', ev)!r} must be "
+                             f"-1, 0 or +1, got {ev.direction!r}")
+    return events
 
 
 def _progress(enabled, t0, t_end, name):
@@ -25,144 +147,123 @@ def _progress(enabled, t0, t_end, name):
                 bar_format="{desc}: {percentage:3.0f}%|{bar}| t={n:.4g}/{total:.4g} [{elapsed}<{remaining}]")
 
 
-def _check_times(name, t_eval, t0, t_end):
-    t_eval = np.asarray(t_eval, dtype=float).ravel()
-    if not np.all(np.isfinite(t_eval)):
-        raise ValueError(f"{name}: t_eval has non-finite entries")
-    if np.any(np.diff(t_eval) <= 0):
-        raise ValueError(f"{name}: t_eval must be strictly increasing")
-    span = t_end - t0
-    if len(t_eval) and (t_eval[0] < t0 - 1e-12 * span or t_eval[-1] > t_end + 1e-12 * span):
-        raise ValueError(f"{name}: t_eval must lie in the integration span [{t0}, {t_end}], "
-                         f"got [{t_eval[0]}, {t_eval[-1]}]")
-    return np.clip(t_eval, t0, t_end)
+# -- the loop -----------------------------------------------------------------------
+class _Rows:
+    """The output rows ``(t, y, work)`` collected during a run."""
 
+    def __init__(self, solver):
+        self.solver = solver
+        self.t, self.y, self.w = [], [], []
 
-def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progress=False, callbacks=()):
-    """Run ``solver`` to its ``t_end``; returns a :class:`~phmech.result.Result`.
+    def add(self, t, y, w=0.0):
+        self.t.append(float(t))
+        self.y.append(np.array(y, dtype=float))
+        self.w.append(float(w))
 
-    Parameters
-    ----------
-    t_eval : array, optional
-        Output times within the span, strictly increasing (dense output of
-        the solver); default: every step.
-    dt_out : float, optional
-        Output interval (a uniform grid from ``t0``); ignored with ``t_eval``.
-    tstops : array, optional
-        Breakpoints (e.g. kinks of a load history) that no step straddles.
-    events : list of callables ``g(t, y)``, optional
-        Zero crossings located on the dense output; attributes ``terminal``
-        (stop there) and ``direction`` (+1, -1, 0) as in scipy.  The result
-        has ``t_events`` and ``y_events`` (one list per event).
-    progress : bool
-        Show a progress bar (tqdm; terminals, files and notebooks).
-    callbacks : list of callables ``cb(solver)``
-        Called after every accepted step (the place to write checkpoints).
-    """
-    name, t0, t_end = solver.name, solver.t0, solver.t_end
-    if t_eval is not None:
-        outputs = _check_times(name, t_eval, t0, t_end)
-    elif dt_out is not None:
-        from .base import positive_option
-        dt_out = positive_option(name, "dt_out", dt_out)
-        n = int(np.floor((t_end - t0) / dt_out * (1 + 1e-12)))
-        outputs = t0 + dt_out * np.arange(n + 1)
-        if t_end - outputs[-1] > 1e-9 * dt_out:
-            outputs = np.r_[outputs, t_end]
+    def add_dense(self, t, dense, work):
+        s = self.solver
+        if t == s.t:
+            self.add(t, s.y, getattr(s, "work", 0.0))
         else:
-            outputs[-1] = t_end
-    else:
-        outputs = None
-    solver.outputs = outputs
-    stops = [] if tstops is None else sorted(float(s) for s in np.atleast_1d(tstops) if t0 < s < t_end)
-    stops.append(t_end)
-    events = list(events or [])
-    for ev in events:
-        if not callable(ev):
-            raise ValueError(f"{name}: events must be callables g(t, y), got {ev!r}")
-    ts, ys, works = [], [], []
-    record_work = getattr(solver, "records_work", False)
-    k_out = 0
-    if outputs is None or (len(outputs) and outputs[0] <= t0):
-        ts.append(t0)
-        ys.append(solver.y.copy())
-        works.append(0.0)
-        k_out = 1 if outputs is not None else 0
-    t_events = [[] for _ in events]
-    y_events = [[] for _ in events]
+            self.add(t, dense(t), work(t) if work is not None else 0.0)
+
+
+def _crossings(events, g_old, solver, dense):
+    """``[(t_event, index)]`` of the events crossing zero in the last step, sorted, and the new g."""
+    t_old, t_new = solver.t_old, solver.t
+    found, g_new = [], []
+    for i, ev in enumerate(events):
+        g1 = float(ev(t_new, solver.y))
+        g_new.append(g1)
+        g0, direction = g_old[i], getattr(ev, "direction", 0)
+        up, down = g0 < 0 <= g1, g0 > 0 >= g1
+        if (up and direction >= 0) or (down and direction <= 0):
+            if g1 == 0:
+                te = t_new
+            else:
+                te = brentq(lambda s: float(ev(s, dense()(s))), t_old, t_new,
+                            xtol=4 * np.finfo(float).eps * max(1.0, abs(t_new)))
+            found.append((te, i))
+    return sorted(found), g_new
+
+
+def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progress=False, callbacks=None):
+    """Run a constructed ``solver`` to its ``t_bound`` (see :func:`solve` for the arguments)."""
+    name, t0, t_end = solver.name, solver.t, solver.t_bound
+    outputs = _output_times(name, t0, t_end, t_eval, dt_out)
+    stops = _breakpoints(name, t0, t_end, tstops)
+    events = _check_events(name, events)
+    callbacks = list(callbacks or [])
+    for cb in callbacks:
+        if not callable(cb):
+            raise ValueError(f"{name}: callbacks must be callables cb(solver), got {cb!r}")
+    solver.t_outputs = outputs
+    labels = solver.problem.labels()
+    rows = _Rows(solver)
+    k = 0                                        # next output time
+    if outputs is None or outputs[0] == t0:
+        rows.add(t0, solver.y)
+        k = 0 if outputs is None else 1
+    t_events, y_events = [[] for _ in events], [[] for _ in events]
     g_old = [float(ev(t0, solver.y)) for ev in events]
     bar = _progress(progress, t0, t_end, name)
-    tic = time.perf_counter()
-    stop_index = 0
     terminated = False
+    tic = time.perf_counter()
     try:
-        while True:
-            solver.t_bound = stops[stop_index]
-            nxt = outputs[k_out] if outputs is not None and k_out < len(outputs) else solver.t_bound
-            solver.t_target = min(nxt, solver.t_bound)
-            work_old = getattr(solver, "work", 0.0)
-            solver.step()
-            t_old, t_new = solver.t_old, solver.t
-            if not np.all(np.isfinite(solver.y)):
-                raise SolverError(name, t_old, "the solution became non-finite")
-            dense = None
-            t_stop_here = None
-            for i, ev in enumerate(events):
-                g_new = float(ev(t_new, solver.y))
-                direction = getattr(ev, "direction", 0)
-                crossed = (g_old[i] < 0 <= g_new and direction >= 0) or (g_old[i] > 0 >= g_new and direction <= 0)
-                if crossed and g_old[i] != 0:
-                    dense = dense or solver.dense_output()
-                    te = brentq(lambda s: float(ev(s, dense(s))), t_old, t_new, xtol=1e-14 * max(1.0, abs(t_new)))
-                    t_events[i].append(te)
-                    y_events[i].append(dense(te))
-                    if getattr(ev, "terminal", False):
-                        t_stop_here = te if t_stop_here is None else min(t_stop_here, te)
-                g_old[i] = g_new
-            t_cut = t_new if t_stop_here is None else t_stop_here
-            if outputs is None:
-                if t_stop_here is None:
-                    ts.append(t_new)
-                    ys.append(solver.y.copy())
-                    works.append(getattr(solver, "work", 0.0))
-            else:
-                while k_out < len(outputs) and outputs[k_out] <= t_cut * (1 + 1e-15) + 1e-300:
-                    dense = dense or solver.dense_output()
-                    ti = outputs[k_out]
-                    ts.append(ti)
-                    ys.append(solver.y.copy() if ti == t_new else dense(ti))
-                    if record_work:
-                        a = (ti - t_old) / (t_new - t_old)
-                        works.append((1 - a) * work_old + a * solver.work)
-                    k_out += 1
-            if t_stop_here is not None:
-                dense = dense or solver.dense_output()
-                if not ts or ts[-1] < t_stop_here:
-                    ts.append(t_stop_here)
-                    ys.append(dense(t_stop_here))
-                    if record_work:
-                        a = (t_stop_here - t_old) / (t_new - t_old)
-                        works.append((1 - a) * work_old + a * solver.work)
-                terminated = True
-            for cb in callbacks:
-                cb(solver)
-            if bar is not None:
-                bar.update(t_new - t_old)
+        for stop in stops:
+            solver.t_bound = stop
+            while solver.status == "running":
+                solver.t_target = outputs[k] if outputs is not None and k < len(outputs) and \
+                    outputs[k] < stop else stop
+                solver.step()
+                if not np.all(np.isfinite(solver.y)):
+                    i = int(np.flatnonzero(~np.isfinite(solver.y))[0])
+                    raise SolverError(name, solver.t_old, f"the state became non-finite ({labels[i]}) "
+                                      f"in the step to t = {solver.t:.9g}")
+                cache = []
+
+                def dense():
+                    if not cache:
+                        cache.append(solver.dense_output())
+                    return cache[0]
+                work = solver.work_output() if solver.records_work else None
+                t_cut = solver.t
+                if events:
+                    found, g_old = _crossings(events, g_old, solver, dense)
+                    for te, i in found:
+                        t_events[i].append(te)
+                        y_events[i].append(solver.y.copy() if te == solver.t else dense()(te))
+                        if getattr(events[i], "terminal", False):
+                            t_cut, terminated = te, True
+                            break
+                if outputs is None:
+                    if not terminated:
+                        rows.add(solver.t, solver.y, getattr(solver, "work", 0.0))
+                else:
+                    while k < len(outputs) and outputs[k] <= t_cut:
+                        rows.add_dense(outputs[k], dense(), work)
+                        k += 1
+                if terminated and rows.t[-1] != t_cut:
+                    rows.add_dense(t_cut, dense(), work)
+                for cb in callbacks:
+                    cb(solver)
+                if bar is not None:
+                    bar.update(t_cut - solver.t_old)
+                if terminated:
+                    break
             if terminated:
                 break
-            if t_new >= solver.t_bound:
-                if stop_index == len(stops) - 1:
-                    break
-                stop_index += 1
+    except SolverError:
+        solver.status = "failed"
+        raise
     finally:
         if bar is not None:
             bar.close()
-    solver.status = "finished"
     wall = time.perf_counter() - tic
-    res = Result(np.array(ts), np.array(ys), solver.dae, name, {**solver.stats(), "wall_time": wall},
+    res = Result(rows.t, np.array(rows.y), solver.problem, name, {**solver.stats(), "wall_time": wall},
                  message="terminated by an event" if terminated else "success")
-    res.work = np.array(works) if record_work else None
+    res.work = np.array(rows.w) if solver.records_work else None
     if events:
         res.t_events = [np.array(t) for t in t_events]
-        res.y_events = [np.array(y) for y in y_events]
+        res.y_events = [np.array(y).reshape(-1, solver.problem.n) for y in y_events]
     return res

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .base import DAESolver, SolverError, positive_option
+from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
 #: systems up to this size are factorized densely (LAPACK beats SuperLU's overhead there)
 DENSE_MAX = 300
@@ -52,67 +52,82 @@ class _DenseLU:
         return x
 
 
-class ImplicitMidpoint(DAESolver):
-    """Fixed-step implicit midpoint.
+class ImplicitMidpoint(Solver):
+    """Fixed-step implicit midpoint rule (see the module docstring).
 
     Parameters
     ----------
+    problem, t0, y0, t_bound
+        See :class:`~phmech.solvers.base.Solver`.
     dt : float
-        Step size (adjusted to divide the span; shortened to end on breakpoints).
+        Step size.  Each interval between breakpoints (``t_bound`` as the
+        driver sets it) is divided into equal steps of about ``dt``; a
+        breakpoint restarts the Newton iteration (no extrapolation across it).
     constraints : ``"midpoint"`` or ``"endpoint"``
+        Where the velocity constraint is imposed.
     newton_tol : float
         Relative tolerance of the Newton increments.
     max_newton : int
         Newton iterations before the Jacobian is refreshed (and, if that
         does not help, the step fails).
+    fresh_jacobian : bool
+        Factorize the iteration matrix anew in every step.
     """
 
     name = "midpoint"
-
     records_work = True
 
-    def __init__(self, dae, t_span, y0, dt=None, constraints="midpoint",
-                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False):
-        super().__init__(dae, t_span, y0)
+    def __init__(self, problem, t0, y0, t_bound=None, dt=None, constraints="midpoint",
+                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False, **unknown):
+        self.refuse_unknown(unknown)
+        super().__init__(problem, t0, y0, t_bound)
         if constraints not in ("midpoint", "endpoint"):
             raise ValueError(f"midpoint: constraints must be 'midpoint' or 'endpoint', got {constraints!r}")
         self.endpoint = constraints == "endpoint"
         self.fresh_jacobian = bool(fresh_jacobian)
         if dt is None:
             raise ValueError("midpoint: a positive step size dt is required, got None")
-        dt = positive_option(self.name, "dt", dt)
-        span = self.t_end - self.t0
-        self.h = span / max(1, int(round(span / dt)))
+        self.dt = positive_option(self.name, "dt", dt)
         self.newton_tol = positive_option(self.name, "newton_tol", newton_tol)
-        if isinstance(max_newton, bool) or not isinstance(max_newton, (int, np.integer)) or max_newton < 1:
-            raise ValueError(f"midpoint: option max_newton must be a positive integer, got {max_newton!r}")
-        self.max_newton = int(max_newton)
-        nd = dae.nq + dae.ne
+        self.max_newton = count_option(self.name, "max_newton", max_newton)
+        d = problem
+        nd = d.nq + d.ne
         self.nd = nd
-        self.D = sp.diags(np.r_[np.full(nd, 0.5), np.ones(dae.nl)], format="csc")
-        self.Rsc = sp.diags(np.r_[np.ones(nd), np.full(dae.nl, 2.0 if self.endpoint else 1.0)], format="csc")
-        self.Ed = dae.E.tocsc()
-        self.Ed_mv = self.Ed.toarray() if dae.n <= DENSE_MAX else self.Ed
+        self.D = sp.diags(np.r_[np.full(nd, 0.5), np.ones(d.nl)], format="csc")
+        self.Rsc = sp.diags(np.r_[np.ones(nd), np.full(d.nl, 2.0 if self.endpoint else 1.0)], format="csc")
+        self.Ed = d.E.tocsc()
+        self.Ed_mv = self.Ed.toarray() if d.n <= DENSE_MAX else self.Ed
         self.lu = None
         self.lu_h = None
         self.z_prev = None
-        self.dae_scale = self._scales(self.y)
+        self.h = None            # step of the current interval between breakpoints
+        self._interval = None    # (start, end) of that interval
+        self._h_last = None
         #: exact discrete work supplied through the ports up to ``t``
         self.work = 0.0
+        self.work_old = 0.0
 
     def _scales(self, y):
-        d = self.dae
+        d = self.problem
         s = np.empty(d.n)
         for sl in (d.sq, d.se, d.sl):
             blk = np.abs(y[sl])
             s[sl] = max(float(blk.mean()) if blk.size else 0.0, 1e-8)
         return s
 
+    def _start_interval(self):
+        """A new interval ``[t, t_bound]``: equal steps near ``dt``, Newton restarted."""
+        span = self.t_bound - self.t
+        self.h = span / max(1, int(round(span / self.dt)))
+        self._interval = (self.t, self.t_bound)
+        self.lu = self.lu_h = self.z_prev = None
+        self.dae_scale = self._scales(self.y)
+
     def _factor(self, t, ym, h):
-        A = self.Ed / h - (self.Rsc @ self.dae.jacobian(t, ym) @ self.D)
+        A = self.Ed / h - (self.Rsc @ self.problem.jacobian(t, ym) @ self.D)
         self.njev += 1
         try:
-            if self.dae.n <= DENSE_MAX:
+            if self.problem.n <= DENSE_MAX:
                 self.lu = _DenseLU(A.toarray())
             else:
                 self.lu = splu(sp.csc_matrix(A))
@@ -122,13 +137,37 @@ class ImplicitMidpoint(DAESolver):
         self.lu_h = h
         self.nlu += 1
 
-    def step(self):
-        """Advance one step of size ``h`` (shortened to end on ``t_bound``)."""
-        d, nd = self.dae, self.nd
+    def _nonfinite_cause(self, t, y0, r):
+        """Say why the residual is not finite: a model function, or a diverging iterate."""
+        d = self.problem
+        labels = d.labels()
+        rows = ", ".join(labels[i] for i in np.flatnonzero(~np.isfinite(r))[:3])
+        explain = getattr(d, "explain_nonfinite", None)
+        if explain is not None:
+            sources = list(explain(t, y0))
+            if sources:
+                return (f"the residual became non-finite at t = {t:.9g} ({rows}): "
+                        f"{', '.join(sources)} returned NaN or inf")
+        with np.errstate(all="ignore"):
+            f0 = d.f(t, y0)
+        self.nfev += 1
+        if not np.all(np.isfinite(f0)):
+            rows0 = ", ".join(labels[i] for i in np.flatnonzero(~np.isfinite(f0))[:3])
+            return (f"the residual became non-finite at t = {t:.9g} in {rows0}: the model returns NaN or "
+                    "inf there at the last accepted state (a load or drive function of time?)")
+        return (f"the residual became non-finite at t = {t:.9g} in {rows}: the Newton iterates diverged "
+                "(reduce dt)")
+
+    def _step(self):
+        """One step of size ``h``; the last step of an interval ends exactly on ``t_bound``."""
+        if self._interval is None or self._interval[1] != self.t_bound:
+            self._start_interval()
+        d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
         h = self.h
-        if self.t_bound - t0 < h * (1 + 1e-9):
-            h = self.t_bound - t0
+        last = self.t_bound - t0 < h * (1 + 1e-9)
+        if last and abs(self.t_bound - t0 - h) > 1e-9 * h:
+            h = self.t_bound - t0            # not reached by rounding alone (t_bound moved inside a step)
         if self.lu_h is not None and h != self.lu_h:
             self.lu = None
         extrapolate = self.z_prev is not None and h == self.lu_h
@@ -153,6 +192,7 @@ class ImplicitMidpoint(DAESolver):
             return r, ym
 
         for attempt in range(2):
+            cause = None
             if self.lu is None:
                 ym = z.copy()
                 ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
@@ -160,13 +200,11 @@ class ImplicitMidpoint(DAESolver):
             converged = False
             prev = None
             err = np.nan
-            cause = None
             for it in range(self.max_newton):
-                r, ym = residual(z)
+                with np.errstate(all="ignore"):
+                    r, ym = residual(z)
                 if not np.all(np.isfinite(r)):
-                    bad = np.flatnonzero(~np.isfinite(r))
-                    cause = (f"the residual became non-finite in {d.labels()[bad[0]]} "
-                             f"(a load or drive function returning NaN/inf, or a diverging iterate)")
+                    cause = self._nonfinite_cause(tm, y0, r)
                     break
                 dz = self.lu.solve(r)
                 z -= dz
@@ -174,7 +212,9 @@ class ImplicitMidpoint(DAESolver):
                     self.dae_scale = np.maximum(self.dae_scale, self._scales(z))
                 err = np.max(np.abs(dz) / (np.abs(z) + self.dae_scale))
                 if not np.isfinite(err):
-                    cause = "the Newton increment became non-finite (singular or ill-conditioned iteration matrix)"
+                    cause = ("the Newton increment became non-finite: the iteration matrix is singular or "
+                             "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
+                             "constraints)")
                     break
                 rate = err / prev if prev else None
                 # converged when the increment, or the error left after a
@@ -188,19 +228,31 @@ class ImplicitMidpoint(DAESolver):
                 prev = err
             if converged:
                 break
+            if cause is not None and "model returns" in cause:
+                break                  # a fresh Jacobian cannot help
             self.lu = None
             z = y0.copy()
-        else:
-            raise SolverError(self.name, t0, cause or "Newton iteration did not converge "
-                              f"(last increment {err:.3g}) with a fresh Jacobian: the step is too "
-                              "large for the motion (reduce dt) or the model is inconsistent")
+        if not converged:
+            raise SolverError(self.name, t0, cause or (
+                f"Newton iteration converged too slowly (last relative increment {err:.3g} after "
+                f"{self.max_newton} iterations, also with a fresh Jacobian): reduce dt"))
         self.z_prev = y0
         # exact discrete supplied work of the step (power at the midpoint)
         ym = z.copy()
         ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
+        self.work_old = self.work
         self.work += h * d.power(tm, ym)
         self.t_old, self.y_old = t0, y0
         self.y = z
-        self.t = t0 + h if h != self.t_bound - t0 else self.t_bound
+        self._h_last = h
+        self.t = self.t_bound if last else t0 + h
         self.nsteps += 1
-        return self.t
+
+    def dense_output(self):
+        """Linear interpolation between the step points (O(h^2), the order of the rule)."""
+        return linear_interpolant(self.t_old, self.t, self.y_old, self.y, self._h_last)
+
+    def work_output(self):
+        """The supplied work over the last step, interpolated as the state."""
+        w0, w1, t0, h = self.work_old, self.work, self.t_old, self._h_last
+        return lambda t: w0 + (np.asarray(t, float) - t0) / h * (w1 - w0)

@@ -20,20 +20,30 @@ Method (Hairer & Wanner, *Solving Ordinary Differential Equations II*,
   and is abandoned when ``theta`` predicts no convergence in time.
 * **Error estimate.**  An embedded formula of order 3 that uses
   ``f(t_0, y_0)`` with weight ``1/gamma``; its difference to the
-  collocation solution is filtered by the real iteration matrix, (8.19)
-  and (8.20), with the extra solve after a rejected first step.
-* **Step size.**  The predictive controller of Gustafsson (IV.8, (8.25)).
+  collocation solution is filtered by the real iteration matrix, (8.19);
+  on the first step and after a rejection an estimate above the tolerance
+  is refined by one more solve, (8.20).
+* **Step size.**  ``err^(-1/4)`` with a safety factor that falls with the
+  Newton effort; after accepted steps the predictive controller of
+  Gustafsson (IV.8, (8.25)); the factorizations are kept when the step
+  would grow by less than 20 %.  A fixed-step mode (``fixed_step``) turns
+  the error control off, for order studies.
 * **Index 2.**  The multipliers (the last ``nl`` variables) are algebraic
   variables of index 2: left out of the error norm, and scaled by ``h`` in
   the Newton norm.  The differential components converge with order 5
   (= 2s - 1), the multipliers with order 3 (= s), see VII.4.
 * **Dense output.**  The collocation polynomial of the last step.
+
+Everything is computed from the nodes at import time (collocation matrix,
+eigenbasis, embedded weights, dense-output basis); the problem's ``E`` and
+``J`` stay sparse (``scipy.sparse.linalg.splu``, one real and one complex
+factorization per step size and Jacobian).
 """
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .base import DAESolver, SolverError, positive_option
+from .base import Solver, SolverError, count_option, positive_option
 
 
 def _tableau():
@@ -73,32 +83,45 @@ NEWTON_MAXITER = 7
 FACTOR_MIN, FACTOR_MAX = 0.2, 8.0
 
 
-class RadauIIA(DAESolver):
+class RadauIIA(Solver):
     """Adaptive Radau IIA (order 5) on sparse matrices (see the module docstring).
 
     Parameters
     ----------
+    problem, t0, y0, t_bound
+        See :class:`~phmech.solvers.base.Solver`.
     rtol, atol : float
         Tolerances of the local error test (multipliers excluded).
-    first_step, max_step : float, optional
+    first_step : float, optional
+        Initial step (default: from the size of ``y0`` and ``y0'``).
+    max_step : float, optional
+        Largest step (default: unbounded).
     fixed_step : float, optional
-        Constant step size without error control (order studies).
+        Constant step size without error control (order studies); the
+        Newton iteration then may take up to 30 iterations.
+    max_steps : int, optional
+        Step limit of the run; reaching it is a :class:`SolverError`.
     """
 
     name = "radau"
 
-    def __init__(self, dae, t_span, y0, rtol=1e-6, atol=1e-6, first_step=None, max_step=np.inf,
-                 fixed_step=None):
-        super().__init__(dae, t_span, y0, rtol=rtol, atol=atol)
+    def __init__(self, problem, t0, y0, t_bound=None, rtol=1e-6, atol=1e-6, first_step=None, max_step=None,
+                 fixed_step=None, max_steps=None, **unknown):
+        self.refuse_unknown(unknown)
+        super().__init__(problem, t0, y0, t_bound)
+        self.rtol = positive_option(self.name, "rtol", rtol)
+        self.atol = positive_option(self.name, "atol", atol)
         if self.rtol < 100 * np.finfo(float).eps:
-            raise ValueError(f"radau: rtol={self.rtol} is below 100 machine epsilons")
+            raise ValueError(f"radau: option rtol must be at least 100 machine epsilons "
+                             f"({100 * np.finfo(float).eps:.3g}), got {rtol!r}")
         self.max_step = positive_option(self.name, "max_step", np.inf if max_step is None else max_step,
                                         allow_inf=True)
         self.fixed_step = positive_option(self.name, "fixed_step", fixed_step, allow_none=True)
         first_step = positive_option(self.name, "first_step", first_step, allow_none=True)
-        self.E = sp.csc_matrix(dae.E)
-        self.algebraic = np.zeros(dae.n, bool)
-        self.algebraic[dae.n - dae.nl:] = True
+        self.max_steps = count_option(self.name, "max_steps", max_steps, allow_none=True)
+        self.E = sp.csc_matrix(problem.E)
+        self.algebraic = np.zeros(problem.n, bool)
+        self.algebraic[problem.n - problem.nl:] = True
         # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, np.sqrt(self.rtol)))
         self.maxiter = NEWTON_MAXITER if self.fixed_step is None else 30
@@ -115,10 +138,11 @@ class RadauIIA(DAESolver):
         self._lus = None         # (h, LU real, LU complex)
         self._previous = None    # (h, err) of the last accepted step, for the controller
         self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
+        self._nonfinite = False  # a stage evaluation gave NaN or inf
 
     # -- pieces ----------------------------------------------------------------
     def _starting_step(self):
-        yd = self.dae.derivative(self.t0, self.y)
+        yd = self.problem.derivative(self.t0, self.y)
         self.nfev += 1
         scale = self.atol + self.rtol * np.abs(self.y)
         d = ~self.algebraic
@@ -142,13 +166,14 @@ class RadauIIA(DAESolver):
             real = splu(sp.csc_matrix(GAMMA / h * self.E - self._J))
             cplx = splu(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex))
         except RuntimeError as err:
-            raise SolverError(self.name, self.t, f"singular iteration matrix ({err})") from None
+            raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): a singular mass "
+                              "matrix on the allowed motions, or dependent constraints") from None
         self.nlu += 2
         self._lus = (h, real, cplx)
 
     def _stages(self, t, y, h, Z, scale):
         """Simplified Newton on the collocation system; returns ``(Z, converged, iterations, theta)``."""
-        d, E = self.dae, self.E
+        d, E = self.problem, self.E
         _, real, cplx = self._lus
         W = T_INV @ Z                         # rows: W_k = sum_i T_INV[k, i] Z_i
         norm_old, theta = None, None
@@ -156,6 +181,7 @@ class RadauIIA(DAESolver):
             F = np.array([d.f(t + C[i] * h, y + Z[i]) for i in range(3)])
             self.nfev += 3
             if not np.all(np.isfinite(F)):
+                self._nonfinite = True
                 return Z, False, it, theta
             G = T_INV @ F                     # transformed right-hand sides
             EW = (E @ W.T).T
@@ -165,7 +191,7 @@ class RadauIIA(DAESolver):
             dW[0] = real.solve(r1)
             u = cplx.solve(r23)
             dW[1], dW[2] = u.real, u.imag
-            norm = self._newton_norm(dW, scale, h)
+            norm = self._newton_norm(T @ dW, scale, h)      # in the stage increments, independent of T's scaling
             if norm_old is not None:
                 theta = norm / norm_old
                 remaining = self.maxiter - it
@@ -178,76 +204,93 @@ class RadauIIA(DAESolver):
             norm_old = norm
         return Z, False, self.maxiter, theta
 
-    def _local_error(self, t, y, h, Z, scale, first_try):
-        """Embedded estimate, filtered by the real iteration matrix (IV.8, (8.19)-(8.20))."""
+    def _local_error(self, t, y, h, Z, scale, refine):
+        """Embedded estimate, filtered by the real iteration matrix (IV.8, (8.19)-(8.20)).
+
+        With ``refine`` (the first step, and after a rejection) an estimate
+        above the tolerance is improved by one more solve with ``f`` at the
+        filtered point, which suppresses the estimate's growth for stiff
+        components, (8.20)."""
         _, real, _ = self._lus
         EZ = self.E @ (E_WEIGHTS @ Z)
         err = real.solve(self._f0 + GAMMA / h * EZ)
-        if not first_try and self._error_norm(err, scale) > 1:
-            err = real.solve(self.dae.f(t, y + err) + GAMMA / h * EZ)
+        if refine and self._error_norm(err, scale) > 1:
+            err = real.solve(self.problem.f(t, y + err) + GAMMA / h * EZ)
             self.nfev += 1
         return err
 
     def _predictor(self, t, h):
         """Starting stages from the previous collocation polynomial (zero on the first step)."""
         if self._poly is None:
-            return np.zeros((3, self.dae.n))
+            return np.zeros((3, self.problem.n))
         t_prev, h_prev, y_prev, Q = self._poly
         x = (t + C * h - t_prev) / h_prev
         return (Q @ np.vstack([x, x ** 2, x ** 3])).T + y_prev - self.y
 
-    def _new_step_size(self, h, err_norm, iterations):
-        """Gustafsson's predictive controller with the Newton-dependent safety factor."""
+    def _step_factor(self, err_norm, iterations, h, accepted):
+        """Factor of the next step size.
+
+        The classical ``err^(-1/4)`` (local error O(h^4) for the embedded
+        formula) times a safety factor that shrinks with the Newton effort;
+        after an accepted step also the predictive controller of Gustafsson
+        (IV.8, (8.25)), which uses the ratio of the last two errors and
+        steps, whichever is more cautious."""
         safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + iterations)
-        with np.errstate(divide="ignore"):
-            fac = err_norm ** -0.25 if err_norm > 0 else FACTOR_MAX
-        if self._previous is not None and err_norm > 0:
+        fac = safety * err_norm ** -0.25 if err_norm > 0 else FACTOR_MAX
+        if accepted and self._previous is not None and err_norm > 0:
             h_old, err_old = self._previous
-            fac = min(fac, h / h_old * (err_old / err_norm) ** 0.25 * err_norm ** -0.25)
-        return h * min(FACTOR_MAX, max(FACTOR_MIN, safety * fac))
+            fac = min(fac, safety * (h / h_old) * (err_old / err_norm) ** 0.25 * err_norm ** -0.25)
+        return min(FACTOR_MAX, max(FACTOR_MIN, fac))
+
+    def _refresh_jacobian(self, t, y):
+        self._J = self.problem.jacobian(t, y)
+        self.njev += 1
+        self._J_fresh = True
+        self._lus = None
 
     # -- the step ----------------------------------------------------------------
-    def step(self):
-        d = self.dae
+    def _step(self):
+        d = self.problem
         t, y = self.t, self.y
         if self._f0 is None:
             self._f0 = d.f(t, y)
             self.nfev += 1
+            if not np.all(np.isfinite(self._f0)):
+                bad = d.labels()[int(np.flatnonzero(~np.isfinite(self._f0))[0])]
+                raise SolverError(self.name, t, f"the right-hand side is non-finite ({bad}) at the "
+                                  "current state (a load or drive function returning NaN or inf?)")
         if self._J is None:
-            self._J = d.jacobian(t, y)
-            self.njev += 1
-            self._J_fresh = True
-            self._lus = None
+            self._refresh_jacobian(t, y)
         h = min(self.h, self.max_step, self.t_bound - t)
         if self.t_bound - (t + h) < 1e-12 * max(1.0, abs(self.t_bound)):
             h = self.t_bound - t
-        first_try = True
+        refine = self._poly is None
         while True:
             if h < 10 * np.spacing(max(abs(t), abs(self.t_end))):
-                raise SolverError(self.name, t, f"step size {h:.3g} too small")
+                raise SolverError(self.name, t, f"the step size {h:.3g} became too small: "
+                                  + ("the stage equations have no finite solution (non-finite right-hand "
+                                     "side)" if self._nonfinite else "Newton iteration or error test fails"))
             if self._lus is None or self._lus[0] != h:
                 self._iteration_matrices(h)
             scale = self.atol + self.rtol * np.abs(y)
             Z, converged, iterations, theta = self._stages(t, y, h, self._predictor(t, h), scale)
             if not converged:
                 if not self._J_fresh:          # first a fresh Jacobian, then a smaller step
-                    self._J = d.jacobian(t, y)
-                    self.njev += 1
-                    self._J_fresh = True
-                    self._lus = None
+                    self._refresh_jacobian(t, y)
                     continue
                 if self.fixed_step is not None:
-                    raise SolverError(self.name, t, f"Newton iteration did not converge with the fixed step {h:.3g}")
+                    raise SolverError(self.name, t, f"Newton iteration did not converge with the fixed "
+                                      f"step {h:.3g}")
                 h *= 0.5
                 self.nreject += 1
                 continue
             y_new = y + Z[-1]
             scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
-            err_norm = self._error_norm(self._local_error(t, y, h, Z, scale, first_try), scale)
+            err_norm = self._error_norm(self._local_error(t, y, h, Z, scale, refine), scale)
             if err_norm > 1 and self.fixed_step is None:
-                h = self._new_step_size(h, err_norm, iterations)
+                h *= 0.1 if self._poly is None else self._step_factor(err_norm, iterations, h, False)
                 self.nreject += 1
-                first_try = False
+                refine = True
                 continue
             break
         # accepted
@@ -258,8 +301,8 @@ class RadauIIA(DAESolver):
         self.nsteps += 1
         self._f0 = d.f(self.t, y_new)
         self.nfev += 1
-        h_next = self.fixed_step or self._new_step_size(h, err_norm, iterations)
-        self._previous = (h, max(err_norm, 1e-10))
+        h_next = self.fixed_step or h * self._step_factor(err_norm, iterations, h, True)
+        self._previous = (h, max(err_norm, 1e-2))
         if theta is not None and theta > 1e-3:       # slow contraction: refresh the Jacobian
             self._J = None
         else:
