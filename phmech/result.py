@@ -1,4 +1,4 @@
-"""The results object returned by every solver."""
+"""The results object returned by the solver driver (:func:`phmech.solvers.solve`)."""
 import csv
 import os
 
@@ -19,6 +19,14 @@ class Result:
     stats : dict
         Solver statistics: ``nsteps``, ``nreject``, ``nfev``, ``njev``,
         ``nlu``, ``wall_time`` (seconds) and solver-specific entries.
+    message : str
+        ``"success"``, or ``"terminated by an event"``.
+    work : ndarray or None
+        Cumulative supplied work at the output times, when the solver
+        records it exactly (the implicit midpoint rule).
+    t_events, y_events : list of ndarray or None
+        Per event function of the run: the times of its zero crossings and
+        the states there (``None`` when the run had no events).
     """
 
     def __init__(self, t, y, dae, solver, stats, message="success"):
@@ -30,6 +38,8 @@ class Result:
         self.message = message
         #: cumulative supplied work at the output times when the solver records it exactly
         self.work = None
+        self.t_events = None
+        self.y_events = None
 
     def __repr__(self):
         return (f"Result(solver={self.solver!r}, {len(self.t)} points, t=[{self.t[0]:g}, {self.t[-1]:g}], "

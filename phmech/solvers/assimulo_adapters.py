@@ -127,6 +127,11 @@ class _AssimuloSolver(Solver):
         self.njev += get("njacs") if self._counts_jacobians else 0
         self.nlu += get("nlus") or get("njacs")      # IDA factorizes at every Jacobian
 
+    def interior_points(self):
+        """Times and states the last run reported strictly inside ``(t_old, t)``."""
+        tc, yc = self._chunk
+        return tc[1:-1], yc[1:-1]
+
     def dense_output(self):
         """Piecewise-linear interpolation through the points the last run reported."""
         tc, yc = self._chunk

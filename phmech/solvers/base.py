@@ -19,6 +19,11 @@ naming the solver, the option and the value) and provides
   (``records_work = True`` and :meth:`Solver.work_output`, the work over
   the last step; the implicit midpoint rule keeps one).
 
+A solver whose step is a run of several internal steps (the assimulo
+adapters) may also provide ``interior_points()``: the times and states it
+reported strictly inside ``(t_old, t)``, which the driver returns as rows
+when the output is every step.
+
 The driver (:func:`phmech.solvers.driver.solve`) may move ``t_bound``
 between steps (breakpoints: no step straddles one); moving it beyond ``t``
 puts a finished solver back to ``"running"``.  Before each step it sets

@@ -237,6 +237,10 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                             t_cut, terminated = te, True
                             break
                 if outputs is None:
+                    inner = getattr(solver, "interior_points", None)
+                    for ti, yi in zip(*(inner() if inner else ((), ()))):
+                        if ti <= t_cut:
+                            rows.add(ti, yi)
                     if not terminated:
                         rows.add(solver.t, solver.y, getattr(solver, "work", 0.0))
                 else:

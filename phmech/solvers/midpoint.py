@@ -132,7 +132,7 @@ class ImplicitMidpoint(Solver):
             else:
                 self.lu = splu(sp.csc_matrix(A))
         except (RuntimeError, np.linalg.LinAlgError) as err:
-            raise SolverError(self.name, t, f"singular iteration matrix ({err}): the mass matrix is "
+            raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): the mass matrix is "
                               "singular on the motions the joints allow, or constraints are dependent") from None
         self.lu_h = h
         self.nlu += 1

@@ -138,7 +138,7 @@ class RadauIIA(Solver):
         self._lus = None         # (h, LU real, LU complex)
         self._previous = None    # (h, err) of the last accepted step, for the controller
         self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
-        self._nonfinite = False  # a stage evaluation gave NaN or inf
+        self._nonfinite = None   # (t, label) where a stage evaluation gave NaN or inf
 
     # -- pieces ----------------------------------------------------------------
     def _starting_step(self):
@@ -181,7 +181,8 @@ class RadauIIA(Solver):
             F = np.array([d.f(t + C[i] * h, y + Z[i]) for i in range(3)])
             self.nfev += 3
             if not np.all(np.isfinite(F)):
-                self._nonfinite = True
+                i, k = np.argwhere(~np.isfinite(F))[0]
+                self._nonfinite = (t + C[i] * h, d.labels()[k])
                 return Z, False, it, theta
             G = T_INV @ F                     # transformed right-hand sides
             EW = (E @ W.T).T
@@ -267,9 +268,12 @@ class RadauIIA(Solver):
         refine = self._poly is None
         while True:
             if h < 10 * np.spacing(max(abs(t), abs(self.t_end))):
-                raise SolverError(self.name, t, f"the step size {h:.3g} became too small: "
-                                  + ("the stage equations have no finite solution (non-finite right-hand "
-                                     "side)" if self._nonfinite else "Newton iteration or error test fails"))
+                if self._nonfinite:
+                    raise SolverError(self.name, t, "the right-hand side became non-finite at t = "
+                                      f"{self._nonfinite[0]:.9g} in {self._nonfinite[1]} on every step size "
+                                      f"down to {h:.3g} (a load or drive function returning NaN or inf?)")
+                raise SolverError(self.name, t, f"the step size {h:.3g} became too small (Newton iteration "
+                                  "or error test fails on every step size)")
             if self._lus is None or self._lus[0] != h:
                 self._iteration_matrices(h)
             scale = self.atol + self.rtol * np.abs(y)
@@ -294,6 +298,7 @@ class RadauIIA(Solver):
                 continue
             break
         # accepted
+        self._nonfinite = None
         self._poly = (t, h, y, (DENSE_INV @ Z).T)
         self.t_old, self.y_old = t, y
         self.t = t + h if t + h < self.t_bound else self.t_bound
