@@ -247,7 +247,7 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                     while k < len(outputs) and outputs[k] <= t_cut:
                         rows.add_dense(outputs[k], dense(), work)
                         k += 1
-                if terminated and rows.t[-1] != t_cut:
+                if terminated and (not rows.t or rows.t[-1] != t_cut):
                     rows.add_dense(t_cut, dense(), work)
                 for cb in callbacks:
                     cb(solver)

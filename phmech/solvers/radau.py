@@ -78,7 +78,7 @@ def _tableau():
 
 C, A, A_INV, GAMMA, ALPHA, BETA, T, T_INV, E_WEIGHTS, DENSE_INV = _tableau()
 #: simplified Newton iterations per step (adaptive mode)
-NEWTON_MAXITER = 7
+MAX_NEWTON = 7
 #: bounds of the step-size change per step
 FACTOR_MIN, FACTOR_MAX = 0.2, 8.0
 
@@ -124,7 +124,7 @@ class RadauIIA(Solver):
         self.algebraic[problem.n - problem.nl:] = True
         # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, np.sqrt(self.rtol)))
-        self.maxiter = NEWTON_MAXITER if self.fixed_step is None else 30
+        self.maxiter = MAX_NEWTON if self.fixed_step is None else 30
         if self.fixed_step is not None:
             h = self.fixed_step
         elif first_step is not None:
@@ -236,7 +236,7 @@ class RadauIIA(Solver):
         after an accepted step also the predictive controller of Gustafsson
         (IV.8, (8.25)), which uses the ratio of the last two errors and
         steps, whichever is more cautious."""
-        safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + iterations)
+        safety = 0.9 * (2 * MAX_NEWTON + 1) / (2 * MAX_NEWTON + iterations)
         fac = safety * err_norm ** -0.25 if err_norm > 0 else FACTOR_MAX
         if accepted and self._previous is not None and err_norm > 0:
             h_old, err_old = self._previous
