@@ -241,7 +241,8 @@ def test_unknown_solver_lists_the_valid_ones():
 
 
 @pytest.mark.parametrize("method, opts, match", [
-    ("midpoint", dict(dt=0.1, rtol=1e-6), r"midpoint: unknown option\(s\) \['rtol'\]; this solver takes"),
+    ("midpoint", dict(dt=0.1, rtol=1e-6),
+     r"midpoint: unknown option\(s\) \['rtol'\] \(rtol=1e-06\); this solver takes"),
     ("midpoint", dict(dt=0.1, max_step=0.1), r"midpoint: unknown option\(s\) \['max_step'\]"),
     ("radau", dict(dt=0.1), r"radau: unknown option\(s\) \['dt'\]"),
     ("radau", dict(max_newton=3), r"radau: unknown option\(s\) \['max_newton'\]"),

@@ -195,7 +195,8 @@ class Solver:
         """One ValueError naming the options this solver does not take."""
         if unknown:
             from .driver import DRIVER_OPTIONS
-            raise ValueError(f"{self.name}: unknown option(s) {sorted(unknown)}; this solver takes "
+            given = ", ".join(f"{k}={unknown[k]!r}" for k in sorted(unknown))
+            raise ValueError(f"{self.name}: unknown option(s) {sorted(unknown)} ({given}); this solver takes "
                              f"{self.option_names()} and the driver {sorted(DRIVER_OPTIONS)}")
 
 
