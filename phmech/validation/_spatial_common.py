@@ -95,6 +95,13 @@ def write_table(path, header, rows):
     return path
 
 
+def semilogy_positive(ax, t, values, *args, **kwargs):
+    """``ax.semilogy`` of the positive values only (zeros, e.g. at t = 0, are left out of the
+    line rather than stretching the axis)."""
+    v = np.asarray(values, float)
+    return ax.semilogy(t, np.where(v > 0, v, np.nan), *args, **kwargs)
+
+
 def solver_options(solver, dt, rtol, atol):
     """The step options of a solver: ``dt`` for the midpoint rule, tolerances otherwise."""
     return dict(dt=dt) if solver == "midpoint" else dict(rtol=rtol, atol=atol)

@@ -288,10 +288,11 @@ def write(out, outdir, plot=True):
         files += _common.savefig(fig, outdir, "bricard_energy")
         plt.close(fig)
         fig, ax = plt.subplots()
-        tiny = 1e-300
         for o, ls in zip(runs, styles):
-            ax.semilogy(o.t, o.position_residual + tiny, ls, color="C0", label=f"position ({o.summary['solver']})")
-            ax.semilogy(o.t, o.velocity_residual + tiny, ls, color="C1", label=f"velocity ({o.summary['solver']})")
+            common.semilogy_positive(ax, o.t, o.position_residual, ls, color="C0",
+                                     label=f"position ({o.summary['solver']})")
+            common.semilogy_positive(ax, o.t, o.velocity_residual, ls, color="C1",
+                                     label=f"velocity ({o.summary['solver']})")
         ax.set_xlabel("time [s]")
         ax.set_ylabel("largest constraint residual")
         ax.legend(fontsize=8)

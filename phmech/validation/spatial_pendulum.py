@@ -289,9 +289,9 @@ def write(out, outdir, plot=True):
         files += _common.savefig(fig, outdir, "spatial_pendulum_tip")
         plt.close(fig)
         fig, ax = plt.subplots()
-        ax.plot(rg.t, rg.energy - rg.energy[0], label=r"rigid: $H + V - (H + V)_0$")
+        common.semilogy_positive(ax, rg.t, np.abs(rg.energy - rg.energy[0]), label=r"rigid: $|H + V - (H + V)_0|$")
         for f in out.flexible:
-            ax.plot(f.t, f.energy, "--", label=f"EI = {f.EI:g}: $H - H_0 - W$")
+            common.semilogy_positive(ax, f.t, np.abs(f.energy), "--", label=f"EI = {f.EI:g}: $|H - H_0 - W|$")
         ax.set_xlabel("time [s]")
         ax.set_ylabel("energy error [J]")
         ax.legend(fontsize=8)
@@ -300,10 +300,12 @@ def write(out, outdir, plot=True):
         if out.flexible:
             fig, ax = plt.subplots()
             for f in out.flexible:
-                ax.semilogy(f.t, np.linalg.norm(f.tip - out.equivalent.tip, axis=1) + 1e-300, label=f"EI = {f.EI:g}")
+                common.semilogy_positive(ax, f.t, np.linalg.norm(f.tip - out.equivalent.tip, axis=1),
+                                         label=f"EI = {f.EI:g}")
             ax.set_xlabel("time [s]")
             ax.set_ylabel(r"$|x_{tip} - x_{tip}^{rigid}|$ [m]")
-            ax.set_ylim(bottom=max(1e-9, min(r["max_tip_difference_m"] for r in out.table) * 1e-3))
+            top = max(r["max_tip_difference_m"] for r in out.table)
+            ax.set_ylim(min(r["max_tip_difference_m"] for r in out.table) * 1e-3, top * 3)
             ax.legend(fontsize=8)
             files += _common.savefig(fig, outdir, "spatial_pendulum_tip_difference")
             plt.close(fig)
