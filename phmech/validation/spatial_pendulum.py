@@ -74,7 +74,8 @@ def beam_data(EI, torsion="negligible"):
     b = SECTION[0]
     A, I = b * b, b**4 / 12.0
     E = EI / I
-    return dict(rho=MASS / (A * LENGTH), A=A, E=E, Iy=I, Iz=I, G=E / 2.6, Jt=0.1406 * b**4, Ip=TORSION[torsion] * 2.0 * I)
+    return dict(rho=MASS / (A * LENGTH), A=A, E=E, Iy=I, Iz=I, G=E / 2.6, Jt=0.1406 * b**4,
+                Ip=TORSION[torsion] * 2.0 * I)
 
 
 def build(bar2="box", EI=None, n_elem=4, torsion="negligible"):
