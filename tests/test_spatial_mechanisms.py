@@ -22,8 +22,8 @@ def test_bricard_has_one_redundant_row_and_writes_its_outputs(tmp_path):
             "bricard_energy.png", "bricard_constraints.pdf"} <= names
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["energy_drift_J"] == pytest.approx(out.summary["energy_drift_J"])
-    for csv in ("bricard.csv", "bricard_radau.csv"):
-        assert "nan" not in (tmp_path / csv).read_text().lower()
+    for name in ("bricard.csv", "bricard_radau.csv", "summary.json"):
+        assert "nan" not in (tmp_path / name).read_text().lower()
 
 
 def test_bricard_conserves_total_energy_to_the_integrator_tolerance():
@@ -46,6 +46,23 @@ def test_bricard_point_converges_with_second_order_and_agrees_with_radau():
     assert cv["error"][-1] < 1e-6
     assert cv["richardson_vs_reference"] < 1e-8      # the extrapolated midpoint result meets Radau IIA
     assert np.allclose(cv["P3_reference"], (0.2733339, -0.8865440, -0.4626443), atol=1e-6)
+
+
+def test_bricard_half_second_energy_constraints_and_midpoint_order():
+    """0.5 s: one redundant row, H + V conserved to 1e-6 (relative), second order of P3(0.5 s)
+    from three step sizes against the midpoint rule with a four times finer step."""
+    from phmech.validation import bricard
+    out = bricard.simulate(0.5, dt=1e-3, dt_out=0.05)
+    s = out.summary
+    assert len(s["redundant_rows"]) == 1 and s["redundant_rows"][0].startswith("J6")
+    assert s["energy_drift_J"] < 1e-6 * abs(s["energy_J"])
+    # the midpoint rule meets G e = 0 at the midpoints: O(dt^2) residuals at the step points
+    assert s["position_residual_max"] < 1e-5 and s["velocity_residual_max"] < 2e-6
+    cv = bricard.convergence(0.5, (8e-3, 4e-3, 2e-3), reference="midpoint")
+    assert cv["reference_solver"] == "midpoint dt=0.0005"
+    ratios = np.log2(np.array(cv["error"][:-1]) / np.array(cv["error"][1:]))
+    assert np.all((ratios > 1.7) & (ratios < 2.3)), ratios
+    assert np.allclose(cv["P3"][-1], out.P3[-1], atol=5e-5)
 
 
 def test_bricard_turning_points_from_a_synthetic_rate():
@@ -98,6 +115,9 @@ def test_spatial_pendulum_writes_its_outputs(tmp_path):
     assert {"spatial_pendulum.csv", "spatial_pendulum_tip.png", "spatial_pendulum_energy.pdf",
             "summary.json"} <= names
     assert "nan" not in (tmp_path / "spatial_pendulum.csv").read_text().lower()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert "nan" not in (tmp_path / "summary.json").read_text().lower()
+    assert np.allclose(summary["rigid"]["tip_end"], out.rigid.tip[-1])
 
 
 @needs_firedrake

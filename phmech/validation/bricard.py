@@ -163,14 +163,27 @@ def periodicity(out):
     return info
 
 
-def convergence(t_check=1.0, dts=(4e-3, 2e-3, 1e-3), ref_tol=1e-12, section=None):
+def convergence(t_check=1.0, dts=(4e-3, 2e-3, 1e-3), ref_tol=1e-12, section=None, reference="radau"):
     """Step-size convergence of P3(t_check) for the midpoint rule.
 
-    The reference is Radau IIA at ``rtol = atol = ref_tol``.  Orders are
-    given against the reference and, independent of it, from the
-    differences of consecutive step sizes; Richardson's extrapolation of the
-    two finest steps, ``(4 P(h/2) - P(h)) / 3``, is compared with the
-    reference as well.
+    The reference is Radau IIA at ``rtol = atol = ref_tol``
+    (``reference="radau"``) or the midpoint rule with a quarter of the finest
+    step (``reference="midpoint"``, self-convergence).  Orders are given
+    against the reference and, independent of it, from the differences of
+    consecutive step sizes; Richardson's extrapolation of the two finest
+    steps, ``(4 P(h/2) - P(h)) / 3``, is compared with the reference as well.
+
+    Parameters
+    ----------
+    t_check : float
+        Time of the compared point [s].
+    dts : sequence of float
+        Three or more midpoint step sizes [s].
+    ref_tol : float
+        Tolerances of the Radau IIA reference.
+    section : None or "box"
+    reference : {"radau", "midpoint"}
+        Kind of reference solution.
 
     Returns
     -------
@@ -182,14 +195,21 @@ def convergence(t_check=1.0, dts=(4e-3, 2e-3, 1e-3), ref_tol=1e-12, section=None
     dts = sorted((float(h) for h in dts), reverse=True)
     if len(dts) < 3:
         raise ValueError(f"bricard.convergence: needs three step sizes or more, got {dts}")
+    if reference not in ("radau", "midpoint"):
+        raise ValueError(f"bricard.convergence: reference must be 'radau' or 'midpoint', got {reference!r}")
     P = np.array([simulate(t_check, "midpoint", dt=h, dt_out=t_check, section=section).P3[-1] for h in dts])
-    ref = simulate(t_check, "radau", rtol=ref_tol, atol=ref_tol, dt_out=t_check, section=section)
+    if reference == "radau":
+        ref = simulate(t_check, "radau", rtol=ref_tol, atol=ref_tol, dt_out=t_check, section=section)
+        ref_name = f"radau rtol=atol={ref_tol:g} ({ref.result.stats.get('nsteps')} steps)"
+    else:
+        ref = simulate(t_check, "midpoint", dt=dts[-1] / 4.0, dt_out=t_check, section=section)
+        ref_name = f"midpoint dt={dts[-1] / 4.0:g}"
     Pref = ref.P3[-1]
     err = np.max(np.abs(P - Pref), axis=1)
     diffs = np.max(np.abs(np.diff(P, axis=0)), axis=1)
     rich = (4.0 * P[-1] - P[-2]) / 3.0 if abs(dts[-2] / dts[-1] - 2.0) < 1e-12 else None
     return {"t": t_check, "dt": dts, "P3": P.tolist(), "P3_reference": Pref.tolist(),
-            "reference_solver": f"radau rtol=atol={ref_tol:g} ({ref.result.stats.get('nsteps')} steps)",
+            "reference_solver": ref_name,
             "error": err.tolist(), "order": common.observed_orders(dts, err),
             "order_from_differences": common.observed_orders(dts[1:], diffs),
             "richardson_vs_reference": None if rich is None else float(np.max(np.abs(rich - Pref)))}
