@@ -16,10 +16,12 @@ from ..result import Result
 from .assimulo_adapters import IDA, Radau5DAE
 from .base import Solver, SolverError, positive_option
 from .midpoint import ImplicitMidpoint
+from .moreau import Moreau, MoreauShifted
 from .radau import RadauIIA
 
 #: the solvers by name
-METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5": Radau5DAE}
+METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5": Radau5DAE,
+           "moreau": Moreau, "moreau_shifted": MoreauShifted}
 
 #: options of the driver (the arguments of :func:`solve` besides the solver's own)
 DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks")

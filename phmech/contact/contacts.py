@@ -1,0 +1,237 @@
+"""Unilateral contact contributions: gaps, their force directions and the contact laws.
+
+A contact declares, for the configuration ``q`` of the assembled system,
+
+* its normal gap ``g_N(q)`` (one row; closed for ``g_N <= 0``);
+* the generalized force directions ``W_N`` (``ne``) and ``W_F`` (``ne x nF``)
+  so that the normal relative velocity is ``gamma_N = W_N^T e`` and the
+  friction velocities are ``gamma_F = W_F^T e`` (Capobianco, Harsch,
+  Eugster & Leine, IJNME 122 (2021), eqs. (3)-(6): ``dg_N/dt = W_N^T u``
+  for scleronomic gaps);
+* the law data: Newton's restitution coefficients ``e_N``, ``e_F``
+  (ibid. eqs. (13), (17)), the friction coefficient ``mu`` and the
+  friction set, a ball of radius ``mu P_N`` in the ``nF``-space of the
+  friction velocities.
+
+Coulomb friction in the plane has ``nF = 1``, in space ``nF = 2``.  The
+Coulomb--Contensou law (friction force and drilling moment of a small
+circular contact area) is used in the ellipsoidal form of Leine & Glocker,
+Eur. J. Mech. A 22 (2003) 193--216, Sect. 5: with the Contensou radius
+``r_c`` the drilling velocity ``r_c omega_n`` is a third friction velocity
+and the scaled drilling moment ``M / r_c`` a third friction force, all
+three in one ball of radius ``mu P_N`` (``nF = 3``).
+
+The force directions come from the ports of the bodies: a port velocity
+in inertial components is ``R(q) Y e``, its angular velocity ``R(q) W e``
+(planar: the scalar ``W e``), see :class:`phmech.bodies.base.Port`.  A
+contact therefore attaches to any port: of rigid bodies, point masses and
+points of flexible beams.
+"""
+import numpy as np
+
+
+def _positive(owner, what, value, allow_zero=True):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None, f"{owner}: {what} must be a number, got {value!r}"
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        return None, f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, got {value!r}"
+    return v, None
+
+
+def tangents(n):
+    """Unit tangents of the unit normal ``n``: one (planar, ``n`` rotated by +90 deg) or two (spatial)."""
+    n = np.asarray(n, float)
+    if n.size == 2:
+        return np.array([[-n[1], n[0]]])
+    a = np.eye(3)[int(np.argmin(np.abs(n)))]
+    t1 = np.cross(n, a)
+    t1 /= np.linalg.norm(t1)
+    return np.array([t1, np.cross(n, t1)])
+
+
+class Contact:
+    """Base class of the unilateral contacts (see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+    e_N, e_F : float
+        Normal and tangential restitution coefficients (in [0, 1]).
+    mu : float
+        Friction coefficient (0: frictionless, no friction rows).
+    contensou_radius : float
+        Radius ``r_c`` of the Coulomb--Contensou law (spatial only); 0 for Coulomb friction.
+    """
+
+    def __init__(self, name, e_N=0.0, e_F=0.0, mu=0.0, contensou_radius=0.0):
+        self.name = name
+        self.problems = []
+        vals = {}
+        for what, v in (("e_N", e_N), ("e_F", e_F), ("mu", mu), ("contensou_radius", contensou_radius)):
+            vals[what], err = _positive(f"contact '{name}'", what, v)
+            if err:
+                self.problems.append(err)
+        for what in ("e_N", "e_F"):
+            if vals[what] is not None and vals[what] > 1:
+                self.problems.append(f"contact '{name}': {what} must lie in [0, 1], got {vals[what]!r}")
+        self.e_N, self.e_F = vals["e_N"] or 0.0, vals["e_F"] or 0.0
+        self.mu, self.r_c = vals["mu"] or 0.0, vals["contensou_radius"] or 0.0
+        self.e_slices = None
+
+    @property
+    def dim(self):
+        return self.ports()[0].dim
+
+    @property
+    def nF(self):
+        """Number of friction rows: 0 without friction, 1 planar, 2 spatial, 3 with Contensou."""
+        if self.mu == 0:
+            return 0
+        return 1 if self.dim == 2 else (3 if self.r_c > 0 else 2)
+
+    def ports(self):
+        raise NotImplementedError
+
+    def check(self):
+        """The list of inconsistencies of this contact (empty when it is usable)."""
+        out = list(self.problems)
+        if self.r_c > 0 and self.dim == 2:
+            out.append(f"contact '{self.name}': contensou_radius needs a spatial port, got planar "
+                       f"port '{self.ports()[0].label}'")
+        return out
+
+    def bind(self, e_slices, ne):
+        """Remember where the bodies' efforts sit in ``e`` of size ``ne`` (called by the problem view)."""
+        self.e_slices, self.ne = e_slices, ne
+
+    # -- kinematics of one port --------------------------------------------
+    def _port(self, port, get_q):
+        """``(x, A_v, A_w)``: inertial position, velocity rows ``R Y`` and angular rows (ne-wide)."""
+        body = port.body
+        qb = get_q(body)
+        sl = self.e_slices[body.name]
+        if hasattr(body, "port_kinematics"):           # bodies that give inertial rows themselves
+            x, av, aw = body.port_kinematics(qb, port)
+            Av, Aw = np.zeros((av.shape[0], self.ne)), np.zeros((aw.shape[0], self.ne))
+            Av[:, sl], Aw[:, sl] = av, aw
+            return x, Av, Aw
+        R = body.rotation(qb)
+        x = body.port_position(qb, port)
+        ne = self.ne
+        Av = np.zeros((port.dim, ne))
+        Av[:, sl] = R @ port.Y
+        if port.W is None:
+            Aw = np.zeros((1 if port.dim == 2 else 3, ne))
+        else:
+            Aw = np.zeros((port.W.shape[0], ne))
+            Aw[:, sl] = port.W if port.dim == 2 else R @ port.W
+        return x, Av, Aw
+
+    @staticmethod
+    def _point_rows(Av, Aw, d):
+        """Velocity rows of the material point at inertial offset ``d`` from the port: ``v + w x d``."""
+        if Av.shape[0] == 2:
+            return Av + np.outer([-d[1], d[0]], Aw[0])
+        return Av - np.array([[0, -d[2], d[1]], [d[2], 0, -d[0]], [-d[1], d[0], 0]]) @ Aw
+
+    def evaluate(self, get_q):
+        """``(g_N, W_N, W_F)`` at the configuration given by ``get_q(body) -> q_body``."""
+        raise NotImplementedError
+
+
+class PointPlane(Contact):
+    """A sphere of radius ``radius`` centred at a port against a fixed plane (line in 2D).
+
+    ``g_N = n . (x - p0) - radius``; the contact point is ``x - radius n``.
+
+    Parameters
+    ----------
+    port : Port
+        Centre of the sphere (``radius = 0``: the port itself touches).
+    normal : array
+        Normal of the plane, pointing to the side where the sphere is free.
+    point : array
+        A point of the plane (default the origin).
+    radius : float
+    """
+
+    def __init__(self, port, normal, point=None, radius=0.0, name=None, **law):
+        super().__init__(name or f"contact({port.label})", **law)
+        self.port = port
+        n = np.asarray(normal, float)
+        if n.shape != (port.dim,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
+            self.problems.append(f"contact '{self.name}': normal must be {port.dim} finite numbers, "
+                                 f"not all zero, got {normal!r}")
+            n = np.eye(port.dim)[-1]
+        self.n = n / np.linalg.norm(n)
+        self.t = tangents(self.n)
+        p0 = np.zeros(port.dim) if point is None else np.asarray(point, float)
+        if p0.shape != (port.dim,) or not np.all(np.isfinite(p0)):
+            self.problems.append(f"contact '{self.name}': point must be {port.dim} finite numbers, got {point!r}")
+            p0 = np.zeros(port.dim)
+        self.p0 = p0
+        r, err = _positive(f"contact '{self.name}'", "radius", radius)
+        if err:
+            self.problems.append(err)
+        self.radius = r or 0.0
+
+    def ports(self):
+        return [self.port]
+
+    def evaluate(self, get_q):
+        x, Av, Aw = self._port(self.port, get_q)
+        g = float(self.n @ (x - self.p0)) - self.radius
+        WN = Av.T @ self.n
+        if not self.nF:
+            return g, WN, np.zeros((self.ne, 0))
+        Vc = self._point_rows(Av, Aw, -self.radius * self.n)
+        cols = [Vc.T @ tk for tk in self.t]
+        if self.nF == 3:
+            cols.append(self.r_c * (Aw.T @ self.n))
+        return g, WN, np.column_stack(cols)
+
+
+class SphereSphere(Contact):
+    """Two spheres centred at two ports (radii ``r1``, ``r2``): ``g_N = |x2 - x1| - r1 - r2``.
+
+    The normal ``n = (x2 - x1) / |x2 - x1|`` points from sphere 1 to sphere 2;
+    ``gamma_N = n . (v2 - v1)`` and the friction velocities are the relative
+    velocity of the two contact points along the tangents.
+    """
+
+    def __init__(self, port1, port2, r1=0.0, r2=0.0, name=None, **law):
+        super().__init__(name or f"contact({port1.label}, {port2.label})", **law)
+        self.port1, self.port2 = port1, port2
+        rr = []
+        for what, v in (("r1", r1), ("r2", r2)):
+            x, err = _positive(f"contact '{self.name}'", what, v)
+            if err:
+                self.problems.append(err)
+            rr.append(x or 0.0)
+        self.r1, self.r2 = rr
+        if port1.dim != port2.dim:
+            self.problems.append(f"contact '{self.name}': ports '{port1.label}' and '{port2.label}' "
+                                 f"are of different dimension")
+
+    def ports(self):
+        return [self.port1, self.port2]
+
+    def evaluate(self, get_q):
+        x1, Av1, Aw1 = self._port(self.port1, get_q)
+        x2, Av2, Aw2 = self._port(self.port2, get_q)
+        d = x2 - x1
+        dist = np.linalg.norm(d)
+        if dist == 0:
+            raise ValueError(f"contact '{self.name}': the centres of the spheres coincide")
+        n = d / dist
+        g = dist - self.r1 - self.r2
+        WN = (Av2 - Av1).T @ n
+        if not self.nF:
+            return g, WN, np.zeros((self.ne, 0))
+        V = self._point_rows(Av2, Aw2, -self.r2 * n) - self._point_rows(Av1, Aw1, self.r1 * n)
+        cols = [V.T @ tk for tk in tangents(n)]
+        if self.nF == 3:
+            cols.append(self.r_c * ((Aw2 - Aw1).T @ n))
+        return g, WN, np.column_stack(cols)

@@ -1,0 +1,167 @@
+"""The nonsmooth view of an assembled system: ``M du = h dt + W_g dP_g + W_N dP_N + W_F dP_F``.
+
+Built from the public methods of the assembled
+:class:`~phmech.assembly.DescriptorDAE` (so that contacts act on every body
+the assembly knows -- rigid bodies, point masses, flexible beams -- and on
+mechanisms with joints), in the nomenclature of Capobianco, Harsch, Eugster
+& Leine, IJNME 122 (2021), eqs. (1)-(6):
+
+* ``u = e`` (the efforts: body-frame velocities and stresses), ``M`` the
+  constant mass matrix of the floating-frame formulation;
+* ``h(t, q, u) = J(u) u - R u + f(t, q, u)``, the smooth effort rows of
+  ``f`` of the DAE with ``lam = 0``, and its exact Jacobians from the DAE's
+  ``jacobian``;
+* the kinematic equation ``q' = T(q) u`` (``B = T``, ``beta = 0``);
+* the bilateral constraints on velocity level ``W_g^T u = G(q) u = w(t)``
+  with their multipliers (the state's ``lam``: the mean constraint force
+  of the step, ``P_g / dt``);
+* the contacts of :mod:`phmech.contact.contacts`.
+
+The state of the solvers is the DAE's ``y = (q, e, lam)``, so results,
+labels and per-body views are those of the smooth system.
+"""
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu
+
+from .prox import ContactSet
+
+#: up to this many efforts the mass matrix is factorized densely
+DENSE_MAX = 400
+
+
+class NonsmoothProblem:
+    """A :class:`~phmech.system.System` (or its assembled DAE) with unilateral contacts.
+
+    Parameters
+    ----------
+    system : System or DescriptorDAE
+    contacts : list of :class:`~phmech.contact.contacts.Contact`
+
+    Everything the DAE provides (``q_slices``, ``potential_energy``, ...) is
+    available on this object too.
+    """
+
+    def __init__(self, system, contacts):
+        dae = system.assemble() if hasattr(system, "assemble") else system
+        self.dae = dae
+        self.contacts = list(contacts)
+        owners = {b.name: b for b in dae.layout.bodies}
+        problems, names = [], set()
+        for c in self.contacts:
+            problems += c.check()
+            if c.name in names:
+                problems.append(f"contact '{c.name}': the name is used twice")
+            names.add(c.name)
+            for p in c.ports():
+                if owners.get(p.body.name) is not p.body:
+                    problems.append(f"contact '{c.name}': body '{p.body.name}' is not in the system")
+        if problems:
+            raise ValueError("inconsistent contacts:\n  " + "\n  ".join(problems))
+        for c in self.contacts:
+            c.bind(dae.e_slices, dae.ne)
+        M = sp.csc_matrix(dae.M)
+        if dae.ne <= DENSE_MAX:
+            self._Mfac = ("dense", la.cho_factor(M.toarray()))
+        else:
+            self._Mfac = ("sparse", splu(M))
+        # unit quaternions to renormalize after each step
+        self._quat = [dae.q_slices[b.name].start + 3 for b in dae.layout.bodies
+                      if b.q_labels[3:7] == ["p0", "p1", "p2", "p3"]]
+        self._potential = bool(dae.potential_loads)
+
+    def __getattr__(self, name):
+        if name == "dae":
+            raise AttributeError(name)
+        return getattr(self.dae, name)
+
+    # -- the smooth part --------------------------------------------------------
+    def _y(self, q, u, lam=None):
+        y = np.zeros(self.dae.n)
+        y[self.dae.sq], y[self.dae.se] = q, u
+        if lam is not None:
+            y[self.dae.sl] = lam
+        return y
+
+    def h(self, t, q, u):
+        """Smooth generalized forces ``h(t, q, u)`` (gyroscopic, dissipative, loads)."""
+        return self.dae.f(t, self._y(q, u))[self.dae.se]
+
+    def h_jacobians(self, t, q, u):
+        """``(dh/dq, dh/du)`` as dense arrays (exact, from the DAE's Jacobian)."""
+        J = self.dae.jacobian(t, self._y(q, u)).tocsr()
+        se, sq = self.dae.se, self.dae.sq
+        return J[se, sq].toarray(), J[se, se].toarray()
+
+    def qdot(self, q, u):
+        """``q' = T(q) u``."""
+        out = np.zeros(self.dae.n)
+        self.dae.kinematics.qdot_into(q, u, out)
+        return out[self.dae.sq]
+
+    def T(self, q):
+        """``T(q) = d q'/du`` (dense)."""
+        J = self.dae.jacobian(0.0, self._y(q, np.zeros(self.dae.ne))).tocsr()
+        return J[self.dae.sq, self.dae.se].toarray()
+
+    def solve_M(self, b):
+        """``M^{-1} b`` (``b`` a vector or the columns of a matrix)."""
+        kind, fac = self._Mfac
+        return la.cho_solve(fac, b) if kind == "dense" else fac.solve(np.asarray(b, float))
+
+    def normalize(self, q):
+        """Unit quaternions of the spatial bodies renormalized (in place), returns ``q``."""
+        for k in self._quat:
+            q[k:k + 4] /= np.linalg.norm(q[k:k + 4])
+        return q
+
+    def G(self, q):
+        """Bilateral constraint matrix ``W_g^T = G(q)`` (dense)."""
+        G = self.dae.G(q)
+        return G.toarray() if sp.issparse(G) else np.asarray(G)
+
+    # -- contacts -------------------------------------------------------------------
+    def contact_state(self, q):
+        """Gaps of all contacts and their force directions: ``(g_N (nc,), [(W_N, W_F)])``."""
+        get = self.dae.layout.q_getter(q)
+        gs, Ws = [], []
+        for c in self.contacts:
+            g, WN, WF = c.evaluate(get)
+            gs.append(g)
+            Ws.append((WN, WF))
+        return np.array(gs), Ws
+
+    def closed(self, q, active=None):
+        """Closed contacts at ``q`` (``g_N <= 0``, or the given indices): ``(indices, ContactSet, W)``
+        with ``W = [W_N columns | W_F columns]`` in the order of :class:`ContactSet`."""
+        g, Ws = self.contact_state(q)
+        idx = np.flatnonzero(g <= 0) if active is None else np.asarray(active, int)
+        cs = ContactSet([self.contacts[i].mu for i in idx], [self.contacts[i].nF for i in idx])
+        W = np.zeros((self.dae.ne, cs.n))
+        for k, i in enumerate(idx):
+            WN, WF = Ws[i]
+            W[:, k] = WN
+            W[:, cs.F[k]] = WF
+        return idx, cs, W, g
+
+    def restitution(self, idx, cs):
+        """Vector of ``e_N`` / ``e_F`` over the rows of ``P`` for the contacts ``idx``."""
+        e = np.zeros(cs.n)
+        for k, i in enumerate(idx):
+            e[k] = self.contacts[i].e_N
+            e[cs.F[k]] = self.contacts[i].e_F
+        return e
+
+    # -- energy ---------------------------------------------------------------------
+    def energy(self, y):
+        """Kinetic energy plus the potentials of the conservative loads (one state or rows)."""
+        H = self.dae.hamiltonian(y)
+        return H + self.dae.potential_energy(y) if self._potential else H
+
+    #: the stored energy of the results (``Result.hamiltonian``, ``Result.energy_balance``)
+    hamiltonian = energy
+
+    def power_in(self, t, y):
+        """Power of the non-conservative smooth ports (loads without potential, drivers, dissipation)."""
+        return self.dae.power(t, y, include_potential=False)
