@@ -7,7 +7,9 @@
 * ``"radau"`` -- :class:`RadauIIA`, our own adaptive Radau IIA (order 5) on
   sparse matrices;
 * ``"ida"`` -- SUNDIALS IDA through assimulo (variable order BDF);
-* ``"radau5"`` -- Radau IIA order 5 through assimulo's Radau5DAE.
+* ``"radau5"`` -- Radau IIA order 5 through assimulo's Radau5DAE;
+* ``"genalpha"`` -- :class:`GeneralizedAlpha`, the generalized-alpha method for
+  second-order problems (:class:`~phmech.solvers.genalpha.SecondOrderProblem`).
 
 The solvers implement one step and its dense output
 (:mod:`phmech.solvers.base`); the driver (:mod:`phmech.solvers.driver`)
@@ -19,8 +21,10 @@ reached and the cause.
 from .assimulo_adapters import IDA, Radau5DAE
 from .base import DAESolver, Solver, SolverError
 from .driver import DRIVER_OPTIONS, METHODS, integrate, solve
+from .genalpha import GeneralizedAlpha, SecondOrderProblem
 from .midpoint import ImplicitMidpoint
 from .radau import RadauIIA
 
 __all__ = ["solve", "integrate", "METHODS", "DRIVER_OPTIONS", "Solver", "DAESolver", "SolverError",
-           "ImplicitMidpoint", "RadauIIA", "IDA", "Radau5DAE"]
+           "ImplicitMidpoint", "RadauIIA", "IDA", "Radau5DAE",
+           "GeneralizedAlpha", "SecondOrderProblem"]

@@ -1,0 +1,356 @@
+"""Generalized-alpha method (Chung & Hulbert 1993) for constrained second-order systems.
+
+Problem form
+------------
+The solver integrates
+
+.. math::
+
+    M \\ddot q = f(t, q, \\dot q) - G(q)^T \\lambda, \\qquad g(q) = 0,
+    \\qquad G = \\partial g / \\partial q ,
+
+given by an object with the interface of :class:`SecondOrderProblem`
+(constant sparse ``M``; ``force`` with exact ``df/dq``, ``df/dv``; ``g``,
+``G`` and the curvature terms ``d(G^T w)/dq``, ``d(G v)/dq`` and
+``(G v)' - G q''``).  The mass-spring networks of :mod:`phmech.massspring`
+provide it; so can any model with a displacement form.  The driver's state
+is ``y = (q, v, lam)``.  The assembled pH systems
+(:class:`~phmech.assembly.DescriptorDAE`, ``q' = T(q) e``, ``M e' = f + G^T
+lam``, ``0 = w - G e``) are **not** accepted: their configuration is not a
+second-order variable (rotation parameters, efforts of stresses), and no
+equivalent first-order form of the method is implemented here; the
+constructor says so when given one.
+
+Method
+------
+With ``a`` the algorithmic acceleration (Chung & Hulbert 1993, eqs. 8-10,
+in the form of Arnold & Bruls 2007, eqs. 9-10)::
+
+    q+ = q + h v + h^2 (1/2 - beta) a + h^2 beta a+  (+ G(q+)^T nu)
+    v+ = v + h (1 - gamma) a + h gamma a+
+    (1 - alpha_m) a+ + alpha_m a = (1 - alpha_f) qdd+ + alpha_f qdd
+    M qdd+ = f(t+, q+, v+) - G(q+)^T lam+
+
+with ``alpha_m = (2 rho - 1)/(rho + 1)``, ``alpha_f = rho/(rho + 1)``,
+``gamma = 1/2 + alpha_f - alpha_m``, ``beta = (gamma + 1/2)^2 / 4``
+(Chung & Hulbert eqs. 17, 25): second order, spectral radius ``rho_inf``
+at ``omega h -> infinity``.  For linear problems the method is exactly
+Chung & Hulbert's (the equation of motion at ``t+`` and the alpha-average
+of the accelerations give their eq. 8); :func:`amplification_matrix` is
+their eq. 19 and :func:`spectral_properties` their damping ratio and
+period definitions (eq. 24).
+
+Constraints: the stabilized index-2 (GGL) form (Gear, Gupta & Leimkuhler
+1985, applied to the generalized-alpha method by Arnold, Bruls & Cardona,
+Numer. Math. 129 (2015), Sect. 3): both ``g(q+) = 0`` and
+``G(q+) v+ = 0`` are imposed, the position update gets the correction
+``G^T nu`` with a second multiplier ``nu``.  No drift on either level, no
+order reduction in ``lam``, and it is stable for ``rho_inf = 1`` (the
+plain index-3 form is not: the trapezoidal-type rule amplifies multiplier
+errors there).  Newton's method runs on ``(q+, lam / beta', nu)`` with the
+dynamic rows divided by ``beta' = (1 - alpha_m)/((1 - alpha_f) h^2 beta)``
+and the velocity rows by ``gamma/(h beta)``: the scaling of Bottasso,
+Bauchau & Cardona (2007) and Arnold & Bruls (2007), which keeps the
+iteration matrix ``O(1)`` as ``h -> 0``.
+
+The start is consistent: ``qdd0`` and ``lam0`` solve ``[M G^T; G 0]
+[qdd; lam] = [f; -(G v)' + G qdd]`` and ``a0 = qdd0`` -- without it the
+method is first order for ``rho_inf < 1``.  A continued run passes the
+previous ``(qdd, a)`` as ``acc0`` (and ``lam`` in ``y0``), so that a run
+split into pieces equals the uninterrupted one.
+"""
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu
+
+from .base import Solver, SolverError, count_option, positive_option
+
+
+def parameters(rho_inf):
+    """``(alpha_m, alpha_f, gamma, beta)`` of Chung & Hulbert (1993, eqs. 17, 25) for ``rho_inf``."""
+    r = float(rho_inf)
+    am, af = (2 * r - 1) / (r + 1), r / (r + 1)
+    gamma = 0.5 + af - am
+    return am, af, gamma, 0.25 * (gamma + 0.5) ** 2
+
+
+def amplification_matrix(omega_h, rho_inf, xi=0.0):
+    """Amplification matrix of ``(q, h v, h^2 a)`` for ``qdd + 2 xi w qdd + w^2 q = 0``
+    (Chung & Hulbert 1993, eq. 19, from their eqs. 8-10 with ``Omega = omega h``)."""
+    am, af, g, b = parameters(rho_inf)
+    W = float(omega_h)
+    # unknowns x = (q+, h v+, h^2 a+); rows: q update, v update, alpha-balance of the equation of motion
+    A1 = np.array([[1.0, 0.0, -b], [0.0, 1.0, -g],
+                   [(1 - af) * W ** 2, (1 - af) * 2 * xi * W, 1 - am]])
+    A0 = np.array([[1.0, 1.0, 0.5 - b], [0.0, 1.0, 1 - g],
+                   [-af * W ** 2, -af * 2 * xi * W, -am]])
+    return np.linalg.solve(A1, A0)
+
+
+def spectral_properties(omega_h, rho_inf):
+    """``(rho, xi_bar, period_error)``: spectral radius, algorithmic damping ratio and
+    relative period elongation ``(T_bar - T)/T`` of the undamped oscillator
+    (Chung & Hulbert 1993, eq. 24: principal roots ``A +- iB``,
+    ``Omega_bar = atan(B/A)``, ``xi_bar = -ln(A^2 + B^2)/(2 Omega_bar)``)."""
+    lam = np.linalg.eigvals(amplification_matrix(omega_h, rho_inf))
+    rho = float(np.max(np.abs(lam)))
+    z = lam[np.argmax(lam.imag)]
+    if abs(z.imag) < 1e-14:
+        return rho, np.nan, np.nan
+    Wb = np.arctan2(z.imag, z.real)
+    return rho, float(-np.log(abs(z) ** 2) / (2 * Wb)), float(omega_h / Wb - 1.0)
+
+
+class SecondOrderProblem:
+    """Base of problems ``M q'' = f(t, q, v) - G(q)^T lam``, ``g(q) = 0`` (see the module docstring).
+
+    Subclasses set ``nq``, ``nl``, ``M`` and implement ``force``,
+    ``force_jacobians``, ``g``, ``G``, ``constraint_hessian(q, w)``
+    (``d(G^T w)/dq``), ``constraint_velocity_jacobian(q, v)`` (``d(G v)/dq``)
+    and ``constraint_curvature(q, v)`` (``(G v)' - G q''``).  This base adds
+    the first-order :class:`~phmech.problem.Problem` contract for
+    ``y = (q, v, lam)`` in index-2 form (``q' = v``, ``M v' = f - G^T lam``,
+    ``0 = -G v``), so the other solvers of the driver run the same model.
+    """
+
+    def _layout(self):
+        nq, nl = self.nq, self.nl
+        self.ne = nq
+        self.n = 2 * nq + nl
+        self.sq, self.se, self.sl = slice(0, nq), slice(nq, 2 * nq), slice(2 * nq, 2 * nq + nl)
+        self.M = sp.csr_matrix(self.M)
+        self.E = sp.block_diag([sp.identity(nq), self.M, sp.csr_matrix((nl, nl))], format="csr")
+
+    def split(self, y):
+        return y[self.sq], y[self.se], y[self.sl]
+
+    def f(self, t, y):
+        q, v, lam = self.split(y)
+        G = self.G(q)
+        return np.r_[v, self.force(t, q, v) - G.T @ lam, -(G @ v)]
+
+    def jacobian(self, t, y):
+        q, v, lam = self.split(y)
+        K, C = self.force_jacobians(t, q, v)
+        G = self.G(q)
+        nq, nl = self.nq, self.nl
+        return sp.bmat([[None, sp.identity(nq), sp.csr_matrix((nq, nl))],
+                        [K - self.constraint_hessian(q, lam), C, -G.T],
+                        [-self.constraint_velocity_jacobian(q, v), -G, None]], format="csc")
+
+    def accelerations(self, t, q, v):
+        """Consistent ``(qdd, lam)`` from ``[M G^T; G 0] [qdd; lam] = [f; -(G v)' + G qdd]``."""
+        G = self.G(q)
+        A = sp.bmat([[self.M, G.T], [G, None]], format="csc") if self.nl else sp.csc_matrix(self.M)
+        rhs = np.r_[self.force(t, q, v), -self.constraint_curvature(q, v)]
+        try:
+            x = splu(A).solve(rhs)
+        except RuntimeError as err:
+            raise ValueError(f"the constraint rows are dependent or a mass is zero ({err})") from None
+        return x[:self.nq], x[self.nq:]
+
+    def derivative(self, t, y):
+        q, v, lam = self.split(y)
+        return np.r_[v, self.accelerations(t, q, v)[0], np.zeros(self.nl)]
+
+    def constraint_residual(self, t, y):
+        q, v, lam = self.split(y)
+        return self.G(q) @ v
+
+    def power(self, t, y):
+        return 0.0
+
+
+class GeneralizedAlpha(Solver):
+    """Fixed-step generalized-alpha method (see the module docstring).
+
+    Parameters
+    ----------
+    problem : SecondOrderProblem
+    t0, y0, t_bound
+        See :class:`~phmech.solvers.base.Solver`; ``y0 = (q, v, lam)``, the
+        position and velocity constraints met (``lam`` is used only with ``acc0``).
+    dt : float
+        Step size; each interval between breakpoints is divided into equal steps near ``dt``.
+    rho_inf : float in [0, 1]
+        Spectral radius at infinite frequency (1: no numerical damping).
+    acc0 : (qdd, a) or None
+        Acceleration and algorithmic acceleration to continue a run with;
+        default: consistent accelerations from the equations of motion (``a0 = qdd0``).
+    newton_tol : float
+        Relative tolerance of the Newton increments.
+    max_newton : int
+    """
+
+    name = "genalpha"
+    REQUIRED = ("force", "force_jacobians", "g", "G", "constraint_hessian", "constraint_velocity_jacobian",
+                "constraint_curvature")
+
+    def __init__(self, problem, t0, y0, t_bound=None, dt=None, rho_inf=0.9, acc0=None, newton_tol=1e-10,
+                 max_newton=10, **unknown):
+        self.refuse_unknown(unknown)
+        missing = [m for m in self.REQUIRED if not hasattr(problem, m)]
+        if missing:
+            raise ValueError(f"genalpha: the problem {type(problem).__name__} is not a second-order problem "
+                             f"(missing {missing}); the method takes M q'' = f(t, q, v) - G^T lam, g(q) = 0 "
+                             "(phmech.solvers.genalpha.SecondOrderProblem, e.g. a mass-spring network), not "
+                             "the pH descriptor form")
+        super().__init__(problem, t0, y0, t_bound)
+        if dt is None:
+            raise ValueError("genalpha: a positive step size dt is required, got None")
+        self.dt = positive_option(self.name, "dt", dt)
+        try:
+            r = float(rho_inf)
+        except (TypeError, ValueError):
+            r = np.nan
+        if not 0.0 <= r <= 1.0:
+            raise ValueError(f"genalpha: option rho_inf must be a number in [0, 1], got {rho_inf!r}")
+        self.rho_inf = r
+        self.am, self.af, self.gamma, self.beta = parameters(r)
+        self.newton_tol = positive_option(self.name, "newton_tol", newton_tol)
+        self.max_newton = count_option(self.name, "max_newton", max_newton)
+        d = problem
+        q, v, lam = d.split(self.y)
+        gq, gv = d.g(q), d.G(q) @ v
+        scale = max(1.0, float(np.max(np.abs(q), initial=0.0)))
+        if d.nl and (np.max(np.abs(gq)) > 1e-8 * scale or np.max(np.abs(gv)) > 1e-8 * max(1.0, np.max(np.abs(v)))):
+            k = int(np.argmax(np.abs(gq)) if np.max(np.abs(gq)) > 1e-8 * scale else np.argmax(np.abs(gv)))
+            raise ValueError(f"genalpha: inconsistent initial state: constraint {d.labels()[d.sl][k]} has "
+                             f"position residual {gq[k]:.3g} and velocity residual {gv[k]:.3g}")
+        if acc0 is None:
+            try:
+                self.qdd, lam = d.accelerations(t0, q, v)
+            except ValueError as err:
+                raise SolverError(self.name, t0, f"no consistent initial acceleration: {err}") from None
+            self.a = self.qdd.copy()
+            self.y[d.sl] = lam
+        else:
+            qdd, a = (np.array(x, dtype=float) for x in acc0)
+            if qdd.shape != (d.nq,) or a.shape != (d.nq,):
+                raise ValueError(f"genalpha: acc0 must be two arrays of length {d.nq}")
+            self.qdd, self.a = qdd, a
+        self.m_mean = max(float(np.mean(np.abs(d.M.diagonal()))), 1e-300)
+        self.q_scale = max(float(np.max(np.abs(q), initial=0.0)), 1e-8)
+        self.y_old = self.y.copy()
+        self.qdd_old = self.qdd.copy()
+        self._interval = None
+        self._h_last = None
+
+    def restart_data(self):
+        """``(qdd, a)`` at ``t``: pass as ``acc0`` to continue the run exactly."""
+        return self.qdd.copy(), self.a.copy()
+
+    def _start_interval(self):
+        span = self.t_bound - self.t
+        self.h = span / max(1, int(round(span / self.dt)))
+        self._interval = (self.t, self.t_bound)
+
+    def _step(self):
+        if self._interval is None or self._interval[1] != self.t_bound:
+            self._start_interval()
+        d = self.problem
+        nq, nl = d.nq, d.nl
+        h = self.h
+        last = self.t_bound - self.t < h * (1 + 1e-9)
+        if last:
+            h = self.t_bound - self.t
+        t1 = self.t_bound if last else self.t + h
+        am, af, g, b = self.am, self.af, self.gamma, self.beta
+        q0, v0, lam0 = d.split(self.y)
+        qdd0, a0 = self.qdd, self.a
+        base_q = q0 + h * v0 + h * h * (0.5 - b) * a0
+        base_v = v0 + h * (1 - g) * a0
+        bp = (1 - am) / ((1 - af) * h * h * b)          # d qdd+ / d q+
+        cv = g / (h * b)                                # d v+ / d q+
+        M = d.M
+
+        def kin(U):
+            a1 = (U - base_q) / (h * h * b)
+            return a1, base_v + h * g * a1, ((1 - am) * a1 + am * a0 - af * qdd0) / (1 - af)
+
+        # predictor: unchanged acceleration
+        a1 = ((1 - af) * qdd0 + af * qdd0 - am * a0) / (1 - am)
+        q = base_q + h * h * b * a1
+        lt, nu = lam0 / bp, np.zeros(nl)
+        lu = None
+        prev = None
+        err = np.inf
+        for it in range(self.max_newton):
+            with np.errstate(all="ignore"):
+                G = d.G(q)
+                U = q - G.T @ nu
+                a1, v, qdd = kin(U)
+                lam = bp * lt
+                f = d.force(t1, q, v)
+                self.nfev += 1
+                r = np.r_[(M @ qdd + G.T @ lam - f) / bp, d.g(q), (G @ v) / cv]
+            if not np.all(np.isfinite(r)):
+                raise SolverError(self.name, self.t, "the residual became non-finite (the Newton iterates "
+                                  "diverged or a spring has zero length): reduce dt")
+            if lu is None:
+                K, C = d.force_jacobians(t1, q, v)
+                self.njev += 1
+                Hn = d.constraint_hessian(q, nu) if nl else None
+                I_H = sp.identity(nq, format="csr") - Hn if nl else sp.identity(nq, format="csr")
+                D = M - (cv / bp) * C
+                J11 = D @ I_H + (d.constraint_hessian(q, lam) - K) / bp if nl else M + (-K - cv * C) / bp
+                if nl:
+                    J = sp.bmat([[J11, G.T, -D @ G.T],
+                                 [G, None, None],
+                                 [d.constraint_velocity_jacobian(q, v) / cv + G @ I_H, None, -(G @ G.T)]],
+                                format="csc")
+                else:
+                    J = sp.csc_matrix(J11)
+                try:
+                    lu = splu(J)
+                except RuntimeError as err_lu:
+                    raise SolverError(self.name, self.t, f"singular iteration matrix ({err_lu}): dependent "
+                                      "constraints or a mass without stiffness and mass") from None
+                self.nlu += 1
+            dx = lu.solve(r)
+            q = q - dx[:nq]
+            lt = lt - dx[nq:nq + nl]
+            nu = nu - dx[nq + nl:]
+            # lam / beta' has units of mass x length: compare it through the mean mass
+            err = max(float(np.max(np.abs(dx[:nq]), initial=0.0)),
+                      float(np.max(np.abs(dx[nq:nq + nl]), initial=0.0)) / self.m_mean,
+                      float(np.max(np.abs(dx[nq + nl:]), initial=0.0))) / self.q_scale
+            if not np.isfinite(err):
+                raise SolverError(self.name, self.t, "the Newton increment became non-finite")
+            if err < self.newton_tol:
+                break
+            if prev is not None and err > 0.2 * prev:
+                lu = None                       # slow contraction: fresh iteration matrix
+            prev = err
+        else:
+            raise SolverError(self.name, self.t, f"Newton iteration did not converge (last relative increment "
+                              f"{err:.3g} after {self.max_newton} iterations): reduce dt")
+        G = d.G(q)
+        a1, v, qdd = kin(q - G.T @ nu)
+        self.t_old, self.y_old, self.qdd_old = self.t, self.y, self.qdd
+        self.y = np.r_[q, v, bp * lt]
+        self.qdd, self.a = qdd, a1
+        self._h_last = t1 - self.t_old
+        self.t = t1
+        self.nsteps += 1
+
+    def dense_output(self):
+        """Cubic Hermite interpolation of ``q`` (from ``q, v``) and ``v`` (from ``v, qdd``); ``lam`` linear."""
+        d = self.problem
+        t0, h = self.t_old, self._h_last
+        y0, y1 = self.y_old, self.y
+        q0, v0, l0 = d.split(y0)
+        q1, v1, l1 = d.split(y1)
+        a0, a1 = self.qdd_old, self.qdd
+
+        def herm(s, p0, p1, m0, m1):
+            h00, h10 = 2 * s ** 3 - 3 * s ** 2 + 1, s ** 3 - 2 * s ** 2 + s
+            h01, h11 = -2 * s ** 3 + 3 * s ** 2, s ** 3 - s ** 2
+            return (np.multiply.outer(h00, p0) + np.multiply.outer(h10 * h, m0)
+                    + np.multiply.outer(h01, p1) + np.multiply.outer(h11 * h, m1))
+
+        def interp(t):
+            s = (np.asarray(t, float) - t0) / h
+            lam = np.multiply.outer(1 - s, l0) + np.multiply.outer(s, l1)
+            return np.concatenate([herm(s, q0, q1, v0, v1), herm(s, v0, v1, a0, a1), lam], axis=-1)
+        return interp
