@@ -18,11 +18,13 @@ from .base import Solver, SolverError, positive_option
 from .genalpha import GeneralizedAlpha
 from .midpoint import ImplicitMidpoint
 from .moreau import Moreau, MoreauShifted
+from .nsgenalpha import NonsmoothGenAlpha
 from .radau import RadauIIA
 
 #: the solvers by name
 METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5": Radau5DAE,
-           "moreau": Moreau, "moreau_shifted": MoreauShifted, "genalpha": GeneralizedAlpha}
+           "moreau": Moreau, "moreau_shifted": MoreauShifted, "genalpha": GeneralizedAlpha,
+           "nsgenalpha": NonsmoothGenAlpha}
 
 #: options of the driver (the arguments of :func:`solve` besides the solver's own)
 DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks")

@@ -94,21 +94,23 @@ class NonsmoothStepper(Solver):
         self.max_smooth_iterations = 20
 
     # -- the velocity problem of one step -------------------------------------------
-    def velocity_update(self, t1, q, u_old, smooth, W, cs, e_vec):
-        """Solve ``J_s``-linearized velocity equations with bilateral rows and contacts.
+    def velocity_update(self, t1, q, u_start, smooth, W, cs, b_contact, w=None):
+        """Solve the velocity equations of a step with bilateral rows and contacts.
 
         ``smooth(u) -> (r, J)`` is the smooth residual ``r(u)`` (zero without
         percussions) and its Jacobian; the solution satisfies
-        ``r(u) = W_g P_g + W P``, ``G u = w(t1)`` and the contact laws with
-        ``xi = W^T u + e W^T u_old``.  Returns ``(u, P_g, P)``.
+        ``r(u) = W_g P_g + W P``, ``G(q) u = w`` (default ``w(t1)``) and the
+        contact laws for ``xi = W^T u + b_contact`` (Newton's law:
+        ``b_contact = e W^T u_n``).  Newton's method on the smooth part starts
+        at ``u_start``.  Returns ``(u, P_g, P)``.
         """
         d = self.problem
         G = d.G(q)[self.active_rows] if len(self.active_rows) else np.zeros((0, d.ne))
-        w = d.dae.w(t1)[self.active_rows] if len(self.active_rows) else np.zeros(0)
+        if w is None:
+            w = d.dae.w(t1)[self.active_rows] if len(self.active_rows) else np.zeros(0)
         ne, ng = d.ne, G.shape[0]
-        u = u_old.copy()
+        u = u_start.copy()
         P = np.zeros(cs.n)
-        b_contact = e_vec * (W.T @ u_old)
         for it in range(1, self.max_smooth_iterations + 1):
             r, Js = smooth(u)
             self.nfev += 1
@@ -234,8 +236,8 @@ class Moreau(NonsmoothStepper):
         else:
             tm, qm = t + h / 2, d.normalize(q + 0.5 * h * d.qdot(q, u))
         idx, cs, W, _ = d.closed(qm)
-        e_vec = d.restitution(idx, cs)
-        u1, Pg, P = self.velocity_update(t + h, qm, u, self._smooth(tm, qm, u, h, self.implicit), W, cs, e_vec)
+        b = d.restitution(idx, cs) * (W.T @ u)
+        u1, Pg, P = self.velocity_update(t + h, qm, u, self._smooth(tm, qm, u, h, self.implicit), W, cs, b)
         q1 = qm.copy() if self.shifted else d.normalize(qm + 0.5 * h * d.qdot(qm, u1))
         y1 = np.concatenate([q1, u1, self._lam(Pg, h)])
         y_mid = np.concatenate([qm, 0.5 * (u + u1), y1[d.sl]])
