@@ -1,0 +1,112 @@
+"""Moreau's time stepping and the nonsmooth generalized-alpha method on the rotating
+bouncing ball, against the exact solution of :mod:`phmech.validation.bouncing_ball`."""
+import numpy as np
+import pytest
+
+from phmech.validation import bouncing_ball as bb
+
+H = 2e-3
+
+
+@pytest.fixture(scope="module")
+def runs():
+    cache = {}
+
+    def get(case, solver, h=H):
+        if (case, solver, h) not in cache:
+            cache[case, solver, h] = bb.run(case, h, solver)
+        return cache[case, solver, h]
+    return get
+
+
+def _u(res):
+    return res.y[:, res.dae.se]
+
+
+@pytest.mark.parametrize("solver", ["moreau", "moreau_shifted", "nsgenalpha"])
+def test_free_fall_and_first_impact(runs, solver):
+    """Case 1: first impact within 1.5 steps; in flight the velocity changes by exactly -g h per
+    step; the impact step gives Newton's law -e_N u_n to 1e-9; positions in the first-order bound
+    2 |v_impact| h (the impact time is off by up to a step)."""
+    res = runs(1, solver)
+    ex = res.exact
+    assert abs(res.errors["impact_times"][0]) <= 1.5 * H
+    t, vy = res.t, _u(res)[:, 1]
+    PN = res.steps["P_N"][:, 0]
+    k1 = int(np.flatnonzero(PN > 0)[0])                  # the first impact step ends at t[k1]
+    assert np.max(np.abs(np.diff(vy[:k1]) + bb.G * np.diff(t[:k1]))) < 1e-12
+    if solver != "nsgenalpha":
+        assert abs(vy[k1] + 0.5 * vy[k1 - 1]) < 1e-9
+    else:                                                 # the jump acts on the smooth prediction
+        assert abs(vy[k1] + 0.5 * vy[k1 - 1]) < 1e-9 + bb.G * H
+    flight = slice(k1 + 1, k1 + 100)
+    assert np.max(np.abs(np.diff(vy[flight]) + bb.G * H)) < 1e-9
+    v1 = bb.G * ex.impacts[0]
+    assert res.errors["position"] <= 2 * v1 * H
+
+
+def test_penetration_of_generalized_alpha(runs):
+    for case in (1, 4):
+        assert runs(case, "nsgenalpha").errors["penetration"] <= 1e-6
+
+
+@pytest.mark.parametrize("solver", ["moreau", "moreau_shifted", "nsgenalpha"])
+def test_stick_at_impact_is_exact(runs, solver):
+    """Case 3: the disc sticks at the impact and rolls on with v_x = -1/3, omega = 10/3
+    (constant forces: exact to 1e-9 at every step after the impact)."""
+    res = runs(3, solver)
+    assert abs(res.errors["t_stick"]) <= 1.5 * H
+    u = _u(res)
+    after = res.t > res.exact.impacts[0] + 2 * H
+    assert np.max(np.abs(u[after, 0] + 1 / 3)) < 1e-9
+    assert np.max(np.abs(u[after, 2] - 10 / 3)) < 1e-9
+
+
+@pytest.mark.parametrize("solver", ["moreau", "nsgenalpha"])
+def test_slip_to_stick_transition(runs, solver):
+    """Case 2: the slip ends within 1.5 steps of the exact time; the rolling speed (conserved
+    angular momentum about the contact line) is exact to 1e-9."""
+    res = runs(2, solver)
+    assert abs(res.errors["t_stick"]) <= 1.5 * H
+    assert res.errors["velocity_final"] < 1e-9
+
+
+def test_energy_account_closes(runs):
+    """Energy + dissipation: exact for the midpoint scheme (inertial velocities, constant forces),
+    first order for the shifted scheme and generalized-alpha (halving with the step)."""
+    for case in (1, 4):
+        res = runs(case, "moreau")
+        assert res.errors["energy_balance"] < 1e-10
+        # what the contact dissipates is what the ball loses
+        assert abs(res.errors["dissipated"] - res.errors["energy_loss"]) < 1e-10
+    for solver in ("moreau_shifted", "nsgenalpha"):
+        e1 = runs(1, solver).errors["energy_balance"]
+        e2 = runs(1, solver, H / 2).errors["energy_balance"]
+        assert 1.5 < e1 / e2 < 3.0, (solver, e1, e2)
+
+
+def test_zeno_point(runs):
+    """Case 1: the impacts accumulate at 3 t_1; the contact stays closed from within 10 steps."""
+    res = runs(1, "moreau")
+    assert abs(res.exact.t_zeno - 3 * res.exact.impacts[0]) < 1e-12
+    assert abs(res.errors["t_rest"]) < 10 * H
+
+
+def test_semismooth_newton_iterations(runs):
+    res = runs(4, "moreau")
+    assert res.stats["gs_fallbacks"] == 0
+    assert 1 <= res.stats["max_newton_iterations"] <= 10
+
+
+def test_options_are_checked():
+    problem, y0, _ = bb.model(1)
+    from phmech.contact import simulate
+    with pytest.raises(ValueError, match="dt is required"):
+        simulate(problem, (0, 0.1), y0, method="moreau")
+    with pytest.raises(ValueError, match="rho_inf must lie in"):
+        simulate(problem, (0, 0.1), y0, method="nsgenalpha", dt=1e-3, rho_inf=2)
+    with pytest.raises(ValueError, match="unknown option"):
+        simulate(problem, (0, 0.1), y0, method="moreau", dt=1e-3, foo=1)
+    from phmech.solvers import solve
+    with pytest.raises(ValueError, match="NonsmoothProblem"):
+        solve(problem.dae, (0, 0.1), y0, method="moreau", dt=1e-3)
