@@ -186,7 +186,7 @@ class GeneralizedAlpha(Solver):
     REQUIRED = ("force", "force_jacobians", "g", "G", "constraint_hessian", "constraint_velocity_jacobian",
                 "constraint_curvature")
 
-    def __init__(self, problem, t0, y0, t_bound=None, dt=None, rho_inf=0.9, acc0=None, newton_tol=1e-10,
+    def __init__(self, problem, t0, y0, t_bound=None, dt=None, rho_inf=0.9, acc0=None, newton_tol=1e-12,
                  max_newton=10, **unknown):
         self.refuse_unknown(unknown)
         missing = [m for m in self.REQUIRED if not hasattr(problem, m)]
@@ -230,7 +230,6 @@ class GeneralizedAlpha(Solver):
                 raise ValueError(f"genalpha: acc0 must be two arrays of length {d.nq}")
             self.qdd, self.a = qdd, a
         self.m_mean = max(float(np.mean(np.abs(d.M.diagonal()))), 1e-300)
-        self.q_scale = max(float(np.max(np.abs(q), initial=0.0)), 1e-8)
         self.y_old = self.y.copy()
         self.qdd_old = self.qdd.copy()
         self._interval = None
@@ -244,6 +243,7 @@ class GeneralizedAlpha(Solver):
         span = self.t_bound - self.t
         self.h = span / max(1, int(round(span / self.dt)))
         self._interval = (self.t, self.t_bound)
+        self._k = 0                      # steps taken in the interval (times t_start + k h, no accumulation)
 
     def _step(self):
         if self._interval is None or self._interval[1] != self.t_bound:
@@ -252,9 +252,10 @@ class GeneralizedAlpha(Solver):
         nq, nl = d.nq, d.nl
         h = self.h
         last = self.t_bound - self.t < h * (1 + 1e-9)
-        if last:
-            h = self.t_bound - self.t
-        t1 = self.t_bound if last else self.t + h
+        if last and abs(self.t_bound - self.t - h) > 1e-9 * h:
+            h = self.t_bound - self.t      # t_bound moved inside a step; otherwise keep the exact equal step
+        self._k += 1
+        t1 = self.t_bound if last else self._interval[0] + self._k * h
         am, af, g, b = self.am, self.af, self.gamma, self.beta
         q0, v0, lam0 = d.split(self.y)
         qdd0, a0 = self.qdd, self.a
@@ -263,6 +264,7 @@ class GeneralizedAlpha(Solver):
         bp = (1 - am) / ((1 - af) * h * h * b)          # d qdd+ / d q+
         cv = g / (h * b)                                # d v+ / d q+
         M = d.M
+        q_scale = max(float(np.max(np.abs(q0), initial=0.0)), h * float(np.max(np.abs(v0), initial=0.0)), 1e-8)
 
         def kin(U):
             a1 = (U - base_q) / (h * h * b)
@@ -314,12 +316,17 @@ class GeneralizedAlpha(Solver):
             # lam / beta' has units of mass x length: compare it through the mean mass
             err = max(float(np.max(np.abs(dx[:nq]), initial=0.0)),
                       float(np.max(np.abs(dx[nq:nq + nl]), initial=0.0)) / self.m_mean,
-                      float(np.max(np.abs(dx[nq + nl:]), initial=0.0))) / self.q_scale
+                      float(np.max(np.abs(dx[nq + nl:]), initial=0.0))) / q_scale
             if not np.isfinite(err):
                 raise SolverError(self.name, self.t, "the Newton increment became non-finite")
-            if err < self.newton_tol:
+            rate = err / prev if prev else None
+            # converged: small increment, small error left after a contracting iteration
+            # (rate / (1 - rate) * increment), or stagnation at the round-off floor
+            if err < self.newton_tol or (rate is not None and (
+                    (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
+                    or (it >= 3 and err < 1e3 * self.newton_tol))):
                 break
-            if prev is not None and err > 0.2 * prev:
+            if rate is not None and rate > 0.2:
                 lu = None                       # slow contraction: fresh iteration matrix
             prev = err
         else:

