@@ -357,18 +357,32 @@ class MassSpringSystem:
         prob = self.problem()
         q, _ = self.state()
         q, _ = self.project(prob, q, np.zeros_like(q))
-        lam = np.zeros(prob.nl)
         zero = np.zeros_like(q)
-        for it in range(maxit):
+        lam = np.linalg.lstsq(prob.G(q).T.toarray(), prob.force(t, q, zero), rcond=None)[0] if prob.nl \
+            else np.zeros(0)
+        lengths = np.r_[prob.net.L0, prob.net.Lc]
+        limit = 0.1 * float(np.min(lengths)) if len(lengths) else np.inf
+
+        def residual(q, lam):
             G = prob.G(q)
-            r = np.r_[prob.force(t, q, zero) - G.T @ lam, -prob.g(q)]
+            return np.r_[prob.force(t, q, zero) - G.T @ lam, -prob.g(q)], G
+        r, G = residual(q, lam)
+        for it in range(maxit):
             K, _ = prob.force_jacobians(t, q, zero)
             A = sp.bmat([[K - prob.constraint_hessian(q, lam), -G.T], [-G, None]], format="csc") if prob.nl \
                 else sp.csc_matrix(K)
             dx = splu(A).solve(-r)
-            step = 1.0
-            q, lam = q + step * dx[:prob.nq], lam + step * dx[prob.nq:]
-            if np.max(np.abs(dx[:prob.nq])) < tol * max(1.0, np.max(np.abs(q))):
+            # damped Newton: steps of at most a tenth of the shortest element, halved while the
+            # residual grows (keeps the iteration on the branch of the starting shape)
+            step = min(1.0, limit / max(float(np.max(np.abs(dx[:prob.nq]))), 1e-300))
+            for _ in range(30):
+                qn, ln = q + step * dx[:prob.nq], lam + step * dx[prob.nq:]
+                rn, Gn = residual(qn, ln)
+                if np.linalg.norm(rn) < np.linalg.norm(r) or step < 1e-6:
+                    break
+                step *= 0.5
+            q, lam, r, G = qn, ln, rn, Gn
+            if step == 1.0 and np.max(np.abs(dx[:prob.nq])) < tol * max(1.0, np.max(np.abs(q))):
                 break
         else:
             raise ValueError(f"equilibrium: Newton did not converge in {maxit} iterations")
