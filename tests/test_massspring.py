@@ -243,3 +243,38 @@ def test_inconsistent_start_is_projected_with_a_warning():
     with pytest.warns(UserWarning, match="violates the distance constraints"):
         res = mss.simulate(0.1, 10)
     assert res.constraint_drift()[0] < 1e-12 and abs(np.linalg.norm(mss.masses[0].pos) - 1) < 1e-12
+
+
+# -- the validation cases (short runs) ---------------------------------------------------
+def test_validation_chain_statics_modes_and_source_chain():
+    from phmech.validation.mass_spring import run
+    s = run("chain", steps=200, tend=2.0)["summary"]
+    assert np.all(np.abs(np.array(s["source_chain"]["orders"]) - 2) < 0.15)
+    for key in ("springs", "constraints"):
+        assert s[key]["equilibrium_error"] < 1e-10 and s[key]["tension_error"] < 1e-8
+        assert max(s[key]["frequency_relative_error"]) < 1e-6       # finite-difference Hessian accuracy
+        assert s[key]["simulated_relative_error"] < 5e-4
+
+
+def test_validation_kreisel_and_bridge_orders():
+    from phmech.validation.mass_spring import run
+    k = run("kreisel", steps=250, tend=2.0)["summary"]
+    assert np.all(np.abs(np.array(k["breathing"]["orders"]) - 2) < 0.2)
+    assert k["steady"]["radius_deviation"] < 1e-3 and k["steady"]["radius_exact"] == pytest.approx(2.2, rel=1e-12)
+    drift = np.array(k["breathing"]["angular_momentum_drift"])
+    assert np.all(np.log2(drift[:-1] / drift[1:]) > 1.7)
+    b = run("bridge", steps=100, tend=1.0)["summary"]
+    assert np.all(np.abs(np.array(b["orders"]) - 2) < 0.3)
+    assert abs(b["numerical_dissipation"]) < 1e-2 * abs(b["work_loads"])
+
+
+def test_validation_output_files(tmp_path):
+    from phmech.validation import _mass_spring_output as output
+    from phmech.validation.mass_spring import run
+    out = run("pendulum", steps=100, tend=1.0, refinements=2)
+    assert np.all(np.abs(np.array(out["summary"]["position_orders"]) - 2) < 0.2)
+    output.write("pendulum", out, str(tmp_path), plot=True, animate_gif=False)
+    for name in ("pendulum.csv", "pendulum_x.png", "pendulum_convergence.pdf", "pendulum_energy.png"):
+        assert (tmp_path / name).exists()
+    data = np.loadtxt(tmp_path / "pendulum.csv", delimiter=",", skiprows=1)
+    assert np.all(np.isfinite(data)) and np.max(np.abs(data[:, 1] - data[:, 3])) < 0.05
