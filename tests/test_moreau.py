@@ -110,3 +110,53 @@ def test_options_are_checked():
     from phmech.solvers import solve
     with pytest.raises(ValueError, match="NonsmoothProblem"):
         solve(problem.dae, (0, 0.1), y0, method="moreau", dt=1e-3)
+
+
+# -- the other contact benchmarks ---------------------------------------------------------
+from phmech.validation import contact_cases as cc  # noqa: E402
+
+
+@pytest.mark.parametrize("solver", ["moreau", "moreau_shifted", "nsgenalpha"])
+def test_block_on_incline(solver):
+    """Coulomb friction: the block sticks within 1.5 steps of v0 / a; the sliding velocity is
+    exact (constant forces); the contact holds on the plane; position first order (< 6 h)."""
+    res = cc.run_block(H, solver, t_end=2.0)
+    e = res.errors
+    assert abs(e["t_stop"]) <= 1.5 * H
+    assert e["velocity"] < 1e-9
+    assert e["normal_drift"] < 1e-12
+    assert e["position"] < 6 * H
+
+
+@pytest.mark.parametrize("solver", ["moreau", "nsgenalpha"])
+def test_newtons_cradle(solver):
+    """With gaps: the first of the four binary impacts within 1.5 steps of gap / v (each impact
+    can delay the next one by up to a step: the k-th within 1.5 k steps), ball 5 leaves at v.
+    Touching: Newton's law on the four closed contacts at once gives the LCP solution
+    (-0.6, 0.4, 0.4, 0.4, 0.4), also exact to 1e-12; both conserve the energy."""
+    gapped = cc.run_cradle(0.009, H, solver, t_end=0.06)
+    err = np.abs(gapped.errors["impact_times"])
+    assert err[0] <= 1.5 * H and np.all(err <= 1.5 * H * np.arange(1, 5))
+    assert gapped.errors["velocities"] < 1e-12
+    touching = cc.run_cradle(0.0, H, solver, t_end=0.02)
+    assert np.allclose(cc.cradle_touching_exact(), [-0.6, 0.4, 0.4, 0.4, 0.4], atol=1e-14)
+    assert touching.errors["velocities"] < 1e-12
+    for res in (gapped, touching):
+        assert res.errors["energy_balance"] < 1e-12
+
+
+def test_double_pendulum_wall():
+    """First impact within 1.5 steps of the event-driven reference for the generalized-alpha
+    method; its smooth phase is of second order (angle error ratio ~4 on halving the step),
+    Moreau's of first order; generalized-alpha does not penetrate the wall."""
+    errs = {}
+    for s in ("moreau", "nsgenalpha"):
+        for h in (H, H / 2):
+            res = cc.run_pendulum(h, s, t_end=0.8)
+            errs[s, h] = res.errors
+    assert abs(errs["nsgenalpha", H]["impact_times"][0]) <= 1.5 * H
+    assert abs(errs["moreau", H]["impact_times"][0]) <= 1.5 * H
+    r_ga = errs["nsgenalpha", H]["angles_before_first_impact"] / errs["nsgenalpha", H / 2]["angles_before_first_impact"]
+    r_mo = errs["moreau", H]["angles_before_first_impact"] / errs["moreau", H / 2]["angles_before_first_impact"]
+    assert 3.3 < r_ga < 4.7 and 1.6 < r_mo < 2.4, (r_ga, r_mo)
+    assert errs["nsgenalpha", H]["penetration"] <= 1e-6

@@ -38,15 +38,19 @@ class NonsmoothProblem:
     ----------
     system : System or DescriptorDAE
     contacts : list of :class:`~phmech.contact.contacts.Contact`
+    gap_tol : float
+        A contact counts as closed for ``g_N <= gap_tol`` [m]: touching bodies
+        whose gap is zero up to round-off (``1e-17`` either way) are closed.
 
     Everything the DAE provides (``q_slices``, ``potential_energy``, ...) is
     available on this object too.
     """
 
-    def __init__(self, system, contacts):
+    def __init__(self, system, contacts, gap_tol=1e-12):
         dae = system.assemble() if hasattr(system, "assemble") else system
         self.dae = dae
         self.contacts = list(contacts)
+        self.gap_tol = float(gap_tol)
         owners = {b.name: b for b in dae.layout.bodies}
         problems, names = [], set()
         for c in self.contacts:
@@ -133,10 +137,10 @@ class NonsmoothProblem:
         return np.array(gs), Ws
 
     def closed(self, q, active=None):
-        """Closed contacts at ``q`` (``g_N <= 0``, or the given indices): ``(indices, ContactSet, W)``
+        """Closed contacts at ``q`` (``g_N <= gap_tol``, or the given indices): ``(indices, ContactSet, W)``
         with ``W = [W_N columns | W_F columns]`` in the order of :class:`ContactSet`."""
         g, Ws = self.contact_state(q)
-        idx = np.flatnonzero(g <= 0) if active is None else np.asarray(active, int)
+        idx = np.flatnonzero(g <= self.gap_tol) if active is None else np.asarray(active, int)
         cs = ContactSet([self.contacts[i].mu for i in idx], [self.contacts[i].nF for i in idx])
         W = np.zeros((self.dae.ne, cs.n))
         for k, i in enumerate(idx):
