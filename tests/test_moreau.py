@@ -160,3 +160,31 @@ def test_double_pendulum_wall():
     r_mo = errs["moreau", H]["angles_before_first_impact"] / errs["moreau", H / 2]["angles_before_first_impact"]
     assert 3.3 < r_ga < 4.7 and 1.6 < r_mo < 2.4, (r_ga, r_mo)
     assert errs["nsgenalpha", H]["penetration"] <= 1e-6
+
+
+# -- the tippe top ------------------------------------------------------------------------------
+def test_tippe_top_short():
+    """The first 0.03 s of the tippe top (Moreau, h = 1e-4): the big sphere stays in contact, the
+    stem does not touch, Coulomb-Contensou friction dissipates at every step, and the energy
+    account (kinetic + potential + dissipated) closes to round-off (midpoint scheme; the
+    gyroscopic term at the mean velocity does no work)."""
+    from phmech.validation import tippe_top
+    res = tippe_top.run(t_end=0.03, dt=1e-4, dt_out=1e-3)
+    PN = res.steps["P_N"][3:]                # the table is 1.25e-8 m below the sphere at t = 0
+    assert np.all(PN[:, 0] > 0) and np.all(PN[:, 1] == 0)
+    assert np.allclose(PN[:, 0], 6e-3 * 9.81 * 1e-4, rtol=0.05)     # carries the weight
+    diss = res.steps["dissipation"][3:, 0]
+    assert np.all(diss > 0)
+    H = res.hamiltonian()
+    assert np.max(np.abs(res.energy_balance())) < 1e-12 * H[0]
+    assert res.t_invert is None and 0 < res.tilt.max() < 0.2
+
+
+@pytest.mark.slow
+def test_tippe_top_inverts():
+    """The full 8 s: the top turns over onto its stem (tilt > 2.8 rad at the end)."""
+    from phmech.validation import tippe_top
+    res = tippe_top.run(t_end=8.0, dt=1e-4, dt_out=1e-2)
+    assert res.t_invert is not None and res.t_invert < 8.0
+    assert res.tilt[-1] > 2.8
+    assert np.max(np.abs(res.energy_balance())) < 1e-10

@@ -1,0 +1,114 @@
+"""The tippe top (Leine & Glocker, Eur. J. Mech. A 22 (2003) 193--216, Sect. 6).
+
+A top made of a spherical body (radius ``r1``, centre ``a1`` above the
+centre of mass on the symmetry axis) and a stem ending in a small sphere
+(radius ``r2``, centre ``a2`` above the centre of mass), on a horizontal
+table with Coulomb--Contensou friction (``mu = 0.3``, Contensou radius
+``5e-4`` m) at either contact and completely inelastic impacts.  Data:
+``m = 6e-3`` kg, ``I1 = I2 = 8e-7``, ``I3 = 7e-7`` kg m^2, ``a1 = 3e-3``,
+``a2 = 1.6e-2``, ``r1 = 1.5e-2``, ``r2 = 5e-3`` m; started on the big
+sphere (centre of mass at ``1.2015e-2`` m = ``r1 - a1 cos 0.1``) with the
+axis tilted by 0.1 rad and spinning at 180 rad/s about it, to 8 s.
+
+Sliding friction at the contact point of the big sphere, which is off the
+symmetry axis, gives a moment that raises the centre of mass: the top
+turns over and ends spinning on its stem (the tilt angle goes from 0.1 to
+about pi), while friction dissipates energy.  Reported: the tilt angle
+``theta = arccos(e_3 . e_z)``, the inversion time (the stem touches the
+table), the energy, the dissipation per contact and the energy account.
+
+    python -m phmech.validation.tippe_top --outdir out/tippe_top [--dt 1e-4]
+"""
+import os
+import sys
+
+import numpy as np
+
+from .. import System
+from ..contact import NonsmoothProblem, PointPlane, simulate
+from ..contact.bodies import Top
+from ..math.rotations import quat_from_axis_angle, rot3
+from ._common import figure_style, parser, prepare_outdir, savefig, write_summary
+
+DATA = dict(m=6e-3, I1=8e-7, I3=7e-7, a1=3e-3, a2=1.6e-2, r1=1.5e-2, r2=5e-3, mu=0.3, r_c=5e-4,
+            z0=1.2015e-2, tilt=0.1, spin=180.0, g=9.81)
+
+
+def model(**changes):
+    """``(problem, y0)`` of the tippe top (``changes`` override entries of :data:`DATA`)."""
+    d = {**DATA, **changes}
+    p0 = quat_from_axis_angle((1.0, 0.0, 0.0), d["tilt"])
+    top = Top("top", d["m"], (d["I1"], d["I1"], d["I3"]), position=(0.0, 0.0, d["z0"]), orientation=p0,
+              ports={"sphere": (0.0, 0.0, d["a1"]), "stem": (0.0, 0.0, d["a2"])})
+    s = System([top])
+    s.add_gravity((0.0, 0.0, -d["g"]))
+    law = dict(mu=d["mu"], contensou_radius=d["r_c"], e_N=0.0, e_F=0.0)
+    contacts = [PointPlane(top.port("sphere"), (0.0, 0.0, 1.0), radius=d["r1"], name="sphere", **law),
+                PointPlane(top.port("stem"), (0.0, 0.0, 1.0), radius=d["r2"], name="stem", **law)]
+    p = NonsmoothProblem(s, contacts)
+    y0 = np.zeros(p.n)
+    y0[p.sq] = top.q0
+    y0[p.se] = [0.0, 0.0, 0.0, 0.0, 0.0, d["spin"]]
+    return p, y0
+
+
+def tilt(res):
+    """Angle between the symmetry axis and the vertical [rad] at the output times."""
+    q = res.y[:, res.dae.sq]
+    return np.array([np.arccos(np.clip(rot3(qq[3:7])[2, 2], -1, 1)) for qq in q])
+
+
+def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, **options):
+    """The tippe top; the result has ``tilt``, ``t_invert`` (first stem contact, or None) and
+    ``t_half`` (tilt passes pi / 2)."""
+    p, y0 = model()
+    res = simulate(p, (0.0, t_end), y0, method=solver, dt=dt, dt_out=dt_out, **options)
+    res.tilt = tilt(res)
+    PN = res.steps["P_N"]
+    stem = np.flatnonzero(PN[:, 1] > 0)
+    res.t_invert = float(res.steps["t"][stem[0]]) if len(stem) else None
+    up = np.flatnonzero(res.tilt > np.pi / 2)
+    res.t_half = float(res.t[up[0]]) if len(up) else None
+    return res
+
+
+def main(argv=None):
+    p = parser("The tippe top of Leine & Glocker (2003): inversion, tilt angle and energy")
+    p.add_argument("--tfinal", type=float, default=8.0, help="final time [s]")
+    p.add_argument("--dt", type=float, default=1e-4, help="step size [s]")
+    p.add_argument("--solver", default="moreau", choices=["moreau", "moreau_shifted", "nsgenalpha"])
+    args = p.parse_args(argv)
+    out = prepare_outdir(args.outdir, p)
+    res = run(args.tfinal, args.dt, args.solver, progress=True)
+    H = res.hamiltonian()
+    res.to_csv(os.path.join(out, "tippe_top.csv"),
+               {"tilt": res.tilt, "z": res.y[:, res.dae.sq][:, 2], "energy": H,
+                "dissipated_sphere": res.dissipated[:, 0], "dissipated_stem": res.dissipated[:, 1],
+                "energy_balance": res.energy_balance()})
+    summary = {"solver": args.solver, "dt": args.dt, "t_end": args.tfinal, "t_invert": res.t_invert,
+               "t_tilt_half_pi": res.t_half, "final_tilt": float(res.tilt[-1]),
+               "energy_initial": float(H[0]), "energy_final": float(H[-1]),
+               "dissipated": res.dissipated[-1].tolist(),
+               "energy_balance_max": float(np.max(np.abs(res.energy_balance()))),
+               "stats": {k: v for k, v in res.stats.items()}}
+    write_summary(out, "tippe_top", summary)
+    print({k: summary[k] for k in ("t_invert", "t_tilt_half_pi", "final_tilt", "energy_initial", "energy_final",
+                                   "energy_balance_max")})
+    if not args.no_plot:
+        plt = figure_style()
+        fig, ax = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
+        ax[0].plot(res.t, res.tilt)
+        ax[0].axhline(np.pi, color="k", lw=0.8, ls="--")
+        ax[0].set_ylabel("tilt angle [rad]")
+        ax[1].plot(res.t, H * 1e3, label="energy H + V")
+        ax[1].plot(res.t, (H[0] - res.dissipated.sum(axis=1)) * 1e3, "--", label="H(0) - dissipated")
+        ax[1].set_ylabel("energy [mJ]")
+        ax[1].set_xlabel("t [s]")
+        ax[1].legend(fontsize=8)
+        savefig(fig, out, "tippe_top")
+        plt.close(fig)
+    return summary
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)
