@@ -140,7 +140,8 @@ def test_source_api_positional_and_keyword_and_in_place_update():
 @pytest.mark.parametrize("rho", [0.6, 1.0])
 def test_restart_equals_uninterrupted(rho):
     """0-5 s in one call equals five 1 s calls (accelerations and multipliers carried): identical
-    to round-off for a time-independent model, to the Newton tolerance with a load history."""
+    to round-off with a fresh iteration matrix per step (the default for small systems), to the
+    Newton tolerance (amplified by the dynamics) when the matrix is kept over steps."""
     def build(load):
         mss = ms.MassSpringSystem2d()
         mss.gravity = [0.0, -9.81]
@@ -153,16 +154,16 @@ def test_restart_equals_uninterrupted(rho):
         if load:
             mss.add(ms.Force(b, lambda t: [0.3 * np.sin(t), 0.0]))
         return mss
-    for load, tol in ((False, 1e-13), (True, 1e-9)):
+    for load, tol, opts in ((False, 1e-13, {}), (True, 1e-13, {}), (True, 1e-7, {"reuse_jacobian": True})):
         one = build(load)
-        r = one.simulate(5.0, 500, rho_inf=rho)
+        r = one.simulate(5.0, 250, rho_inf=rho, **opts)
         five = build(load)
         for _ in range(5):
-            rk = five.simulate(1.0, 100, rho_inf=rho)
+            rk = five.simulate(1.0, 50, rho_inf=rho, **opts)
         assert np.max(np.abs(one.state()[0] - five.state()[0])) < tol
         assert np.max(np.abs(one.state()[1] - five.state()[1])) < 10 * tol
         assert np.allclose(rk.multipliers()[-1], r.multipliers()[-1], rtol=10 * tol, atol=0)
-        assert np.allclose(rk.y[0], r.y[400], rtol=10 * tol, atol=tol)
+        assert np.allclose(rk.y[0], r.y[200], rtol=10 * tol, atol=tol)
 
 
 def _pendulum_error(rho, steps, tend=1.0):
@@ -180,8 +181,8 @@ def test_constrained_second_order_against_elliptic_solution(rho):
 
 
 def test_rho_one_constrained_long_run_stays_bounded():
-    """rho_inf = 1 with constraints (no numerical damping): 4000 steps of a four-link chain swinging
-    from rest at 60 degrees: no drift, bounded multipliers, energy error bounded."""
+    """rho_inf = 1 with constraints (no numerical damping): a four-link chain swinging
+    from rest at 60 degrees (2000 steps): no drift, bounded multipliers, energy error bounded."""
     mss = ms.MassSpringSystem2d()
     mss.gravity = [0, -9.81]
     prev = mss.add(ms.Fix([0, 0]))
@@ -190,36 +191,51 @@ def test_rho_one_constrained_long_run_stays_bounded():
         m = mss.add(ms.Mass(1.0, [(i + 1.0) * c, -(i + 1.0) * s]))
         mss.add(ms.DistanceConstraint(1.0, [prev, m]))
         prev = m
-    res = mss.simulate(40.0, 4000, rho_inf=1.0)
+    res = mss.simulate(40.0, 2000, rho_inf=1.0)
     e = res.energies()
     drift = res.constraint_drift()
     lam = res.multipliers()
     assert drift[0] < 1e-9 and drift[1] < 1e-8
     assert np.max(np.abs(e["total"] - e["total"][0])) < 0.05 * np.ptp(e["kinetic"])
-    assert np.max(np.abs(lam[-1000:])) < 1.5 * np.max(np.abs(lam[:1000]))
+    assert np.max(np.abs(lam[-500:])) < 1.5 * np.max(np.abs(lam[:500]))
 
 
 def test_energy_account_dashpot_and_numerical_dissipation():
+    """rho_inf = 1: loads, dashpots and energy balance up to O(h^2); rho_inf < 1: the reported numerical
+    dissipation of a linear oscillator equals the energy loss predicted by the amplification matrix."""
+    from phmech.solvers.genalpha import amplification_matrix
+
+    def build():
+        mss = ms.MassSpringSystem3d()
+        mss.gravity = [0, 0, -9.81]
+        f = mss.add(ms.Fix([0, 0, 0]))
+        a = mss.add(ms.Mass(1.0, [1.2, 0, 0]))
+        b = mss.add(ms.Mass(2.0, [1.2, 1.0, 0.1]))
+        mss.add(ms.Spring(1.0, 100.0, [f, a]))
+        mss.add(ms.Spring(1.0, 80.0, [a, b]))
+        mss.add(ms.Dashpot(0.5, [a, b]))
+        mss.add(ms.Force(b, lambda t: [np.cos(3 * t), 0, 0]))
+        return mss
+    num = []
+    for n in (250, 500, 1000):
+        e = build().simulate(2.0, n, rho_inf=1.0).energies()
+        assert e["dissipated_dashpots"][-1] > 0.01 and abs(e["work_loads"][-1]) > 1e-3
+        assert np.max(np.abs(e["constraint_power"])) == 0.0
+        num.append(np.max(np.abs(e["numerical_dissipation"])))
+    assert num[-1] < 1e-3 * e["dissipated_dashpots"][-1]
+    assert np.all(np.log2(np.array(num[:-1]) / num[1:]) > 1.8)
+    # linear oscillator along x: omega = 100 rad/s, omega h = 1
     mss = ms.MassSpringSystem3d()
-    mss.gravity = [0, 0, -9.81]
     f = mss.add(ms.Fix([0, 0, 0]))
-    a = mss.add(ms.Mass(1.0, [1.2, 0, 0]))
-    b = mss.add(ms.Mass(2.0, [1.2, 1.0, 0.1]))
-    mss.add(ms.Spring(1.0, 100.0, [f, a]))
-    mss.add(ms.Spring(1.0, 80.0, [a, b]))
-    mss.add(ms.Dashpot(0.5, [a, b]))
-    mss.add(ms.Force(b, lambda t: [np.cos(3 * t), 0, 0]))
-    res1 = mss.simulate(2.0, 4000, rho_inf=1.0)
-    e = res1.energies()
-    assert e["dissipated_dashpots"][-1] > 0.01 and abs(e["work_loads"][-1]) > 1e-3
-    assert abs(e["numerical_dissipation"][-1]) < 1e-4 * e["dissipated_dashpots"][-1] * 100
-    mss2 = ms.MassSpringSystem3d()
-    mss2.gravity = [0, 0, -9.81]
-    f = mss2.add(ms.Fix([0, 0, 0]))
-    a = mss2.add(ms.Mass(1.0, [1.2, 0, 0]))
-    mss2.add(ms.Spring(1.0, 1e4, [f, a]))
-    e2 = mss2.simulate(1.0, 50, rho_inf=0.3).energies()
-    assert e2["numerical_dissipation"][-1] > 0.1 * e2["total"][0] - 0 or e2["numerical_dissipation"][-1] > 0
+    mss.add(ms.Spring(1.0, 1e4, [f, mss.add(ms.Mass(1.0, [1.2, 0, 0]))]))
+    for rho in (0.0, 0.5, 0.9):
+        mss.masses[0].pos[:] = [1.2, 0, 0]
+        mss.masses[0].vel[:] = 0.0
+        e = mss.simulate(0.3, 30, rho_inf=rho).energies()
+        x = np.linalg.matrix_power(amplification_matrix(1.0, rho), 30) @ np.array([0.2, 0.0, -1e4 * 0.2 * 1e-4])
+        E_pred = 0.5 * 1e4 * x[0] ** 2 + 0.5 * (x[1] / 0.01) ** 2
+        assert e["numerical_dissipation"][-1] == pytest.approx(e["total"][0] - E_pred, rel=1e-8)
+        assert e["numerical_dissipation"][-1] > (0.05 if rho <= 0.5 else 1e-4) * e["total"][0]
 
 
 def test_agrees_with_radau_on_the_first_order_form():

@@ -66,6 +66,10 @@ from scipy.sparse.linalg import splu
 from .base import Solver, SolverError, count_option, positive_option
 
 
+#: above this many unknowns the iteration matrix is kept over steps by default
+REUSE_MIN = 2000
+
+
 def parameters(rho_inf):
     """``(alpha_m, alpha_f, gamma, beta)`` of Chung & Hulbert (1993, eqs. 17, 25) for ``rho_inf``."""
     r = float(rho_inf)
@@ -180,6 +184,13 @@ class GeneralizedAlpha(Solver):
     newton_tol : float
         Relative tolerance of the Newton increments.
     max_newton : int
+    reuse_jacobian : bool or None
+        Keep the factorized iteration matrix over steps of equal size until
+        the Newton contraction slows down; ``False`` factorizes it anew in
+        every step (then a run split into pieces is identical to the
+        uninterrupted one to round-off, otherwise to the Newton tolerance).
+        Default: reuse for more than :data:`REUSE_MIN` unknowns, where the
+        factorization dominates the cost of a step.
     """
 
     name = "genalpha"
@@ -187,7 +198,7 @@ class GeneralizedAlpha(Solver):
                 "constraint_curvature")
 
     def __init__(self, problem, t0, y0, t_bound=None, dt=None, rho_inf=0.9, acc0=None, newton_tol=1e-12,
-                 max_newton=10, **unknown):
+                 max_newton=10, reuse_jacobian=None, **unknown):
         self.refuse_unknown(unknown)
         missing = [m for m in self.REQUIRED if not hasattr(problem, m)]
         if missing:
@@ -234,6 +245,8 @@ class GeneralizedAlpha(Solver):
         self.qdd_old = self.qdd.copy()
         self._interval = None
         self._h_last = None
+        self.reuse_jacobian = (d.nq + 2 * d.nl > REUSE_MIN) if reuse_jacobian is None else bool(reuse_jacobian)
+        self._lu, self._lu_h, self._lu_fresh = None, None, False
 
     def restart_data(self):
         """``(qdd, a)`` at ``t``: pass as ``acc0`` to continue the run exactly."""
@@ -263,18 +276,44 @@ class GeneralizedAlpha(Solver):
         base_v = v0 + h * (1 - g) * a0
         bp = (1 - am) / ((1 - af) * h * h * b)          # d qdd+ / d q+
         cv = g / (h * b)                                # d v+ / d q+
-        M = d.M
         q_scale = max(float(np.max(np.abs(q0), initial=0.0)), h * float(np.max(np.abs(v0), initial=0.0)), 1e-8)
 
         def kin(U):
             a1 = (U - base_q) / (h * h * b)
             return a1, base_v + h * g * a1, ((1 - am) * a1 + am * a0 - af * qdd0) / (1 - af)
 
-        # predictor: unchanged acceleration
-        a1 = ((1 - af) * qdd0 + af * qdd0 - am * a0) / (1 - am)
-        q = base_q + h * h * b * a1
-        lt, nu = lam0 / bp, np.zeros(nl)
-        lu = None
+        lu = self._lu if (self.reuse_jacobian and self._lu_h == h) else None
+        for attempt in range(2):
+            # predictor: unchanged acceleration
+            a1 = ((1 - af) * qdd0 + af * qdd0 - am * a0) / (1 - am)
+            q = base_q + h * h * b * a1
+            lt, nu = lam0 / bp, np.zeros(nl)
+            q, lt, nu, lu, err, ok = self._newton(t1, h, q, lt, nu, lu, kin, bp, cv, q_scale)
+            if ok:
+                break
+            if attempt == 0 and self._lu_fresh:
+                break                           # a fresh matrix did not help either
+            lu = None
+        if not ok:
+            raise SolverError(self.name, self.t, f"Newton iteration did not converge (last relative increment "
+                              f"{err:.3g} after {self.max_newton} iterations, also with a fresh iteration "
+                              "matrix): reduce dt")
+        self._lu, self._lu_h = lu, h
+        G = d.G(q)
+        a1, v, qdd = kin(q - G.T @ nu)
+        self.t_old, self.y_old, self.qdd_old = self.t, self.y, self.qdd
+        self.y = np.r_[q, v, bp * lt]
+        self.qdd, self.a = qdd, a1
+        self._h_last = t1 - self.t_old
+        self.t = t1
+        self.nsteps += 1
+
+    def _newton(self, t1, h, q, lt, nu, lu, kin, bp, cv, q_scale):
+        """Newton iteration on ``(q+, lam / beta', nu)``; returns the iterates, the LU used,
+        the last relative increment and whether it converged."""
+        d, M = self.problem, self.problem.M
+        nq, nl = d.nq, d.nl
+        self._lu_fresh = lu is None
         prev = None
         err = np.inf
         for it in range(self.max_newton):
@@ -309,6 +348,7 @@ class GeneralizedAlpha(Solver):
                     raise SolverError(self.name, self.t, f"singular iteration matrix ({err_lu}): dependent "
                                       "constraints or a mass without stiffness and mass") from None
                 self.nlu += 1
+                self._lu_fresh = True
             dx = lu.solve(r)
             q = q - dx[:nq]
             lt = lt - dx[nq:nq + nl]
@@ -321,25 +361,18 @@ class GeneralizedAlpha(Solver):
                 raise SolverError(self.name, self.t, "the Newton increment became non-finite")
             rate = err / prev if prev else None
             # converged: small increment, small error left after a contracting iteration
-            # (rate / (1 - rate) * increment), or stagnation at the round-off floor
+            # (rate / (1 - rate) * increment), or, with a fresh matrix (quadratic convergence
+            # expected), stagnation at the round-off floor
             if err < self.newton_tol or (rate is not None and (
                     (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
-                    or (it >= 3 and err < 1e3 * self.newton_tol))):
+                    or (self._lu_fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
                 break
             if rate is not None and rate > 0.2:
                 lu = None                       # slow contraction: fresh iteration matrix
             prev = err
         else:
-            raise SolverError(self.name, self.t, f"Newton iteration did not converge (last relative increment "
-                              f"{err:.3g} after {self.max_newton} iterations): reduce dt")
-        G = d.G(q)
-        a1, v, qdd = kin(q - G.T @ nu)
-        self.t_old, self.y_old, self.qdd_old = self.t, self.y, self.qdd
-        self.y = np.r_[q, v, bp * lt]
-        self.qdd, self.a = qdd, a1
-        self._h_last = t1 - self.t_old
-        self.t = t1
-        self.nsteps += 1
+            return q, lt, nu, lu, err, False
+        return q, lt, nu, lu, err, True
 
     def dense_output(self):
         """Cubic Hermite interpolation of ``q`` (from ``q, v``) and ``v`` (from ``v, qdd``); ``lam`` linear."""
