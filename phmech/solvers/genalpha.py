@@ -14,12 +14,31 @@ given by an object with the interface of :class:`SecondOrderProblem`
 ``G`` and the curvature terms ``d(G^T w)/dq``, ``d(G v)/dq`` and
 ``(G v)' - G q''``).  The mass-spring networks of :mod:`phmech.massspring`
 provide it; so can any model with a displacement form.  The driver's state
-is ``y = (q, v, lam)``.  The assembled pH systems
-(:class:`~phmech.assembly.DescriptorDAE`, ``q' = T(q) e``, ``M e' = f + G^T
-lam``, ``0 = w - G e``) are **not** accepted: their configuration is not a
-second-order variable (rotation parameters, efforts of stresses), and no
-equivalent first-order form of the method is implemented here; the
-constructor says so when given one.
+is ``y = (q, v, lam)``.
+
+Any other problem of the driver ``E y' = f(t, y)`` -- the assembled pH
+systems (:class:`~phmech.assembly.DescriptorDAE`: ``q' = T(q) e``,
+``M e' = f + G^T lam``, ``0 = w - G e``) and :class:`~phmech.problem.DAEProblem`
+-- is integrated in the equivalent first-order form of the method (Jansen,
+Whiting & Hulbert, Comput. Methods Appl. Mech. Engrg. 190 (2000) 305-319,
+eqs. 7-9, 17, 19): with ``x`` the differential variables (``q, e``) and
+``x'`` their rates,
+
+    x+ = x + h x' + h gamma (x'+ - x'),
+    E x'_{n+alpha_m} = f_d(t_{n+alpha_f}, y_{n+alpha_f}),    f_a(t+, y+) = 0,
+
+``alpha_m = (3 - rho)/(2 (1 + rho))``, ``alpha_f = 1/(1 + rho)``,
+``gamma = 1/2 + alpha_m - alpha_f``: second order, spectral radius
+``rho_inf`` at infinity (``rho_inf = 1`` is the implicit midpoint rule
+with the constraint at the step's end).  The multipliers are interpolated
+like the differential variables (``lam_{n+alpha_f}`` acts in the step)
+and the velocity constraint holds at every step point.  It is the
+method's form for first-order systems, not Chung & Hulbert's
+second-order one: the pH state has no second-order variable (efforts of
+stresses, rotation parameters with ``q' = T(q) e``).  The start uses the
+consistent ``x'(t0)`` of ``problem.derivative``.  The test set
+(``tests/test_genalpha.py``) shows second order in ``q``, ``e`` and
+``lam`` on an assembled pendulum and on an index-2 DAE.
 
 Method
 ------
@@ -45,9 +64,9 @@ Constraints: the stabilized index-2 (GGL) form (Gear, Gupta & Leimkuhler
 Numer. Math. 129 (2015), Sect. 3): both ``g(q+) = 0`` and
 ``G(q+) v+ = 0`` are imposed, the position update gets the correction
 ``G^T nu`` with a second multiplier ``nu``.  No drift on either level, no
-order reduction in ``lam``, and it is stable for ``rho_inf = 1`` (the
-plain index-3 form is not: the trapezoidal-type rule amplifies multiplier
-errors there).  Newton's method runs on ``(q+, lam / beta', nu)`` with the
+order reduction in ``lam`` (second order in ``q``, ``v`` and ``lam`` in the
+tests), and it runs with ``rho_inf = 1`` (the trapezoidal rule on the plain
+index-3 form is unstable there, Cardona & Geradin, Comput. Struct. 33 (1989)).  Newton's method runs on ``(q+, lam / beta', nu)`` with the
 dynamic rows divided by ``beta' = (1 - alpha_m)/((1 - alpha_f) h^2 beta)``
 and the velocity rows by ``gamma/(h beta)``: the scaling of Bottasso,
 Bauchau & Cardona (2007) and Arnold & Bruls (2007), which keeps the
@@ -103,6 +122,26 @@ def spectral_properties(omega_h, rho_inf):
         return rho, np.nan, np.nan
     Wb = np.arctan2(z.imag, z.real)
     return rho, float(-np.log(abs(z) ** 2) / (2 * Wb)), float(omega_h / Wb - 1.0)
+
+
+def first_order_parameters(rho_inf):
+    """``(alpha_m, alpha_f, gamma)`` of the first-order method of Jansen, Whiting & Hulbert (2000, eqs. 17, 19)."""
+    r = float(rho_inf)
+    am, af = 0.5 * (3 - r) / (1 + r), 1 / (1 + r)
+    return am, af, 0.5 + am - af
+
+
+def _first_order_dense(solver):
+    """Cubic Hermite interpolation of the differential variables from their rates; multipliers linear."""
+    nd, t0, h = solver.nd, solver.t_old, solver._h_last
+    y0, y1, d0, d1 = solver.y_old, solver.y, solver.xd_old, solver.xd
+
+    def interp(t):
+        s = (np.asarray(t, float) - t0) / h
+        x = (np.multiply.outer(2 * s ** 3 - 3 * s ** 2 + 1, y0[:nd]) + np.multiply.outer((s ** 3 - 2 * s ** 2 + s) * h, d0)
+             + np.multiply.outer(-2 * s ** 3 + 3 * s ** 2, y1[:nd]) + np.multiply.outer((s ** 3 - s ** 2) * h, d1))
+        return np.concatenate([x, np.multiply.outer(1 - s, y0[nd:]) + np.multiply.outer(s, y1[nd:])], axis=-1)
+    return interp
 
 
 class SecondOrderProblem:
@@ -170,7 +209,8 @@ class GeneralizedAlpha(Solver):
 
     Parameters
     ----------
-    problem : SecondOrderProblem
+    problem : SecondOrderProblem, or any problem ``E y' = f(t, y)`` of the driver
+        (integrated in the first-order form, see the module docstring; ``form`` says which).
     t0, y0, t_bound
         See :class:`~phmech.solvers.base.Solver`; ``y0 = (q, v, lam)``, the
         position and velocity constraints met (``lam`` is used only with ``acc0``).
@@ -179,7 +219,8 @@ class GeneralizedAlpha(Solver):
     rho_inf : float in [0, 1]
         Spectral radius at infinite frequency (1: no numerical damping).
     acc0 : (qdd, a) or None
-        Acceleration and algorithmic acceleration to continue a run with;
+        Acceleration and algorithmic acceleration to continue a run with
+        (first-order form: ``(x', x')``, the rates of the differential variables);
         default: consistent accelerations from the equations of motion (``a0 = qdd0``).
     newton_tol : float
         Relative tolerance of the Newton increments.
@@ -201,11 +242,12 @@ class GeneralizedAlpha(Solver):
                  max_newton=10, reuse_jacobian=None, **unknown):
         self.refuse_unknown(unknown)
         missing = [m for m in self.REQUIRED if not hasattr(problem, m)]
-        if missing:
-            raise ValueError(f"genalpha: the problem {type(problem).__name__} is not a second-order problem "
-                             f"(missing {missing}); the method takes M q'' = f(t, q, v) - G^T lam, g(q) = 0 "
-                             "(phmech.solvers.genalpha.SecondOrderProblem, e.g. a mass-spring network), not "
-                             "the pH descriptor form")
+        first = [m for m in ("E", "f", "jacobian", "derivative", "nl") if not hasattr(problem, m)]
+        if missing and first:
+            raise ValueError(f"genalpha: the problem {type(problem).__name__} is neither a second-order problem "
+                             f"(missing {missing}) nor a descriptor problem E y' = f(t, y) (missing {first})")
+        #: "second-order" (Chung & Hulbert) or "first-order" (Jansen, Whiting & Hulbert)
+        self.form = "first-order" if missing else "second-order"
         super().__init__(problem, t0, y0, t_bound)
         if dt is None:
             raise ValueError("genalpha: a positive step size dt is required, got None")
@@ -220,6 +262,11 @@ class GeneralizedAlpha(Solver):
         self.am, self.af, self.gamma, self.beta = parameters(r)
         self.newton_tol = positive_option(self.name, "newton_tol", newton_tol)
         self.max_newton = count_option(self.name, "max_newton", max_newton)
+        self._interval = None
+        self._h_last = None
+        if self.form == "first-order":
+            self._init_first_order(acc0)
+            return
         d = problem
         q, v, lam = d.split(self.y)
         gq, gv = d.g(q), d.G(q) @ v
@@ -249,8 +296,98 @@ class GeneralizedAlpha(Solver):
         self._lu, self._lu_h, self._lu_fresh = None, None, False
 
     def restart_data(self):
-        """``(qdd, a)`` at ``t``: pass as ``acc0`` to continue the run exactly."""
+        """``(qdd, a)`` at ``t`` (first-order form: ``(x', x')``): pass as ``acc0`` to continue the run exactly."""
+        if self.form == "first-order":
+            return self.xd.copy(), self.xd.copy()
         return self.qdd.copy(), self.a.copy()
+
+    # -- first-order form (Jansen, Whiting & Hulbert 2000) ---------------------------------
+    def _init_first_order(self, acc0):
+        d = self.problem
+        self.nd = d.n - d.nl
+        self.am, self.af, self.gamma = first_order_parameters(self.rho_inf)
+        res = np.asarray(d.constraint_residual(self.t, self.y), float)
+        if res.size and np.max(np.abs(res)) > 1e-8 * max(1.0, float(np.max(np.abs(self.y)))):
+            k = int(np.argmax(np.abs(res)))
+            raise ValueError(f"genalpha: inconsistent initial state: constraint row {d.labels()[d.sl][k]} has "
+                             f"residual {res[k]:.3g}")
+        if acc0 is None:
+            self.xd = np.asarray(d.derivative(self.t, self.y), float)[:self.nd].copy()
+        else:
+            self.xd = np.array(acc0[0], dtype=float)
+            if self.xd.shape != (self.nd,):
+                raise ValueError(f"genalpha: acc0 of the first-order form must start with x' of length {self.nd}")
+        self.Ed = sp.csr_matrix(d.E)[:self.nd, :]
+        self.xd_old = self.xd.copy()
+        self.y_old = self.y.copy()
+
+    def _step_first_order(self):
+        """One step: ``E x'_{n+am} = f_d(t_{n+af}, y_{n+af})`` on the differential rows, the
+        constraints ``f_a(t_{n+1}, y_{n+1}) = 0`` at the step's end (index 2, no drift of ``G e = w``)."""
+        d, nd = self.problem, self.nd
+        h, t1 = self._step_times()
+        am, af, g = self.am, self.af, self.gamma
+        t0, y0, xd0 = self.t, self.y, self.xd
+        x0 = y0[:nd]
+        t_af = t0 + af * h
+        c = am / (h * g)
+
+        def parts(y1):
+            xd1 = xd0 + (y1[:nd] - x0 - h * xd0) / (h * g)
+            return xd1, xd0 + am * (xd1 - xd0), y0 + af * (y1 - y0)
+
+        def residual(y1):
+            xd1, xd_am, y_af = parts(y1)
+            self.nfev += 2
+            return np.r_[self.Ed[:, :nd] @ xd_am - d.f(t_af, y_af)[:nd], -d.f(t1, y1)[nd:]]
+
+        y1 = y0.copy()
+        y1[:nd] += h * xd0
+        lu, prev, err, scale = None, None, np.inf, np.maximum(np.abs(y0), 1e-8)
+        for it in range(self.max_newton):
+            with np.errstate(all="ignore"):
+                r = residual(y1)
+            if not np.all(np.isfinite(r)):
+                raise SolverError(self.name, t0, "the residual became non-finite (diverging Newton iterates, "
+                                  "or the model returns NaN): reduce dt")
+            if lu is None:
+                J_af, J_1 = d.jacobian(t_af, parts(y1)[2]), d.jacobian(t1, y1)
+                self.njev += 2
+                A = sp.vstack([c * self.Ed - af * sp.csr_matrix(J_af)[:nd], -sp.csr_matrix(J_1)[nd:]], format="csc")
+                try:
+                    lu = splu(A)
+                except RuntimeError as e:
+                    raise SolverError(self.name, t0, f"singular iteration matrix ({e}): dependent constraints or "
+                                      "a singular mass matrix on the allowed motions") from None
+                self.nlu += 1
+            dy = lu.solve(r)
+            y1 = y1 - dy
+            err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
+            rate = err / prev if prev else None
+            if err < self.newton_tol or (rate is not None and rate < 0.9 and rate / (1 - rate) * err
+                                         < self.newton_tol) or (rate is not None and rate > 0.1 and
+                                                                err < 1e3 * self.newton_tol):
+                break
+            if rate is not None and rate > 0.2:
+                lu = None
+            prev = err
+        else:
+            raise SolverError(self.name, t0, f"Newton iteration did not converge (last relative increment "
+                              f"{err:.3g} after {self.max_newton} iterations): reduce dt")
+        self.t_old, self.y_old, self.xd_old = t0, y0, xd0
+        self.y, self.xd = y1, parts(y1)[0]
+        self._h_last = t1 - t0
+        self.t = t1
+        self.nsteps += 1
+
+    def _step_times(self):
+        """``(h, t1)`` of the next step: equal steps between breakpoints, times ``t_start + k h``."""
+        h = self.h
+        last = self.t_bound - self.t < h * (1 + 1e-9)
+        if last and abs(self.t_bound - self.t - h) > 1e-9 * h:
+            h = self.t_bound - self.t      # t_bound moved inside a step; otherwise keep the exact equal step
+        self._k += 1
+        return h, (self.t_bound if last else self._interval[0] + self._k * h)
 
     def _start_interval(self):
         span = self.t_bound - self.t
@@ -261,14 +398,11 @@ class GeneralizedAlpha(Solver):
     def _step(self):
         if self._interval is None or self._interval[1] != self.t_bound:
             self._start_interval()
+        if self.form == "first-order":
+            return self._step_first_order()
         d = self.problem
         nq, nl = d.nq, d.nl
-        h = self.h
-        last = self.t_bound - self.t < h * (1 + 1e-9)
-        if last and abs(self.t_bound - self.t - h) > 1e-9 * h:
-            h = self.t_bound - self.t      # t_bound moved inside a step; otherwise keep the exact equal step
-        self._k += 1
-        t1 = self.t_bound if last else self._interval[0] + self._k * h
+        h, t1 = self._step_times()
         am, af, g, b = self.am, self.af, self.gamma, self.beta
         q0, v0, lam0 = d.split(self.y)
         qdd0, a0 = self.qdd, self.a
@@ -375,7 +509,10 @@ class GeneralizedAlpha(Solver):
         return q, lt, nu, lu, err, True
 
     def dense_output(self):
-        """Cubic Hermite interpolation of ``q`` (from ``q, v``) and ``v`` (from ``v, qdd``); ``lam`` linear."""
+        """Cubic Hermite interpolation of ``q`` (from ``q, v``) and ``v`` (from ``v, qdd``); ``lam`` linear.
+        First-order form: of the differential variables from their rates; multipliers linear."""
+        if self.form == "first-order":
+            return _first_order_dense(self)
         d = self.problem
         t0, h = self.t_old, self._h_last
         y0, y1 = self.y_old, self.y
