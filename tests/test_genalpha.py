@@ -180,3 +180,21 @@ def test_first_order_spectral_radius_at_infinity(rho):
         s.step()
         A[:, k] = s.y[0], h * s.xd[0]
     assert np.max(np.abs(np.linalg.eigvals(A))) == pytest.approx(rho, abs=1e-4)
+
+
+def test_failure_reports_time():
+    prob = Duffing(k=1.0, eps=1e6)
+    with pytest.raises(SolverError, match="genalpha failed at t"):
+        solve(prob, (0, 1), np.array([10.0, 0.0]), method="genalpha", dt=0.5, max_newton=3)
+
+
+def test_amplification_matrix_against_one_simulated_step():
+    """The amplification matrix (independent code) reproduces one step of the solver."""
+    prob = Duffing(k=9.0)
+    for rho in (0.0, 0.6, 1.0):
+        h = 0.07
+        res = solve(prob, (0.0, h), np.array([0.3, -0.4]), method="genalpha", dt=h, rho_inf=rho)
+        A = amplification_matrix(3.0 * h, rho)
+        x1 = A @ np.array([0.3, -0.4 * h, -9.0 * 0.3 * h * h])
+        assert res.y[-1, 0] == pytest.approx(x1[0], rel=1e-9)
+        assert res.y[-1, 1] * h == pytest.approx(x1[1], rel=1e-9)

@@ -401,7 +401,7 @@ class GeneralizedAlpha(Solver):
         if self.form == "first-order":
             return self._step_first_order()
         d = self.problem
-        nq, nl = d.nq, d.nl
+        nl = d.nl
         h, t1 = self._step_times()
         am, af, g, b = self.am, self.af, self.gamma, self.beta
         q0, v0, lam0 = d.split(self.y)

@@ -22,7 +22,6 @@ counts, each with two refinements and the observed orders:
 
     python -m phmech.validation.mass_spring --outdir out/mass_spring [--animate]
 """
-import os
 import sys
 import warnings
 
