@@ -276,14 +276,14 @@ def test_validation_chain_statics_modes_and_source_chain():
 
 def test_validation_kreisel_and_bridge_orders():
     from phmech.validation.mass_spring import run
-    k = run("kreisel", steps=250, tend=2.0)["summary"]
+    k = run("kreisel", steps=100, tend=1.0)["summary"]
     assert np.all(np.abs(np.array(k["breathing"]["orders"]) - 2) < 0.2)
     assert k["steady"]["radius_deviation"] < 1e-3 and k["steady"]["radius_exact"] == pytest.approx(2.2, rel=1e-12)
     drift = np.array(k["breathing"]["angular_momentum_drift"])
     assert np.all(np.log2(drift[:-1] / drift[1:]) > 1.7)
-    b = run("bridge", steps=100, tend=1.0)["summary"]
+    b = run("bridge", steps=50, tend=0.5)["summary"]
     assert np.all(np.abs(np.array(b["orders"]) - 2) < 0.3)
-    assert abs(b["numerical_dissipation"]) < 1e-2 * abs(b["work_loads"])
+    assert 0 < b["numerical_dissipation"] < 1e-2 * abs(b["work_loads"])
 
 
 def test_validation_output_files(tmp_path):
