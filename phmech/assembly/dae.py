@@ -198,7 +198,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         if self.loads:
             fe += self.load_vector(t, q, e)
         for b, sq, se in self.effort_bodies:
-            fe[se] += b.effort_terms(t, q[sq], e[se])[0]
+            fe[se] += b.effort_force(t, q[sq], e[se])
         out[self.se] = fe
         fl = self.w(t) - G @ e
         if self.redundant_rows:

@@ -209,6 +209,10 @@ class Body:
         """
         raise NotImplementedError
 
+    def effort_force(self, t, q, e):
+        """Only ``f`` of :meth:`effort_terms` (bodies override it when ``f`` is much cheaper)."""
+        return self.effort_terms(t, q, e)[0]
+
     # -- energy -----------------------------------------------------------
     def hamiltonian(self, e):
         """Stored energy ``H = e^T M e / 2`` (kinetic + elastic)."""

@@ -23,7 +23,12 @@ floating-frame pH model (the rotating-frame terms of the deformation,
 acceleration, and the virtual rotation acts on the undeformed axis);
 ``variant="full"`` keeps every term (a nonlinear floating-frame model of
 the Simeon type).  The two differ by the modelling error of the linear
-floating frame, the first by discretization error only.
+floating frame, the first by discretization error only.  ``variant="stiffened"``
+keeps every inertia term and takes the Green-Lagrange strain of the axis,
+``eps = u_x' + (u_x'^2 + u_y'^2) / 2``, in the axial energy
+``1/2 int EA eps^2`` (geometric stiffening; the bending energy stays
+``1/2 int EI u_y''^2``): the reference of the stiffened pH beam
+(:class:`phmech.fem.beam_nonlinear.NonlinearFloatingBeam`).
 """
 from dataclasses import dataclass
 
@@ -48,8 +53,8 @@ class ReducedCrankSlider:
     n_quad: int = 64
 
     def __post_init__(self):
-        if self.variant not in ("linear", "full"):
-            raise ValueError(f"variant must be 'linear' or 'full', got {self.variant!r}")
+        if self.variant not in ("linear", "full", "stiffened"):
+            raise ValueError(f"variant must be 'linear', 'full' or 'stiffened', got {self.variant!r}")
         A = np.pi * self.d**2 / 4
         I = np.pi * self.d**4 / 64
         self.rhoA, EA, EI = self.rho * A, self.E * A, self.E * I
@@ -64,11 +69,36 @@ class ReducedCrankSlider:
         self.psi = np.sin(np.outer(x, ka))            # (nq, na)
         self.phi_b = np.sin(np.outer(x, kk))          # (nq, nb)
         self.psi_L = np.sin(ka * L)
+        self.dpsi = ka * np.cos(np.outer(x, ka))      # derivatives of the shape functions
+        self.dphi_b = kk * np.cos(np.outer(x, kk))
+        self.EA, self.EI = EA, EI
+        self.psi_mid = np.sin(ka * L / 2)
+        if self.variant == "stiffened":
+            # the axial force at the slider end is not zero: add u_x = X / L, whose strain does not
+            # vanish at X = L (the sine functions all have u_x'(L) = 0), so the axial force and the
+            # geometric stiffness converge pointwise
+            self.psi = np.column_stack([x / L, self.psi])
+            self.dpsi = np.column_stack([np.full_like(x, 1.0 / L), self.dpsi])
+            self.psi_L = np.r_[1.0, self.psi_L]
+            self.psi_mid = np.r_[0.5, self.psi_mid]
+            self.n_axial += 1
         self.na, self.nb = self.n_axial, self.n_bending
         self.n = 1 + self.na + self.nb
         self.K = np.zeros((self.n, self.n))
-        self.K[1:1 + self.na, 1:1 + self.na] = np.diag(EA * ka**2 * L / 2)
+        self.K[1:1 + self.na, 1:1 + self.na] = (self.dpsi.T * (self.w * EA)) @ self.dpsi
         self.K[1 + self.na:, 1 + self.na:] = np.diag(EI * kk**4 * L / 2)
+
+    def internal_force(self, q):
+        """Gradient of the strain energy with respect to the coordinates."""
+        if self.variant != "stiffened":
+            return self.K @ q
+        a, b = q[1:1 + self.na], q[1 + self.na:]
+        sx, sy = self.dpsi @ a, self.dphi_b @ b
+        n = self.EA * (sx + 0.5 * (sx * sx + sy * sy))           # axial force from the Green strain
+        out = np.zeros(self.n)
+        out[1:1 + self.na] = self.dpsi.T @ (self.w * n * (1.0 + sx))
+        out[1 + self.na:] = self.dphi_b.T @ (self.w * n * sy) + self.K[1 + self.na:, 1 + self.na:] @ b
+        return out
 
     def fields(self, q, qd):
         a, b = q[1:1 + self.na], q[1 + self.na:]
@@ -88,7 +118,7 @@ class ReducedCrankSlider:
         R = np.array([[c, -s], [s, c]])
         aA = -self.Lc * self.Omega**2 * np.array([np.cos(th), np.sin(th)])
         aA_b = R.T @ aA
-        full = self.variant == "full"
+        full = self.variant != "linear"
         pos = np.stack([x, np.zeros_like(x)], axis=1) + (u if full else 0.0)
         # velocity Jacobian V (nq, 2, n)
         V = np.zeros((len(x), 2, n))
@@ -99,7 +129,7 @@ class ReducedCrankSlider:
         a0 = aA_b[None, :] - dphi**2 * pos + (2.0 if full else 1.0) * dphi * (ud @ S.T)
         wr = self.w * self.rhoA
         M = np.einsum("q,qip,qir->pr", wr, V, V)
-        F = -np.einsum("q,qip,qi->p", wr, V, a0) - self.K @ q
+        F = -np.einsum("q,qip,qi->p", wr, V, a0) - self.internal_force(q)
         # slider: x_s = Lc cos th + (L + uL) cos phi
         uL = self.psi_L @ q[1:1 + self.na]
         uLd = self.psi_L @ qd[1:1 + self.na]
@@ -137,7 +167,7 @@ class ReducedCrankSlider:
                         t_eval=t_eval, rtol=rtol, atol=atol)
         if not sol.success:
             raise RuntimeError(f"reduced crank-slider: {sol.message}")
-        mid_a = np.sin((2 * np.arange(1, self.na + 1) - 1) * np.pi / 4)
+        mid_a = self.psi_mid
         mid_b = np.sin(np.arange(1, self.nb + 1) * np.pi / 2)
         Z = sol.y
         return {

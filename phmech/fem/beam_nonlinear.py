@@ -1,0 +1,593 @@
+"""A planar floating-frame beam with geometric stiffening and exact rotating-frame inertia.
+
+The linear floating frame of :class:`~phmech.fem.beam.FloatingEulerBernoulliBeam`
+writes the inertia of the flexible part with the undeformed geometry and
+uses the linear axial strain.  It has no geometric (centrifugal) stiffening,
+and its rotating-frame terms do not follow from a kinetic energy of the
+deformed body.  This module gives the geometrically consistent model.
+
+Kinematics
+----------
+A material point ``X`` of the axis is at ``r = r_P + R(theta) (X e1 + u(X))``
+with the displacement ``u = (u_x, u_y)`` in the floating frame.  Its
+absolute velocity, in frame components, is ``v_P + a(X)`` with
+``a = omega S X e1 + a_f`` split into a rigid rotation (``omega``) and the
+rest ``a_f``.  These are the efforts: the kinetic energy
+``T = 1/2 int rho A |v_P + a|^2 dX`` is exact for the deformed body and
+its mass matrix is *constant*, so the port-Hamiltonian form with
+``H = 1/2 e^T M e`` holds.  The displacement is part of the configuration
+and follows ``u' = a - theta' S (X e1 + u)``.
+
+The frame is attached to the deformation by a gauge that is invariant under
+rotations of ``X e1 + u``: ``u(0) = 0`` and
+
+* ``frame="cantilever"``: the tangent of the axis at ``X = 0`` is the frame's
+  ``e1`` (``u_y'(0) = 0``), so ``theta' = omega / (1 + u_x'(0))``;
+* ``frame="simply_supported"``: the chord to ``X = L`` is ``e1``
+  (``u_y(L) = 0``), so ``theta' = omega L / (L + u_x(L))``.
+
+The gauge degree of freedom is removed from both ``u_y`` and ``a_f``; the
+kinematic equation keeps it at zero exactly (also in the discrete
+updates, since the rate of the removed component vanishes identically).
+
+Elasticity and structure
+------------------------
+Stored energy ``1/2 int (n^2 / EA + m^2 / EI) dX`` in the co-energy
+variables axial force ``n`` and bending moment ``m``, with
+
+* ``strain="green"`` (geometric stiffening): ``eps = u_x' + (u_x'^2 + u_y'^2) / 2``,
+  the Green-Lagrange strain of the axis (it contains the von Karman term
+  ``u_y'^2 / 2``); it is invariant under rigid rotations of ``X e1 + u``, so
+  ``eps' = (1 + u_x') a_x' + u_y' a_y'``;
+* ``strain="linear"``: ``eps = u_x'`` (consistent inertia without stiffening:
+  the classical model that diverges in the spin-up benchmark);
+
+and the linear curvature ``kappa = u_y''`` (small rotations relative to the
+frame), ``kappa' = a_y'' - theta' u_x''``.  The stress equations are
+``C_n n' = B_n(q) e`` and ``C_m m' = B_m(q) e`` with the strain-rate operators
+above; the velocity equations receive ``-B(q)^T (n, m)`` and the
+rotating-frame term ``-theta' K e`` (``theta' = sigma(q) omega``).  So
+``J(q, e)`` is skew: ``e . J e = 0`` for every state, the Hamiltonian is the
+stored energy and the implicit midpoint rule keeps an exact discrete power
+balance.  The constitutive relations ``C_n n = int dn eps(u)`` and
+``C_m m = int dm u_y''`` are invariants of the flow and of the midpoint rule
+(``eps`` is quadratic in ``u``).  Angular momentum is conserved where the
+continuum conserves it, since ``T`` and the stored energy are invariant
+under rotations of the frame.
+
+Neglected: shear and rotary inertia of the sections (Euler-Bernoulli), the
+nonlinear part of the curvature (rotations relative to the frame are
+small), and the axial strain in the curvature.
+
+Discretization (Firedrake, assembled once): cubic Hermite for ``a_x, a_y,
+u_x, u_y`` (one space for both components, so ``S`` maps it onto itself),
+continuous P2 for ``n`` (``d/dX`` maps the Hermite fields with ``u(0) = 0``
+one to one onto it) and DG1 for ``m``.  The state-dependent terms are
+integrated with a Gauss rule exact for their polynomial degree, from
+sparse matrices that evaluate derivatives at the quadrature points.
+
+Ports ``A`` (``X = 0``) and ``B`` (``X = L``) carry velocity rows only (their
+rotation rates depend on the configuration); the frame's rotation is
+driven or coupled with :class:`FrameRate`.
+"""
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu, spsolve
+
+from .._checks import time_function
+from ..bodies.base import FloatingFrameBody
+from ..joints.base import Joint, as_port
+from ._petsc import to_numpy, to_scipy
+from .beam import _check_positive, check_n_elem
+
+#: gauge of each frame: (end, trace) of the removed u_y degree of freedom and the length d
+GAUGES = {"cantilever": ("A", "slope", 1.0), "simply_supported": ("B", "value", None)}
+STRAINS = ("green", "linear")
+
+
+def _single_dof(row, what, owner):
+    nz = np.flatnonzero(np.abs(row) > 1e-12 * np.abs(row).max())
+    if len(nz) != 1:
+        raise RuntimeError(f"beam '{owner}': {what} is not a single degree of freedom ({len(nz)} nonzeros)")
+    return int(nz[0])
+
+
+class NonlinearBeamFE:
+    """Mixed FE matrices of the nonlinear planar beam on ``[0, L]``.
+
+    Attributes
+    ----------
+    M, J, K : scipy CSR over ``(a_x, a_y, n, m)`` (offsets in ``offsets``)
+    E1 : CSR (nQ, nV): first derivative of a Hermite field at the quadrature points
+    Nq : CSR (nQ, nVn): the P2 axial-force field at the quadrature points
+    wq : (nQ,) quadrature weights (times the cell Jacobians)
+    xi, one : (nV,) Hermite coefficients of ``X`` and of ``1``
+    Dm : CSR (nVm, nV): ``int dm phi''``
+    """
+
+    def __init__(self, name, L, n_elem, rhoA, EA, EI):
+        import firedrake as fd
+        import finat.ufl
+
+        self.name, self.L, self.n_elem = name, L, n_elem
+        mesh = self.mesh = fd.IntervalMesh(n_elem, L)
+        x = fd.SpatialCoordinate(mesh)[0]
+        V = self.V = fd.FunctionSpace(mesh, "Hermite", 3)
+        Vn = fd.FunctionSpace(mesh, "CG", 2)
+        Vm = fd.FunctionSpace(mesh, "DG", 1)
+        W = V * V * Vn * Vm
+        sizes = [V.dim(), V.dim(), Vn.dim(), Vm.dim()]
+        edges = np.cumsum([0] + sizes)
+        self.offsets = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(("ax", "ay", "n", "m"))}
+        self.nV = V.dim()
+        ax, ay, n, m = fd.TrialFunctions(W)
+        dax, day, dn, dm = fd.TestFunctions(W)
+        dx = fd.dx
+        self.M = to_scipy(fd.assemble((rhoA * (dax * ax + day * ay) + dn * n / EA + dm * m / EI) * dx,
+                                      mat_type="aij"))
+        self.J = to_scipy(fd.assemble((-dax.dx(0) * n - day.dx(0).dx(0) * m
+                                       + dn * ax.dx(0) + dm * ay.dx(0).dx(0)) * dx, mat_type="aij"))
+        self.K = to_scipy(fd.assemble(rhoA * (day * ax - dax * ay) * dx, mat_type="aij"))
+        for A in (self.M, self.J, self.K):
+            A.eliminate_zeros()
+        u, v = fd.TrialFunction(V), fd.TestFunction(V)
+        MV = to_scipy(fd.assemble(u * v * dx, mat_type="aij"))
+
+        lu = splu(MV.tocsc())
+        self.xi = lu.solve(to_numpy(fd.assemble(x * v * dx)))      # X (exact: X is in the space)
+        self.one = lu.solve(to_numpy(fd.assemble(v * dx)))         # the constant 1
+        self.Dm = to_scipy(fd.assemble(fd.TestFunction(Vm) * u.dx(0).dx(0) * dx, mat_type="aij"))
+        # quadrature points: 4 Gauss points per cell (exact for the degree-6 integrands)
+        Qe = finat.ufl.FiniteElement("Quadrature", mesh.ufl_cell(), degree=7, quad_scheme="default")
+        Q = fd.FunctionSpace(mesh, Qe)
+        self.wq = to_numpy(fd.assemble(fd.TestFunction(Q) * fd.dx(metadata={"quadrature_degree": 7})))
+        self.E1 = self._interp(fd, u.dx(0), Q)
+        self.Nq = self._interp(fd, fd.TrialFunction(Vn), Q)
+        self.trace = {}
+        for end, mark in (("A", 1), ("B", 2)):
+            self.trace[end] = {"value": to_numpy(fd.assemble(v * fd.ds(mark))),
+                               "slope": to_numpy(fd.assemble(v.dx(0) * fd.ds(mark)))}
+        self._fd, self._test = fd, v
+        self._points = None
+
+    @staticmethod
+    def _interp(fd, expr, Q):
+        A = to_scipy(fd.assemble(fd.interpolate(expr, Q)))
+        A.eliminate_zeros()
+        return A.tocsr()
+
+    def point_rows(self, points):
+        """Rows evaluating a Hermite field at ``points`` (array ``(npts, nV)``)."""
+        from .beam import CellPointEvaluator
+        if self._points is None:
+            self._points = CellPointEvaluator(self.mesh)
+        return self._points.rows(np.clip(np.atleast_1d(points), 0.0, self.L), (self._test,))[0]
+
+
+class NonlinearFloatingBeam(FloatingFrameBody):
+    """A planar beam in a floating frame with exact rotating-frame inertia and,
+    with ``strain="green"``, geometric stiffening (see the module docstring).
+
+    ``q = (x_P, y_P, theta, u_x, u_y)``, ``e = (v_P^x, v_P^y, omega, a_x, a_y, n, m)``
+    (flexible fields after the gauge).
+
+    Parameters
+    ----------
+    name : str
+    L, n_elem : length [m] and number of elements.
+    rho, A, E, I : density [kg/m^3], area [m^2], Young's modulus [Pa], second moment of area [m^4].
+    frame : ``"simply_supported"`` (chord frame) or ``"cantilever"`` (tangent frame at ``X = 0``).
+    strain : ``"green"`` (geometric stiffening, default) or ``"linear"``.
+    position, angle : initial configuration of the frame.
+    """
+
+    kinematics_group = None
+    omega_indices = ()
+    has_effort_terms = True
+
+    def __init__(self, name, L, n_elem, rho, A, E, I, frame="simply_supported", strain="green",
+                 position=(0.0, 0.0), angle=0.0):
+        FloatingFrameBody.__init__(self, name, position, angle)
+        n_elem = check_n_elem(name, n_elem)
+        _check_positive(name, L=L, rho=rho, A=A, E=E, I=I)
+        problems = []
+        if frame not in GAUGES:
+            problems.append(f"frame must be one of {sorted(GAUGES)}, got {frame!r}")
+        if strain not in STRAINS:
+            problems.append(f"strain must be one of {list(STRAINS)}, got {strain!r}")
+        if problems:
+            raise ValueError(f"beam '{name}': " + "; ".join(problems))
+        self.L, self.n_elem, self.frame, self.strain = float(L), n_elem, frame, strain
+        self.rho, self.A, self.E_mod, self.I = rho, A, E, I
+        self.rhoA, self.EA, self.EI = rho * A, E * A, E * I
+        fe = self.fe = NonlinearBeamFE(name, self.L, n_elem, self.rhoA, self.EA, self.EI)
+        nV = fe.nV
+        end, kind, d = GAUGES[frame]
+        self._d = self.L if d is None else d
+        zero = _single_dof(fe.trace["A"]["value"], "the value at X = 0", name)
+        gauge_row = fe.trace[end][kind]
+        gauge = _single_dof(gauge_row, f"the {kind} at {end}", name)
+        self._c = gauge_row                         # u_x functional of the gauge: u_x'(0) or u_x(L)
+        kx = np.setdiff1d(np.arange(nV), [zero])
+        ky = np.setdiff1d(np.arange(nV), [zero, gauge])
+        nn = fe.offsets["n"].stop - fe.offsets["n"].start
+        nm = fe.offsets["m"].stop - fe.offsets["m"].start
+        r = 3
+        self.sizes = dict(ax=len(kx), ay=len(ky), n=nn, m=nm)
+        o_ax, o_ay = r, r + len(kx)
+        o_n, o_m = o_ay + len(ky), o_ay + len(ky) + nn
+        ne = o_m + nm
+        self.fields = {"ax": np.arange(o_ax, o_ay), "ay": np.arange(o_ay, o_n),
+                       "n": np.arange(o_n, o_m), "m": np.arange(o_m, ne)}
+        # maps from the local e and q to full field vectors
+        sel = lambda keep, col0, ncol: sp.csr_matrix((np.ones(len(keep)), (keep, col0 + np.arange(len(keep)))),
+                                                     shape=(nV, ncol))
+        Pe_x = sel(kx, o_ax, ne)
+        Pe_y = (sel(ky, o_ay, ne) + sp.csr_matrix((fe.xi, (np.arange(nV), np.full(nV, 2))), shape=(nV, ne))).tocsr()
+        nq = 3 + len(kx) + len(ky)
+        self.Pq_x, self.Pq_y = sel(kx, 3, nq), sel(ky, 3 + len(kx), nq)
+        self.Pn = sp.csr_matrix((np.ones(nn), (np.arange(nn), o_n + np.arange(nn))), shape=(nn, ne))
+        self.Pm = sp.csr_matrix((np.ones(nm), (np.arange(nm), o_m + np.arange(nm))), shape=(nm, ne))
+        self.Pe_x, self.Pe_y = Pe_x, Pe_y
+        # the full-field map of the flexible and rigid velocities, then M, J0 and K in local e
+        Pfield = sp.vstack([sp.hstack([Pe_x.T, Pe_y.T, self.Pn.T, self.Pm.T])]).tocsr()   # ne x nW
+        rigid = np.zeros((fe.M.shape[0], 3))
+        rigid[fe.offsets["ax"], 0] = fe.one
+        rigid[fe.offsets["ay"], 1] = fe.one
+        # translations: a_x = const and a_y = const are Hermite fields with values 1, slopes 0
+        Tr = sp.csr_matrix(rigid)
+        full = (Pfield + sp.hstack([Tr, sp.csr_matrix((fe.M.shape[0], ne - 3))]).T).tocsr()     # ne x nW
+        self.M = (full @ fe.M @ full.T).tocsr()
+        self.K = (full @ fe.K @ full.T).tocsr()
+        self.J0 = (Pfield @ fe.J @ Pfield.T).tocsr()
+        for A_ in (self.M, self.K, self.J0):
+            A_.eliminate_zeros()
+        self.K_list = []
+        self._full = full
+        # operators at the quadrature points
+        W = fe.wq
+        self._Fx, self._Fy = (fe.E1 @ Pe_x).tocsr(), (fe.E1 @ Pe_y).tocsr()
+        self._Sx, self._Sy = (fe.E1 @ self.Pq_x).tocsr(), (fe.E1 @ self.Pq_y).tocsr()
+        self._Nn = (fe.Nq @ self.Pn).tocsr()
+        self._W = W
+        self._DmPx = (fe.Dm @ self.Pq_x).tocsr()
+        self._cq = np.asarray(self.Pq_x.T @ self._c).ravel()         # gauge functional on q
+        self._gauge_q = _single_dof(self._cq, "the gauge functional on q", name)
+        Wd = sp.diags(W)
+        self._S_nFx, self._S_nFy = _Sandwich(self._Nn, self._Fx), _Sandwich(self._Nn, self._Fy)
+        self._S_nSx, self._S_nSy = _Sandwich(self._Nn, self._Sx), _Sandwich(self._Nn, self._Sy)
+        self._S_FxSx, self._S_FySy = _Sandwich(self._Fx, self._Sx), _Sandwich(self._Fy, self._Sy)
+        self._dg = (self._Nn.T @ Wd @ self._Sy).tocsr()
+        self._dbm = (self.Pm.T @ self._DmPx).tocsr()
+        self._Kcoo = self.K.tocoo()
+        self._dense = {k: getattr(self, k).toarray() for k in ("Pq_x", "Pq_y", "Pe_x", "Pe_y")}
+        self.q_labels = ["x", "y", "theta"] + [f"ux{i}" for i in range(len(kx))] + [f"uy{i}" for i in range(len(ky))]
+        self.q0 = np.r_[self.q0, np.zeros(nq - 3)]
+        self.e_labels = ["vx", "vy", "omega"]
+        self.mass = float(self.M[0, 0])
+        # ports: velocity rows only
+        for pname, X, tr in (("A", 0.0, fe.trace["A"]["value"]), ("B", self.L, fe.trace["B"]["value"])):
+            Y = np.zeros((2, ne))
+            Y[0] = full[:, fe.offsets["ax"]] @ tr
+            Y[1] = full[:, fe.offsets["ay"]] @ tr
+            self.add_port(pname, Y, None, (X, 0.0))
+        self._trace_q = {p: (np.asarray(self.Pq_x.T @ fe.trace[p]["value"]).ravel(),
+                             np.asarray(self.Pq_y.T @ fe.trace[p]["value"]).ravel()) for p in ("A", "B")}
+
+    # -- kinematics ---------------------------------------------------------
+    def sigma(self, q):
+        """``theta' / omega`` and its gradient with respect to ``q``."""
+        s = self._d / (self._d + self._cq @ q)
+        return s, -s * s / self._d * self._cq
+
+    def frame_rate(self, q):
+        """Row ``l`` with ``theta' = l . e`` and ``d(l . e)/dq = omega dsigma/dq`` (for :class:`FrameRate`)."""
+        s, ds = self.sigma(q)
+        row = np.zeros(self.ne)
+        row[2] = s
+        return row, ds
+
+    def qdot(self, q, e):
+        c, s_ = np.cos(q[2]), np.sin(q[2])
+        sig, _ = self.sigma(q)
+        th = e[2] * sig
+        ux, uy = self.Pq_x @ q, self.Pq_y @ q
+        ax, ay = self.Pe_x @ e, self.Pe_y @ e
+        udx = ax + th * uy
+        udy = ay - th * (self.fe.xi + ux)
+        out = self.Pq_x.T @ udx + self.Pq_y.T @ udy
+        out[:3] = c * e[0] - s_ * e[1], s_ * e[0] + c * e[1], th
+        return out
+
+    def qdot_jacobians(self, q, e):
+        c, s_ = np.cos(q[2]), np.sin(q[2])
+        sig, dsig = self.sigma(q)
+        om = e[2]
+        th = om * sig
+        ux, uy = self.Pq_x @ q, self.Pq_y @ q
+        Px, Py = self._dense["Pq_x"], self._dense["Pq_y"]
+        Tq = np.zeros((self.nq, self.nq))
+        Tq[0, 2] = -s_ * e[0] - c * e[1]
+        Tq[1, 2] = c * e[0] - s_ * e[1]
+        Tq[2] = om * dsig
+        # u_x' = a_x + th u_y, u_y' = a_y - th (xi + u_x), restricted by Px^T, Py^T
+        dux = np.outer(uy, om * dsig) + th * Py
+        duy = -np.outer(self.fe.xi + ux, om * dsig) - th * Px
+        Tq += Px.T @ dux + Py.T @ duy
+        Te = np.zeros((self.nq, self.ne))
+        Te[:2, :2] = [[c, -s_], [s_, c]]
+        Te[2, 2] = sig
+        Te += Px.T @ (self._dense["Pe_x"] + np.outer(uy, sig * _unit(self.ne, 2)))
+        Te += Py.T @ (self._dense["Pe_y"] - np.outer(self.fe.xi + ux, sig * _unit(self.ne, 2)))
+        return Tq, Te
+
+    def retract(self, q, v):
+        e = np.zeros(self.ne)
+        e[:3] = v
+        out = np.array(q, float) + self.qdot(q, e)
+        out[:2] = q[:2] + self.rotation(q) @ v[:2]
+        return out
+
+    def port_position(self, q, port):
+        tx, ty = self._trace_q[port.name]
+        return self.position(q) + self.rotation(q) @ (port.position + np.array([tx @ q, ty @ q]))
+
+    # -- state-dependent structure -------------------------------------------
+    def _state(self, q, e):
+        sig, dsig = self.sigma(q)
+        return sig, dsig, e[2] * sig, self._Sx @ q, self._Sy @ q, self._Nn @ e, self._DmPx @ q
+
+    def effort_force(self, t, q, e):
+        sig, _, th, sx, sy, N, b = self._state(q, e)
+        W, Nn, Fx, Fy = self._W, self._Nn, self._Fx, self._Fy
+        if self.strain == "green":
+            f = Nn.T @ (W * (sx * (Fx @ e) + sy * (Fy @ e))) - Fx.T @ (W * sx * N) - Fy.T @ (W * sy * N)
+        else:
+            g = Nn.T @ (W * sy)
+            f = th * g
+            f[2] -= sig * (g @ e)
+        f -= th * (self.Pm.T @ b) + th * (self.K @ e)
+        f[2] += sig * (b @ (self.Pm @ e))
+        return f
+
+    def effort_terms(self, t, q, e):
+        """``(f, df/dq, df/de)``: the strain-rate coupling ``[[0, -B^T], [B, 0]](q)`` and the
+        rotating-frame term ``-theta' K e`` (see the module docstring); exact derivatives."""
+        f = self.effort_force(t, q, e)
+        sig, dsig, th, sx, sy, N, b = self._state(q, e)
+        W, om, ne = self._W, e[2], self.ne
+        kq = self._gauge_q                                 # the one q entry sigma depends on
+        Ie, Je, Ve, Iq, Jq, Vq = [], [], [], [], [], []
+
+        def add(I, J, V, dest):
+
+            lists = (Ie, Je, Ve) if dest == "e" else (Iq, Jq, Vq)
+            lists[0].append(np.asarray(I))
+            lists[1].append(np.asarray(J))
+            lists[2].append(np.asarray(V, float))
+
+        def add_skew_e(vec, scale):                       # scale (vec l^T - l vec^T)
+            nz = np.flatnonzero(vec)
+            add(nz, np.full(len(nz), 2), scale * vec[nz], "e")
+            add(np.full(len(nz), 2), nz, -scale * vec[nz], "e")
+
+        if self.strain == "green":
+            rx, ry = self._Fx @ e, self._Fy @ e
+            for S, d in ((self._S_nFx, W * sx), (self._S_nFy, W * sy)):
+                I, J, V = S(d)
+                add(I, J, V, "e")
+                add(J, I, -V, "e")
+            for S, d, sign in ((self._S_nSx, W * rx, 1.0), (self._S_nSy, W * ry, 1.0),
+                               (self._S_FxSx, W * N, -1.0), (self._S_FySy, W * N, -1.0)):
+                I, J, V = S(d)
+                add(I, J, sign * V, "q")
+        else:
+            g = self._Nn.T @ (W * sy)
+            add_skew_e(g, sig)
+            add(np.arange(ne), np.full(ne, kq), om * dsig[kq] * g, "q")
+            A = self._dg.tocoo()
+            add(A.row, A.col, th * A.data, "q")
+            row = (g @ e) * dsig + sig * (self._dg.T @ e)
+            nz = np.flatnonzero(row)
+            add(np.full(len(nz), 2), nz, -row[nz], "q")
+        # bending: kappa' = a_y'' - theta' u_x''
+        bm = self.Pm.T @ b
+        add_skew_e(bm, -sig)
+        add(np.arange(ne), np.full(ne, kq), -om * dsig[kq] * bm, "q")
+        A = self._dbm.tocoo()
+        add(A.row, A.col, -th * A.data, "q")
+        row = (b @ (self.Pm @ e)) * dsig + sig * (self._dbm.T @ e)
+        nz = np.flatnonzero(row)
+        add(np.full(len(nz), 2), nz, row[nz], "q")
+        # rotating frame: -theta' K e
+        Ke = self.K @ e
+        add(np.arange(ne), np.full(ne, 2), -sig * Ke, "e")
+        A = self._Kcoo
+        add(A.row, A.col, -th * A.data, "e")
+        add(np.arange(ne), np.full(ne, kq), -om * dsig[kq] * Ke, "q")
+        cat = np.concatenate
+        De = sp.coo_matrix((cat(Ve), (cat(Ie), cat(Je))), shape=(ne, ne))
+        Dq = sp.coo_matrix((cat(Vq), (cat(Iq), cat(Jq))), shape=(ne, self.nq))
+        return f, Dq, De
+
+    # -- state helpers ---------------------------------------------------------
+    def stresses_of(self, q):
+        """Axial force and bending moment in equilibrium with the displacement in ``q``
+        (the constitutive relations), as an effort vector with zero velocities."""
+
+        fe = self.fe
+        ux, uy = self.Pq_x @ q, self.Pq_y @ q
+        sx, sy = fe.E1 @ ux, fe.E1 @ uy
+        eps = sx if self.strain == "linear" else sx + 0.5 * (sx * sx + sy * sy)
+        Cn = fe.M[fe.offsets["n"], :][:, fe.offsets["n"]].tocsc()
+        Cm = fe.M[fe.offsets["m"], :][:, fe.offsets["m"]].tocsc()
+        e = np.zeros(self.ne)
+        e[self.fields["n"]] = spsolve(Cn, fe.Nq.T @ (fe.wq * eps))
+        e[self.fields["m"]] = spsolve(Cm, fe.Dm @ uy)
+        return e
+
+    def displacement_rows(self, points):
+        """Rows giving ``(u_x, u_y)`` at ``points`` from ``q`` (two arrays ``(npts, nq)``)."""
+        P = self.fe.point_rows(points)
+        return P @ self.Pq_x.toarray(), P @ self.Pq_y.toarray()
+
+    def deformed_axis(self, q, n_points=21):
+        """Inertial coordinates of the deformed axis, array ``(n_points, 2)``."""
+        x = np.linspace(0.0, self.L, n_points)
+        rx, ry = self.displacement_rows(x)
+        local = np.stack([x + rx @ q, ry @ q], axis=1)
+        return q[:2] + local @ self.rotation(q).T
+
+    def angular_momentum(self, q, e):
+        """Angular momentum about the inertial origin (z component)."""
+        fe = self.fe
+        ux, uy = self.Pq_x @ q, self.Pq_y @ q
+        X = fe.xi
+        px, py = self._full[:, fe.offsets["ax"]].T @ e, self._full[:, fe.offsets["ay"]].T @ e  # absolute velocity fields
+        Mv = fe.M[fe.offsets["ax"], :][:, fe.offsets["ax"]]
+        # r x v with r = r_P + R (X e1 + u), v = R (v_P + a): z component is frame-invariant
+        rel = (X + ux) @ (Mv @ py) - uy @ (Mv @ px)
+        P = np.array([px @ (Mv @ fe.one), py @ (Mv @ fe.one)])   # linear momentum (frame)
+        rP = self.rotation(q).T @ q[:2]
+        return rel + rP[0] * P[1] - rP[1] * P[0]
+
+
+class _Sandwich:
+    """``A^T diag(d) B`` for fixed sparse ``A`` (nQ, m) and ``B`` (nQ, n) and varying ``d``, as triplets."""
+
+    def __init__(self, A, B):
+        A, B = sp.csr_matrix(A), sp.csr_matrix(B)
+        I, J, K, C = [], [], [], []
+        for k in range(A.shape[0]):
+            ai, av = A.indices[A.indptr[k]:A.indptr[k + 1]], A.data[A.indptr[k]:A.indptr[k + 1]]
+            bj, bv = B.indices[B.indptr[k]:B.indptr[k + 1]], B.data[B.indptr[k]:B.indptr[k + 1]]
+            I.append(np.repeat(ai, len(bj)))
+            J.append(np.tile(bj, len(ai)))
+            K.append(np.full(len(ai) * len(bj), k))
+            C.append(np.outer(av, bv).ravel())
+        I, J = np.concatenate(I), np.concatenate(J)
+        self.k, self.c = np.concatenate(K), np.concatenate(C)
+        keys, self.idx = np.unique(I * B.shape[1] + J, return_inverse=True)
+        self.I, self.J = keys // B.shape[1], keys % B.shape[1]
+        self.n = len(keys)
+
+    def __call__(self, d):
+        return self.I, self.J, np.bincount(self.idx, weights=self.c * d[self.k], minlength=self.n)
+
+
+def _unit(n, i):
+    v = np.zeros(n)
+    v[i] = 1.0
+    return v
+
+
+class FrameRate(Joint):
+    """Drives or couples the frame rotation ``theta'`` of a floating body.
+
+    One row ``theta_a' - theta_b' = w(t)`` where ``theta'`` is the body's
+    frame rate (:meth:`NonlinearFloatingBeam.frame_rate`, ``omega`` for a
+    rigid or linear floating body) and ``b`` is another floating body or the
+    ground.  Position level: ``theta_a - theta_b - angle(t)``.
+
+    Parameters
+    ----------
+    a, b : bodies (``b`` None: the ground)
+    rate : float or callable ``t -> rate`` [rad/s]
+    rate_derivative : callable ``t -> rate'`` (exact initial multipliers); optional
+    angle : callable ``t -> angle`` [rad], the integral of ``rate`` (position residual); optional
+    """
+
+    kind = "frame rate"
+    n_rows = 1
+
+    def __init__(self, a, b=None, rate=None, rate_derivative=None, angle=None, name=None):
+        super().__init__(name or f"frame rate {a.name}")
+        self.a, self.b = a, b
+        self._w = time_function(rate, 1, "rate", f"joint '{self.name}'", allow_none=True)
+        if rate_derivative is not None:
+            self._dw = time_function(rate_derivative, 1, "rate_derivative", f"joint '{self.name}'")
+        self._angle = None if angle is None else time_function(angle, 1, "angle", f"joint '{self.name}'")
+        self._theta0 = None
+
+    Group = None   # set below
+
+    def ports(self):
+        return [b.port(next(iter(b.ports))) for b in (self.a, self.b) if b is not None]
+
+    def bodies(self):
+        return [b for b in (self.a, self.b) if b is not None]
+
+    def bind(self, q_of):
+        ref = q_of(self.a)[2] - (q_of(self.b)[2] if self.b is not None else 0.0)
+        self._theta0 = ref - (self._angle(0.0)[0] if self._angle is not None else 0.0)
+
+    def position_residual(self, q_of, t):
+        if self._angle is None and not getattr(self._w, "constant", False):
+            return None
+        ang = self._angle(t)[0] if self._angle is not None else self._w(0.0)[0] * t
+        rel = q_of(self.a)[2] - (q_of(self.b)[2] if self.b is not None else 0.0)
+        return np.array([rel - self._theta0 - ang])
+
+
+def _rate_row(body, q):
+    if hasattr(body, "frame_rate"):
+        return body.frame_rate(q)
+    row = np.zeros(body.ne)
+    row[2] = 1.0
+    return row, np.zeros(body.nq)
+
+
+class FrameRateGroup:
+    """Evaluates :class:`FrameRate` joints (rows ``l_a(q) e_a - l_b(q) e_b``)."""
+
+    def __init__(self, joints, layout):
+        self.layout = layout
+        self.items = [(j, layout.lam_slices[j.name].start) for j in joints]
+        self.q_of = layout.q_getter
+
+    def _parts(self, j, q):
+        L = self.layout
+        for body, sign in ((j.a, 1.0), (j.b, -1.0)):
+            if body is None:
+                continue
+            sq, se = L.q_slices[body.name], L.e_slices[body.name]
+            row, dq = _rate_row(body, q[sq])
+            yield sign, row, dq, sq, se
+
+    def add_G(self, q, G):
+        for j, r in self.items:
+            for sign, row, _, _, se in self._parts(j, q):
+                G[r, se] += sign * row
+
+    def G_triplets(self, q):
+        rows, cols, vals = [], [], []
+        for j, r in self.items:
+            for sign, row, _, _, se in self._parts(j, q):
+                nz = np.flatnonzero(row)
+                rows.append(np.full(len(nz), r))
+                cols.append(se.start + nz)
+                vals.append(sign * row[nz])
+        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
+        return cat(rows, int), cat(cols, int), cat(vals, float)
+
+    def jacobian_triplets(self, q, e, lam):
+        gt, ge = [[], [], []], [[], [], []]
+        for j, r in self.items:
+            for sign, row, dq, sq, se in self._parts(j, q):
+                nz_q = np.flatnonzero(dq)
+                if not len(nz_q):
+                    continue
+                om = e[se][2]
+                # G e = sign * sigma(q) omega: d/dq = sign omega dsigma; G^T lam on the omega entry
+                ge[0].append(np.full(len(nz_q), r))
+                ge[1].append(sq.start + nz_q)
+                ge[2].append(sign * om * dq[nz_q])
+                gt[0].append(np.full(len(nz_q), se.start + 2))
+                gt[1].append(sq.start + nz_q)
+                gt[2].append(sign * lam[r] * dq[nz_q])
+        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
+        return tuple(cat(x, d) for x, d in zip(gt, (int, int, float))), \
+            tuple(cat(x, d) for x, d in zip(ge, (int, int, float)))
+
+
+FrameRate.Group = FrameRateGroup

@@ -1,0 +1,220 @@
+"""Spin-up of a flexible beam on a hub (Kane, Ryan & Banerjee 1987; Simo & Vu-Quoc 1986).
+
+A beam of length L = 10 m (EI = 14000 N m^2, rho A = 1.2 kg/m, EA = 2.8e7 N)
+is clamped to a hub whose angular velocity is
+
+    Omega(t) = (6/15) (t - (15 / 2 pi) sin(2 pi t / 15))  rad/s  for t < 15 s,  6 rad/s after.
+
+The tip deflection in the rotating (hub) frame is computed for three models:
+
+* ``linear``: the thesis' linear floating frame
+  (:class:`~phmech.fem.beam.FloatingEulerBernoulliBeam`);
+* ``consistent``: exact rotating-frame inertia with the linear strain
+  (:class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam`, ``strain="linear"``):
+  the centrifugal softening without the stiffening; above the first
+  bending frequency (3.8 rad/s) the deflection grows without bound, the
+  classical failure of the linear modal model;
+* ``stiffened``: exact inertia and the Green-Lagrange strain (geometric
+  stiffening): the deflection stays bounded.
+
+The hub drives the beam's frame: the tangent of the axis at the root
+(cantilever frame) turns with the hub (:class:`~phmech.fem.beam_nonlinear.FrameRate`;
+the linear beam through its port's angular velocity).  An independent
+Ritz model (:mod:`phmech.validation.spin_up_reduced`) is the reference.
+
+    python -m phmech.validation.spin_up --outdir out/spin_up
+"""
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import System
+from . import _common
+
+#: data of the benchmark
+DATA = dict(L=10.0, EI=14000.0, rhoA=1.2, EA=2.8e7, omega_s=6.0, T_s=15.0)
+MODELS = ("linear", "consistent", "stiffened")
+
+
+def hub_rate(t, omega_s=6.0, T_s=15.0):
+    """Angular velocity of the hub [rad/s]."""
+    t = np.asarray(t, float)
+    ramp = omega_s / T_s * (t - T_s / (2 * np.pi) * np.sin(2 * np.pi * t / T_s))
+    return np.where(t < T_s, ramp, omega_s)
+
+
+def hub_acceleration(t, omega_s=6.0, T_s=15.0):
+    """Angular acceleration of the hub [rad/s^2]."""
+    t = np.asarray(t, float)
+    return np.where(t < T_s, omega_s / T_s * (1.0 - np.cos(2 * np.pi * t / T_s)), 0.0)
+
+
+def hub_angle(t, omega_s=6.0, T_s=15.0):
+    """Angle of the hub [rad] (the integral of :func:`hub_rate`)."""
+    t = np.asarray(t, float)
+    c = T_s / (2 * np.pi)
+    ramp = omega_s / T_s * (0.5 * t**2 + c**2 * (np.cos(t / c) - 1.0))
+    return np.where(t < T_s, ramp, omega_s * T_s / 2 + omega_s * (t - T_s))
+
+
+def build(model="stiffened", n_elem=8, **overrides):
+    """The beam clamped to the driven hub; returns ``(system, beam)``."""
+    from ..fem import FloatingEulerBernoulliBeam
+    from ..fem.beam_nonlinear import FrameRate, NonlinearFloatingBeam
+
+    if model not in MODELS:
+        raise ValueError(f"spin-up: model must be one of {list(MODELS)}, got {model!r}")
+    p = {**DATA, **overrides}
+    # a unit section: A = 1 m^2, so rho = rho A, E = EA, I = EI / EA
+    section = dict(rho=p["rhoA"], A=1.0, E=p["EA"], I=p["EI"] / p["EA"])
+    ws, Ts = p["omega_s"], p["T_s"]
+    rate = lambda t: float(hub_rate(t, ws, Ts))
+    accel = lambda t: float(hub_acceleration(t, ws, Ts))
+    if model == "linear":
+        beam = FloatingEulerBernoulliBeam("beam", p["L"], n_elem, frame="cantilever", **section)
+        system = System([beam])
+        system.pin(beam.port("A"), name="hub bearing")
+        system.drive(beam.port("A"), rate, name="hub", rate=accel)
+    else:
+        beam = NonlinearFloatingBeam("beam", p["L"], n_elem, frame="cantilever",
+                                     strain="green" if model == "stiffened" else "linear", **section)
+        system = System([beam])
+        system.pin(beam.port("A"), name="hub bearing")
+        system.add_joint(FrameRate(beam, rate=rate, rate_derivative=accel,
+                                   angle=lambda t: float(hub_angle(t, ws, Ts)), name="hub"))
+    return system, beam
+
+
+@dataclass
+class SpinUpResult:
+    """Tip deflection (rotating frame) and energy of one model."""
+
+    model: str
+    t: np.ndarray
+    tip: np.ndarray
+    tip_axial: np.ndarray
+    energy_balance: np.ndarray
+    result: object = None
+    summary: dict = field(default_factory=dict)
+
+
+def run_model(model="stiffened", n_elem=8, t_end=30.0, dt=5e-3, dt_out=0.05, progress=False, **overrides):
+    """Simulate one model with the implicit midpoint rule; returns :class:`SpinUpResult`."""
+    tic = time.perf_counter()
+    system, beam = build(model, n_elem, **overrides)
+    dae = system.assemble()
+    y0 = dae.initial_state()
+    t_eval = np.linspace(0.0, t_end, int(round(t_end / dt_out)) + 1)
+    res = system.simulate(t_end, solver="midpoint", y0=y0, dt=dt, t_eval=t_eval, progress=progress,
+                          tstops=[15.0] if t_end > 15.0 else None)
+    L = beam.L
+    rx, ry = beam.displacement_rows([L])
+    data = res.e("beam") if model == "linear" else res.q("beam")
+    tip, tip_ax = data @ ry[0], data @ rx[0]
+    bal = res.energy_balance()
+    out = SpinUpResult(model, res.t, tip, tip_ax, bal, res)
+    out.summary = {"model": model, "n_elem": n_elem, "dt": dt, "t_end": t_end,
+                   "wall_time_s": time.perf_counter() - tic, "nsteps": res.stats["nsteps"],
+                   "tip_max_abs_m": float(np.max(np.abs(tip))),
+                   "energy_balance_max_abs_J": float(np.max(np.abs(bal))),
+                   "tip_at": {f"{tk:g}": float(np.interp(tk, res.t, tip)) for tk in (5, 10, 15, 20, 25, 30)
+                              if tk <= t_end}}
+    return out
+
+
+def run(models=MODELS, n_elem=8, t_end=30.0, dt=5e-3, outdir=None, plot=True, reference=True,
+        progress=False, **overrides):
+    """Run the models (and the Ritz reference); write CSV, figure and summary.json when ``outdir`` is given.
+
+    Returns ``{"models": {name: SpinUpResult}, "reference": dict or None, "summary": dict, "files": list}``.
+    """
+    results = {m: run_model(m, n_elem, t_end, dt, progress=progress, **overrides) for m in models}
+    ref = None
+    if reference:
+        from .spin_up_reduced import SpinUpRitz
+        t = next(iter(results.values())).t
+        ref = SpinUpRitz(**{k: v for k, v in {**DATA, **overrides}.items()}).simulate(t[-1], t_eval=t)
+    summary = {"parameters": {**DATA, **overrides}, "n_elem": n_elem, "dt": dt, "t_end": t_end,
+               "models": {m: r.summary for m, r in results.items()}}
+    if ref is not None:
+        summary["reference"] = {"model": "Ritz, Green-Lagrange axial strain, exact inertia",
+                                "n_axial": ref["n_axial"], "n_bending": ref["n_bending"],
+                                "tip_at": {f"{tk:g}": float(np.interp(tk, ref["t"], ref["tip"]))
+                                           for tk in (5, 10, 15, 20, 25, 30) if tk <= t_end}}
+        if "stiffened" in results:
+            r = results["stiffened"]
+            summary["stiffened_vs_reference_max_abs_m"] = float(np.max(np.abs(r.tip - ref["tip"])))
+            summary["reference_tip_max_abs_m"] = float(np.max(np.abs(ref["tip"])))
+    out = {"models": results, "reference": ref, "summary": summary, "files": []}
+    if outdir is not None:
+        out["files"] = write(out, outdir, plot)
+    return out
+
+
+def write(out, outdir, plot=True):
+    """CSV of the tip deflections, the figure ``spin_up_tip`` and summary.json."""
+    import csv
+    results, ref = out["models"], out["reference"]
+    t = next(iter(results.values())).t
+    path = os.path.join(outdir, "spin_up.csv")
+    cols = {"t": t, "hub_rate": hub_rate(t)}
+    for m, r in results.items():
+        cols[f"tip_{m}"] = r.tip
+    if ref is not None:
+        cols["tip_ritz_reference"] = ref["tip"]
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(list(cols))
+        for row in zip(*cols.values()):
+            w.writerow([f"{v:.10g}" if np.isfinite(v) else "" for v in row])
+    files = [path]
+    if plot:
+        plt = _common.figure_style()
+        fig, ax = plt.subplots()
+        styles = {"linear": ("C2", "linear floating frame"), "consistent": ("C3", "exact inertia, linear strain"),
+                  "stiffened": ("C0", "exact inertia, geometric stiffening")}
+        for m, r in results.items():
+            color, label = styles[m]
+            ax.plot(r.t, r.tip, color=color, label=label)
+        if ref is not None:
+            ax.plot(ref["t"], ref["tip"], "k--", lw=1, label="Ritz reference (stiffened)")
+        stiff = results.get("stiffened")
+        if stiff is not None:
+            lim = 3 * max(np.max(np.abs(stiff.tip)), 1e-3)
+            ax.set_ylim(-lim, lim)
+        ax.set_xlabel("time [s]")
+        ax.set_ylabel("tip deflection in the hub frame [m]")
+        ax.legend(loc="lower left", fontsize="small")
+        files += _common.savefig(fig, outdir, "spin_up_tip")
+        plt.close(fig)
+    files.append(_common.write_summary(outdir, "spin_up", out["summary"]))
+    return files
+
+
+def main(argv=None):
+    p = _common.parser(__doc__.split("\n\n")[0], tfinal=30.0, dt=5e-3)
+    p.add_argument("--n-elem", type=_common.positive_int, default=8, help="number of beam elements")
+    p.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS), help="models to run")
+    p.add_argument("--no-reference", action="store_true", help="skip the Ritz reference")
+    args = p.parse_args(argv)
+    if args.solver != "midpoint":
+        p.error("spin-up: only the midpoint solver is offered here")
+    _common.prepare_outdir(args.outdir, p)
+    sys.argv[1:] = []
+    out = run(args.models, args.n_elem, args.tfinal, args.dt, args.outdir, not args.no_plot,
+              not args.no_reference, progress=sys.stderr.isatty())
+    for m, s in out["summary"]["models"].items():
+        tips = ", ".join(f"{k} s: {v:+.4f}" for k, v in s["tip_at"].items())
+        print(f"{m:>10}: tip deflection [m] {tips}  (wall {s['wall_time_s']:.1f} s, "
+              f"energy balance {s['energy_balance_max_abs_J']:.1e} J)")
+    if out["reference"] is not None:
+        tips = ", ".join(f"{k} s: {v:+.4f}" for k, v in out["summary"]["reference"]["tip_at"].items())
+        print(f"{'Ritz':>10}: tip deflection [m] {tips}")
+    print(f"  wrote {len(out['files'])} files to {args.outdir}")
+
+
+if __name__ == "__main__":
+    main()
