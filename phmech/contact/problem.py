@@ -104,6 +104,12 @@ class NonsmoothProblem:
         self.dae.kinematics.qdot_into(q, u, out)
         return out[self.dae.sq]
 
+    def kinematic_jacobians(self, q, u):
+        """``(d(T(q) u)/dq, T(q))`` (dense, exact)."""
+        J = self.dae.jacobian(0.0, self._y(q, u)).tocsr()
+        sq, se = self.dae.sq, self.dae.se
+        return J[sq, sq].toarray(), J[sq, se].toarray()
+
     def T(self, q):
         """``T(q) = d q'/du`` (dense)."""
         J = self.dae.jacobian(0.0, self._y(q, np.zeros(self.dae.ne))).tocsr()

@@ -15,12 +15,16 @@ Syst. Dyn. 18 (2007)), and an impulsive part ``U`` (their Sect. 4, eqs.
                       + \\beta a^\\alpha_{n+1})\\bigr),\\qquad
     q_{n+1} = \\tilde q_{n+1} + T(\\tilde q_{n+1})\\, \\Delta q_{n+1}
 
-and enforce the constraints on three levels: the bilateral ones on
+(the term with ``d(T u)/dq`` is the part of ``q''`` that does not come from
+the acceleration; without it the update is of first order for rotating
+floating frames, whose ``T(q)`` changes along the step), and enforce the constraints on three levels: the bilateral ones on
 acceleration (``lambda_g``), velocity (``Lambda_g``) level, the normal
 contacts on velocity level with Newton's law (``Lambda_N``,
 ``xi_N = gamma_N(u_{n+1}) + e_N gamma_N(u_n)``) and on position level
-(``kappa_N``: ``M Delta q = W_N kappa_N``, ``g_N(q_{n+1}) in -N(kappa_N)``),
-which removes the penetration (drift) of the gaps; friction acts on velocity
+(``kappa_N``: ``M Delta q = W_N kappa_N + W_g kappa_g``, ``g_N(q_{n+1}) in
+-N(kappa_N)``, ``g(q_{n+1}) = 0`` for the joints that provide a position
+residual), which removes the penetration of the gaps and the drift of
+the joints; friction acts on velocity
 level (``Lambda_F``).  The parameters follow from the spectral radius at
 infinity ``rho_inf``: ``alpha_m = (2 rho - 1)/(rho + 1)``, ``alpha_f =
 rho/(rho + 1)``, ``gamma = 1/2 + alpha_f - alpha_m``, ``beta = (gamma +
@@ -89,6 +93,38 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         self.a_alpha = self.a.copy()
         self.max_position_iterations = 5
         positive_option(self.name, "dt", self.dt)
+        self._bilateral_positions(q)
+
+    def _bilateral_positions(self, q):
+        """Joints whose position residual ``g_j(q)`` matches their rows of ``G``: remember the sign
+        ``s_j`` with ``d g_j / dt = s_j G_j u`` (checked by central differences along a test velocity)."""
+        d = self.problem
+        rng = np.random.default_rng(0)
+        u = rng.normal(size=d.ne)
+        eps = 1e-7
+        qd = d.qdot(q, u)
+        rp, rm = d.dae.position_residuals(0.0, q + eps * qd), d.dae.position_residuals(0.0, q - eps * qd)
+        G = d.G(q)
+        self._g_rows = []
+        for name, r0 in d.dae.position_residuals(0.0, q).items():
+            sl = d.dae.lam_slices[name]
+            if len(r0) != sl.stop - sl.start:
+                continue
+            rate, Gu = (rp[name] - rm[name]) / (2 * eps), G[sl] @ u
+            for sign in (1.0, -1.0):
+                if np.allclose(rate, sign * Gu, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(Gu).max())):
+                    self._g_rows.append((name, sl, sign))
+                    break
+
+    def _position_residual(self, t, q):
+        """``-s_j g_j(q)`` on the rows of ``G`` (zero for joints without a matching position residual)."""
+        d = self.problem
+        out = np.zeros(d.nl)
+        if self._g_rows:
+            res = d.dae.position_residuals(t, q)
+            for name, sl, sign in self._g_rows:
+                out[sl] = -sign * res[name]
+        return out[self.active_rows]
 
     def _acceleration(self, t, q, u):
         """``a = M^{-1}(h + G^T lambda)`` with the bilateral constraints on acceleration level."""
@@ -116,14 +152,16 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         q, u = y[d.sq], y[d.se]
         am, af, ga, be = self.am, self.af, self.gamma, self.beta
         c = (1 - af) / (1 - am)
-        Tn = d.T(q)
+        Kq, Tn = d.kinematic_jacobians(q, u)
+        # q'' = T a + d(T u)/dq T u: the second-order term of the kinematic update
+        q_base = q + h * (Tn @ u) + 0.5 * h * h * (Kq @ (Tn @ u))
         a1 = self.a.copy()
         G_rows = self.active_rows
         # 1. smooth part: Newton on M a - h - G^T lam = 0, G a = w' - dGe/dq T u
         for it in range(1, 30):
             aal = (af * self.a + (1 - af) * a1 - am * self.a_alpha) / (1 - am)
             ut = u + h * ((1 - ga) * self.a_alpha + ga * aal)
-            qt = d.normalize(q + h * Tn @ (u + h * ((0.5 - be) * self.a_alpha + be * aal)))
+            qt = d.normalize(q_base + h * h * Tn @ ((0.5 - be) * self.a_alpha + be * aal))
             G = d.G(qt)[G_rows] if len(G_rows) else np.zeros((0, d.ne))
             ng = G.shape[0]
             Hq, Hu = d.h_jacobians(t1, qt, ut)
@@ -150,7 +188,7 @@ class NonsmoothGenAlpha(NonsmoothStepper):
             raise SolverError(self.name, t, "the Newton iteration of the smooth part did not converge")
         aal = (af * self.a + (1 - af) * a1 - am * self.a_alpha) / (1 - am)
         ut = u + h * ((1 - ga) * self.a_alpha + ga * aal)
-        qt = d.normalize(q + h * Tn @ (u + h * ((0.5 - be) * self.a_alpha + be * aal)))
+        qt = d.normalize(q_base + h * h * Tn @ ((0.5 - be) * self.a_alpha + be * aal))
         # 2. velocity jump on the contacts closed at q~ (Newton's law with the velocity u_n)
         idx, cs, W, g = d.closed(qt)
         b = d.restitution(idx, cs) * (W.T @ u)
@@ -160,24 +198,22 @@ class NonsmoothGenAlpha(NonsmoothStepper):
             return Md @ (v - ut), Md
         jump.linear = True
         u1, Pg, P = self.velocity_update(t1, qt, ut, jump, W, cs, b)
-        # 3. position correction: g_N(q_{n+1}) >= 0 _|_ kappa_N >= 0, bilateral rows kept
+        # 3. position correction: g_N(q_{n+1}) >= 0 _|_ kappa_N >= 0 and g(q_{n+1}) = 0
         q1 = qt
+
+        def shift(v):
+            return Md @ v, Md
+        shift.linear = True
         for _ in range(self.max_position_iterations):
             gN, Ws = d.contact_state(q1)
             close = np.flatnonzero(gN < 0)
-            if not len(close):
+            wg = self._position_residual(t1, q1)
+            if not len(close) and np.max(np.abs(wg), initial=0.0) <= self.tol:
                 break
             csN = ContactSet(np.zeros(len(close)), np.zeros(len(close), int))
-            WN = np.column_stack([Ws[i][0] for i in close])
-
-            def shift(v):
-                return Md @ v, Md
-            shift.linear = True
-            dq, _, _ = self.velocity_update(t1, q1, np.zeros(d.ne), shift, WN, csN, gN[close],
-                                            w=np.zeros(len(self.active_rows)))
+            WN = np.column_stack([Ws[i][0] for i in close]) if len(close) else np.zeros((d.ne, 0))
+            dq, _, _ = self.velocity_update(t1, q1, np.zeros(d.ne), shift, WN, csN, gN[close], w=wg)
             q1 = d.normalize(q1 + d.T(q1) @ dq)
-            if np.min(d.contact_state(q1)[0]) >= -self.tol:
-                break
         lam = np.zeros(d.nl)
         lam[G_rows] = self._lam_acc + Pg / h
         y1 = np.concatenate([q1, u1, lam])
