@@ -2,7 +2,11 @@
 
 A contact declares, for the configuration ``q`` of the assembled system,
 
-* its normal gap ``g_N(q)`` (one row; closed for ``g_N <= 0``);
+* its normal gap ``g_N(q)`` (one row; closed for ``g_N <= 0``); for a port
+  of a beam fixed in space, whose deformation is not part of ``q`` but of
+  the stresses in ``e``, ``g_N(q, e) = g_N(q) + gap_rows . e`` with the
+  displacement recovered from the stresses
+  (:meth:`phmech.fem.beam.EulerBernoulliBeam.displacement_rows`);
 * the generalized force directions ``W_N`` (``ne``) and ``W_F`` (``ne x nF``)
   so that the normal relative velocity is ``gamma_N = W_N^T e`` and the
   friction velocities are ``gamma_F = W_F^T e`` (Capobianco, Harsch,
@@ -105,6 +109,18 @@ class Contact:
     def bind(self, e_slices, ne):
         """Remember where the bodies' efforts sit in ``e`` of size ``ne`` (called by the problem view)."""
         self.e_slices, self.ne = e_slices, ne
+        self.gap_rows = None
+
+    @staticmethod
+    def _stress_displacement(port):
+        """Bodies without configuration (a beam fixed in space) carry their deformation in the
+        stresses: rows ``D`` (dim x ne of the body) with the port displacement ``D e``, or None."""
+        body = port.body
+        if body.nq or not hasattr(body, "displacement_rows"):
+            return None
+        x = port.position[0]
+        rx, ry = body.displacement_rows([x])
+        return np.vstack([rx, ry])
 
     # -- kinematics of one port --------------------------------------------
     def _port(self, port, get_q):
@@ -179,6 +195,15 @@ class PointPlane(Contact):
 
     def ports(self):
         return [self.port]
+
+    def bind(self, e_slices, ne):
+        super().bind(e_slices, ne)
+        D = self._stress_displacement(self.port)
+        if D is not None:
+            #: ``g_N = g_N(q) + gap_rows . e``: the deformation of a beam fixed in space, recovered
+            #: from its stresses (exact for motions that start undeformed)
+            self.gap_rows = np.zeros(ne)
+            self.gap_rows[e_slices[self.port.body.name]] = self.n @ D
 
     def evaluate(self, get_q):
         x, Av, Aw = self._port(self.port, get_q)

@@ -132,20 +132,35 @@ class NonsmoothProblem:
         return G.toarray() if sp.issparse(G) else np.asarray(G)
 
     # -- contacts -------------------------------------------------------------------
-    def contact_state(self, q):
-        """Gaps of all contacts and their force directions: ``(g_N (nc,), [(W_N, W_F)])``."""
+    def contact_state(self, q, u=None, dt=0.0):
+        """Gaps of all contacts and their force directions: ``(g_N (nc,), [(W_N, W_F)])``.
+
+        Gaps that depend on the stresses (beams fixed in space) are evaluated at
+        the efforts ``u`` and advanced by ``dt W_N^T u`` -- the counterpart of the
+        configuration update ``q + dt T(q) u`` of the other gaps.
+        """
         get = self.dae.layout.q_getter(q)
         gs, Ws = [], []
         for c in self.contacts:
             g, WN, WF = c.evaluate(get)
+            if c.gap_rows is not None:
+                if u is None:
+                    raise ValueError(f"contact '{c.name}': its gap depends on the stresses; "
+                                     f"the efforts u are needed")
+                g += float(c.gap_rows @ u) + dt * float(WN @ u)
             gs.append(g)
             Ws.append((WN, WF))
         return np.array(gs), Ws
 
-    def closed(self, q, active=None):
+    @property
+    def stress_gaps(self):
+        """Names of the contacts whose gaps depend on the stresses."""
+        return [c.name for c in self.contacts if c.gap_rows is not None]
+
+    def closed(self, q, active=None, u=None, dt=0.0):
         """Closed contacts at ``q`` (``g_N <= gap_tol``, or the given indices): ``(indices, ContactSet, W)``
         with ``W = [W_N columns | W_F columns]`` in the order of :class:`ContactSet`."""
-        g, Ws = self.contact_state(q)
+        g, Ws = self.contact_state(q, u, dt)
         idx = np.flatnonzero(g <= self.gap_tol) if active is None else np.asarray(active, int)
         cs = ContactSet([self.contacts[i].mu for i in idx], [self.contacts[i].nF for i in idx])
         W = np.zeros((self.dae.ne, cs.n))

@@ -232,10 +232,10 @@ class Moreau(NonsmoothStepper):
         t, y = self.t, self.y
         q, u = y[d.sq], y[d.se]
         if self.shifted:
-            tm, qm = t + h, d.normalize(q + h * d.qdot(q, u))
+            tm, qm, shift = t + h, d.normalize(q + h * d.qdot(q, u)), h
         else:
-            tm, qm = t + h / 2, d.normalize(q + 0.5 * h * d.qdot(q, u))
-        idx, cs, W, _ = d.closed(qm)
+            tm, qm, shift = t + h / 2, d.normalize(q + 0.5 * h * d.qdot(q, u)), h / 2
+        idx, cs, W, _ = d.closed(qm, u=u, dt=shift)
         b = d.restitution(idx, cs) * (W.T @ u)
         u1, Pg, P = self.velocity_update(t + h, qm, u, self._smooth(tm, qm, u, h, self.implicit), W, cs, b)
         q1 = qm.copy() if self.shifted else d.normalize(qm + 0.5 * h * d.qdot(qm, u1))

@@ -84,6 +84,10 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         if not 0 <= rho <= 1:
             raise ValueError(f"nsgenalpha: option rho_inf must lie in [0, 1], got {rho_inf!r}")
         super().__init__(problem, t0, y0, t_bound, dt=dt, tol=tol, max_newton=max_newton, relax=relax)
+        if problem.stress_gaps:
+            raise ValueError(f"nsgenalpha: the gaps of contacts {problem.stress_gaps} depend on the "
+                             f"stresses of a beam fixed in space; their position-level correction is not "
+                             f"available, use moreau or moreau_shifted")
         self.rho_inf = rho
         self.am, self.af, self.gamma, self.beta = genalpha_parameters(rho)
         d = problem
