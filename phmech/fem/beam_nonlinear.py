@@ -229,6 +229,7 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         self.Pn = sp.csr_matrix((np.ones(nn), (np.arange(nn), o_n + np.arange(nn))), shape=(nn, ne))
         self.Pm = sp.csr_matrix((np.ones(nm), (np.arange(nm), o_m + np.arange(nm))), shape=(nm, ne))
         self.Pe_x, self.Pe_y = Pe_x, Pe_y
+        self._sel_x, self._sel_y = sel(kx, o_ax, ne), sel(ky, o_ay, ne)
         # the full-field map of the flexible and rigid velocities, then M, J0 and K in local e
         Pfield = sp.vstack([sp.hstack([Pe_x.T, Pe_y.T, self.Pn.T, self.Pm.T])]).tocsr()   # ne x nW
         rigid = np.zeros((fe.M.shape[0], 3))
@@ -322,11 +323,37 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         return Tq, Te
 
     def retract(self, q, v):
-        e = np.zeros(self.ne)
-        e[:3] = v
-        out = np.array(q, float) + self.qdot(q, e)
-        out[:2] = q[:2] + self.rotation(q) @ v[:2]
+        """Move the frame (``v = (v_P, omega)`` over unit time) with the deformed shape unchanged."""
+        out = np.array(q, float)
+        out[:2] += self.rotation(q) @ v[:2]
+        out[2] += v[2] * self.sigma(q)[0]
         return out
+
+    # -- rigid motions of the deformed shape (quasi-static start) --------------
+    @property
+    def flexible_velocity_dofs(self):
+        """Local indices of ``a_f`` in ``e`` (same order as :attr:`displacement_dofs` in ``q``)."""
+        return np.r_[self.fields["ax"], self.fields["ay"]]
+
+    @property
+    def displacement_dofs(self):
+        """Local indices of ``u`` in ``q``."""
+        return np.arange(3, self.nq)
+
+    def rigid_rotation_field(self, q):
+        """``rho(q)``: with ``e = omega (e_omega + rho)`` the deformed body turns rigidly (``u' = 0``)."""
+        sig = self.sigma(q)[0]
+        ux, uy = self.Pq_x @ q, self.Pq_y @ q
+        return self._sel_x.T @ (-sig * uy) + self._sel_y.T @ (sig * (self.fe.xi + ux) - self.fe.xi)
+
+    def elastic_stiffness(self):
+        """Cholesky factor (``scipy.linalg.cho_factor``) of the linear stiffness ``B0^T C^-1 B0`` on ``u``."""
+        import scipy.linalg as sla
+        sig_rows = np.r_[self.fields["n"], self.fields["m"]]
+        a = self.flexible_velocity_dofs
+        B0 = self.J0[sig_rows][:, a].toarray()
+        C = self.M[sig_rows][:, sig_rows].toarray()
+        return sla.cho_factor(B0.T @ np.linalg.solve(C, B0))
 
     def port_position(self, q, port):
         tx, ty = self._trace_q[port.name]

@@ -8,6 +8,13 @@ interconnections (revolute crank-coupler and coupler-slider), the slider
 runs on a horizontal guide and the crank is driven at constant angular
 velocity.
 
+``--geometric-stiffness`` replaces the coupler by the geometrically
+consistent beam (:class:`phmech.fem.beam_nonlinear.NonlinearFloatingBeam`:
+exact rotating-frame inertia, Green-Lagrange axial strain); the default is
+the thesis' linear floating frame.  ``--quasi-static`` starts the coupler
+from the deformation in equilibrium with the initial rigid motion instead
+of undeformed (stiffened model only).
+
 Outputs (in ``--outdir``): ``crank_slider.csv`` with the time histories,
 the midpoint displacement figures ``uM_disp`` and ``wM_disp`` (PNG, PDF) and
 ``summary.json``.
@@ -29,16 +36,22 @@ DATA = dict(L_crank=0.15, omega=150.0, L=0.3, d=6e-3, E=2.0e11, rho=7870.0, m_sl
             m_crank=0.36)
 
 
-def build(n_elem=8, **overrides):
-    """Build the mechanism; returns ``(system, bodies)`` with bodies crank, coupler, slider."""
+def build(n_elem=8, geometric_stiffness=False, **overrides):
+    """Build the mechanism; returns ``(system, bodies)`` with bodies crank, coupler, slider.
+
+    ``geometric_stiffness=True``: the coupler is the geometrically consistent beam
+    (:class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam`), else the linear floating frame.
+    """
     from ..fem import FloatingEulerBernoulliBeam
+    from ..fem.beam_nonlinear import NonlinearFloatingBeam
 
     p = {**DATA, **overrides}
     A = np.pi * p["d"] ** 2 / 4
     I = np.pi * p["d"] ** 4 / 64
     crank = PlanarRigidBody.rod("crank", p["m_crank"], p["L_crank"])
-    coupler = FloatingEulerBernoulliBeam("coupler", p["L"], n_elem, p["rho"], A, p["E"], I,
-                                         frame="simply_supported", position=(p["L_crank"], 0.0))
+    Beam = NonlinearFloatingBeam if geometric_stiffness else FloatingEulerBernoulliBeam
+    coupler = Beam("coupler", p["L"], n_elem, p["rho"], A, p["E"], I,
+                   frame="simply_supported", position=(p["L_crank"], 0.0))
     slider = PointMass("slider", p["m_slider"], position=(p["L_crank"] + p["L"], 0.0))
     system = System([crank, coupler, slider])
     system.pin(crank.port("A"), name="crank bearing")
@@ -67,20 +80,32 @@ class CrankSliderResult:
 
 
 def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, max_step=None,
-        dt_out=2e-4, outdir=None, plot=True, progress=False, solver_options=None, **overrides):
+        dt_out=2e-4, outdir=None, plot=True, progress=False, solver_options=None,
+        geometric_stiffness=False, quasi_static=False, **overrides):
     """Simulate the crank-slider; write CSV, figures and summary.json when ``outdir`` is given.
 
     ``overrides`` change entries of :data:`DATA`; ``solver_options`` are
     passed on to the solver (e.g. ``constraints="endpoint"`` for the
-    midpoint rule, ``atol_lambda`` for IDA).
+    midpoint rule, ``atol_lambda`` for IDA).  ``geometric_stiffness`` selects
+    the consistent stiffened coupler; ``quasi_static`` starts it from the
+    quasi-static deformation of the initial rigid motion
+    (:func:`phmech.fem.quasi_static.quasi_static_state`).
     """
+    if quasi_static and not geometric_stiffness:
+        raise ValueError("crank-slider: quasi_static=True needs geometric_stiffness=True "
+                         "(the linear floating frame starts undeformed)")
     tic = time.perf_counter()
-    system, bodies = build(n_elem, **overrides)
+    system, bodies = build(n_elem, geometric_stiffness, **overrides)
     dae = system.assemble()
     y0 = dae.initial_state()
+    if quasi_static:
+        from ..fem.quasi_static import quasi_static_state
+        y0 = quasi_static_state(dae, y0, [bodies["coupler"]])
     t_build = time.perf_counter() - tic
-    L = bodies["coupler"].L
-    rows_x, rows_y = bodies["coupler"].displacement_rows([L / 2])
+    coupler = bodies["coupler"]
+    L = coupler.L
+    rows_x, rows_y = coupler.displacement_rows([L / 2])
+    on_q = geometric_stiffness            # the consistent beam's displacements are part of q
     t_eval = np.linspace(0.0, t_end, max(1, int(round(t_end / dt_out))) + 1)
     if solver == "midpoint":
         opts = dict(dt=dt, t_eval=t_eval)
@@ -88,7 +113,7 @@ def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, m
         opts = dict(rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval)
     opts.update(solver_options or {})
     res = system.simulate(t_end, solver=solver, y0=y0, progress=progress, **opts)
-    ec = res.e("coupler")
+    ec = res.q("coupler") if on_q else res.e("coupler")
     out = CrankSliderResult(
         result=res, t=res.t,
         crank_angle=res.q("crank")[:, 2],
@@ -102,6 +127,9 @@ def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, m
     k = int(np.argmax(np.abs(out.uy_mid)))
     out.summary = {
         "parameters": {**DATA, **overrides, "n_elem": n_elem, "t_end": t_end},
+        "model": ("geometrically consistent floating frame, Green-Lagrange axial strain"
+                  if geometric_stiffness else "linear floating frame (thesis)"),
+        "initial_deformation": "quasi-static" if quasi_static else "undeformed",
         "solver": solver, "dt": dt if solver == "midpoint" else None, "rtol": rtol, "atol": atol,
         "n_variables": dae.n, "build_time_s": t_build, "stats": res.stats,
         "uy_mid_max_abs_over_L": float(abs(out.uy_mid[k])), "t_of_uy_mid_max": float(out.t[k]),
@@ -144,13 +172,21 @@ def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0], tfinal=0.1, dt=1e-4)
     p.add_argument("--n-elem", type=_common.positive_int, default=8, help="number of beam elements")
     p.add_argument("--max-step", type=_common.positive_float, default=None, help="maximum step (ida, radau5) [s]")
+    p.add_argument("--geometric-stiffness", action="store_true",
+                   help="geometrically consistent coupler with geometric stiffening (default: linear floating frame)")
+    p.add_argument("--quasi-static", action="store_true",
+                   help="start from the quasi-static deformation of the initial motion (with --geometric-stiffness)")
     args = p.parse_args(argv)
+    if args.quasi_static and not args.geometric_stiffness:
+        p.error("--quasi-static needs --geometric-stiffness")
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []  # keep PETSc from reading our options
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, args.max_step,
-              outdir=args.outdir, plot=not args.no_plot, progress=sys.stderr.isatty())
+              outdir=args.outdir, plot=not args.no_plot, progress=sys.stderr.isatty(),
+              geometric_stiffness=args.geometric_stiffness, quasi_static=args.quasi_static)
     s = out.summary
-    print(f"crank-slider: {args.n_elem} elements, {args.solver}, t_end = {args.tfinal} s, "
+    print(f"crank-slider ({s['model']}, {s['initial_deformation']} start): "
+          f"{args.n_elem} elements, {args.solver}, t_end = {args.tfinal} s, "
           f"wall time {s['stats']['wall_time']:.2f} s ({s['stats']['nsteps']} steps)")
     print(f"  max |u_y(L/2)|/L = {s['uy_mid_max_abs_over_L']:.6f} at t = {s['t_of_uy_mid_max']:.5f} s")
     print(f"  energy balance error {s['energy_balance_max_abs_J']:.2e} J, "

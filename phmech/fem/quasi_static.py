@@ -1,0 +1,145 @@
+"""Quasi-static initial deformation of geometrically consistent beams.
+
+A flexible body that starts undeformed while its frame moves is hit by the
+whole inertial load at once: axial and bending waves follow that the
+physical mechanism, started smoothly, does not have (they dominate the
+integration cost of the crank-slider).  The thesis' remedy is to start from
+the deformation in equilibrium with the initial rigid motion.
+
+:func:`quasi_static_state` finds it for the
+:class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam` bodies of a
+system: each beam moves rigidly in its deformed shape (``u' = 0``,
+``u'' = 0``: its flexible efforts are ``a_f = omega rho(u)`` and their rates
+``omega' rho(u)``), the rigid accelerations and multipliers follow from the
+equations of motion restricted to these motions, and the displacement
+``u`` is such that the beams' flexible equations hold too: the elastic
+forces balance the inertial (centrifugal, Euler, Coriolis) and constraint
+loads.  Positions are projected onto the joints and velocities onto the
+velocity constraints at every iteration; the stresses are the constitutive
+ones of ``u``.  The iteration is a Newton-like fixed point with the linear
+elastic stiffness; it stops at a relative change of ``tol``.
+"""
+import numpy as np
+import scipy.linalg as sla
+
+from ..assembly.initial import ConsistencyError
+
+
+def _rigid_map(dae, bodies):
+    """Columns of ``e = B beta``: the frame velocities of every body (beams: rigid in the deformed shape)."""
+    names = {b.name for b in bodies}
+    cols, owners = [], []
+    for b in dae.system.bodies:
+        se = dae.e_slices[b.name]
+        if b.name in names:
+            for k in range(3):
+                cols.append((b, se, k))
+        else:
+            if len(b.frame_dofs) != b.ne:
+                raise ValueError(f"quasi-static start: body '{b.name}' is flexible but not a geometrically "
+                                 "consistent beam (NonlinearFloatingBeam); its deformation cannot be initialized")
+            for k in range(b.ne):
+                cols.append((b, se, k))
+        owners.append(b)
+    return cols
+
+
+def _B(dae, q, cols):
+    B = np.zeros((dae.ne, len(cols)))
+    for i, (b, se, k) in enumerate(cols):
+        B[se.start + k, i] = 1.0
+        if k == 2 and hasattr(b, "rigid_rotation_field"):
+            B[se, i] += b.rigid_rotation_field(q[dae.q_slices[b.name]])
+    return B
+
+
+def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
+    """Consistent initial state with the beams in ``bodies`` quasi-statically deformed.
+
+    Parameters
+    ----------
+    dae : :class:`~phmech.assembly.DescriptorDAE`
+    y0 : array
+        A consistent initial state (e.g. from ``dae.initial_state()``): its frame
+        velocities are kept as far as the constraints allow.
+    bodies : list of :class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam`
+    t0, tol, max_iter : start time, relative tolerance on the displacement, iteration limit.
+
+    Returns
+    -------
+    y : array, the initial state (positions, velocities and multipliers consistent).
+    """
+    bodies = list(bodies)
+    bad = [b.name for b in bodies if not hasattr(b, "rigid_rotation_field")]
+    if bad:
+        raise ValueError(f"quasi-static start: bodies {bad} are not geometrically consistent beams")
+    cols = _rigid_map(dae, bodies)
+    q, e = np.array(y0[dae.sq]), np.array(y0[dae.se])
+    beta0 = np.array([e[se.start + k] for b, se, k in cols])
+    M = dae.M.toarray()
+    K = {b.name: b.elastic_stiffness() for b in bodies}
+    history = []
+    for it in range(max_iter + 1):
+        for b in bodies:
+            sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
+            e[se] = b.stresses_of(q[sq])
+        q = dae.project_positions(t0, q)[0] if dae.nl else q
+        B = _B(dae, q, cols)
+        G = dae.G(q)
+        G = (G.toarray() if hasattr(G, "toarray") else G)[dae.active]
+        w = dae.w(t0)[dae.active]
+        stress = e.copy()
+        for b in bodies:
+            se = dae.e_slices[b.name]
+            stress[se.start:se.start + b.fields["n"][0]] = 0.0
+        # velocities: the frame velocities closest to beta0 with G (B beta + stress) = w
+        GB = G @ B
+        beta = beta0 + np.linalg.lstsq(GB, w - G @ stress - GB @ beta0, rcond=None)[0] if len(w) else beta0
+        e = B @ beta + stress
+        # accelerations of the rigid motions and the multipliers
+        y = np.concatenate([q, e, np.zeros(dae.nl)])
+        fy = dae.f(t0, y)
+        qdot, rhs = fy[dae.sq], fy[dae.se]
+        _, Ge_q = dae.G_derivatives(q, e, np.zeros(dae.nl))
+        gamma = dae.w_rate(t0)[dae.active] - (Ge_q @ qdot)[dae.active]
+        nb, na = B.shape[1], G.shape[0]
+        A = np.block([[B.T @ M @ B, -(G @ B).T], [G @ B, np.zeros((na, na))]])
+        x = np.linalg.lstsq(A, np.r_[B.T @ rhs, gamma], rcond=None)[0]
+        alpha, lam_a = x[:nb], x[nb:]
+        resid = rhs + G.T @ lam_a - M @ (B @ alpha)
+        change = 0.0
+        for b in bodies:
+            sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
+            r_loc = resid[se][b.flexible_velocity_dofs]
+            du = sla.cho_solve(K[b.name], r_loc)
+            qb = q[sq]
+            qb[b.displacement_dofs] += du
+            q[sq] = qb
+            change = max(change, np.max(np.abs(du)) / max(1e-300, np.max(np.abs(qb[b.displacement_dofs]))))
+        history.append(change)
+        if change <= tol:
+            break
+    else:
+        raise ConsistencyError([f"quasi-static start: no convergence in {max_iter} iterations "
+                                f"(relative changes {', '.join(f'{c:.1e}' for c in history[-3:])})"],
+                               "initial deformation")
+    for b in bodies:
+        sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
+        e[se] = b.stresses_of(q[sq])
+    q = dae.project_positions(t0, q)[0] if dae.nl else q
+    B = _B(dae, q, cols)
+    stress = e.copy()
+    for b in bodies:
+        se = dae.e_slices[b.name]
+        stress[se.start:se.start + b.fields["n"][0]] = 0.0
+    if dae.nl:
+        G = dae.G(q)
+        G = (G.toarray() if hasattr(G, "toarray") else G)[dae.active]
+        GB = G @ B
+        beta = beta0 + np.linalg.lstsq(GB, dae.w(t0)[dae.active] - G @ stress - GB @ beta0, rcond=None)[0]
+    else:
+        beta = beta0
+    e = B @ beta + stress
+    y = dae.initial_state(t0, q0=q, e0=e, project=False, positions="check")
+    dae.quasi_static_report = {"iterations": len(history), "relative_changes": history}
+    return y
