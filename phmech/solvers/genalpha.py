@@ -79,6 +79,7 @@ previous ``(qdd, a)`` as ``acc0`` (and ``lam`` in ``y0``), so that a run
 split into pieces equals the uninterrupted one.
 """
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
@@ -87,6 +88,16 @@ from .base import Solver, SolverError, count_option, positive_option
 
 #: above this many unknowns the iteration matrix is kept over steps by default
 REUSE_MIN = 2000
+#: up to this many unknowns the iteration matrix is factorized densely (LAPACK beats SuperLU's overhead)
+DENSE_MAX = 200
+
+
+class _DenseLU:
+    def __init__(self, lu_piv):
+        self.lu_piv = lu_piv
+
+    def solve(self, b):
+        return sla.lu_solve(self.lu_piv, b, check_finite=False)
 
 
 def parameters(rho_inf):
@@ -442,6 +453,41 @@ class GeneralizedAlpha(Solver):
         self.t = t1
         self.nsteps += 1
 
+    def _factor(self, t1, q, v, lam, nu, G, bp, cv):
+        """LU of the scaled iteration matrix (dense LAPACK up to :data:`DENSE_MAX` unknowns)."""
+        d, M = self.problem, self.problem.M
+        nq, nl = d.nq, d.nl
+        K, C = d.force_jacobians(t1, q, v)
+        self.njev += 1
+        dense = nq + 2 * nl <= DENSE_MAX
+        cast = (lambda A: A.toarray() if sp.issparse(A) else np.asarray(A)) if dense else sp.csr_matrix
+        K, C, M, G = cast(K), cast(C), cast(M), cast(G)
+        eye = np.eye(nq) if dense else sp.identity(nq, format="csr")
+        D = M - (cv / bp) * C
+        if nl:
+            I_H = eye - cast(d.constraint_hessian(q, nu))
+            J11 = D @ I_H + (cast(d.constraint_hessian(q, lam)) - K) / bp
+            rows = [[J11, G.T, -D @ G.T], [G, None, None],
+                    [cast(d.constraint_velocity_jacobian(q, v)) / cv + G @ I_H, None, -(G @ G.T)]]
+        else:
+            rows = [[D - K / bp]]
+        try:
+            if dense:
+                Z = [np.zeros((nq, nl)), np.zeros((nl, nl))]
+                J = np.block([[b if b is not None else Z[i > 0] for b in row] for i, row in enumerate(rows)]) \
+                    if nl else rows[0][0]
+                lu_piv = sla.lu_factor(J, check_finite=True)
+                if np.min(np.abs(np.diag(lu_piv[0]))) == 0:
+                    raise RuntimeError("exactly singular")
+                out = _DenseLU(lu_piv)
+            else:
+                out = splu(sp.bmat(rows, format="csc"))
+        except (RuntimeError, ValueError, np.linalg.LinAlgError) as err:
+            raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): dependent constraints or "
+                              "a mass without stiffness and mass") from None
+        self.nlu += 1
+        return out
+
     def _newton(self, t1, h, q, lt, nu, lu, kin, bp, cv, q_scale):
         """Newton iteration on ``(q+, lam / beta', nu)``; returns the iterates, the LU used,
         the last relative increment and whether it converged."""
@@ -463,25 +509,7 @@ class GeneralizedAlpha(Solver):
                 raise SolverError(self.name, self.t, "the residual became non-finite (the Newton iterates "
                                   "diverged or a spring has zero length): reduce dt")
             if lu is None:
-                K, C = d.force_jacobians(t1, q, v)
-                self.njev += 1
-                Hn = d.constraint_hessian(q, nu) if nl else None
-                I_H = sp.identity(nq, format="csr") - Hn if nl else sp.identity(nq, format="csr")
-                D = M - (cv / bp) * C
-                J11 = D @ I_H + (d.constraint_hessian(q, lam) - K) / bp if nl else M + (-K - cv * C) / bp
-                if nl:
-                    J = sp.bmat([[J11, G.T, -D @ G.T],
-                                 [G, None, None],
-                                 [d.constraint_velocity_jacobian(q, v) / cv + G @ I_H, None, -(G @ G.T)]],
-                                format="csc")
-                else:
-                    J = sp.csc_matrix(J11)
-                try:
-                    lu = splu(J)
-                except RuntimeError as err_lu:
-                    raise SolverError(self.name, self.t, f"singular iteration matrix ({err_lu}): dependent "
-                                      "constraints or a mass without stiffness and mass") from None
-                self.nlu += 1
+                lu = self._factor(t1, q, v, lam, nu, G, bp, cv)
                 self._lu_fresh = True
             dx = lu.solve(r)
             q = q - dx[:nq]

@@ -114,7 +114,11 @@ def write(case, out, outdir, plot=True, animate_gif=False):
             for key, style in (("springs", "o-"), ("constraints", "s--")):
                 X, Xn, modes = out[key]
                 ax.plot(X[:, 0], X[:, 1], "k-", lw=0.6)
-                ax.plot(Xn[:, 0], Xn[:, 1], style, ms=4, label=f"{key}: equilibrium")
+                P = np.vstack([X[0], Xn, X[-1]])
+                ax.plot(P[:, 0], P[:, 1], style, ms=4, label=f"{key}: network equilibrium")
+            ax.plot([], [], "k-", lw=0.6, label="shooting solution")
+            ax.set_xlabel("x [m]")
+            ax.set_ylabel("y [m]")
             ax.set_aspect("equal")
             ax.legend(fontsize=8)
             _common.savefig(fig, outdir, "chain_equilibrium")
