@@ -239,8 +239,34 @@ class MassSpringSystem:
             raise ValueError(f"mass-spring system ({self.dim}D) has {len(p)} problem(s):\n  - " + "\n  - ".join(p))
 
     # -- assembly ----------------------------------------------------------------
+    def _fingerprint(self):
+        """Everything the assembled equations depend on besides the state (to reuse them)."""
+        def arr(x):
+            return np.asarray(x).tobytes() if isinstance(x, np.ndarray) else repr(x)
+        return (self.dim, id(self._gravity) if callable(self._gravity) else arr(self._gravity),
+                tuple(m.mass for m in self.masses), tuple(arr(f.pos) for f in self.fixes),
+                tuple((e.length, e.stiffness, e.tension_only, e.connectors) for e in self.springs),
+                tuple((e.damping, e.connectors) for e in self.dashpots),
+                tuple((e.length, e.connectors) for e in self.constraints),
+                tuple((ld.node, id(ld.force) if callable(ld.force) else arr(ld.force)) for ld in self.loads))
+
     def problem(self):
-        """The equations of motion (:class:`~phmech.massspring.problem.MassSpringProblem`)."""
+        """The equations of motion (:class:`~phmech.massspring.problem.MassSpringProblem`).
+
+        Checked and assembled once; reused while the model (element lists and
+        parameters, gravity, fixed points) is unchanged."""
+        try:
+            key = self._fingerprint()
+        except TypeError:                 # unhashable user data: assemble anew
+            key = None
+        cached = getattr(self, "_problem_cache", None)
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        prob = self._assemble()
+        self._problem_cache = (key, prob)
+        return prob
+
+    def _assemble(self):
         self._raise_problems()
         d = self.dim
         nodes = lambda e: [self._node(c, "", []) for c in e.connectors]   # noqa: E731
