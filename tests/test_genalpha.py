@@ -151,11 +151,13 @@ def test_first_order_form_second_order_on_index2_dae(rho):
     from test_order import index2
     prob, exact = index2()
     errs = []
+    te = np.linspace(0.0, 1.0, 7)                  # between step points: the dense output
     for n in (20, 40, 80, 160):
-        res = solve(prob, (0.0, 1.0), exact(0.0), method="genalpha", dt=1.0 / n, rho_inf=rho)
-        errs.append(np.abs(res.y[-1] - exact(1.0))[[1, 2]])
+        res = solve(prob, (0.0, 1.0), exact(0.0), method="genalpha", dt=1.0 / n, rho_inf=rho, t_eval=te)
+        errs.append(np.max(np.abs(res.y - np.array([exact(t) for t in te])), axis=0)[[1, 2]])
     rates = np.log2(np.array(errs[:-1]) / np.array(errs[1:]))
-    assert np.all(rates > 1.8) and np.all(rates < 2.3)
+    # the output times sit at other fractions of a step at each refinement: rates vary around 2
+    assert np.all(rates > 1.6) and np.all(rates < 2.4) and np.all(np.abs(rates.mean(axis=0) - 2) < 0.15)
 
 
 def test_first_order_form_on_an_assembled_mechanism():

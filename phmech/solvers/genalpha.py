@@ -142,17 +142,10 @@ def first_order_parameters(rho_inf):
     return am, af, 0.5 + am - af
 
 
-def _first_order_dense(solver):
-    """Cubic Hermite interpolation of the differential variables from their rates; multipliers linear."""
-    nd, t0, h = solver.nd, solver.t_old, solver._h_last
-    y0, y1, d0, d1 = solver.y_old, solver.y, solver.xd_old, solver.xd
-
-    def interp(t):
-        s = (np.asarray(t, float) - t0) / h
-        x = (np.multiply.outer(2 * s ** 3 - 3 * s ** 2 + 1, y0[:nd]) + np.multiply.outer((s ** 3 - 2 * s ** 2 + s) * h, d0)
-             + np.multiply.outer(-2 * s ** 3 + 3 * s ** 2, y1[:nd]) + np.multiply.outer((s ** 3 - s ** 2) * h, d1))
-        return np.concatenate([x, np.multiply.outer(1 - s, y0[nd:]) + np.multiply.outer(s, y1[nd:])], axis=-1)
-    return interp
+def _hermite(s, h, p0, p1, m0, m1):
+    """Cubic Hermite interpolant at ``s = (t - t0)/h`` from values ``p`` and rates ``m`` at both ends."""
+    return (np.multiply.outer(2 * s ** 3 - 3 * s ** 2 + 1, p0) + np.multiply.outer((s ** 3 - 2 * s ** 2 + s) * h, m0)
+            + np.multiply.outer(-2 * s ** 3 + 3 * s ** 2, p1) + np.multiply.outer((s ** 3 - s ** 2) * h, m1))
 
 
 class SecondOrderProblem:
@@ -537,25 +530,20 @@ class GeneralizedAlpha(Solver):
         return q, lt, nu, lu, err, True
 
     def dense_output(self):
-        """Cubic Hermite interpolation of ``q`` (from ``q, v``) and ``v`` (from ``v, qdd``); ``lam`` linear.
-        First-order form: of the differential variables from their rates; multipliers linear."""
+        """Cubic Hermite interpolation of ``q`` (from ``q, v``) and ``v`` (from ``v, qdd``), or in the
+        first-order form of the differential variables from their rates; multipliers linear."""
+        t0, h, y0, y1 = self.t_old, self._h_last, self.y_old, self.y
         if self.form == "first-order":
-            return _first_order_dense(self)
-        d = self.problem
-        t0, h = self.t_old, self._h_last
-        y0, y1 = self.y_old, self.y
-        q0, v0, l0 = d.split(y0)
-        q1, v1, l1 = d.split(y1)
-        a0, a1 = self.qdd_old, self.qdd
-
-        def herm(s, p0, p1, m0, m1):
-            h00, h10 = 2 * s ** 3 - 3 * s ** 2 + 1, s ** 3 - 2 * s ** 2 + s
-            h01, h11 = -2 * s ** 3 + 3 * s ** 2, s ** 3 - s ** 2
-            return (np.multiply.outer(h00, p0) + np.multiply.outer(h10 * h, m0)
-                    + np.multiply.outer(h01, p1) + np.multiply.outer(h11 * h, m1))
+            nd = self.nd
+            parts = [(y0[:nd], y1[:nd], self.xd_old, self.xd)]
+        else:
+            d = self.problem
+            (q0, v0, _), (q1, v1, _) = d.split(y0), d.split(y1)
+            parts = [(q0, q1, v0, v1), (v0, v1, self.qdd_old, self.qdd)]
+            nd = 2 * d.nq
 
         def interp(t):
             s = (np.asarray(t, float) - t0) / h
-            lam = np.multiply.outer(1 - s, l0) + np.multiply.outer(s, l1)
-            return np.concatenate([herm(s, q0, q1, v0, v1), herm(s, v0, v1, a0, a1), lam], axis=-1)
+            lam = np.multiply.outer(1 - s, y0[nd:]) + np.multiply.outer(s, y1[nd:])
+            return np.concatenate([_hermite(s, h, *p) for p in parts] + [lam], axis=-1)
         return interp
