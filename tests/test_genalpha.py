@@ -61,6 +61,23 @@ def test_trapezoidal_limit():
 
 
 @pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
+def test_damping_and_period_leading_terms(rho):
+    """Leading terms of Chung & Hulbert's damping ratio and period elongation, from the series of the
+    principal root of their characteristic polynomial (eq. 21): ``ln z = i W (1 - c W^2) - xi_3 W^4``,
+    ``xi_bar = (1 - rho)^3 / (2 (1 + rho)^3) W^3``, ``T_bar/T - 1 = (11 rho^2 - 14 rho + 11) / (24 (1 + rho)^2) W^2``;
+    the relative deviation of the exact values (eq. 24) shrinks like W^2."""
+    dev = []
+    for W in (0.1, 0.05):
+        _, xi, pe = spectral_properties(W, rho)
+        xi_lead = (1 - rho) ** 3 / (2 * (1 + rho) ** 3) * W ** 3
+        pe_lead = (11 * rho ** 2 - 14 * rho + 11) / (24 * (1 + rho) ** 2) * W ** 2
+        dev.append([abs(pe / pe_lead - 1), abs(xi / xi_lead - 1) if xi_lead else abs(xi)])
+    dev = np.array(dev)
+    assert np.all(dev[0] < 0.05)
+    assert np.all((dev[1] < dev[0] / 3.5) | (dev[1] < 1e-12))
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
 def test_simulated_damping_and_period_match_amplification_matrix(rho):
     """Single-dof oscillator at omega h = 0.1: decay per period and period from the simulation
     against the damping ratio and period elongation of Chung & Hulbert's amplification matrix."""
