@@ -125,7 +125,10 @@ def spectral_properties(omega_h, rho_inf):
     """``(rho, xi_bar, period_error)``: spectral radius, algorithmic damping ratio and
     relative period elongation ``(T_bar - T)/T`` of the undamped oscillator
     (Chung & Hulbert 1993, eq. 24: principal roots ``A +- iB``,
-    ``Omega_bar = atan(B/A)``, ``xi_bar = -ln(A^2 + B^2)/(2 Omega_bar)``)."""
+    ``Omega_bar = atan(B/A)``, ``xi_bar = -ln(A^2 + B^2)/(2 Omega_bar)``).  For small ``Omega``
+    the series of the principal root gives ``xi_bar = (1 - rho)^3 / (2 (1 + rho)^3) Omega^3`` and
+    ``(T_bar - T)/T = (11 rho^2 - 14 rho + 11) / (24 (1 + rho)^2) Omega^2`` (``Omega^2/12`` for
+    the trapezoidal rule)."""
     lam = np.linalg.eigvals(amplification_matrix(omega_h, rho_inf))
     rho = float(np.max(np.abs(lam)))
     z = lam[np.argmax(lam.imag)]
