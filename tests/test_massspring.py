@@ -226,6 +226,9 @@ def test_energy_account_dashpot_and_numerical_dissipation():
         assert np.max(np.abs(e["constraint_power"])) == 0.0
         num.append(np.max(np.abs(e["numerical_dissipation"])))
     assert num[-1] < 1e-3 * e["dissipated_dashpots"][-1]
+    rep = build().simulate(0.5, 100, rho_inf=0.7).energy_report()
+    assert rep["total"] == pytest.approx(rep["kinetic"] + rep["spring"] + rep["gravity"])
+    assert rep["numerical_dissipation"] > 0 and rep["constraint_power"] == 0.0
     assert np.all(np.log2(np.array(num[:-1]) / num[1:]) > 1.8)
     # linear oscillator along x: omega = 100 rad/s, omega h = 1
     mss = ms.MassSpringSystem3d()

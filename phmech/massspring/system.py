@@ -82,6 +82,14 @@ class MassSpringResult(Result):
         out["constraint_power"] = np.array([float(y[d.sl] @ (d.G(y[d.sq]) @ y[d.se])) for y in self.y])
         return out
 
+    def energy_report(self):
+        """The energy account at the end of the run (floats): the entries of :meth:`energies`
+        at the last row, ``constraint_power`` as its largest magnitude."""
+        e = self.energies()
+        out = {k: float(v[-1]) for k, v in e.items() if k != "constraint_power"}
+        out["constraint_power"] = float(np.max(np.abs(e["constraint_power"])))
+        return out
+
     def constraint_drift(self):
         """``(max |g(q)|, max |G v|)`` over the run."""
         d = self.dae
