@@ -101,6 +101,11 @@ class Contact:
     def check(self):
         """The list of inconsistencies of this contact (empty when it is usable)."""
         out = list(self.problems)
+        for port in self.ports():
+            if port.body.nq and hasattr(port.body, "displacement_rows") and np.any(port.position):
+                out.append(f"contact '{self.name}': port '{port.label}' of the floating flexible body "
+                           f"'{port.body.name}' is not supported (its deflection is not part of the "
+                           f"configuration); use a beam fixed in space or a rigid body")
         if self.r_c > 0 and self.dim == 2:
             out.append(f"contact '{self.name}': contensou_radius needs a spatial port, got planar "
                        f"port '{self.ports()[0].label}'")
