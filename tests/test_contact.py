@@ -136,3 +136,8 @@ def test_flexible_beam_strikes_stop():
     from phmech.contact import simulate
     with pytest.raises(ValueError, match="depend on the stresses"):
         simulate(p, (0, 0.01), y0, method="nsgenalpha", dt=h)
+    from phmech import System
+    from phmech.fem.beam import FloatingEulerBernoulliBeam
+    floating = FloatingEulerBernoulliBeam("arm", 0.5, 2, 7800.0, 1e-4, 2e11, 1e-8 / 12, frame="cantilever")
+    with pytest.raises(ValueError, match="'arm.B' of the floating flexible body 'arm' is not supported"):
+        NonsmoothProblem(System([floating]), [PointPlane(floating.port("B"), (0.0, 1.0), name="tip")])
