@@ -300,3 +300,43 @@ def test_validation_output_files(tmp_path):
         assert (tmp_path / name).exists()
     data = np.loadtxt(tmp_path / "pendulum.csv", delimiter=",", skiprows=1)
     assert np.all(np.isfinite(data)) and np.max(np.abs(data[:, 1] - data[:, 3])) < 0.05
+
+
+def test_network_as_a_body_of_the_ph_assembly():
+    """network_body: the same motion through the assembled descriptor DAE (Radau IIA, midpoint and the
+    first-order generalized-alpha form), an exact work record, H + V balance, exact Jacobian."""
+    from phmech import System
+    from phmech.massspring import network_body
+
+    def build():
+        mss = ms.MassSpringSystem3d()
+        mss.gravity = [0, -9.81, 0]
+        f = mss.add(ms.Fix([0, 0, 0]))
+        a = mss.add(ms.Mass(1.0, [1.2, 0, 0]))
+        b = mss.add(ms.Mass(2.0, [1.2, 1.0, 0.1], vel=[0, 0, 1]))
+        mss.add(ms.Spring(1.0, 100.0, (f, a)))
+        mss.add(ms.Chain(1.0, 80.0, (a, b)))
+        mss.add(ms.Dashpot(0.5, (a, b)))
+        mss.add(ms.Force(b, lambda t: [np.cos(3 * t), 0, 0]))
+        return mss
+    body, loads = network_body(build())
+    s = System([body])
+    for ld in loads:
+        s.add_load(ld)
+    dae = s.assemble()
+    y0 = np.r_[body.q0, body.v0]
+    assert np.allclose(dae.jacobian(0.3, y0 + 0.01).toarray(), fd_matrix(lambda y: dae.f(0.3, y), y0 + 0.01),
+                       atol=1e-5)
+    ref = solve(dae, (0.0, 0.5), y0, method="radau", rtol=1e-10, atol=1e-10)
+    second = build().simulate(0.5, 1000, rho_inf=0.8)
+    assert np.max(np.abs(ref.y[-1] - second.y[-1])) < 1e-4
+    first = solve(dae, (0.0, 0.5), y0, method="genalpha", dt=1e-3, rho_inf=0.8)
+    assert first.solver == "genalpha" and np.max(np.abs(ref.y[-1] - first.y[-1])) < 1e-3
+    mid = solve(dae, (0.0, 0.5), y0, method="midpoint", dt=1e-3)
+    assert np.max(np.abs(mid.energy_balance())) < 1e-6
+    HV = mid.hamiltonian() + dae.potential_energy(mid.y)
+    P = np.array([loads[1].force(t, y[:6], y[6:]) @ y[6:] for t, y in zip(mid.t, mid.y)])
+    W = np.concatenate([[0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(mid.t))])
+    assert np.max(np.abs(HV - HV[0] - W)) < 1e-3 * np.ptp(HV)
+    with pytest.raises(ValueError, match="distance constraint"):
+        network_body(pendulum())

@@ -8,8 +8,10 @@ The API of the source document (``seeds/002``): ``MassSpringSystem2d()`` /
 the lists ``mss.masses``, ``mss.springs``, ``mss.constraints``.  Beyond it:
 ``rho_inf``, time-dependent gravity and nodal loads (``Force``), dashpots,
 a :class:`MassSpringResult` with trajectory, energies and multipliers,
-sparse vectorized assembly for large networks, statics and modes.
+sparse vectorized assembly for large networks, statics and modes, and
+:func:`network_body`: the network as a body of :class:`phmech.System`.
 """
+from .body import NetworkBody, network_body
 from .elements import Chain, Connector, Dashpot, DistanceConstraint, Fix, Force, Mass, Spring
 from .network import Network
 from .problem import MassSpringProblem
@@ -17,4 +19,4 @@ from .system import MassSpringResult, MassSpringSystem, MassSpringSystem2d, Mass
 
 __all__ = ["MassSpringSystem", "MassSpringSystem2d", "MassSpringSystem3d", "Mass", "Fix", "Spring", "Chain",
            "Dashpot", "DistanceConstraint", "Force", "Connector", "Network", "MassSpringProblem",
-           "MassSpringResult"]
+           "MassSpringResult", "NetworkBody", "network_body"]

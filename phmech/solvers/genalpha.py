@@ -238,7 +238,8 @@ class GeneralizedAlpha(Solver):
         every step (then a run split into pieces is identical to the
         uninterrupted one to round-off, otherwise to the Newton tolerance).
         Default: reuse for more than :data:`REUSE_MIN` unknowns, where the
-        factorization dominates the cost of a step.
+        factorization dominates the cost of a step, and always in the
+        first-order form (the descriptor Jacobian is the expensive part).
     """
 
     name = "genalpha"
@@ -271,7 +272,9 @@ class GeneralizedAlpha(Solver):
         self.max_newton = count_option(self.name, "max_newton", max_newton)
         self._interval = None
         self._h_last = None
+        self._lu, self._lu_h, self._lu_fresh = None, None, False
         if self.form == "first-order":
+            self.reuse_jacobian = reuse_jacobian is not False
             self._init_first_order(acc0)
             return
         d = problem
@@ -300,7 +303,6 @@ class GeneralizedAlpha(Solver):
         self._interval = None
         self._h_last = None
         self.reuse_jacobian = (d.nq + 2 * d.nl > REUSE_MIN) if reuse_jacobian is None else bool(reuse_jacobian)
-        self._lu, self._lu_h, self._lu_fresh = None, None, False
 
     def restart_data(self):
         """``(qdd, a)`` at ``t`` (first-order form: ``(x', x')``): pass as ``acc0`` to continue the run exactly."""
@@ -348,44 +350,66 @@ class GeneralizedAlpha(Solver):
             self.nfev += 2
             return np.r_[self.Ed[:, :nd] @ xd_am - d.f(t_af, y_af)[:nd], -d.f(t1, y1)[nd:]]
 
-        y1 = y0.copy()
-        y1[:nd] += h * xd0
-        lu, prev, err, scale = None, None, np.inf, np.maximum(np.abs(y0), 1e-8)
-        for it in range(self.max_newton):
-            with np.errstate(all="ignore"):
-                r = residual(y1)
-            if not np.all(np.isfinite(r)):
-                raise SolverError(self.name, t0, "the residual became non-finite (diverging Newton iterates, "
-                                  "or the model returns NaN): reduce dt")
-            if lu is None:
-                J_af, J_1 = d.jacobian(t_af, parts(y1)[2]), d.jacobian(t1, y1)
-                self.njev += 2
-                A = sp.vstack([c * self.Ed - af * sp.csr_matrix(J_af)[:nd], -sp.csr_matrix(J_1)[nd:]], format="csc")
-                try:
-                    lu = splu(A)
-                except RuntimeError as e:
-                    raise SolverError(self.name, t0, f"singular iteration matrix ({e}): dependent constraints or "
-                                      "a singular mass matrix on the allowed motions") from None
-                self.nlu += 1
-            dy = lu.solve(r)
-            y1 = y1 - dy
-            err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
-            rate = err / prev if prev else None
-            if err < self.newton_tol or (rate is not None and rate < 0.9 and rate / (1 - rate) * err
-                                         < self.newton_tol) or (rate is not None and rate > 0.1 and
-                                                                err < 1e3 * self.newton_tol):
+        scale = np.maximum(np.abs(y0), 1e-8)
+        lu = self._lu if (self.reuse_jacobian and self._lu_h == h) else None   # simplified Newton over steps
+        for attempt in range(2):
+            fresh = started_fresh = lu is None
+            y1 = y0.copy()
+            y1[:nd] += h * xd0
+            prev, err, ok = None, np.inf, False
+            for it in range(self.max_newton):
+                with np.errstate(all="ignore"):
+                    r = residual(y1)
+                if not np.all(np.isfinite(r)):
+                    raise SolverError(self.name, t0, "the residual became non-finite (diverging Newton iterates, "
+                                      "or the model returns NaN): reduce dt")
+                if lu is None:
+                    lu, fresh = self._factor_first_order(t_af, t1, parts(y1)[2], y1, c, af), True
+                dy = lu.solve(r)
+                y1 = y1 - dy
+                err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
+                rate = err / prev if prev else None
+                if err < self.newton_tol or (rate is not None and (
+                        (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
+                        or (fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
+                    ok = True
+                    break
+                if rate is not None and rate > 0.2:
+                    lu = None
+                prev = err
+            if ok or started_fresh:
                 break
-            if rate is not None and rate > 0.2:
-                lu = None
-            prev = err
-        else:
+            lu = None
+        if not ok:
             raise SolverError(self.name, t0, f"Newton iteration did not converge (last relative increment "
                               f"{err:.3g} after {self.max_newton} iterations): reduce dt")
+        self._lu, self._lu_h = lu, h
         self.t_old, self.y_old, self.xd_old = t0, y0, xd0
         self.y, self.xd = y1, parts(y1)[0]
         self._h_last = t1 - t0
         self.t = t1
         self.nsteps += 1
+
+    def _factor_first_order(self, t_af, t1, y_af, y1, c, af):
+        """LU of ``c E - af df/dy(t_af)`` (differential rows) over ``-df/dy(t1)`` (algebraic rows)."""
+        d, nd = self.problem, self.nd
+        J_af = sp.csr_matrix(d.jacobian(t_af, y_af))
+        J_1 = sp.csr_matrix(d.jacobian(t1, y1))[nd:] if d.nl else sp.csr_matrix((0, d.n))
+        self.njev += 1 + bool(d.nl)
+        A = sp.vstack([c * self.Ed - af * J_af[:nd], -J_1], format="csc")
+        try:
+            if d.n <= DENSE_MAX:
+                lu_piv = sla.lu_factor(A.toarray())
+                if np.min(np.abs(np.diag(lu_piv[0]))) == 0:
+                    raise RuntimeError("exactly singular")
+                lu = _DenseLU(lu_piv)
+            else:
+                lu = splu(A)
+        except (RuntimeError, ValueError) as e:
+            raise SolverError(self.name, self.t, f"singular iteration matrix ({e}): dependent constraints or "
+                              "a singular mass matrix on the allowed motions") from None
+        self.nlu += 1
+        return lu
 
     def _step_times(self):
         """``(h, t1)`` of the next step: equal steps between breakpoints, times ``t_start + k h``."""
