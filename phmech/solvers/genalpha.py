@@ -397,19 +397,8 @@ class GeneralizedAlpha(Solver):
         J_1 = sp.csr_matrix(d.jacobian(t1, y1))[nd:] if d.nl else sp.csr_matrix((0, d.n))
         self.njev += 1 + bool(d.nl)
         A = sp.vstack([c * self.Ed - af * J_af[:nd], -J_1], format="csc")
-        try:
-            if d.n <= DENSE_MAX:
-                lu_piv = sla.lu_factor(A.toarray())
-                if np.min(np.abs(np.diag(lu_piv[0]))) == 0:
-                    raise RuntimeError("exactly singular")
-                lu = _DenseLU(lu_piv)
-            else:
-                lu = splu(A)
-        except (RuntimeError, ValueError) as e:
-            raise SolverError(self.name, self.t, f"singular iteration matrix ({e}): dependent constraints or "
-                              "a singular mass matrix on the allowed motions") from None
-        self.nlu += 1
-        return lu
+        return self._lu_of(A.toarray() if d.n <= DENSE_MAX else A,
+                           "dependent constraints or a singular mass matrix on the allowed motions")
 
     def _step_times(self):
         """``(h, t1)`` of the next step: equal steps between breakpoints, times ``t_start + k h``."""
@@ -491,20 +480,26 @@ class GeneralizedAlpha(Solver):
                     [cast(d.constraint_velocity_jacobian(q, v)) / cv + G @ I_H, None, -(G @ G.T)]]
         else:
             rows = [[D - K / bp]]
+        if dense:
+            Z = [np.zeros((nq, nl)), np.zeros((nl, nl))]
+            J = np.block([[b if b is not None else Z[i > 0] for b in row] for i, row in enumerate(rows)]) \
+                if nl else rows[0][0]
+        else:
+            J = sp.bmat(rows, format="csc")
+        return self._lu_of(J, "dependent constraints or a mass without stiffness and mass")
+
+    def _lu_of(self, A, why):
+        """LU factorization (dense LAPACK or SuperLU after the type of ``A``); a singular ``A`` is a SolverError."""
         try:
-            if dense:
-                Z = [np.zeros((nq, nl)), np.zeros((nl, nl))]
-                J = np.block([[b if b is not None else Z[i > 0] for b in row] for i, row in enumerate(rows)]) \
-                    if nl else rows[0][0]
-                lu_piv = sla.lu_factor(J, check_finite=True)
+            if sp.issparse(A):
+                out = splu(sp.csc_matrix(A))
+            else:
+                lu_piv = sla.lu_factor(A, check_finite=True)
                 if np.min(np.abs(np.diag(lu_piv[0]))) == 0:
                     raise RuntimeError("exactly singular")
                 out = _DenseLU(lu_piv)
-            else:
-                out = splu(sp.bmat(rows, format="csc"))
         except (RuntimeError, ValueError, np.linalg.LinAlgError) as err:
-            raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): dependent constraints or "
-                              "a mass without stiffness and mass") from None
+            raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): {why}") from None
         self.nlu += 1
         return out
 
