@@ -386,8 +386,10 @@ class MassSpringSystem:
     # -- statics and modes ----------------------------------------------------------
     def equilibrium(self, t=0.0, tol=1e-11, maxit=100):
         """Static equilibrium near the current positions: Newton on ``f(q) - G^T lam = 0``,
-        ``g(q) = 0`` with the exact Jacobians.  Writes it into the masses (velocities
-        zero) and returns ``(q, lam)``."""
+        ``g(q) = 0`` with the exact Jacobians, damped (steps of at most a tenth of the
+        shortest element, halved while the residual grows) so that it stays on the branch
+        of the starting shape.  Writes it into the masses (velocities zero) and returns
+        ``(q, lam)``."""
         prob = self.problem()
         q, _ = self.state()
         q, _ = self.project(prob, q, np.zeros_like(q))
@@ -426,7 +428,9 @@ class MassSpringSystem:
 
     def natural_frequencies(self, k=None, t=0.0):
         """Natural frequencies [Hz] of the motion linearized about the current state at rest
-        (tangent stiffness incl. geometric terms, constrained to the null space of ``G``)."""
+        (tangent stiffness incl. geometric terms, constrained to the null space of ``G``).
+
+        Dense eigenvalue problem: meant for networks of up to a few thousand unknowns."""
         import scipy.linalg as sla
         prob = self.problem()
         q, _ = self.state()
