@@ -23,8 +23,10 @@ from .base import DAESolver, Solver, SolverError
 from .driver import DRIVER_OPTIONS, METHODS, integrate, solve
 from .genalpha import GeneralizedAlpha, SecondOrderProblem
 from .midpoint import ImplicitMidpoint
+from .moreau import Moreau, MoreauShifted
+from .nsgenalpha import NonsmoothGenAlpha
 from .radau import RadauIIA
 
 __all__ = ["solve", "integrate", "METHODS", "DRIVER_OPTIONS", "Solver", "DAESolver", "SolverError",
            "ImplicitMidpoint", "RadauIIA", "IDA", "Radau5DAE",
-           "GeneralizedAlpha", "SecondOrderProblem"]
+           "GeneralizedAlpha", "SecondOrderProblem", "Moreau", "MoreauShifted", "NonsmoothGenAlpha"]
