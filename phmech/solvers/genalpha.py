@@ -89,7 +89,7 @@ from .base import Solver, SolverError, count_option, positive_option
 #: above this many unknowns the iteration matrix is kept over steps by default
 REUSE_MIN = 2000
 #: up to this many unknowns the iteration matrix is factorized densely (LAPACK beats SuperLU's overhead)
-DENSE_MAX = 200
+DENSE_MAX = 100
 
 
 class _DenseLU:
