@@ -5,8 +5,8 @@ The rigid bodies of :mod:`phmech.bodies.rigid` use body-frame velocities
 body-frame velocity and the angular velocity in the same step, and any
 one-step scheme that evaluates the frame rotation at one time of the step
 makes an error of ``h |Delta omega| |Delta v| / 4`` in the inertial
-post-impact velocity (the rotating bouncing ball: 1 % of the rolling
-speed at ``h = 2e-3``).  With the velocity of the centre of mass in
+post-impact velocity (the rotating bouncing ball, case 3, at ``h = 2e-3``:
+3 % of the rolling speed).  With the velocity of the centre of mass in
 inertial components and the angular velocity in body components the
 kinetic equation of the translation is ``m v' = F`` (no gyroscopic
 coupling), and Newton's impact law is reproduced exactly where the

@@ -27,8 +27,9 @@ Velocity-dependent smooth forces are evaluated at ``\\bar u`` (option
 ``h(t_m, q_m, u_n)`` (``smooth="explicit"``).  The floating-frame
 formulation carries the gyroscopic term ``J(u) u`` in ``h``; explicit, it
 turns a spinning body's body-frame velocity by ``omega h`` per step and
-lets its length grow by ``sqrt(1 + (omega h)^2)`` (the rotating bouncing
-ball at 50 rad/s, ``h = 2e-3``, gains 45 % kinetic energy per second);
+multiplies its length by ``sqrt(1 + (omega h)^2)`` (the kinetic energy of the
+translation grows by 1 % per step for the rotating bouncing ball at 50 rad/s
+and ``h = 2e-3``);
 at ``\\bar u`` it does no work, ``\\bar u^T J(\\bar u) \\bar u = 0``.  The
 nonlinear velocity equation is solved by Newton's method on the smooth
 part, each iterate solving the contact problem exactly
