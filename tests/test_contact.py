@@ -141,3 +141,21 @@ def test_flexible_beam_strikes_stop():
     floating = FloatingEulerBernoulliBeam("arm", 0.5, 2, 7800.0, 1e-4, 2e11, 1e-8 / 12, frame="cantilever")
     with pytest.raises(ValueError, match="'arm.B' of the floating flexible body 'arm' is not supported"):
         NonsmoothProblem(System([floating]), [PointPlane(floating.port("B"), (0.0, 1.0), name="tip")])
+
+
+def test_prox_parameter_per_contact():
+    """Contacts of very different effective masses (Delassus diagonal 1e-3 and 10): the
+    fixed-point iteration converges with r_i = 1 / D_ii and diverges with one global r = 0.3
+    (r D_ii > 2 on the stiff contact)."""
+    from phmech.contact.prox import _gauss_seidel
+    cs = ContactSet([0.5, 0.5], [1, 1])
+    D = np.diag([1e-3, 10.0, 2e-3, 20.0])
+    D[0, 2] = D[2, 0] = 5e-4
+    D[1, 3] = D[3, 1] = 2.0
+    xi0 = np.array([-1.0, -1.0, 0.3, -0.5])
+    r_own = prox_parameters(D, cs)
+    P, sweeps, res = _gauss_seidel(np.zeros(cs.n), xi0, D, cs, r_own, 1e-12, 500)
+    assert res <= 1e-12 and sweeps < 500
+    P_bad, _, res_bad = _gauss_seidel(np.zeros(cs.n), xi0, D, cs, np.full(cs.n, 0.3), 1e-12, 500)
+    assert not res_bad <= 1e-3
+    assert np.allclose(ProxSolver().solve(xi0, D, cs, scale=1e3), P, atol=1e-9)
