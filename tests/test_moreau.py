@@ -192,3 +192,13 @@ def test_tippe_top_inverts():
     assert res.t_invert is not None and 1.2 < res.t_invert < 1.6
     assert res.tilt.max() > 2.9
     assert np.max(np.abs(res.energy_balance())) < 1e-10
+
+
+def test_bouncing_ball_command_line(tmp_path):
+    import json
+    out = tmp_path / "ball"
+    bb.main(["--outdir", str(out), "--solvers", "moreau", "--no-plot"])
+    s = json.loads((out / "summary.json").read_text())
+    assert set(s["cases"]) == {"1", "2", "3", "4"}
+    assert abs(s["cases"]["1"]["moreau"]["exact"]["t_zeno"] - 3 * s["cases"]["1"]["moreau"]["exact"]["impacts"][0]) < 1e-12
+    assert (out / "case4_moreau.csv").exists()
