@@ -1,0 +1,353 @@
+"""Kirchhoff plates in port-Hamiltonian form with the Hellan-Herrmann-Johnson element (Firedrake).
+
+Co-energy variables: the vertical velocity ``v = dw/dt`` and the bending
+moment tensor ``Mb``; energy ``H = 1/2 int rho h v^2 + Mb : C : Mb`` with the
+bending compliance ``C = D^-1``,
+
+.. math::
+
+    \\rho h\\, \\partial_t v = -\\operatorname{div}\\operatorname{div} M_b, \\qquad
+    C\\, \\partial_t M_b = \\nabla\\nabla v
+
+(Brugnoli, Alazard, Pommier-Budinger, Matignon, Appl. Math. Model. 75
+(2019), Part II, eqs. 9-10).  The weak form uses the Hellan-Herrmann-Johnson
+pairing (Hellan 1967, Herrmann 1967, Johnson 1973; see Arnold & Walker,
+SIAM J. Numer. Anal. 58 (2020), eq. 2.3)
+
+.. math::
+
+    b(M_b, \\delta v) = \\sum_T \\int_T M_b : \\nabla\\nabla \\delta v
+    - \\sum_{F} \\int_F M_{nn} [\\![\\partial_n \\delta v]\\!]
+    - \\int_{\\partial\\Omega} M_{nn} \\partial_n \\delta v ,
+
+with ``v`` in CG_k (continuous) and ``Mb`` in HHJ_{k-1} (symmetric tensors
+with continuous normal-normal component), so that
+
+.. math::
+
+    (\\rho h \\dot v, \\delta v) = -b(M_b, \\delta v) + \\text{inputs}, \\qquad
+    (C \\dot M_b, \\delta M) = b(\\delta M, v),
+
+and the structure matrix ``J0 = [[0, -B^T], [B, 0]]`` is exactly skew.
+
+Boundary conditions (all homogeneous ones are port choices of zero flow or
+zero effort, imposed strongly by removing degrees of freedom, which keeps
+``M`` symmetric positive definite and ``J0`` skew, with no multipliers and
+no infinite eigenvalues):
+
+* ``"clamped"``: ``v = 0`` strongly (CG degrees of freedom removed);
+  ``d_n v = 0`` is natural -- the boundary term of ``b`` tested by the free
+  ``M_nn`` enforces it;
+* ``"simply_supported"``: ``v = 0`` and ``M_nn = 0`` strongly (the HHJ
+  normal-normal degrees of freedom of the boundary facets removed);
+* ``"free"``: ``M_nn = 0`` strongly; the effective shear vanishes naturally.
+
+Non-homogeneous or interconnected boundaries (a rigid body along an edge)
+are Lagrange multipliers of the assembled :class:`~phmech.System`: the
+edge's velocity rows (:meth:`PlateBase.edge_rows`) against the other body's
+port; a multiplier is needed there because the condition couples two
+bodies and carries the interconnection force.
+"""
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..bodies.base import Body
+from ..loads import Load
+from ._petsc import to_numpy, to_scipy
+
+KIRCHHOFF_CONDITIONS = ("clamped", "simply_supported", "free")
+
+
+def check_plate_parameters(owner, **values):
+    """One error listing every non-positive or non-finite parameter."""
+    bad = [f"{k}={v!r}" for k, v in values.items()
+           if not (isinstance(v, (int, float, np.integer, np.floating)) and np.isfinite(v) and v > 0)]
+    if bad:
+        raise ValueError(f"plate '{owner}': parameters must be positive and finite: {', '.join(bad)}")
+
+
+def check_boundary(owner, markers, boundary, allowed):
+    """Check a ``{marker: condition}`` map against the mesh markers; one error for all problems."""
+    problems = []
+    if not isinstance(boundary, dict):
+        raise ValueError(f"plate '{owner}': boundary must be a dict {{marker: condition}}, got {boundary!r}")
+    for m, c in boundary.items():
+        if m not in markers:
+            problems.append(f"marker {m!r} is not a boundary marker of the mesh {sorted(markers)}")
+        if c not in allowed:
+            problems.append(f"marker {m!r}: unknown condition {c!r} (choose from {list(allowed)})")
+    if problems:
+        raise ValueError(f"plate '{owner}': " + "; ".join(problems))
+
+
+def patch_weight(fd, x, center, radius):
+    """Cosine bump ``(1 + cos(pi r / radius)) / 2`` on the disc of ``radius`` around ``center`` (UFL).
+
+    The patch is a function of space only, independent of the mesh, so the
+    port it defines (a weighted mean) converges under mesh refinement.
+    """
+    rr = fd.sqrt((x[0] - center[0]) ** 2 + (x[1] - center[1]) ** 2)
+    return fd.conditional(fd.lt(rr, radius), 0.5 * (1.0 + fd.cos(np.pi * rr / radius)), 0.0)
+
+
+def condensed_modes(Mv, C, B, k=6, sigma=0.0):
+    """Lowest ``k`` vibration modes of ``J = [[0, -B^T], [B, 0]]``, ``E = diag(Mv, C)``.
+
+    With ``e = (v, s)`` (velocities, stresses) the pencil ``J e = j omega E e``
+    is equivalent to ``B^T C^-1 B v = omega^2 Mv v`` for ``omega != 0`` (the
+    self-equilibrated stresses, ``B^T s = 0``, are the zero eigenvalues and
+    drop out).  Shift-invert Lanczos with the sparse saddle-point factor
+    ``[[-sigma Mv, B^T], [B, -C]]``: no inverse of ``C`` is formed.
+
+    Returns
+    -------
+    omega : ndarray (k,)  ascending [rad/s]
+    V : ndarray (nv, k)   velocity parts, ``V^T Mv V = I``
+    """
+    nv = Mv.shape[0]
+    S = sp.bmat([[-sigma * Mv, B.T], [B, -C]], format="csc")
+    lu = spla.splu(S)
+    luC = spla.splu(sp.csc_matrix(C))
+
+    def opinv(f):
+        return lu.solve(np.concatenate([f, np.zeros(C.shape[0])]))[:nv]
+
+    K = spla.LinearOperator((nv, nv), matvec=lambda x: B.T @ luC.solve(B @ x), dtype=float)
+    Op = spla.LinearOperator((nv, nv), matvec=opinv, dtype=float)
+    w2, V = spla.eigsh(K, k=k, M=Mv, sigma=sigma, OPinv=Op, which="LM", tol=1e-12)
+    order = np.argsort(w2)
+    w2, V = w2[order], V[:, order]
+    return np.sqrt(np.maximum(w2, 0.0)), V
+
+
+class PlateBase(Body):
+    """What the Kirchhoff and the Mindlin plate share: fixed plate in the plane z = 0.
+
+    Subclasses build the mixed matrices over ``(velocities, stresses)`` and
+    call :meth:`_finish`.  The plate has no configuration (``nq = 0``) and
+    no frame variables; ports are spatial (``dim = 3``): the vertical
+    velocity in the third row of ``Y`` and the rotation rates about x and y
+    in ``W``.
+    """
+
+    dim = 3
+
+    def _setup_mesh(self, name, mesh, h, rho, E, nu):
+        import firedrake as fd
+
+        Body.__init__(self, name)
+        check_plate_parameters(name, h=h, rho=rho, E=E)
+        if not (isinstance(nu, (int, float, np.floating)) and -1.0 < nu < 0.5):
+            raise ValueError(f"plate '{name}': Poisson ratio nu must lie in (-1, 0.5), got {nu!r}")
+        self._fd = fd
+        self.mesh = mesh
+        self.x = fd.SpatialCoordinate(mesh)
+        self.n = fd.FacetNormal(mesh)
+        self.h, self.rho, self.E_mod, self.nu = float(h), float(rho), float(E), float(nu)
+        self.D = E * h ** 3 / (12.0 * (1.0 - nu ** 2))
+        self.markers = set(int(m) for m in mesh.exterior_facets.unique_markers)
+        self.q0 = np.zeros(0)
+
+    def _finish(self, Mfull, Jfull, drop, vel, stress):
+        """Remove the strong boundary conditions and set ``M``, ``J0`` and the field indices."""
+        nf = Mfull.shape[0]
+        self._keep = keep = np.setdiff1d(np.arange(nf), np.asarray(drop, int))
+        self._full_to_e = np.full(nf, -1)
+        self._full_to_e[keep] = np.arange(len(keep))
+        self.M = sp.csr_matrix(Mfull[keep][:, keep])
+        self.J0 = sp.csr_matrix(Jfull[keep][:, keep])
+        self.M.eliminate_zeros()
+        self.J0.eliminate_zeros()
+        self.fields = {k: self._full_to_e[idx][self._full_to_e[idx] >= 0] for k, idx in {**vel, **stress}.items()}
+        self.velocity_dofs = np.sort(np.concatenate([self.fields[k] for k in vel]))
+        self.stress_dofs = np.sort(np.concatenate([self.fields[k] for k in stress]))
+
+    def _reduce(self, row):
+        """A row over the full mixed space restricted to the kept unknowns."""
+        return np.asarray(row)[self._keep]
+
+    # -- Body protocol: a fixed body ---------------------------------------
+    @property
+    def frame_dofs(self):
+        return np.arange(0)
+
+    @property
+    def translation_dofs(self):
+        return np.arange(0)
+
+    def qdot(self, q, e):
+        return np.zeros(0)
+
+    def qdot_jacobians(self, q, e):
+        return np.zeros((0, 0)), np.zeros((0, self.ne))
+
+    def port_position(self, q, port):
+        return port.position.copy()
+
+    # -- ports ----------------------------------------------------------------
+    def _velocity_tests(self):
+        """UFL ``(w, rot_x, rot_y)`` test fields: vertical velocity and rotation rates."""
+        raise NotImplementedError
+
+    def add_patch_port(self, name, center, radius, quadrature_degree=None):
+        """Port on a patch of ``radius`` [m] around ``center`` (independent of the mesh).
+
+        The port rows are means weighted by the cosine bump
+        :func:`patch_weight`, normalized to unit integral over the plate:
+        ``Y = (0, 0, <w>)``, ``W = (<rot_x>, <rot_y>, 0)``.  By virtual power a
+        force ``F_z`` at the port is the pressure ``F_z * weight`` and a moment
+        its distributed couple.
+        """
+        fd = self._fd
+        check_plate_parameters(self.name, patch_radius=radius)
+        center = np.asarray(center, float)
+        if center.shape != (2,) or not np.all(np.isfinite(center)):
+            raise ValueError(f"plate '{self.name}', port '{name}': center must be 2 finite numbers, got {center!r}")
+        qd = quadrature_degree or 2 * self.degree + 8
+        dxq = fd.dx(domain=self.mesh, metadata={"quadrature_degree": qd})
+        wgt = patch_weight(fd, self.x, center, radius)
+        area = fd.assemble(wgt * dxq)
+        if area <= 0:
+            raise ValueError(f"plate '{self.name}', port '{name}': the patch of radius {radius} around "
+                             f"{tuple(center)} does not meet the plate")
+        rows = [self._reduce(to_numpy(fd.assemble(wgt / area * t * dxq))) for t in self._velocity_tests()]
+        Y = np.zeros((3, self.ne))
+        W = np.zeros((3, self.ne))
+        Y[2] = rows[0]
+        W[0], W[1] = rows[1], rows[2]
+        return self.add_port(name, Y, W, np.r_[center, 0.0])
+
+    def edge_rows(self, marker, shapes):
+        """Distributed edge port: rows ``int_edge w psi_j ds`` and ``int_edge rot_n psi_j ds``.
+
+        ``shapes`` is a list of callables ``psi_j(x)`` of the UFL spatial
+        coordinate; ``rot_n`` is the rotation rate about the edge direction
+        (``d_n w`` for Kirchhoff, the normal rotation for Mindlin).  The
+        transposed rows are the input matrices of a distributed shear force
+        and bending moment along the edge.  Returns ``(Yw, Yr)``, each
+        ``(len(shapes), ne)``.
+        """
+        fd = self._fd
+        if marker not in self.markers:
+            raise ValueError(f"plate '{self.name}': edge marker {marker!r} is not one of {sorted(self.markers)}")
+        tw, tr = self._edge_tests()
+        dsq = fd.ds(marker, domain=self.mesh, metadata={"quadrature_degree": 2 * self.degree + 6})
+        Yw = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * tw * dsq))) for psi in shapes])
+        Yr = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * tr * dsq))) for psi in shapes])
+        return Yw, Yr
+
+    def load_vector(self, pressure):
+        """Input column of a distributed pressure ``p(x)`` (callable of the UFL coordinate): ``int p dv``."""
+        fd = self._fd
+        tw = self._velocity_tests()[0]
+        return self._reduce(to_numpy(fd.assemble(pressure(self.x) * tw * fd.dx(domain=self.mesh))))
+
+    # -- modes ------------------------------------------------------------------
+    def natural_frequencies(self, k=6, sigma=0.0):
+        """Lowest ``k`` angular frequencies [rad/s] from the condensed pencil (:func:`condensed_modes`)."""
+        v, s = self.velocity_dofs, self.stress_dofs
+        Mv = self.M[v][:, v]
+        C = self.M[s][:, s]
+        B = self.J0[s][:, v]
+        return condensed_modes(Mv.tocsc(), C.tocsc(), B.tocsc(), k, sigma)
+
+    def lam(self, omega, length):
+        """Nondimensional frequencies ``omega a^2 sqrt(rho h / D)`` for the length scale ``a``."""
+        return np.asarray(omega) * length ** 2 * np.sqrt(self.rho * self.h / self.D)
+
+    def hamiltonian(self, e):
+        return 0.5 * float(e @ (self.M @ e))
+
+
+class KirchhoffPlate(PlateBase):
+    """Kirchhoff plate, ``e = (v, Mb)``: CG_k velocity and HHJ_{k-1} moments (see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+    mesh : firedrake mesh (2D)
+    h, rho, E, nu : thickness [m], density [kg/m^3], Young's modulus [Pa], Poisson ratio.
+    degree : int
+        ``k`` in 1, 2, 3 (any ``k >= 1`` works).
+    boundary : dict
+        ``{mesh marker: "clamped" | "simply_supported" | "free"}``; markers not
+        listed are free.
+    """
+
+    def __init__(self, name, mesh, h, rho, E, nu, degree=2, boundary=None):
+        self._setup_mesh(name, mesh, h, rho, E, nu)
+        fd = self._fd
+        if not isinstance(degree, (int, np.integer)) or degree < 1:
+            raise ValueError(f"plate '{name}': degree must be an integer >= 1, got {degree!r}")
+        boundary = {} if boundary is None else dict(boundary)
+        check_boundary(name, self.markers, boundary, KIRCHHOFF_CONDITIONS)
+        self.degree = k = int(degree)
+        self.boundary = {m: boundary.get(m, "free") for m in sorted(self.markers)}
+        Vv = fd.FunctionSpace(mesh, "CG", k)
+        Vm = fd.FunctionSpace(mesh, "HHJ", k - 1)
+        W = Vv * Vm
+        v, Mb = fd.TrialFunctions(W)
+        dv, dM = fd.TestFunctions(W)
+        n = self.n
+        rho_h, D, nu = self.rho * self.h, self.D, self.nu
+
+        def compliance(m):
+            return (m - nu / (1.0 + nu) * fd.tr(m) * fd.Identity(2)) / (D * (1.0 - nu))
+
+        def b(m, u):
+            mnn_i = fd.dot(fd.dot(m("+"), n("+")), n("+"))
+            mnn_b = fd.dot(fd.dot(m, n), n)
+            return (fd.inner(m, fd.grad(fd.grad(u))) * fd.dx - mnn_i * fd.jump(fd.grad(u), n) * fd.dS
+                    - mnn_b * fd.dot(fd.grad(u), n) * fd.ds)
+
+        Mfull = to_scipy(fd.assemble((rho_h * dv * v + fd.inner(dM, compliance(Mb))) * fd.dx, mat_type="aij"))
+        Jfull = to_scipy(fd.assemble(-b(Mb, dv) + b(dM, v), mat_type="aij"))
+        nv = Vv.dim()
+        vel = {"v": np.arange(nv)}
+        stress = {"M": nv + np.arange(Vm.dim())}
+        drop = []
+        for m, cond in self.boundary.items():
+            if cond in ("clamped", "simply_supported"):
+                drop += list(fd.DirichletBC(Vv, 0.0, m).nodes)
+            if cond in ("simply_supported", "free"):
+                drop += list(nv + fd.DirichletBC(Vm, 0.0, m).nodes)
+        self.spaces = (Vv, Vm)
+        self._tests = (dv, dM)
+        self._finish(Mfull, Jfull, np.unique(drop), vel, stress)
+
+    def _velocity_tests(self):
+        dv = self._tests[0]
+        return dv, dv.dx(1), -dv.dx(0)
+
+    def _edge_tests(self):
+        dv = self._tests[0]
+        return dv, self._fd.dot(self._fd.grad(dv), self.n)
+
+    def deflection_function(self, e_v):
+        """A Firedrake Function on CG_k from the velocity part of an effort vector (for plots)."""
+        fd = self._fd
+        f = fd.Function(self.spaces[0])
+        full = np.zeros(len(self._full_to_e))
+        full[self._keep] = e_v
+        f.dat.data[:] = full[:self.spaces[0].dim()]
+        return f
+
+
+class PlateLoad(Load):
+    """A distributed load ``f(t) * b`` on a plate: ``b`` from :meth:`PlateBase.load_vector`
+    (a pressure) or from edge rows (a line load); ``f`` a scalar function of time."""
+
+    inertial = False
+
+    def __init__(self, plate, b, fun, name=None):
+        from .._checks import time_function
+
+        self.name = name or f"distributed load({plate.name})"
+        self.body = plate
+        b = np.asarray(b, float)
+        if b.shape != (plate.ne,) or not np.all(np.isfinite(b)):
+            raise ValueError(f"load '{self.name}': b must be {plate.ne} finite numbers, got shape {b.shape}")
+        self.cols = np.flatnonzero(b)
+        self.A = b[self.cols][None, :]
+        self.fun = time_function(fun, 1, "load factor", f"load '{self.name}'")
