@@ -40,6 +40,13 @@ class Result:
         self.work = None
         self.t_events = None
         self.y_events = None
+        #: the solver's options, the run's span and the state to continue from (set by the driver)
+        self.options = {}
+        self.t0 = float(self.t[0]) if len(self.t) else 0.0
+        self.t_end = float(self.t[-1]) if len(self.t) else 0.0
+        self.solver_state = None
+        #: the model identification of a loaded result (:func:`phmech.checkpoint.model_identity`)
+        self.model_identity = None
 
     def __repr__(self):
         return (f"Result(solver={self.solver!r}, {len(self.t)} points, t=[{self.t[0]:g}, {self.t[-1]:g}], "
@@ -104,6 +111,62 @@ class Result:
         """Max-norm of the velocity constraint residual at each output time."""
         return np.array([np.max(np.abs(self.dae.constraint_residual(t, y)), initial=0.0)
                          for t, y in zip(self.t, self.y)])
+
+    # -- keeping and continuing a run ----------------------------------------
+    def save(self, path):
+        """Write the result to an HDF5 checkpoint (:mod:`phmech.checkpoint`); returns ``path``.
+
+        Holds the trajectory, labels, solver name, options and statistics,
+        the work record, the solver state to continue from (midpoint, radau)
+        and the model's identification; continue with
+        ``solve(..., restart=path)`` or ``System.simulate(..., restart=path)``.
+        """
+        from . import checkpoint
+        if self.dae is not None:
+            identity, labels = checkpoint.model_identity(self.dae), self.dae.labels()
+        elif self.model_identity is not None:
+            identity, labels = self.model_identity, self.labels
+        else:
+            raise ValueError("Result.save: the result has neither a model nor a stored model identity")
+        return checkpoint.save_run(path, self.t, self.y, self.work, labels, self.solver, self.options,
+                                   self.stats, self.solver_state, identity, self.t0, self.t_end,
+                                   self.message, self.t_events, self.y_events)
+
+    @classmethod
+    def load(cls, path, model=None):
+        """Read a result written by :meth:`save` (or a periodic checkpoint).
+
+        Parameters
+        ----------
+        path : str
+        model : System or assembled problem, optional
+            Attach the result to this model (for the per-body views and
+            energies); a model other than the stored one is refused with a
+            :class:`~phmech.checkpoint.CheckpointError` listing the differences.
+
+        A truncated or corrupted file raises :class:`~phmech.checkpoint.CheckpointError`.
+        """
+        from . import checkpoint
+        meta, arrays = checkpoint.read(path)
+        if model is not None:
+            model = model.assemble() if hasattr(model, "assemble") else model
+            checkpoint.compare_identity(meta["model"], model, f"checkpoint {path!r}")
+        return cls.from_checkpoint(meta, arrays, model)
+
+    @classmethod
+    def from_checkpoint(cls, meta, arrays, problem=None):
+        """A result from the parts :func:`phmech.checkpoint.read` returns."""
+        from .checkpoint import join_state
+        res = cls(arrays["t"], arrays["y"], problem, meta["solver"], meta["stats"], meta["message"])
+        res.work = arrays.get("work")
+        res.options, res.t0, res.t_end = dict(meta["options"]), float(meta["t0"]), float(meta["t_end"])
+        res.solver_state = join_state(meta["state"], arrays) if meta.get("has_state") else None
+        res.model_identity, res.labels = meta["model"], list(meta["labels"])
+        if meta.get("n_events") is not None:
+            res.t_events = [np.array(arrays.get(f"events/t{i}", np.zeros(0))) for i in range(meta["n_events"])]
+            res.y_events = [np.array(arrays.get(f"events/y{i}", np.zeros((0, res.y.shape[1]))))
+                            for i in range(meta["n_events"])]
+        return res
 
     # -- output ------------------------------------------------------------
     def to_csv(self, path, columns):

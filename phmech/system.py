@@ -141,13 +141,16 @@ class System:
             self._assembled = DescriptorDAE(self)
         return self._assembled
 
-    def simulate(self, t_end, solver="midpoint", t0=0.0, y0=None, **options):
+    def simulate(self, t_end, solver="midpoint", t0=0.0, y0=None, restart=None, **options):
         """Assemble, compute consistent initial values and integrate.
 
-        See :func:`phmech.solvers.solve` for the solvers and their options.
+        See :func:`phmech.solvers.solve` for the solvers and their options;
+        ``restart=path`` continues the run saved in a checkpoint file.
         """
         from .solvers import solve
         dae = self.assemble()
+        if restart is not None:
+            return solve(dae, (t0, t_end), None, method=solver, restart=restart, **options)
         if y0 is None:
             y0 = dae.initial_state(t0)
         return solve(dae, (t0, t_end), y0, method=solver, **options)

@@ -27,7 +27,8 @@ METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5"
            "nsgenalpha": NonsmoothGenAlpha}
 
 #: options of the driver (the arguments of :func:`solve` besides the solver's own)
-DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks")
+DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks", "restart", "checkpoint",
+                  "checkpoint_every")
 
 
 def _solver_class(method):
@@ -40,7 +41,7 @@ def _solver_class(method):
 
 
 def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tstops=None, events=None,
-          progress=False, callbacks=None, **options):
+          progress=False, callbacks=None, restart=None, checkpoint=None, checkpoint_every=None, **options):
     """Integrate ``E y' = f(t, y)`` over ``t_span`` from the consistent state ``y0``.
 
     Parameters
@@ -71,6 +72,21 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
         Show a progress bar (tqdm, when installed).
     callbacks : list of callables ``cb(solver)``, optional
         Called after every accepted step (the place to write checkpoints).
+    restart : str, optional
+        Continue the run saved in this checkpoint file (:mod:`phmech.checkpoint`)
+        up to ``t_end``; ``t_span[0]`` and ``y0`` are then taken from the file.
+        The model must be the one of the file (else a
+        :class:`~phmech.checkpoint.CheckpointError`); the solver options default to
+        the stored ones.  Pass the same ``t_eval``/``dt_out``/``tstops``: the
+        result then holds the stored rows followed by the continued ones and
+        equals the uninterrupted run (bit for bit for the midpoint rule when
+        ``t_end`` is the one of the interrupted run).
+    checkpoint : str, optional
+        Write the run so far to this HDF5 file every ``checkpoint_every``
+        seconds of simulated time and at the end (atomically: a killed run
+        loses at most one interval).
+    checkpoint_every : float, optional
+        Interval of the checkpoints in simulated time (default: only at the end).
     **options
         The solver's own options; an option it does not take is refused.
 
@@ -84,9 +100,21 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
         t0, t_end = t_span
     except (TypeError, ValueError):
         raise ValueError(f"{cls.name}: t_span must be two numbers (t0, t_end), got {t_span!r}") from None
-    solver = cls(problem, t0, y0, t_end, **options)
+    resume = None
+    if restart is not None:
+        from ..checkpoint import open_restart
+        resume = open_restart(restart, problem, cls, options, t_end)
+        options = resume.options
+        if resume.t >= t_end:
+            return resume.result(problem)
+        solver = cls(problem, resume.t, resume.state["y"], t_end, **options)
+        solver.restore_state(resume.state)
+    else:
+        solver = cls(problem, t0, y0, t_end, **options)
+    solver.options = dict(options)
     return integrate(solver, t_eval=t_eval, dt_out=dt_out, tstops=tstops, events=events,
-                     progress=progress, callbacks=callbacks)
+                     progress=progress, callbacks=callbacks, checkpoint=checkpoint,
+                     checkpoint_every=checkpoint_every, _resume=resume)
 
 
 # -- checks of the driver's arguments ------------------------------------------
@@ -192,11 +220,14 @@ def _crossings(events, g_old, solver, dense):
     return sorted(found), g_new
 
 
-def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progress=False, callbacks=None):
-    """Run a constructed ``solver`` to its ``t_bound`` (see :func:`solve` for the arguments)."""
-    name, t0, t_end = solver.name, solver.t, solver.t_bound
+def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progress=False, callbacks=None,
+              checkpoint=None, checkpoint_every=None, _resume=None):
+    """Run a constructed ``solver`` to its ``t_bound`` (see :func:`solve` for the arguments;
+    ``_resume``: the opened restart file, :func:`phmech.checkpoint.open_restart`)."""
+    name, t_end = solver.name, solver.t_bound
+    t0 = _resume.t0 if _resume is not None else solver.t       # the run's start (output grid)
     outputs = _output_times(name, t0, t_end, t_eval, dt_out)
-    stops = _breakpoints(name, t0, t_end, tstops)
+    stops = _breakpoints(name, solver.t, t_end, tstops)
     events = _check_events(name, events)
     callbacks = list(callbacks or [])
     for cb in callbacks:
@@ -206,11 +237,17 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     labels = solver.problem.labels()
     rows = _Rows(solver)
     k = 0                                        # next output time
-    if outputs is None or outputs[0] == t0:
+    t_events, y_events = [[] for _ in events], [[] for _ in events]
+    if _resume is not None:
+        _resume.fill(rows, t_events, y_events)
+        k = 0 if outputs is None else int(np.searchsorted(outputs, solver.t, side="right"))
+    elif outputs is None or outputs[0] == t0:
         rows.add(t0, solver.y)
         k = 0 if outputs is None else 1
-    t_events, y_events = [[] for _ in events], [[] for _ in events]
-    g_old = [float(ev(t0, solver.y)) for ev in events]
+    if checkpoint is not None:
+        from ..checkpoint import Checkpointer
+        callbacks.append(Checkpointer(checkpoint, checkpoint_every, rows, t0, t_events, y_events))
+    g_old = [float(ev(solver.t, solver.y)) for ev in events]
     bar = _progress(progress, t0, t_end, name)
     terminated = False
     tic = time.perf_counter()
@@ -275,4 +312,9 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     if events:
         res.t_events = [np.array(t) for t in t_events]
         res.y_events = [np.array(y).reshape(-1, solver.problem.n) for y in y_events]
+    res.options = dict(getattr(solver, "options", {}))
+    res.t0, res.t_end = t0, t_end
+    res.solver_state = solver.checkpoint_state() if hasattr(solver, "checkpoint_state") else None
+    if checkpoint is not None:
+        res.save(checkpoint)
     return res

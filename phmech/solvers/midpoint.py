@@ -103,6 +103,7 @@ class ImplicitMidpoint(Solver):
         self.h = None            # step of the current interval between breakpoints
         self._interval = None    # (start, end) of that interval
         self._h_last = None
+        self._lu_point = None    # (t, y) where the current iteration matrix was evaluated
         #: exact discrete work supplied through the ports up to ``t``
         self.work = 0.0
         self.work_old = 0.0
@@ -135,6 +136,7 @@ class ImplicitMidpoint(Solver):
             raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): the mass matrix is "
                               "singular on the motions the joints allow, or constraints are dependent") from None
         self.lu_h = h
+        self._lu_point = (t, np.array(ym))
         self.nlu += 1
 
     def _nonfinite_cause(self, t, y0, r):
@@ -247,6 +249,40 @@ class ImplicitMidpoint(Solver):
         self._h_last = h
         self.t = self.t_bound if last else t0 + h
         self.nsteps += 1
+
+    # -- checkpoints ---------------------------------------------------------
+    def checkpoint_state(self):
+        """What a restart needs to repeat the following steps bit for bit (no factorization).
+
+        The step grid of the current interval (its ends and ``h``), the
+        predictor's previous point, the Newton scales, the work record and
+        the point where the current iteration matrix was evaluated (it is
+        factorized again there on :meth:`restore_state`).
+        """
+        from ..checkpoint import common_state
+        live = self.lu is not None and self._lu_point is not None
+        return {**common_state(self), "h": self.h, "h_last": self._h_last,
+                "interval": list(self._interval) if self._interval is not None else None,
+                "z_prev": None if self.z_prev is None else np.array(self.z_prev),
+                "dae_scale": np.array(self.dae_scale) if hasattr(self, "dae_scale") else None,
+                "work": self.work, "work_old": self.work_old,
+                "lu_h": self.lu_h if live else None,
+                "lu_t": self._lu_point[0] if live else None,
+                "lu_y": np.array(self._lu_point[1]) if live else None}
+
+    def restore_state(self, state):
+        """Continue from :meth:`checkpoint_state` (refactorizes the iteration matrix at its point)."""
+        from ..checkpoint import restore_common
+        self.h, self._h_last = state["h"], state["h_last"]
+        self._interval = tuple(state["interval"]) if state["interval"] is not None else None
+        self.z_prev = state.get("z_prev")
+        if state.get("dae_scale") is not None:
+            self.dae_scale = np.array(state["dae_scale"])
+        self.work, self.work_old = float(state["work"]), float(state["work_old"])
+        self.lu = self.lu_h = None
+        if state.get("lu_h") is not None:
+            self._factor(float(state["lu_t"]), np.array(state["lu_y"]), float(state["lu_h"]))
+        restore_common(self, state)
 
     def dense_output(self):
         """Linear interpolation between the step points (O(h^2), the order of the rule)."""

@@ -135,6 +135,7 @@ class RadauIIA(Solver):
         self._f0 = None          # f(t, y) at the current point
         self._J = None           # Jacobian and whether it belongs to the current point
         self._J_fresh = False
+        self._J_point = None     # (t, y) where the Jacobian was evaluated
         self._lus = None         # (h, LU real, LU complex)
         self._previous = None    # (h, err) of the last accepted step, for the controller
         self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
@@ -245,6 +246,7 @@ class RadauIIA(Solver):
 
     def _refresh_jacobian(self, t, y):
         self._J = self.problem.jacobian(t, y)
+        self._J_point = (t, np.array(y))
         self.njev += 1
         self._J_fresh = True
         self._lus = None
@@ -315,6 +317,38 @@ class RadauIIA(Solver):
             if self.fixed_step is None and 1.0 <= h_next / h <= 1.2:
                 h_next = h                          # keep the factorizations
         self.h = h_next
+
+    # -- checkpoints ---------------------------------------------------------
+    def checkpoint_state(self):
+        """What a restart needs to continue: step size, controller memory, last collocation
+        polynomial, and the point of the current Jacobian (evaluated and factorized
+        again on :meth:`restore_state`, no factorization is stored)."""
+        from ..checkpoint import common_state
+        live = self._J is not None
+        poly = self._poly
+        return {**common_state(self), "h": self.h,
+                "previous": list(self._previous) if self._previous is not None else None,
+                "poly_t": poly[0] if poly else None, "poly_h": poly[1] if poly else None,
+                "poly_y": np.array(poly[2]) if poly else None, "poly_Q": np.array(poly[3]) if poly else None,
+                "J_t": self._J_point[0] if live else None, "J_y": np.array(self._J_point[1]) if live else None,
+                "J_fresh": bool(self._J_fresh), "lus_h": self._lus[0] if (live and self._lus) else None}
+
+    def restore_state(self, state):
+        """Continue from :meth:`checkpoint_state`."""
+        from ..checkpoint import restore_common
+        self.h = float(state["h"])
+        self._previous = tuple(state["previous"]) if state["previous"] is not None else None
+        self._poly = None if state["poly_t"] is None else (
+            float(state["poly_t"]), float(state["poly_h"]), np.array(state["poly_y"]), np.array(state["poly_Q"]))
+        self._J = self._lus = None
+        if state.get("J_t") is not None:
+            self._refresh_jacobian(float(state["J_t"]), np.array(state["J_y"]))
+            if state.get("lus_h") is not None:
+                self._iteration_matrices(float(state["lus_h"]))
+        self._J_fresh = bool(state["J_fresh"])
+        restore_common(self, state)
+        self._f0 = self.problem.f(self.t, self.y) if self.nsteps else None   # as after the last step
+        self._nonfinite = None
 
     def dense_output(self):
         """The collocation polynomial of the last step."""

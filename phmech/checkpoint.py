@@ -1,0 +1,377 @@
+"""Checkpoints of a run in HDF5: the trajectory, the solver state and the model's identity.
+
+A checkpoint holds everything needed to continue a run so that the
+continued trajectory equals the uninterrupted one (bit for bit for the
+fixed-step midpoint rule): the output rows ``(t, y, work)`` and their
+labels, the solver's name, options and counters, the solver state
+(:meth:`phmech.solvers.base.Solver.checkpoint_state`: step size, step
+grid, the points where the current Jacobian was evaluated -- no
+factorizations) and the model's identification (bodies, joints, sizes and a
+hash of the assembled matrices).  Nothing is pickled: arrays are HDF5
+datasets, everything else one JSON document.  A SHA-256 checksum over the
+JSON document and every dataset is stored and verified on reading, so a
+truncated or corrupted file is reported (:class:`CheckpointError`), never
+used.  Files are written atomically (a temporary file in the same
+directory, then renamed), so an interrupted write leaves the previous
+checkpoint intact.
+
+Layout: root attributes ``format`` (``"phmech-checkpoint"``),
+``format_version`` and ``checksum``; dataset ``meta`` (JSON); group
+``data`` with ``t``, ``y``, optional ``work``, and ``state/<key>`` for the
+array entries of the solver state.
+"""
+import hashlib
+import json
+import logging
+import os
+import tempfile
+
+import numpy as np
+import scipy.sparse as sp
+
+log = logging.getLogger("phmech")
+
+FORMAT = "phmech-checkpoint"
+FORMAT_VERSION = 1
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint file cannot be used (unreadable, corrupted, or of another model)."""
+
+
+# -- the model's identity ---------------------------------------------------------------
+def _hash_matrix(A):
+    """SHA-256 of a (sparse or dense) matrix: shape and the canonical CSR arrays."""
+    A = sp.csr_matrix(A, dtype=float)
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    A.sort_indices()
+    h = hashlib.sha256(repr(A.shape).encode())
+    for arr in (A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data):
+        h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()
+
+
+def model_identity(problem):
+    """What identifies an assembled model: sizes, labels, bodies, joints and matrix hashes.
+
+    Parameters
+    ----------
+    problem : :class:`phmech.problem.Problem`
+        An assembled :class:`~phmech.assembly.DescriptorDAE` or a
+        :class:`~phmech.problem.DAEProblem`.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``n, nq, ne, nl``, ``labels`` (SHA-256 of the variable
+        labels), ``bodies`` (name, type, nq, ne), ``joints`` (name, type,
+        rows), ``loads`` and ``matrices`` (hashes of ``E``, ``M``, ``J0``,
+        ``R`` and of ``G`` at the reference configuration).
+    """
+    ident = {k: int(getattr(problem, k)) for k in ("n", "nq", "ne", "nl") if hasattr(problem, k)}
+    ident["labels"] = hashlib.sha256("\n".join(problem.labels()).encode()).hexdigest()
+    system = getattr(problem, "system", None)
+    if system is not None:
+        ident["bodies"] = [[b.name, type(b).__name__, int(b.nq), int(b.ne)] for b in system.bodies]
+        ident["joints"] = [[j.name, type(j).__name__, int(j.n_rows)] for j in system.joints]
+        ident["loads"] = [[ld.name, type(ld).__name__] for ld in system.loads]
+    mats = {}
+    for key in ("E", "M", "J0", "R"):
+        A = getattr(problem, key, None)
+        if A is not None:
+            mats[key] = _hash_matrix(A)
+    if system is not None and hasattr(problem, "q0"):
+        mats["G(q0)"] = _hash_matrix(problem.G(problem.q0))
+    ident["matrices"] = mats
+    return ident
+
+
+def compare_identity(stored, problem, path="the checkpoint"):
+    """Raise one :class:`CheckpointError` listing every difference between ``stored`` and ``problem``."""
+    now = model_identity(problem)
+    diffs = []
+    for key in sorted(set(stored) | set(now)):
+        a, b = stored.get(key), now.get(key)
+        if key == "matrices" and isinstance(a, dict) and isinstance(b, dict):
+            diffs += [f"matrix {m} differs" for m in sorted(set(a) | set(b)) if a.get(m) != b.get(m)]
+        elif key in ("bodies", "joints", "loads") and a != b:
+            diffs.append(f"{key}: stored {_describe(a)}, this model {_describe(b)}")
+        elif a != b:
+            diffs.append(f"{key}: stored {a!r}, this model {b!r}")
+    if diffs:
+        raise CheckpointError(f"{path} belongs to another model: " + "; ".join(diffs))
+
+
+def _describe(items):
+    if items is None:
+        return "none"
+    return "[" + ", ".join("/".join(str(x) for x in it) for it in items) + "]"
+
+
+# -- reading and writing ------------------------------------------------------------------
+def _checksum(meta_text, arrays):
+    h = hashlib.sha256(meta_text.encode())
+    for key in sorted(arrays):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(f"{key}|{a.dtype.str}|{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _json_value(key, v):
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return float(v)
+    if isinstance(v, (list, tuple)):
+        return [_json_value(f"{key}[{i}]", x) for i, x in enumerate(v)]
+    if isinstance(v, dict):
+        return {str(k): _json_value(f"{key}.{k}", x) for k, x in v.items()}
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return _json_value(key, v.item())
+    raise CheckpointError(f"checkpoint: {key} = {v!r} cannot be stored (only numbers, strings, "
+                          "lists and dicts are; no pickled objects)")
+
+
+def write(path, meta, arrays):
+    """Write ``meta`` (JSON-ready dict) and ``arrays`` (name -> ndarray) atomically to ``path``.
+
+    ``arrays`` with a ``None`` value are left out.  Returns ``path``.
+    """
+    import h5py
+    arrays = {k: np.asarray(v) for k, v in arrays.items() if v is not None}
+    meta_text = json.dumps(_json_value("meta", meta), sort_keys=True)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".phmech-ckpt-", suffix=".h5")
+    os.close(fd)
+    try:
+        with h5py.File(tmp, "w") as fh:
+            fh.attrs["format"] = FORMAT
+            fh.attrs["format_version"] = FORMAT_VERSION
+            fh.attrs["checksum"] = _checksum(meta_text, arrays)
+            fh.create_dataset("meta", data=np.frombuffer(meta_text.encode(), dtype=np.uint8))
+            grp = fh.create_group("data")
+            for key, a in arrays.items():
+                grp.create_dataset(key, data=a)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    log.debug("checkpoint written: %s (t = %s)", path, meta.get("t"))
+    return path
+
+
+def read(path):
+    """Read and verify a checkpoint; returns ``(meta, arrays)``.
+
+    Raises
+    ------
+    CheckpointError
+        The file is missing, not an HDF5 checkpoint, truncated, or its
+        contents do not match the stored checksum.
+    """
+    import h5py
+    if not os.path.isfile(path):
+        raise CheckpointError(f"checkpoint {path!r} does not exist")
+    try:
+        with h5py.File(path, "r") as fh:
+            if fh.attrs.get("format") != FORMAT:
+                raise CheckpointError(f"{path!r} is not a phmech checkpoint (format attribute "
+                                      f"{fh.attrs.get('format')!r})")
+            version = int(fh.attrs["format_version"])
+            if version > FORMAT_VERSION:
+                raise CheckpointError(f"{path!r} has checkpoint format {version}; this phmech reads up to "
+                                      f"{FORMAT_VERSION}")
+            stored = fh.attrs["checksum"]
+            stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+            meta_text = fh["meta"][()].tobytes().decode()
+            arrays = {}
+
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    arrays[name] = obj[()]
+            fh["data"].visititems(visit)
+    except CheckpointError:
+        raise
+    except Exception as err:       # h5py raises OSError, KeyError, ValueError ... on damaged files
+        raise CheckpointError(f"checkpoint {path!r} cannot be read (truncated or damaged file?): "
+                              f"{type(err).__name__}: {err}") from None
+    actual = _checksum(meta_text, arrays)
+    if actual != stored:
+        raise CheckpointError(f"checkpoint {path!r} is corrupted: checksum {actual[:16]}... does not match "
+                              f"the stored {stored[:16]}...; not using it")
+    try:
+        meta = json.loads(meta_text)
+    except ValueError as err:
+        raise CheckpointError(f"checkpoint {path!r}: unreadable metadata ({err})") from None
+    return meta, arrays
+
+
+# -- solver state <-> file ------------------------------------------------------------------
+def split_state(state):
+    """``(scalars, arrays)`` of a solver state dict (arrays go to datasets ``state/<key>``)."""
+    scalars, arrays = {}, {}
+    for k, v in (state or {}).items():
+        if isinstance(v, np.ndarray) and v.ndim > 0:
+            arrays[f"state/{k}"] = v
+        else:
+            scalars[k] = v
+    return scalars, arrays
+
+
+def join_state(scalars, arrays):
+    """The solver state dict back from :func:`split_state`'s parts."""
+    state = dict(scalars or {})
+    for k, v in arrays.items():
+        if k.startswith("state/"):
+            state[k[len("state/"):]] = np.array(v)
+    return state
+
+
+def save_run(path, t, y, work, labels, solver, options, stats, state, identity, t0, t_end,
+             message="success", t_events=None, y_events=None):
+    """Write a run (rows so far, solver state, model identity) as a checkpoint; returns ``path``."""
+    scalars, arrays = split_state(state)
+    meta = {"solver": solver, "options": options, "stats": stats, "state": scalars,
+            "has_state": state is not None, "model": identity, "labels": list(labels),
+            "t0": t0, "t_end": t_end, "t": float(t[-1]) if len(t) else t0, "message": message,
+            "n_events": None if t_events is None else len(t_events), "provenance": _provenance()}
+    arrays.update({"t": np.asarray(t, float), "y": np.asarray(y, float).reshape(len(t), -1),
+                   "work": None if work is None else np.asarray(work, float)})
+    for i, (te, ye) in enumerate(zip(t_events or [], y_events or [])):
+        arrays[f"events/t{i}"] = np.asarray(te, float)
+        arrays[f"events/y{i}"] = np.asarray(ye, float)
+    arrays = {k: np.asarray(a) for k, a in arrays.items() if a is not None}
+    bad = [k for k, a in arrays.items() if a.dtype.kind == "f" and not np.all(np.isfinite(a))]
+    if bad:
+        raise CheckpointError(f"checkpoint {path!r}: refusing to write non-finite values in {bad}")
+    return write(path, meta, arrays)
+
+
+def _provenance():
+    from . import __version__
+    return {"phmech": __version__}
+
+
+#: attributes every step-based solver keeps (see :class:`phmech.solvers.base.Solver`)
+COMMON_STATE = ("t", "t_old", "y", "y_old", "nsteps", "nreject", "nfev", "njev", "nlu")
+
+
+def common_state(solver):
+    """The state every solver shares: time, state, last step and counters."""
+    return {k: (np.array(getattr(solver, k)) if k in ("y", "y_old") else getattr(solver, k))
+            for k in COMMON_STATE}
+
+
+def restore_common(solver, state):
+    """Set the shared state of :func:`common_state` on ``solver`` (status follows ``t_bound``)."""
+    for k in COMMON_STATE:
+        v = state[k]
+        setattr(solver, k, np.array(v, float) if k in ("y", "y_old") else (float(v) if k.startswith("t")
+                                                                           else int(v)))
+    solver.status = "running" if solver.t < solver.t_bound else "finished"
+
+
+# -- during a run and on restart --------------------------------------------------------------
+class Checkpointer:
+    """Driver callback writing the run so far every ``every`` seconds of simulated time.
+
+    Parameters
+    ----------
+    path : str
+        The checkpoint file (replaced atomically at each write).
+    every : float or None
+        Interval in simulated time from ``t0``; ``None``: only the final write
+        (done by the driver through :meth:`phmech.result.Result.save`).
+    rows : the driver's output rows (attributes ``t, y, w`` and ``solver``)
+    t0 : float
+        Start of the run (the grid of the intervals).
+    """
+
+    def __init__(self, path, every, rows, t0, t_events=None, y_events=None):
+        from .solvers.base import positive_option
+        solver = rows.solver
+        if not hasattr(solver, "checkpoint_state"):
+            raise ValueError(f"{solver.name}: checkpoints are not supported by this solver "
+                             "(midpoint and radau support them)")
+        self.every = positive_option(solver.name, "checkpoint_every", every, allow_none=True)
+        self.path, self.rows, self.t0 = os.fspath(path), rows, float(t0)
+        self.t_events, self.y_events = t_events, y_events
+        self.identity = model_identity(solver.problem)
+        self.written = int(np.floor((solver.t - self.t0) / self.every + 1e-9)) if self.every else 0
+        self.count = 0
+
+    def __call__(self, solver):
+        if self.every is None:
+            return
+        n = int(np.floor((solver.t - self.t0) / self.every + 1e-9))
+        if n <= self.written:
+            return
+        self.written = n
+        rows = self.rows
+        save_run(self.path, rows.t, np.array(rows.y), rows.w if solver.records_work else None,
+                 solver.problem.labels(), solver.name, getattr(solver, "options", {}),
+                 solver.stats(), solver.checkpoint_state(), self.identity, self.t0, solver.t_end,
+                 message="checkpoint", t_events=self.t_events,
+                 y_events=[np.reshape(y, (-1, solver.problem.n)) for y in self.y_events or []])
+        self.count += 1
+
+
+class Resume:
+    """An opened restart file (see :func:`open_restart`)."""
+
+    def __init__(self, path, meta, arrays, options):
+        self.path, self.meta, self.arrays, self.options = path, meta, arrays, options
+        self.t0 = float(meta["t0"])
+        self.state = join_state(meta["state"], arrays)
+        self.t = float(self.state["t"])
+
+    def fill(self, rows, t_events, y_events):
+        """Put the stored rows and events into the driver's collections."""
+        t, y = self.arrays["t"], self.arrays["y"]
+        w = self.arrays.get("work", np.zeros(len(t)))
+        for i in range(len(t)):
+            rows.add(t[i], y[i], w[i])
+        for i in range(len(t_events)):
+            t_events[i].extend(self.arrays.get(f"events/t{i}", np.zeros(0)).tolist())
+            y_events[i].extend(list(self.arrays.get(f"events/y{i}", np.zeros((0, len(y[0]) if len(y) else 0)))))
+
+    def result(self, problem):
+        """The stored run as a :class:`~phmech.result.Result` (nothing left to continue)."""
+        from .result import Result
+        log.info("restart: %s already reaches t = %g; returning it", self.path, self.t)
+        return Result.from_checkpoint(self.meta, self.arrays, problem)
+
+
+def open_restart(path, problem, cls, options, t_end):
+    """Read ``path``, check that it belongs to ``problem`` and solver ``cls``; returns a :class:`Resume`.
+
+    ``options`` given now override the stored ones (a change is logged: the
+    continued run then differs from an uninterrupted one).
+    """
+    meta, arrays = read(path)
+    compare_identity(meta["model"], problem, f"checkpoint {path!r}")
+    if meta["solver"] != cls.name:
+        raise CheckpointError(f"checkpoint {path!r} was written by solver {meta['solver']!r}; "
+                              f"cannot continue it with {cls.name!r} (pass solver={meta['solver']!r})")
+    if not meta.get("has_state") or not hasattr(cls, "restore_state"):
+        raise CheckpointError(f"checkpoint {path!r}: solver {meta['solver']!r} stored no state to continue from")
+    merged = dict(meta["options"])
+    for k, v in options.items():
+        if k in merged and merged[k] != v:
+            log.warning("restart from %s: option %s changed from %r to %r; the continued run will "
+                        "differ from an uninterrupted one", path, k, merged[k], v)
+        merged[k] = v
+    res = Resume(path, meta, arrays, merged)
+    if not res.t0 <= res.t:
+        raise CheckpointError(f"checkpoint {path!r}: inconsistent times t0 = {res.t0}, t = {res.t}")
+    if t_end < res.t:
+        raise CheckpointError(f"checkpoint {path!r} reaches t = {res.t}, beyond the requested t_end = {t_end}")
+    return res

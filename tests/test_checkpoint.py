@@ -1,0 +1,177 @@
+"""Checkpoints and restarts: a continued run equals the uninterrupted one; damaged files
+and other models are refused."""
+import os
+
+import numpy as np
+import pytest
+from conftest import needs_firedrake
+
+pytest.importorskip("h5py")
+
+from phmech import Result  # noqa: E402
+from phmech.checkpoint import CheckpointError  # noqa: E402
+
+T_END = 0.04
+SOLVERS = [("midpoint", dict(dt=1e-4)), ("radau", dict(rtol=1e-8, atol=1e-8))]
+
+
+class Killed(Exception):
+    pass
+
+
+def kill_after(t_kill):
+    """A callback that stops the run like a killed process after ``t_kill``."""
+    def cb(solver):
+        if solver.t > t_kill:
+            raise Killed
+    return cb
+
+
+def interrupted_and_continued(system, path, solver, opts, t_end, t_kill, every, **driver):
+    """Run with periodic checkpoints, kill it after ``t_kill``, continue from the file."""
+    with pytest.raises(Killed):
+        system.simulate(t_end, solver=solver, checkpoint=path, checkpoint_every=every,
+                        callbacks=[kill_after(t_kill)], **opts, **driver)
+    saved = Result.load(path, system)
+    assert saved.message == "checkpoint"
+    return saved, system.simulate(t_end, solver=solver, restart=path, **opts, **driver)
+
+
+@pytest.mark.parametrize("solver, opts", SOLVERS)
+def test_restart_equals_uninterrupted(rigid_crank_slider, tmp_path, solver, opts):
+    s = rigid_crank_slider[0]
+    full = s.simulate(T_END, solver=solver, **opts)
+    path = str(tmp_path / "run.h5")
+    saved, cont = interrupted_and_continued(s, path, solver, opts, T_END, 0.021, 0.01)
+    # killed after 0.021: the last checkpoint is the one at 0.02 (at most one interval lost)
+    assert 0.02 - 1e-9 <= saved.t[-1] < 0.021 + 1e-3
+    assert 0 < len(saved.t) < len(full.t)
+    assert np.array_equal(cont.t, full.t)
+    diff = np.max(np.abs(cont.y - full.y))
+    if solver == "midpoint":
+        assert diff == 0.0                    # bit for bit, work record included
+        assert np.array_equal(cont.work, full.work)
+    else:
+        assert diff <= 1e-8 * np.max(np.abs(full.y))
+    assert cont.stats["nsteps"] == full.stats["nsteps"]
+    print(f"{solver}: max |y_restart - y_uninterrupted| = {diff:.3g}")
+
+
+def test_restart_with_output_times_and_breakpoints(rigid_crank_slider, tmp_path):
+    """Output grid and breakpoints of the original run are kept across the restart."""
+    s = rigid_crank_slider[0]
+    drv = dict(dt_out=1.5e-3, tstops=[0.0125, 0.031])
+    full = s.simulate(T_END, solver="midpoint", dt=2e-4, **drv)
+    _, cont = interrupted_and_continued(s, str(tmp_path / "r.h5"), "midpoint", dict(dt=2e-4), T_END,
+                                        0.018, 0.007, **drv)
+    assert np.array_equal(cont.t, full.t)
+    assert np.array_equal(cont.y, full.y)
+
+
+def test_save_load_round_trip(rigid_crank_slider, tmp_path):
+    s, crank, coupler, slider = rigid_crank_slider
+    res = s.simulate(0.01, solver="midpoint", dt=1e-4)
+    path = res.save(str(tmp_path / "res.h5"))
+    back = Result.load(path, s)
+    assert np.array_equal(back.t, res.t) and np.array_equal(back.y, res.y)
+    assert np.array_equal(back.work, res.work)
+    assert back.solver == "midpoint" and back.options == {"dt": 1e-4}
+    assert back.stats == res.stats
+    np.testing.assert_array_equal(back.q(slider), res.q(slider))
+    np.testing.assert_array_equal(back.energy_balance(), res.energy_balance())
+    # without a model: the data and the identity, no per-body views
+    bare = Result.load(path)
+    assert bare.dae is None and bare.model_identity["bodies"][0][0] == "crank"
+    # a finished run continued further: the stored rows, then new ones
+    longer = s.simulate(0.02, solver="midpoint", restart=path, dt=1e-4)
+    assert np.array_equal(longer.y[:len(res.t)], res.y)
+    assert longer.t[-1] == 0.02
+    ref = s.simulate(0.02, solver="midpoint", dt=1e-4)
+    assert np.max(np.abs(longer.y[:, s.assemble().sq] - ref.y[:, s.assemble().sq])) < 1e-9
+
+
+def _damage(path, how):
+    data = bytearray(open(path, "rb").read())
+    if how == "truncated":
+        data = data[:len(data) // 2]
+    else:                              # flip bits in the trajectory data (the largest block, at the end)
+        i = len(data) - 200
+        data[i:i + 8] = bytes(b ^ 0x5A for b in data[i:i + 8])
+    open(path, "wb").write(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["truncated", "corrupted"])
+def test_damaged_file_is_refused(rigid_crank_slider, tmp_path, how):
+    s = rigid_crank_slider[0]
+    path = s.simulate(0.01, solver="midpoint", dt=1e-4).save(str(tmp_path / "res.h5"))
+    _damage(path, how)
+    with pytest.raises(CheckpointError, match="truncated|corrupted|damaged"):
+        Result.load(path)
+    with pytest.raises(CheckpointError):
+        s.simulate(0.02, solver="midpoint", restart=path, dt=1e-4)
+
+
+def test_corrupted_state_entry_is_detected(rigid_crank_slider, tmp_path):
+    """A changed number anywhere (here the solver's step size) fails the checksum."""
+    import h5py
+    s = rigid_crank_slider[0]
+    path = s.simulate(0.01, solver="radau").save(str(tmp_path / "res.h5"))
+    with h5py.File(path, "r+") as fh:
+        y = fh["data/state/y"]
+        y[0] = y[0] + 1e-12
+    with pytest.raises(CheckpointError, match="corrupted"):
+        Result.load(path)
+
+
+def test_other_model_is_refused(rigid_crank_slider, tmp_path):
+    from mechanisms import rigid_crank_slider as build
+    s = rigid_crank_slider[0]
+    path = s.simulate(0.01, solver="midpoint", dt=1e-4).save(str(tmp_path / "res.h5"))
+    other, crank, coupler, slider = build()
+    slider.mass = slider.mass  # same model: accepted
+    Result.load(path, other)
+    heavier = build()
+    heavier[0].add_damper(heavier[3].port("P"), 0.1, name="damper")
+    with pytest.raises(CheckpointError, match="another model.*loads"):
+        heavier[0].simulate(0.02, solver="midpoint", restart=path, dt=1e-4)
+    from phmech import PlanarRigidBody, PointMass, System
+    crank = PlanarRigidBody.rod("crank", 0.5, 0.15)           # another crank mass
+    coupler = PlanarRigidBody.rod("coupler", 0.151104, 0.3, position=(0.15, 0.0))
+    slider = PointMass("slider", 0.075552, position=(0.45, 0.0))
+    m = System([crank, coupler, slider])
+    m.pin(crank.port("A"))
+    m.drive(crank, 150.0)
+    m.connect(crank.port("B"), coupler.port("A"))
+    m.connect(coupler.port("B"), slider.port("P"))
+    m.slide(slider, (1.0, 0.0))
+    with pytest.raises(CheckpointError, match="matrix M differs"):
+        Result.load(path, m)
+    with pytest.raises(CheckpointError, match="solver 'midpoint'"):
+        s.simulate(0.02, solver="radau", restart=path)
+
+
+def test_unsupported_solver_and_bad_interval(rigid_crank_slider, tmp_path):
+    s = rigid_crank_slider[0]
+    with pytest.raises(ValueError, match="checkpoint_every must be positive"):
+        s.simulate(0.01, solver="midpoint", dt=1e-4, checkpoint=str(tmp_path / "a.h5"), checkpoint_every=-1.0)
+    with pytest.raises(ValueError, match="checkpoints are not supported"):
+        s.simulate(0.01, solver="genalpha", checkpoint=str(tmp_path / "a.h5"), dt=1e-4)
+    assert not os.path.exists(tmp_path / "a.h5")
+
+
+@needs_firedrake
+@pytest.mark.parametrize("solver, opts", [("midpoint", dict(dt=2e-4)), ("radau", dict(rtol=1e-6, atol=1e-6))])
+def test_restart_flexible_crank_slider(tmp_path, solver, opts):
+    """The crank-slider with a Firedrake beam coupler (4 elements): restart = uninterrupted."""
+    from phmech.validation import crank_slider
+    system, _ = crank_slider.build(4)
+    t_end = 0.01
+    full = system.simulate(t_end, solver=solver, **opts)
+    _, cont = interrupted_and_continued(system, str(tmp_path / "beam.h5"), solver, opts, t_end, 0.0055, 0.005)
+    diff = np.max(np.abs(cont.y - full.y))
+    assert np.array_equal(cont.t, full.t)
+    if solver == "midpoint":
+        assert diff == 0.0
+    else:
+        assert diff <= 1e-6 * np.max(np.abs(full.y))
+    print(f"flexible {solver}: max |y_restart - y_uninterrupted| = {diff:.3g}")
