@@ -8,8 +8,10 @@ pair is the pH velocity-stress form of the planar element
 (:mod:`phmech.fem.beam`), with the derivatives on the velocities.  The
 body-frame velocity of the axis point ``x`` is
 ``v = v_P + omega x (x e1) + v_f(x)`` and the spin of its section
-``omega_1 + w_x(x)`` (torsional rotary inertia ``rho I_p``; the rotary
-inertia of bending is neglected, as in Euler-Bernoulli theory).
+``omega_1 + w_x(x)`` (torsional rotary inertia ``rho I_p``, whose spin
+angular momentum ``h e1`` enters the frame's rotation equations through the
+rotating-frame term ``-omega x h e1``; the rotary inertia of bending is
+neglected, as in Euler-Bernoulli theory).
 
 Frame condition: cantilever at x = 0 (``v_f``, both slopes and ``w_x``
 vanish there).  Ports ``A`` (x = 0) and ``B`` (x = L) give the body-frame
@@ -114,6 +116,19 @@ class FloatingSpatialBeam(SpatialFrameBody):
                        for Kr, Kf, Ki in zip(Krr, Kfr, Kff)]
         self.J0 = sp.bmat([[sp.csr_matrix((r, r)), None], [None, J[keep][:, keep]]], format="csr")
         pos = {int(k): r + i for i, k in enumerate(keep)}
+        # spin angular momentum of the sections, h = (int rho I_p (omega_1 + w_x)) e1: its rotating-frame
+        # term -omega x h acts on the frame's omega_2 and omega_3 equations (skew pairs in K_2, K_3)
+        spin = np.zeros(self.M.shape[0])
+        spin[3] = rIp * self.L
+        wx_keep = [pos[i] for i in range(off["wx"].start, off["wx"].stop) if i in pos]
+        c_wx = to_numpy(fd.assemble(rIp * dwx * dx))
+        spin[wx_keep] = c_wx[[i for i in range(off["wx"].start, off["wx"].stop) if i in pos]]
+        nz = np.flatnonzero(spin)
+        for k, (row, sign) in ((1, (5, -1.0)), (2, (4, 1.0))):
+            Kadd = sp.csr_matrix((np.r_[sign * spin[nz], -sign * spin[nz]],
+                                  (np.r_[np.full(len(nz), row), nz], np.r_[nz, np.full(len(nz), row)])),
+                                 shape=self.M.shape)
+            self.K_list[k] = (self.K_list[k] + Kadd).tocsr()
         self.fields = {k: np.array([pos[i] for i in range(sl.start, sl.stop) if i in pos], int)
                        for k, sl in off.items()}
         self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
