@@ -29,6 +29,8 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
+from .provenance import provenance
+
 log = logging.getLogger("phmech")
 
 FORMAT = "phmech-checkpoint"
@@ -242,7 +244,7 @@ def save_run(path, t, y, work, labels, solver, options, stats, state, identity, 
     meta = {"solver": solver, "options": options, "stats": stats, "state": scalars,
             "has_state": state is not None, "model": identity, "labels": list(labels),
             "t0": t0, "t_end": t_end, "t": float(t[-1]) if len(t) else t0, "message": message,
-            "n_events": None if t_events is None else len(t_events), "provenance": _provenance()}
+            "n_events": None if t_events is None else len(t_events), "provenance": provenance()}
     arrays.update({"t": np.asarray(t, float), "y": np.asarray(y, float).reshape(len(t), -1),
                    "work": None if work is None else np.asarray(work, float)})
     for i, (te, ye) in enumerate(zip(t_events or [], y_events or [])):
@@ -253,11 +255,6 @@ def save_run(path, t, y, work, labels, solver, options, stats, state, identity, 
     if bad:
         raise CheckpointError(f"checkpoint {path!r}: refusing to write non-finite values in {bad}")
     return write(path, meta, arrays)
-
-
-def _provenance():
-    from . import __version__
-    return {"phmech": __version__}
 
 
 #: attributes every step-based solver keeps (see :class:`phmech.solvers.base.Solver`)

@@ -169,6 +169,17 @@ class Result:
         return res
 
     # -- output ------------------------------------------------------------
+    def to_pvd(self, path, n_points=21, every=1):
+        """Write the mechanism for ParaView: a ``.pvd`` collection of ``.vtu`` frames.
+
+        Rigid bodies as the segments between their ports, beams as their
+        deformed axes (``n_points`` each), inertial velocity as point data and
+        each body's stored energy as cell data; every ``every``-th output row.
+        See :func:`phmech.vtk_output.write_pvd`; returns the written paths.
+        """
+        from .vtk_output import write_pvd
+        return write_pvd(self, path, n_points=n_points, every=every)
+
     def to_csv(self, path, columns):
         """Write ``columns`` (dict name -> array of length N) with a time column.
 

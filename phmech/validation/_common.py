@@ -1,6 +1,7 @@
 """Shared command-line and output helpers of the validation cases."""
 import argparse
 import json
+import logging
 import os
 import platform
 import tempfile
@@ -52,7 +53,40 @@ def parser(description, tfinal=None, solver="midpoint", dt=None):
                        help="absolute tolerance (radau, ida, radau5)")
     p.add_argument("--outdir", default="out", help="directory for CSV, figures and summary.json")
     p.add_argument("--no-plot", action="store_true", help="do not write figures")
+    add_logging_options(p)
     return p
+
+
+class _LogLevel(argparse.Action):
+    """``-v`` / ``-q``: one step more or less of the ``phmech`` logger (set while parsing)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        logger = logging.getLogger("phmech")
+        level = logger.getEffectiveLevel() + self.const
+        logger.setLevel(min(max(level, logging.DEBUG), logging.CRITICAL))
+        setattr(namespace, self.dest, level)
+
+
+def add_logging_options(p):
+    """Add ``-v/--verbose`` and ``-q/--quiet`` to ``p``; messages of the ``phmech`` logger go to
+    stderr (INFO and above by default)."""
+    configure_logging()
+    p.add_argument("-v", "--verbose", dest="log_level", nargs=0, action=_LogLevel, const=-10,
+                   help="more messages (repeat for debug output)")
+    p.add_argument("-q", "--quiet", dest="log_level", nargs=0, action=_LogLevel, const=10,
+                   help="fewer messages (warnings only; repeat for errors only)")
+    return p
+
+
+def configure_logging(level=logging.INFO):
+    """Send the ``phmech`` logger to stderr at ``level`` (once; a configured logger is kept)."""
+    logger = logging.getLogger("phmech")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(level)
+    return logger
 
 
 def prepare_outdir(path, parser=None):
@@ -115,10 +149,14 @@ def write_summary(outdir, case, data):
     """Write ``summary.json`` (machine-readable key figures) into ``outdir``.
 
     Raises a ValueError naming the entry, and writes nothing, when ``data``
-    holds a non-finite number.
+    holds a non-finite number.  The file also records what produced it
+    (``provenance``: phmech's version and git commit, the versions of numpy,
+    scipy, Firedrake, PETSc, assimulo, Python and the machine; see
+    :func:`phmech.provenance.provenance`).
     """
+    from ..provenance import provenance
     payload = {"case": case, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
-               "python": platform.python_version(), **_clean(data)}
+               "python": platform.python_version(), "provenance": provenance(), **_clean(data)}
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "summary.json")
     with open(path, "w") as fh:

@@ -1,0 +1,142 @@
+"""ParaView output read back with vtk (geometry against the bodies and joints) and the
+provenance recorded in summary.json."""
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from conftest import needs_firedrake
+
+vtk = pytest.importorskip("vtk")
+from vtk.util.numpy_support import vtk_to_numpy  # noqa: E402
+
+
+def read_frames(pvd):
+    """``[(time, points, cells, point data, cell data)]`` of a .pvd collection."""
+    root = ET.parse(pvd).getroot()
+    frames = []
+    for ds in root.iter("DataSet"):
+        reader = vtk.vtkXMLUnstructuredGridReader()
+        reader.SetFileName(os.path.join(os.path.dirname(pvd), ds.get("file")))
+        reader.Update()
+        g = reader.GetOutput()
+        cells = []
+        for c in range(g.GetNumberOfCells()):
+            ids = g.GetCell(c).GetPointIds()
+            cells.append([ids.GetId(i) for i in range(ids.GetNumberOfIds())])
+        pd = {g.GetPointData().GetArrayName(i): vtk_to_numpy(g.GetPointData().GetArray(i))
+              for i in range(g.GetPointData().GetNumberOfArrays())}
+        cd = {g.GetCellData().GetArrayName(i): vtk_to_numpy(g.GetCellData().GetArray(i))
+              for i in range(g.GetCellData().GetNumberOfArrays())}
+        frames.append((float(ds.get("timestep")), vtk_to_numpy(g.GetPoints().GetData()), cells, pd, cd))
+    return frames
+
+
+def test_rigid_crank_slider_pvd(rigid_crank_slider, tmp_path):
+    s, crank, coupler, slider = rigid_crank_slider
+    res = s.simulate(0.02, solver="midpoint", dt=1e-4, dt_out=1e-3)
+    files = res.to_pvd(str(tmp_path / "rigid.pvd"), every=4)
+    frames = read_frames(files[0])
+    rows = list(range(0, len(res.t), 4))
+    assert len(frames) == len(rows) == len(files) - 1
+    for (t, P, cells, pd, cd), i in zip(frames, rows):
+        assert t == res.t[i]
+        assert len(cells) == 3 and [len(c) for c in cells] == [2, 2, 1]
+        for c, body in zip(cells, (crank, coupler, slider)):
+            q = res.q(body)[i]
+            want = [body.port_position(q, body.port(n)) for n in (("P",) if body is slider else ("A", "B"))]
+            np.testing.assert_allclose(P[c][:, :2], want, rtol=0, atol=1e-14)
+        assert np.all(P[:, 2] == 0.0)
+        # the joints hold in the picture (up to the position drift of velocity-level constraints):
+        # crank tip = coupler start, coupler end = slider, slider on the guide
+        tol = 1e-5 * 0.3
+        np.testing.assert_allclose(P[cells[0][1]], P[cells[1][0]], atol=tol)
+        np.testing.assert_allclose(P[cells[1][1]], P[cells[2][0]], atol=tol)
+        assert abs(P[cells[2][0]][1]) < tol
+        # crank tip speed = omega L1; slider velocity as the result reports it
+        assert np.linalg.norm(pd["velocity"][cells[0][1]]) == pytest.approx(150.0 * 0.15, rel=1e-9)
+        np.testing.assert_allclose(pd["velocity"][cells[2][0]][:2],
+                                   res.port_velocity(slider.port("P"))[i], atol=1e-12)
+        assert cd["energy"].sum() == pytest.approx(res.hamiltonian()[i], rel=1e-12)
+        assert np.all(cd["has_velocity"] == 1)
+
+
+def test_pvd_bad_arguments(rigid_crank_slider, tmp_path):
+    s = rigid_crank_slider[0]
+    res = s.simulate(0.002, solver="midpoint", dt=1e-4)
+    with pytest.raises(ValueError, match="n_points"):
+        res.to_pvd(str(tmp_path / "a.pvd"), n_points=1)
+    with pytest.raises(ValueError, match="every"):
+        res.to_pvd(str(tmp_path / "a.pvd"), every=0)
+
+
+@needs_firedrake
+def test_flexible_crank_slider_pvd(tmp_path):
+    """The deformed coupler's axis starts at the crank pin and ends at the slider."""
+    from phmech.validation import crank_slider
+    system, b = crank_slider.build(4)
+    # constraints at the step points: the joint velocities match there exactly
+    res = system.simulate(0.004, solver="midpoint", dt=1e-4, dt_out=1e-3, constraints="endpoint")
+    n = 9
+    frames = read_frames(res.to_pvd(str(tmp_path / "flex.pvd"), n_points=n)[0])
+    assert len(frames) == len(res.t)
+    L = b["coupler"].L
+    deflection = []
+    for (t, P, cells, pd, cd), i in zip(frames, range(len(res.t))):
+        assert [len(c) for c in cells] == [2, n, 1]
+        axis = P[cells[1]]
+        tol = 3e-5 * L                       # position drift of the velocity-level constraints
+        np.testing.assert_allclose(axis[0], P[cells[0][1]], atol=tol)
+        np.testing.assert_allclose(axis[-1], P[cells[2][0]], atol=tol)
+        np.testing.assert_allclose(P[cells[2][0]][:2], res.q("slider")[i], atol=1e-14)
+        # velocities continuous across the joints
+        v = pd["velocity"]
+        np.testing.assert_allclose(v[cells[1][0]], v[cells[0][1]], atol=1e-9 * np.abs(v).max())
+        np.testing.assert_allclose(v[cells[1][-1]], v[cells[2][0]], atol=1e-9 * np.abs(v).max())
+        chord = axis[-1] - axis[0]
+        normal = np.array([-chord[1], chord[0], 0.0]) / np.linalg.norm(chord)
+        deflection.append(np.max(np.abs((axis - axis[0]) @ normal)))
+        assert cd["energy"].sum() == pytest.approx(res.hamiltonian()[i], rel=1e-12)
+    assert deflection[0] < 1e-12 and deflection[-1] > 1e-7          # starts straight, then bends
+
+
+@needs_firedrake
+def test_spatial_beam_pvd(tmp_path):
+    """Hinged spatial beam: the axis starts at the hinge and its length is the beam's."""
+    from phmech.validation import hinged_beam
+    s, beam = hinged_beam.build(n_elem=2)
+    res = s.simulate(0.3, solver="midpoint", dt=0.01, dt_out=0.1)
+    frames = read_frames(res.to_pvd(str(tmp_path / "hinged.pvd"), n_points=6)[0])
+    for (t, P, cells, pd, cd), i in zip(frames, range(len(res.t))):
+        axis = P[cells[0]]
+        np.testing.assert_allclose(axis[0], 0.0, atol=1e-9 * beam.L)
+        assert np.sum(np.linalg.norm(np.diff(axis, axis=0), axis=1)) == pytest.approx(beam.L, rel=1e-4)
+    assert np.linalg.norm(frames[-1][1][cells[0][-1]] - frames[0][1][cells[0][-1]]) > 0   # it turned
+
+
+def test_summary_records_provenance(tmp_path):
+    import numpy
+    import scipy
+    from phmech import __version__
+    from phmech.validation._common import write_summary
+    path = write_summary(str(tmp_path), "demo", {"x": 1.0})
+    data = json.load(open(path))
+    prov = data["provenance"]
+    assert data["x"] == 1.0 and data["case"] == "demo"
+    assert prov["phmech"]["version"] == __version__
+    assert prov["versions"]["numpy"] == numpy.__version__
+    assert prov["versions"]["scipy"] == scipy.__version__
+    for key in ("firedrake", "petsc", "petsc4py", "assimulo"):
+        assert key in prov["versions"]
+    assert prov["python"]["version"] and prov["machine"]["architecture"]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:
+        assert prov["phmech"]["git_commit"] == head.stdout.strip()
+
+
+def test_package_version_of_a_missing_module():
+    from phmech.provenance import package_version
+    assert package_version("no_such_module_here") is None
