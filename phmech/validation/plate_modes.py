@@ -201,8 +201,8 @@ def cantilever_reference(meshes=(8, 16, 32), degree=3, n_modes=6):
 
 
 #: meshes of each degree (squares: N x N; disc: refinement levels)
-DEFAULT_MESHES = {1: (8, 16, 32, 64), 2: (4, 8, 16, 32), 3: (4, 8, 16)}
-DISC_MESHES = {1: (2, 3, 4, 5), 2: (1, 2, 3, 4), 3: (1, 2, 3)}
+DEFAULT_MESHES = {1: (8, 16, 32, 64), 2: (4, 8, 16, 32), 3: (4, 8, 16, 32)}
+DISC_MESHES = {1: (2, 3, 4, 5), 2: (1, 2, 3, 4), 3: (1, 2, 3, 4)}
 
 
 @dataclass

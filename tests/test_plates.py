@@ -1,0 +1,125 @@
+"""Kirchhoff (HHJ) and Mindlin plates: convergence orders, analytic values, thin limit, power balance."""
+import numpy as np
+import pytest
+
+fd = pytest.importorskip("firedrake")
+
+from phmech.validation import plate_modes as pm  # noqa: E402
+
+
+def _plate(k=2, N=4, bc=None, model="kirchhoff", h=0.01):
+    from phmech.fem.plate import KirchhoffPlate
+    from phmech.fem.plate_mindlin import MindlinPlate
+    cls = KirchhoffPlate if model == "kirchhoff" else MindlinPlate
+    return cls("p", fd.UnitSquareMesh(N, N), h, 2700.0, 70e9, 0.3, degree=k,
+               boundary=pm.SS_ALL if bc is None else bc)
+
+
+@pytest.mark.parametrize("k, meshes, order", [(1, (4, 8, 16, 32), 2.0), (2, (8, 16, 32), 3.0),
+                                              (3, (4, 8, 16), 5.0)])
+def test_kirchhoff_simply_supported_order(k, meshes, order):
+    """First frequency of the simply supported square: error -> 0 at the rate h^2 (k = 1), h^(2k - 1) (k = 2, 3), as observed."""
+    t = pm.case_table("kirchhoff_ss", k, meshes, n_modes=2)
+    assert np.all((t.orders > order - 0.5) & (t.orders < order + 1.0)), (t.errors[:, 0], t.orders)
+    assert abs(t.errors[-1, 0]) < {1: 3e-3, 2: 1e-7, 3: 1e-8}[k]
+
+
+def test_mindlin_closed_form_and_order():
+    """h/a = 0.1: the closed form (derived in mindlin_ss_exact) is reached at order about 4 (k = 2)."""
+    t = pm.case_table("mindlin_ss_0.1", 2, (4, 8, 16), n_modes=3)
+    assert np.all(t.orders > 3.4), t.orders
+    assert np.max(np.abs(t.errors[-1])) < 5e-4
+    # the closed form: Kirchhoff limit and the thick-plate reduction
+    assert abs(pm.mindlin_ss_exact(1e-4, 1)[0] / (2 * np.pi ** 2) - 1) < 1e-6
+    assert 0.9 < pm.mindlin_ss_exact(0.1, 1)[0] / (2 * np.pi ** 2) < 0.98
+
+
+def test_mindlin_thin_limit_does_not_lock():
+    """h/a = 0.01: converges at the thick-plate rate to the Mindlin value (itself within 0.04 % of Kirchhoff)."""
+    t = pm.case_table("mindlin_ss_0.01", 3, (4, 8), n_modes=1)
+    thick = pm.case_table("mindlin_ss_0.1", 3, (4, 8), n_modes=1)
+    assert abs(t.errors[-1, 0]) < 1e-4
+    assert t.orders[0] > 5.0 and thick.orders[0] > 5.0
+    assert abs(pm.mindlin_ss_exact(0.01, 1)[0] / (2 * np.pi ** 2) - 1) < 4e-4
+
+
+def test_clamped_disc_order():
+    """Clamped circular plate, k = 2 on curved cells: lam_1 -> 10.2158 at order close to 4."""
+    assert abs(pm.circular_clamped_exact() - 10.2158) < 1e-4
+    t = pm.case_table("kirchhoff_circular", 2, (1, 2, 3), n_modes=1)
+    assert np.all(t.orders > 3.3), t.orders
+    assert abs(t.errors[-1, 0]) < 1e-5
+
+
+def test_cantilever_reference_below_beam_function_bound():
+    """The cantilever converges from below towards its extrapolated value (order limited by the corners)."""
+    ref, t, order = pm.cantilever_reference((4, 8, 16), 3, n_modes=2)
+    assert 1.5 < order < 2.5
+    assert np.all(np.diff(t.lam[:, 0]) > 0)
+    assert abs(ref[0] - 3.4710) < 5e-4          # Leissa's 3.4917 is a Ritz upper bound
+    assert ref[0] < 3.4917
+
+
+@pytest.mark.parametrize("model, k", [("kirchhoff", 1), ("kirchhoff", 3), ("mindlin", 2)])
+def test_structure(model, k):
+    """M symmetric positive definite, J0 skew, after the strong conditions."""
+    p = _plate(k, 3, {1: "clamped", 3: "simply_supported"}, model)
+    M, J = p.M.toarray(), p.J0.toarray()
+    assert np.max(np.abs(M - M.T)) <= 1e-14 * np.max(np.abs(M))
+    assert np.max(np.abs(J + J.T)) <= 1e-14 * np.max(np.abs(J))
+    np.linalg.cholesky(M)
+
+
+def test_eigen_layer_agrees_with_condensed_modes():
+    """System -> DescriptorDAE.linearize -> eigenmodes gives the condensed frequencies."""
+    from phmech import System
+    p = _plate(2, 4)
+    modes = System([p]).assemble().linearize().eigenmodes(4, method="dense")
+    w, _ = p.natural_frequencies(4)
+    assert np.allclose(modes.omega, w, rtol=1e-9)
+
+
+def test_patch_port_is_mesh_independent():
+    """The patch mean of a smooth field converges to the continuous weighted mean."""
+    from phmech.fem.plate import KirchhoffPlate
+    vals = []
+    for N in (4, 8, 16):
+        p = KirchhoffPlate("p", fd.UnitSquareMesh(N, N), 0.01, 1.0, 1.0, 0.3, degree=2)
+        port = p.add_patch_port("P", (0.4, 0.55), 0.15)
+        f = fd.Function(p.spaces[0]).interpolate(fd.sin(2 * p.x[0]) * fd.exp(p.x[1]))
+        full = np.zeros(len(p._full_to_e))
+        full[:p.spaces[0].dim()] = f.dat.data_ro
+        vals.append(port.Y[2] @ full[p._keep])
+    d = np.abs(np.diff(vals))
+    assert d[1] < d[0] / 4
+    # reference: the same weighted mean with a fine quadrature of the exact function
+    assert abs(vals[-1] - vals[-2]) < 1e-4 * abs(vals[-1])
+
+
+@pytest.mark.parametrize("model, k", [("kirchhoff", 2), ("mindlin", 2)])
+def test_power_balance_midpoint(model, k):
+    """Cantilever with a patch force and a pressure: H(t) - H(0) = supplied work (midpoint rule)."""
+    from phmech import System
+    from phmech.fem.plate import PlateLoad
+    p = _plate(k, 4, pm.CANTILEVER, model, h=0.05)
+    port = p.add_patch_port("tip", (0.9, 0.3), 0.1)
+    s = System([p])
+    s.apply_force(port, lambda t: (0.0, 0.0, 1e3 * np.sin(2e3 * t)), frame="body")
+    b = p.load_vector(lambda x: 1e4 * (x[1] + 10 * (x[1] - 0.5) ** 2))
+    s.add_load(PlateLoad(p, b, lambda t: float(t < 1e-3)))
+    r = s.simulate(3e-3, solver="midpoint", dt=2e-5)
+    H = r.hamiltonian()
+    assert H[-1] > 0
+    assert np.max(np.abs(r.energy_balance())) < 1e-10 * np.max(H)
+
+
+def test_bad_plate_input():
+    from phmech.fem.plate import KirchhoffPlate
+    from phmech.fem.plate_mindlin import MindlinPlate
+    mesh = fd.UnitSquareMesh(2, 2)
+    with pytest.raises(ValueError, match=r"plate 'q'.*h=-1.*E=0"):
+        KirchhoffPlate("q", mesh, -1.0, 1.0, 0.0, 0.3)
+    with pytest.raises(ValueError, match=r"marker 7.*marker 1: unknown condition 'hinged'"):
+        KirchhoffPlate("q", mesh, 0.1, 1.0, 1.0, 0.3, boundary={7: "free", 1: "hinged"})
+    with pytest.raises(ValueError, match="degree must be an integer >= 2"):
+        MindlinPlate("q", mesh, 0.1, 1.0, 1.0, 0.3, degree=1)
