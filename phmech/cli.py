@@ -99,13 +99,14 @@ def _key_figures(summary, limit=3):
     return [f"{k}={flat[k]:.4g}" for k in sorted(flat, key=rank)[:limit]]
 
 
-def figures(outdir, quick=False, only=None, out=sys.stdout):
+def figures(outdir, quick=False, only=None, out=None):
     """Run every case (or ``only``) into ``outdir/CASE``; returns the table rows.
 
     Each row: ``(case, status, seconds, key figures)`` with status ``ok`` or
     ``failed (exit N)`` / ``failed (ExceptionType)``; one failing case does
     not stop the others.
     """
+    out = sys.stdout if out is None else out
     names = list(cases())
     if only:
         unknown = sorted(set(only) - set(names))
