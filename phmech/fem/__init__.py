@@ -1,4 +1,7 @@
 """Flexible bodies discretized with mixed finite elements in Firedrake."""
 from .beam import EulerBernoulliBeam, FloatingEulerBernoulliBeam, SimplySupportedBeam
+from .plate import KirchhoffPlate, PlateLoad
+from .plate_mindlin import MindlinPlate
 
-__all__ = ["EulerBernoulliBeam", "FloatingEulerBernoulliBeam", "SimplySupportedBeam"]
+__all__ = ["EulerBernoulliBeam", "FloatingEulerBernoulliBeam", "SimplySupportedBeam",
+           "KirchhoffPlate", "MindlinPlate", "PlateLoad"]
