@@ -40,7 +40,12 @@ no infinite eigenvalues):
   ``M_nn`` enforces it;
 * ``"simply_supported"``: ``v = 0`` and ``M_nn = 0`` strongly (the HHJ
   normal-normal degrees of freedom of the boundary facets removed);
-* ``"free"``: ``M_nn = 0`` strongly; the effective shear vanishes naturally.
+* ``"free"``: ``M_nn = 0`` strongly; the effective shear vanishes naturally;
+* ``"guided"``: nothing removed; ``d_n v = 0`` is natural as for the clamped
+  edge and the shear vanishes.  An edge rotation port
+  (:meth:`KirchhoffPlate.edge_moment_rows`) turns it into
+  ``d_n v = g``: the boundary term becomes ``-int M_nn (d_n v - g)``, a
+  skew coupling between the edge moments and the flow ``g`` (no multiplier).
 
 Non-homogeneous or interconnected boundaries (a rigid body along an edge)
 are Lagrange multipliers of the assembled :class:`~phmech.System`: the
@@ -56,7 +61,7 @@ from ..bodies.base import Body
 from ..loads import Load
 from ._petsc import to_numpy, to_scipy
 
-KIRCHHOFF_CONDITIONS = ("clamped", "simply_supported", "free")
+KIRCHHOFF_CONDITIONS = ("clamped", "simply_supported", "free", "guided")
 
 
 def check_plate_parameters(owner, **values):
@@ -91,14 +96,17 @@ def patch_weight(fd, x, center, radius):
     return fd.conditional(fd.lt(rr, radius), 0.5 * (1.0 + fd.cos(np.pi * rr / radius)), 0.0)
 
 
-def condensed_modes(Mv, C, B, k=6, sigma=0.0):
+def condensed_modes(Mv, C, B, k=6, sigma=0.0, G=None):
     """Lowest ``k`` vibration modes of ``J = [[0, -B^T], [B, 0]]``, ``E = diag(Mv, C)``.
 
     With ``e = (v, s)`` (velocities, stresses) the pencil ``J e = j omega E e``
     is equivalent to ``B^T C^-1 B v = omega^2 Mv v`` for ``omega != 0`` (the
     self-equilibrated stresses, ``B^T s = 0``, are the zero eigenvalues and
     drop out).  Shift-invert Lanczos with the sparse saddle-point factor
-    ``[[-sigma Mv, B^T], [B, -C]]``: no inverse of ``C`` is formed.
+    ``[[-sigma Mv, B^T], [B, -C]]``: no inverse of ``C`` is formed.  Velocity
+    constraints ``G v = 0`` (with multipliers) border the factor, so that
+    the operator maps into ``ker G`` and the multipliers' infinite
+    eigenvalues become its zero eigenvalues, never among those returned.
 
     Returns
     -------
@@ -106,12 +114,17 @@ def condensed_modes(Mv, C, B, k=6, sigma=0.0):
     V : ndarray (nv, k)   velocity parts, ``V^T Mv V = I``
     """
     nv = Mv.shape[0]
-    S = sp.bmat([[-sigma * Mv, B.T], [B, -C]], format="csc")
+    nl = 0 if G is None else G.shape[0]
+    if nl:
+        Gs = sp.csr_matrix(G)
+        S = sp.bmat([[-sigma * Mv, B.T, Gs.T], [B, -C, None], [Gs, None, None]], format="csc")
+    else:
+        S = sp.bmat([[-sigma * Mv, B.T], [B, -C]], format="csc")
     lu = spla.splu(S)
     luC = spla.splu(sp.csc_matrix(C))
 
     def opinv(f):
-        return lu.solve(np.concatenate([f, np.zeros(C.shape[0])]))[:nv]
+        return lu.solve(np.concatenate([f, np.zeros(C.shape[0] + nl)]))[:nv]
 
     K = spla.LinearOperator((nv, nv), matvec=lambda x: B.T @ luC.solve(B @ x), dtype=float)
     Op = spla.LinearOperator((nv, nv), matvec=opinv, dtype=float)
@@ -323,6 +336,34 @@ class KirchhoffPlate(PlateBase):
     def _edge_tests(self):
         dv = self._tests[0]
         return dv, self._fd.dot(self._fd.grad(dv), self.n)
+
+    def edge_moment_rows(self, marker, shapes):
+        """Rows ``int_edge M_nn psi_j ds`` over ``e`` of a ``"guided"`` edge (rotation port).
+
+        Adding ``c_j`` times the row as a column of ``J0`` (flow ``g = sum_j
+        c_j psi_j`` of the edge rotation rate) and minus it as a row gives
+        ``d_n v = g`` on the edge with the edge moment as the conjugate
+        effort.  Returns an array ``(len(shapes), ne)``.
+        """
+        fd = self._fd
+        if self.boundary.get(marker) != "guided":
+            raise ValueError(f"plate '{self.name}': edge {marker!r} must be 'guided' for a rotation port, "
+                             f"it is {self.boundary.get(marker)!r}")
+        dM, n = self._tests[1], self.n
+        dsq = fd.ds(marker, domain=self.mesh, metadata={"quadrature_degree": 2 * self.degree + 6})
+        return np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * fd.dot(fd.dot(dM, n), n) * dsq)))
+                         for psi in shapes])
+
+    def edge_nodes(self, marker):
+        """Indices (into ``e``) and coordinates of the velocity nodes on an edge (CG_k Lagrange nodes)."""
+        fd = self._fd
+        Vv = self.spaces[0]
+        nodes = fd.DirichletBC(Vv, 0.0, marker).nodes
+        X = fd.Function(fd.VectorFunctionSpace(self.mesh, "CG", self.degree)).interpolate(self.x)
+        idx = self._full_to_e[nodes]
+        if np.any(idx < 0):
+            raise ValueError(f"plate '{self.name}': edge {marker} has velocity nodes removed by a condition")
+        return idx, np.asarray(X.dat.data_ro)[nodes]
 
     def deflection_function(self, e_v):
         """A Firedrake Function on CG_k from the velocity part of an effort vector (for plots)."""
