@@ -95,39 +95,72 @@ def _beam_velocity(body, q, e, x):
     return _pad3(local @ body.rotation(q).T)
 
 
-def _grid(bodies, qs, es, n_points):
-    """The vtkUnstructuredGrid of one state (bodies with their q and e)."""
+def _grid(parts):
+    """The vtkUnstructuredGrid of one picture: ``parts`` = ``[(points, velocity or None, energy)]``
+    per body (energy ``None``: no energy field)."""
     import vtk
     from vtk.util.numpy_support import numpy_to_vtk
-    points, vels, cells, energy, flags = [], [], [], [], []
-    n = 0
-    for body, q, e in zip(bodies, qs, es):
-        pts, vel = body_geometry(body, q, e, n_points)
-        points.append(pts)
-        vels.append(vel if vel is not None else np.zeros_like(pts))
-        flags.append(vel is not None)
-        cells.append(range(n, n + len(pts)))
-        n += len(pts)
-        energy.append(float(body.hamiltonian(e)))
+    points = [p for p, _, _ in parts]
+    vels = [v if v is not None else np.zeros_like(p) for p, v, _ in parts]
+    flags = [v is not None for _, v, _ in parts]
     grid = vtk.vtkUnstructuredGrid()
     vp = vtk.vtkPoints()
     vp.SetData(numpy_to_vtk(np.ascontiguousarray(np.vstack(points)), deep=True))
     grid.SetPoints(vp)
-    for ids in cells:
+    n = 0
+    for pts in points:
         idl = vtk.vtkIdList()
-        for i in ids:
+        for i in range(n, n + len(pts)):
             idl.InsertNextId(i)
-        grid.InsertNextCell(vtk.VTK_VERTEX if len(ids) == 1 else vtk.VTK_POLY_LINE, idl)
-    for name, data, target in (("velocity", np.vstack(vels), grid.GetPointData()),
-                               ("energy", np.array(energy), grid.GetCellData()),
-                               ("body", np.arange(len(cells), dtype=np.int32), grid.GetCellData()),
-                               ("has_velocity", np.array(flags, np.int32), grid.GetCellData())):
+        grid.InsertNextCell(vtk.VTK_VERTEX if len(pts) == 1 else vtk.VTK_POLY_LINE, idl)
+        n += len(pts)
+    fields = [("velocity", np.vstack(vels), grid.GetPointData()),
+              ("body", np.arange(len(parts), dtype=np.int32), grid.GetCellData()),
+              ("has_velocity", np.array(flags, np.int32), grid.GetCellData())]
+    if all(E is not None for _, _, E in parts):
+        fields.append(("energy", np.array([E for _, _, E in parts], float), grid.GetCellData()))
+    for name, data, target in fields:
         if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
             raise ValueError(f"to_pvd: non-finite {name}; not writing")
         arr = numpy_to_vtk(np.ascontiguousarray(data), deep=True)
         arr.SetName(name)
         target.AddArray(arr)
     return grid
+
+
+def _state_parts(bodies, qs, es, n_points):
+    return [(*body_geometry(b, q, e, n_points), float(b.hamiltonian(e))) for b, q, e in zip(bodies, qs, es)]
+
+
+def _write_collection(path, frames):
+    """Write ``frames`` (``[(time, grid)]``) as ``<stem>_<k>.vtu`` files and the ``.pvd`` collection."""
+    import vtk
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    writer = vtk.vtkXMLUnstructuredGridWriter()
+    files, entries = [], []
+    for k, (t, grid) in enumerate(frames):
+        name = f"{stem}_{k:05d}.vtu"
+        writer.SetFileName(os.path.join(directory, name))
+        writer.SetInputData(grid)
+        if not writer.Write():
+            raise OSError(f"to_pvd: could not write {os.path.join(directory, name)}")
+        files.append(os.path.join(directory, name))
+        entries.append(f'    <DataSet timestep="{float(t)!r}" part="0" file={quoteattr(name)}/>')
+    with open(path, "w") as fh:
+        fh.write('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
+                 "  <Collection>\n" + "\n".join(entries) + "\n  </Collection>\n</VTKFile>\n")
+    return [path] + files
+
+
+def _check_counts(n_points, **counts):
+    if not (isinstance(n_points, (int, np.integer)) and n_points >= 2):
+        raise ValueError(f"to_pvd: n_points must be an integer >= 2, got {n_points!r}")
+    for name, v in counts.items():
+        if not (isinstance(v, (int, np.integer)) and v >= 1):
+            raise ValueError(f"to_pvd: {name} must be a positive integer, got {v!r}")
 
 
 def write_pvd(result, path, n_points=21, every=1):
@@ -149,39 +182,104 @@ def write_pvd(result, path, n_points=21, every=1):
     list of str
         The ``.pvd`` file followed by the ``.vtu`` files.
     """
-    import vtk
     dae = result.dae
     system = getattr(dae, "system", None)
     if system is None:
         raise ValueError("to_pvd: the result has no assembled system of bodies (load it with its model: "
                          "Result.load(path, system))")
-    if not (isinstance(n_points, (int, np.integer)) and n_points >= 2):
-        raise ValueError(f"to_pvd: n_points must be an integer >= 2, got {n_points!r}")
-    if not (isinstance(every, (int, np.integer)) and every >= 1):
-        raise ValueError(f"to_pvd: every must be a positive integer, got {every!r}")
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    stem = os.path.splitext(os.path.basename(path))[0]
+    _check_counts(n_points, every=every)
     bodies = system.bodies
     rows = list(range(0, len(result.t), every))
     if rows[-1] != len(result.t) - 1:
         rows.append(len(result.t) - 1)
     q_all, e_all = result.y[:, dae.sq], result.y[:, dae.se]
-    writer = vtk.vtkXMLUnstructuredGridWriter()
-    files, entries = [], []
-    for k, i in enumerate(rows):
+    frames = []
+    for i in rows:
         qs = [q_all[i, dae.q_slices[b.name]] for b in bodies]
         es = [e_all[i, dae.e_slices[b.name]] for b in bodies]
-        name = f"{stem}_{k:05d}.vtu"
-        writer.SetFileName(os.path.join(directory, name))
-        writer.SetInputData(_grid(bodies, qs, es, n_points))
-        if not writer.Write():
-            raise OSError(f"to_pvd: could not write {os.path.join(directory, name)}")
-        files.append(os.path.join(directory, name))
-        entries.append(f'    <DataSet timestep="{float(result.t[i])!r}" part="0" file={quoteattr(name)}/>')
-    with open(path, "w") as fh:
-        fh.write('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
-                 "  <Collection>\n" + "\n".join(entries) + "\n  </Collection>\n</VTKFile>\n")
+        frames.append((result.t[i], _grid(_state_parts(bodies, qs, es, n_points))))
+    written = _write_collection(path, frames)
     log.info("to_pvd: %d frames of %d bodies in %s", len(rows), len(bodies), path)
-    return [path] + files
+    return written
+
+
+# -- mode shapes ------------------------------------------------------------------------------
+def body_mode_geometry(body, q, u, n_points=21):
+    """Points of a body displaced by the small modal displacement ``u`` (effort layout).
+
+    ``u`` is read as a displacement: a mode's velocity amplitude divided by
+    ``j omega``.  Beams with ``deformed_axis(q, u, n_points)`` draw their
+    displaced axis; other bodies their ports moved by ``R (Y u)`` (the
+    linearized motion of the port).
+    """
+    axis = getattr(body, "deformed_axis", None)
+    if axis is not None and _takes_u(axis):
+        return _pad3(axis(q, u, n_points=n_points))
+    pts, _ = body_geometry(body, q, np.zeros(body.ne), n_points)
+    ports = list(body.ports.values())
+    unique = []
+    for p in ports:
+        if not any(np.array_equal(p.position, v.position) for v in unique):
+            unique.append(p)
+    if len(unique) != len(pts):            # a body drawn by its axis without a modal form: undisplaced
+        return pts
+    R = body.rotation(q)
+    return pts + _pad3(np.array([R @ (p.Y @ u) for p in unique]))
+
+
+def write_modes_pvd(modes, path, which=None, n_frames=24, scale=0.05, n_points=21):
+    """Write vibration modes as animated ParaView series, one ``.pvd`` per mode.
+
+    Parameters
+    ----------
+    modes : :class:`phmech.solvers.eigen.Modes`
+        From ``system.assemble().linearize(q).eigenmodes(k)``.
+    path : str
+        ``<stem>.pvd``; mode ``i`` goes to ``<stem>_mode<i>.pvd`` (and its frames).
+    which : list of int, optional
+        The modes to write (default: all).
+    n_frames : int
+        Frames over one period; the time values are the physical times
+        ``t = k T / n_frames`` with the mode's period ``T = 2 pi / omega``.
+    scale : float
+        Largest displacement of a drawn point, relative to the size of the
+        mechanism (the largest extent of the undeformed picture).
+    n_points : int
+        Points along each beam axis.
+
+    Returns
+    -------
+    list of str
+        The ``.pvd`` files (one per mode).
+    """
+    _check_counts(n_points, n_frames=n_frames)
+    lin = modes.linear
+    dae = lin.dae
+    bodies = dae.system.bodies
+    which = range(len(modes.omega)) if which is None else which
+    qs = [lin.q[dae.q_slices[b.name]] for b in bodies]
+    base = [body_mode_geometry(b, q, np.zeros(b.ne), n_points) for b, q in zip(bodies, qs)]
+    size = np.ptp(np.vstack(base), axis=0).max() or 1.0
+    stem, ext = os.path.splitext(os.fspath(path))
+    out = []
+    for i in which:
+        w = float(modes.omega[i])
+        d = modes.vectors[:, i] / (1j * w)
+        # the picture is linear in the displacement: two evaluations give every phase,
+        # Re(d e^{j phi}) -> cos(phi) D_re - sin(phi) D_im
+        D = [[body_mode_geometry(b, q, part[dae.e_slices[b.name]], n_points) - g0
+              for b, q, g0 in zip(bodies, qs, base)] for part in (d.real, d.imag)]
+        Dr, Di = np.vstack(D[0]).ravel(), np.vstack(D[1]).ravel()
+        # phase origin at the largest displacement: max of |cos Dr - sin Di|^2
+        phi0 = 0.5 * np.arctan2(-2 * Dr @ Di, Dr @ Dr - Di @ Di)
+        amp = np.abs(np.cos(phi0) * Dr - np.sin(phi0) * Di).max()
+        s = scale * size / amp if amp > 0 else 0.0
+        frames = []
+        for k in range(n_frames):
+            phi = phi0 + 2 * np.pi * k / n_frames
+            parts = [(g0 + s * (np.cos(phi) * dr - np.sin(phi) * di), None, None)
+                     for g0, dr, di in zip(base, D[0], D[1])]
+            frames.append((2 * np.pi * k / n_frames / w, _grid(parts)))
+        out.append(_write_collection(f"{stem}_mode{i}{ext or '.pvd'}", frames)[0])
+    log.info("modes: %d mode series written next to %s", len(out), path)
+    return out

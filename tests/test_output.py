@@ -140,3 +140,30 @@ def test_summary_records_provenance(tmp_path):
 def test_package_version_of_a_missing_module():
     from phmech.provenance import package_version
     assert package_version("no_such_module_here") is None
+
+
+@needs_firedrake
+def test_mode_series_of_a_cantilever(tmp_path, single_beam):
+    """Animated mode shapes: the nodes of the second and third cantilever modes at the
+    analytic positions x/L = 0.7834 and (0.5035, 0.8677) (roots of cos b cosh b = -1; e.g.
+    Blevins, Formulas for natural frequency and mode shape, 1979, table 8-1); half a period
+    later the shape is mirrored."""
+    from phmech.vtk_output import write_modes_pvd
+    modes = single_beam("cantilever", 8).eigenmodes(3)
+    n = 24
+    files = write_modes_pvd(modes, str(tmp_path / "cantilever.pvd"), n_frames=n, n_points=801, scale=0.05)
+    assert [os.path.basename(f) for f in files] == [f"cantilever_mode{i}.pvd" for i in range(3)]
+    L = 0.3
+    nodes_expected = [[], [0.7834], [0.5035, 0.8677]]
+    for i, f in enumerate(files):
+        frames = read_frames(f)
+        assert len(frames) == n
+        period = 2 * np.pi / modes.omega[i]
+        np.testing.assert_allclose([fr[0] for fr in frames], np.arange(n) * period / n, rtol=1e-14)
+        P0, Ph = frames[0][1], frames[n // 2][1]
+        x, y = P0[:, 0], P0[:, 1]
+        assert abs(y[0]) < 1e-12 and np.abs(y).max() == pytest.approx(0.05 * L, rel=1e-6)
+        crossing = np.flatnonzero(np.sign(y[2:]) != np.sign(y[1:-1])) + 1
+        np.testing.assert_allclose(x[crossing] / L, nodes_expected[i], atol=3e-3)
+        np.testing.assert_allclose(Ph[:, 1], -y, atol=1e-12 * L)
+        assert np.abs(frames[n // 4][1][:, 1]).max() < 1e-12        # a quarter period: through rest
