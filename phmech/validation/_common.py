@@ -4,6 +4,7 @@ import json
 import logging
 import os
 import platform
+import sys
 import tempfile
 import time
 
@@ -167,7 +168,10 @@ def write_summary(outdir, case, data):
 def figure_style():
     """Matplotlib settings for thesis-style figures."""
     import matplotlib
-    matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
+    if os.environ.get("MPLBACKEND"):
+        matplotlib.use(os.environ["MPLBACKEND"])
+    elif "ipykernel" not in sys.modules:       # files only; a notebook keeps its inline backend
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     plt.rcParams.update({"font.size": 11, "axes.grid": True, "grid.alpha": 0.3,
                          "lines.linewidth": 1.4, "figure.figsize": (5.5, 3.8),
