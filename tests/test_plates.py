@@ -15,17 +15,20 @@ def _plate(k=2, N=4, bc=None, model="kirchhoff", h=0.01):
                boundary=pm.SS_ALL if bc is None else bc)
 
 
-@pytest.mark.parametrize("k, meshes, order", [(1, (4, 8, 16, 32), 2.0), (2, (8, 16, 32), 3.0),
-                                              (3, (4, 8, 16), 5.0)])
-def test_kirchhoff_simply_supported_order(k, meshes, order):
-    """Simply supported square, first mode: observed rates h^2 (k = 1), h^3 (k = 2), h^5 or more (k = 3)."""
+@pytest.mark.parametrize("k, meshes", [(1, (4, 8, 16, 32)), (3, (4, 8, 16)),
+                                       pytest.param(2, (16, 32, 64), marks=pytest.mark.slow)])
+def test_kirchhoff_simply_supported_order(k, meshes):
+    """Simply supported square, first mode: the HHJ eigenvalue error is O(h^(2k)).
+
+    (k = 2 is pre-asymptotic below 16 x 16: its error changes sign between 4 x 4 and 8 x 8.)
+    """
     t = pm.case_table("kirchhoff_ss", k, meshes, n_modes=2)
-    assert np.all((t.orders > order - 0.5) & (t.orders < order + 1.0)), (t.errors[:, 0], t.orders)
-    assert abs(t.errors[-1, 0]) < {1: 3e-3, 2: 1e-7, 3: 1e-8}[k]
+    assert np.all(np.abs(t.orders - 2 * k) < 0.5), (t.errors[:, 0], t.orders)
+    assert abs(t.errors[-1, 0]) < {1: 3e-3, 2: 1e-8, 3: 1e-8}[k]
 
 
 def test_mindlin_closed_form_and_order():
-    """h/a = 0.1: the closed form (derived in mindlin_ss_exact) is reached at order about 4 (k = 2)."""
+    """h/a = 0.1: the closed form (derived in mindlin_ss_exact) is reached at order 2k = 4 (k = 2)."""
     t = pm.case_table("mindlin_ss_0.1", 2, (4, 8, 16), n_modes=3)
     assert np.all(t.orders > 3.4), t.orders
     assert np.max(np.abs(t.errors[-1])) < 5e-4
@@ -44,10 +47,10 @@ def test_mindlin_thin_limit_does_not_lock():
 
 
 def test_clamped_disc_order():
-    """Clamped circular plate, k = 2 on curved cells: lam_1 -> 10.2158 at order close to 4."""
+    """Clamped circular plate, k = 2 on curved cells: lam_1 -> 10.2158 at order 2k = 4."""
     assert abs(pm.circular_clamped_exact() - 10.2158) < 1e-4
     t = pm.case_table("kirchhoff_circular", 2, (1, 2, 3), n_modes=1)
-    assert np.all(t.orders > 3.3), t.orders
+    assert np.all(np.abs(t.orders - 4.0) < 0.5), t.orders
     assert abs(t.errors[-1, 0]) < 1e-5
 
 

@@ -117,7 +117,11 @@ def plate_lam(model, mesh, degree, boundary, h_a=0.01, n_modes=6):
     from ..fem.plate_mindlin import MindlinPlate
 
     cls = KirchhoffPlate if model == "kirchhoff" else MindlinPlate
-    plate = cls("plate", mesh, h_a, 1.0, 1.0, NU, degree=degree, boundary=boundary)
+    # units with D = 1 and rho h = 1 (lam = omega): the matrices are then well scaled, which keeps
+    # the round-off of the eigenvalues near 1e-13 instead of 1e-8 (E = rho = 1 and h = 0.01 give
+    # D ~ 1e-7 and a compliance block 1e9 times the mass block)
+    h = h_a if model == "mindlin" else 1.0
+    plate = cls("plate", mesh, h, 1.0 / h, 12 * (1 - NU ** 2) / h ** 3, NU, degree=degree, boundary=boundary)
     omega, _ = plate.natural_frequencies(n_modes)
     return plate.lam(omega, 1.0), plate.ne
 
