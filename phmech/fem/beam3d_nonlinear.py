@@ -1,0 +1,405 @@
+"""A spatial floating-frame beam with geometric stiffening and exact rotating-frame inertia.
+
+The spatial counterpart of :mod:`phmech.fem.beam_nonlinear` (read its
+docstring first): the efforts are the absolute velocities of the deformed
+axis in frame components, ``v_P + omega x X e1 + a_f(X)``, and the absolute
+spin of the sections ``omega_1 + s_f(X)``; the kinetic energy
+``1/2 int rho A |v|^2 + rho I_p spin^2`` is exact with a constant mass matrix.
+The configuration holds the frame ``(r_P, p)``, the displacement
+``u = (u_x, u_y, u_z)`` and the twist ``phi`` of the sections relative to the
+frame, with
+
+    u' = a - Omega x (X e1 + u),      phi' = s - Omega_1,
+
+where ``Omega`` is the frame's angular velocity fixed by the gauge of the
+cantilever frame (``u(0) = 0``, tangent ``e1 + u'(0)`` along ``e1``,
+``phi(0) = 0``): ``Omega = (omega_1, sigma omega_2, sigma omega_3)`` with
+``sigma = 1 / (1 + u_x'(0))``.  The gauge components are removed from ``u``
+and the efforts, and their rates vanish identically.
+
+Stored energy ``1/2 int (n^2/EA + m_z^2/EI_z + m_y^2/EI_y + t^2/GJ)`` with the
+Green-Lagrange axial strain ``eps = u_x' + |u'|^2 / 2`` (``strain="green"``;
+``"linear"``: ``eps = u_x'``), the curvatures ``u_y''``, ``u_z''`` and the twist
+rate ``phi'`` (small rotations relative to the frame), whose rates are
+
+    eps'     = (e1 + u') . a'                     (green: rotation invariant)
+    kappa_z' = a_y'' - (Omega x u'')_y,   kappa_y' = a_z'' - (Omega x u'')_z,   phi'' = s_f'.
+
+The structure ``J(q, e) = [[-Omega x (.), -B^T], [B, 0]]`` is skew (the
+rotating-frame term of the sections' spin momentum acts on the frame rows,
+as in :class:`~phmech.fem.beam3d.FloatingSpatialBeam`), so ``H = e^T M e / 2``
+and the midpoint rule keeps an exact discrete power balance.  Neglected:
+shear, the rotary inertia of bending, nonlinear curvature and the
+rotating-frame terms of the spin inertia other than those on the frame.
+
+Discretization: cubic Hermite for the three displacement and velocity
+components (one space, so ``Omega x`` maps it onto itself), P1 for spin
+and twist, continuous P2 for ``n``, DG1 for ``m_z, m_y`` and DG0 for ``t``.
+Ports ``A`` and ``B`` carry velocity rows; moments act on the frame
+through :class:`FrameMoment` (at the root, the section turns with the frame).
+"""
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu, spsolve
+
+from ..bodies.base import SpatialFrameBody
+from ..loads import Load, _as_load_function
+from ..math.rotations import UnitQuaternion
+from ._petsc import to_numpy, to_scipy
+from .beam import CellPointEvaluator, _check_positive, check_n_elem
+from .beam_nonlinear import STRAINS, _Sandwich, _single_dof
+
+#: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
+_CROSS = {0: ((1, 2, 1.0), (2, 1, -1.0)),      # (Omega x p)_x = Omega_2 p_z - Omega_3 p_y (0-based: 1, 2)
+          1: ((2, 0, 1.0), (0, 2, -1.0)),      # (Omega x p)_y = Omega_3 p_x - Omega_1 p_z
+          2: ((0, 1, 1.0), (1, 0, -1.0))}      # (Omega x p)_z = Omega_1 p_y - Omega_2 p_x
+
+
+class NonlinearSpatialBeam(SpatialFrameBody):
+    """Spatial beam with exact rotating-frame inertia and geometric stiffening (module docstring).
+
+    ``q = (r_P, p, u_x, u_y, u_z, phi)``, ``e = (v_P, omega, a_x, a_y, a_z, s, n, m_z, m_y, t)``.
+
+    Parameters
+    ----------
+    name : str
+    L, n_elem : length and number of elements.
+    rho, A, E, Iy, Iz : density, area, Young's modulus, second moments (bending in x-z and x-y).
+    G, Jt, Ip : shear modulus, torsion constant, polar moment (defaults as in
+        :class:`~phmech.fem.beam3d.FloatingSpatialBeam`).
+    strain : ``"green"`` (geometric stiffening) or ``"linear"``.
+    position, orientation : frame origin and unit quaternion.
+    """
+
+    kinematics_group = None
+    omega_indices = ()
+    has_effort_terms = True
+
+    def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None, strain="green",
+                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
+        SpatialFrameBody.__init__(self, name, position, orientation)
+        n_elem = check_n_elem(name, n_elem, fields=8)
+        G = E / 2.6 if G is None else G
+        Jt = Iy + Iz if Jt is None else Jt
+        Ip = Iy + Iz if Ip is None else Ip
+        _check_positive(name, L=L, rho=rho, A=A, E=E, Iy=Iy, Iz=Iz, G=G, Jt=Jt, Ip=Ip)
+        if strain not in STRAINS:
+            raise ValueError(f"beam '{name}': strain must be one of {list(STRAINS)}, got {strain!r}")
+        import firedrake as fd
+        import finat.ufl
+
+        self.L, self.n_elem, self.strain = float(L), n_elem, strain
+        rhoA, EA, EIy, EIz, GJ, rIp = rho * A, E * A, E * Iy, E * Iz, G * Jt, rho * Ip
+        self.rhoA, self.EA = rhoA, EA
+        mesh = self._mesh = fd.IntervalMesh(n_elem, self.L)
+        x = fd.SpatialCoordinate(mesh)[0]
+        V, P1 = fd.FunctionSpace(mesh, "Hermite", 3), fd.FunctionSpace(mesh, "CG", 1)
+        Vn, D1, D0 = fd.FunctionSpace(mesh, "CG", 2), fd.FunctionSpace(mesh, "DG", 1), fd.FunctionSpace(mesh, "DG", 0)
+        self._V = V
+        spaces = [V, V, V, P1, Vn, D1, D1, D0]
+        names = ["ax", "ay", "az", "s", "n", "mz", "my", "t"]
+        W = fd.MixedFunctionSpace(spaces)
+        ax, ay, az, s, n, mz, my, t = fd.TrialFunctions(W)
+        dax, day, daz, ds_, dn, dmz, dmy, dt = fd.TestFunctions(W)
+        dx = fd.dx
+        d2 = (lambda f: f.dx(0).dx(0))
+        Mw = to_scipy(fd.assemble((rhoA * (dax * ax + day * ay + daz * az) + rIp * ds_ * s + dn * n / EA
+                                   + dmz * mz / EIz + dmy * my / EIy + dt * t / GJ) * dx, mat_type="aij"))
+        Jw = to_scipy(fd.assemble((-dax.dx(0) * n + dn * ax.dx(0) - d2(day) * mz + dmz * d2(ay)
+                                   - d2(daz) * my + dmy * d2(az) - ds_.dx(0) * t + dt * s.dx(0)) * dx,
+                                  mat_type="aij"))
+        Kforms = [rhoA * (-day * az + daz * ay), rhoA * (dax * az - daz * ax), rhoA * (-dax * ay + day * ax)]
+        Kw = [to_scipy(fd.assemble(k * dx, mat_type="aij")) for k in Kforms]
+        edges = np.cumsum([0] + [Vi.dim() for Vi in spaces])
+        off = {k: np.arange(edges[i], edges[i + 1]) for i, k in enumerate(names)}
+        nV, nP = V.dim(), P1.dim()
+        # Hermite coefficients of X and 1, P1 coefficients of 1; derivative and quadrature operators
+        u_, v_ = fd.TrialFunction(V), fd.TestFunction(V)
+        lu = splu(to_scipy(fd.assemble(u_ * v_ * dx, mat_type="aij")).tocsc())
+        xi, one = lu.solve(to_numpy(fd.assemble(x * v_ * dx))), lu.solve(to_numpy(fd.assemble(v_ * dx)))
+        oneP = np.ones(nP)
+        Qe = finat.ufl.FiniteElement("Quadrature", mesh.ufl_cell(), degree=7, quad_scheme="default")
+        Q = fd.FunctionSpace(mesh, Qe)
+        wq = to_numpy(fd.assemble(fd.TestFunction(Q) * fd.dx(metadata={"quadrature_degree": 7})))
+        E1 = to_scipy(fd.assemble(fd.interpolate(u_.dx(0), Q))).tocsr()
+        Nq = to_scipy(fd.assemble(fd.interpolate(fd.TrialFunction(Vn), Q))).tocsr()
+        D2 = to_scipy(fd.assemble(fd.TestFunction(D1) * d2(u_) * dx, mat_type="aij")).tocsr()
+        trv = {e_: to_numpy(fd.assemble(v_ * fd.ds(m_))) for e_, m_ in (("A", 1), ("B", 2))}
+        trs = to_numpy(fd.assemble(v_.dx(0) * fd.ds(1)))
+        trP = to_numpy(fd.assemble(fd.TestFunction(P1) * fd.ds(1)))
+        zero = _single_dof(trv["A"], "the value at X = 0", name)
+        slope = _single_dof(trs, "the slope at X = 0", name)
+        zeroP = _single_dof(trP, "the twist at X = 0", name)
+        keep = {"x": np.setdiff1d(np.arange(nV), [zero]), "y": np.setdiff1d(np.arange(nV), [zero, slope]),
+                "z": np.setdiff1d(np.arange(nV), [zero, slope]), "s": np.setdiff1d(np.arange(nP), [zeroP])}
+        # local effort layout
+        sizes = [3, 3, len(keep["x"]), len(keep["y"]), len(keep["z"]), len(keep["s"]),
+                 len(off["n"]), len(off["mz"]), len(off["my"]), len(off["t"])]
+        ofs = np.cumsum([0] + sizes)
+        fnames = ["vP", "omega", "ax", "ay", "az", "s", "n", "mz", "my", "t"]
+        self.fields = {k: np.arange(ofs[i], ofs[i + 1]) for i, k in enumerate(fnames)}
+        ne = int(ofs[-1])
+        nq = 7 + len(keep["x"]) + len(keep["y"]) + len(keep["z"]) + len(keep["s"])
+        # full[e_local -> W coefficients]: absolute velocity and spin fields, stresses
+        rows, cols, vals = [], [], []
+
+        def put(r, c, v):
+            r, c, v = np.broadcast_arrays(np.atleast_1d(r), np.atleast_1d(c), np.asarray(v, float))
+            rows.append(r.ravel())
+            cols.append(c.ravel())
+            vals.append(v.ravel())
+        for k, comp in enumerate(("ax", "ay", "az")):
+            put(off[comp], k, one)                                       # translations
+        put(off["ay"], 5, xi)                                            # omega_3 x X e1 = (0, X w3, -X w2)
+        put(off["az"], 4, -xi)
+        put(off["s"], 3, oneP)                                           # omega_1: spin of every section
+        for comp, c in (("ax", "x"), ("ay", "y"), ("az", "z"), ("s", "s")):
+            put(off[comp][keep[c]], self.fields[comp], 1.0)
+        for k in ("n", "mz", "my", "t"):
+            put(off[k], self.fields[k], 1.0)
+        full = sp.csr_matrix((np.concatenate(vals), (np.concatenate(cols), np.concatenate(rows))),
+                             shape=(ne, Mw.shape[0]))
+        self.M = (full @ Mw @ full.T).tocsr()
+        self.J0 = (full @ Jw @ full.T).tocsr()      # rigid fields have no strain: no rigid entries
+        self.J0.eliminate_zeros()
+        K = [(full @ Ki @ full.T).tolil() for Ki in Kw]
+        spin = np.asarray(full[:, off["s"]] @ to_numpy(fd.assemble(rIp * fd.TestFunction(P1) * dx))).ravel()
+        nz = np.flatnonzero(spin)
+        for k, row, sign in ((1, 5, -1.0), (2, 4, 1.0)):      # -Omega x (h e1) on the frame rows
+            K[k][row, nz] = K[k][row, nz].toarray() + sign * spin[nz]
+            K[k][nz, row] = K[k][nz, row].toarray() - sign * spin[nz][:, None]
+        self.K = [Ki.tocsr() for Ki in K]
+        self.K_list = []
+        # maps from local e and q to full coefficient vectors
+        def sel(keep_, col0, ncol, n_):
+            return sp.csr_matrix((np.ones(len(keep_)), (keep_, col0 + np.arange(len(keep_)))), shape=(n_, ncol))
+        self.Pe = [full[:, off[c]].T.tocsr() for c in ("ax", "ay", "az")]          # nV x ne (absolute fields)
+        qo = np.cumsum([7, len(keep["x"]), len(keep["y"]), len(keep["z"]), len(keep["s"])])
+        self.Pq = [sel(keep[c], qo[i], nq, nV) for i, c in enumerate(("x", "y", "z"))]
+        self.Pq_phi = sel(keep["s"], qo[3], nq, nP)
+        self._sel_s = sel(keep["s"], self.fields["s"][0], ne, nP)
+        self.xi = xi
+        self._Pn = sp.csr_matrix((np.ones(len(off["n"])), (np.arange(len(off["n"])), self.fields["n"])),
+                                 shape=(len(off["n"]), ne))
+        self._Pm = {k: sp.csr_matrix((np.ones(len(off[k])), (np.arange(len(off[k])), self.fields[k])),
+                                     shape=(len(off[k]), ne)) for k in ("mz", "my")}
+        W_ = wq
+        self._W = W_
+        self._F = [(E1 @ P).tocsr() for P in self.Pe]           # a' at the quadrature points (nQ x ne)
+        self._S = [(E1 @ P).tocsr() for P in self.Pq]           # u' at the quadrature points (nQ x nq)
+        self._Nn = (Nq @ self._Pn).tocsr()
+        self._D2q = [(D2 @ P).tocsr() for P in self.Pq]         # u'' tested by DG1 (nm x nq)
+        self._sand_e = [_Sandwich(self._Nn, F) for F in self._F]
+        self._sand_q = [_Sandwich(self._Nn, S) for S in self._S]
+        self._sand_FS = [_Sandwich(F, S) for F, S in zip(self._F, self._S)]
+        self._cq = np.asarray(self.Pq[0].T @ trs).ravel()       # u_x'(0) on q
+        self._gauge_q = _single_dof(self._cq, "the gauge functional on q", name)
+        self._dense = {"Pq": [P.toarray() for P in self.Pq], "Pe": [P.toarray() for P in self.Pe]}
+        # per i: beta_i(q) = B_i q on the stress rows (curvature and linear-strain terms with Omega_i)
+        Bm = {k: [] for k in range(3)}
+        mz, my = self._Pm["mz"].T, self._Pm["my"].T
+        # kappa_z' -= Omega_3 u_x'' - Omega_1 u_z'';  kappa_y' -= Omega_1 u_y'' - Omega_2 u_x''
+        Bm[2].append(-(mz @ self._D2q[0]))
+        Bm[0].append(mz @ self._D2q[2])
+        Bm[0].append(-(my @ self._D2q[1]))
+        Bm[1].append(my @ self._D2q[0])
+        if strain == "linear":       # eps' = a_x' - (Omega_2 u_z' - Omega_3 u_y')
+            NW = self._Nn.T @ sp.diags(W_)
+            Bm[1].append(-(NW @ self._S[2]))
+            Bm[2].append(NW @ self._S[1])
+        self._B = [sp.csr_matrix(sum(Bm[i])) if Bm[i] else sp.csr_matrix((ne, nq)) for i in range(3)]
+        self._Kcoo = [Ki.tocoo() for Ki in self.K]
+        self.q_labels = ["x", "y", "z", "p0", "p1", "p2", "p3"] + [f"u{i}" for i in range(nq - 7)]
+        self.q0 = np.r_[self.q0, np.zeros(nq - 7)]
+        self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
+        self.mass = float(self.M[0, 0])
+        for pname, X in (("A", 0.0), ("B", self.L)):
+            Y = np.vstack([P.T @ trv[pname] for P in self.Pe])
+            self.add_port(pname, Y, None, (X, 0.0, 0.0))
+        self._trace_q = {pn: np.vstack([P.T @ trv[pn] for P in self.Pq]) for pn in ("A", "B")}
+        self._points = None
+        self._Mfield = rhoA * to_scipy(fd.assemble(u_ * v_ * dx, mat_type="aij"))
+        self._one, self._spin_row = one, spin
+
+    # -- frame rate -------------------------------------------------------------
+    def frame_scale(self, q):
+        """``d`` with ``Omega = d * omega`` and ``dd/dq`` (3 x nq)."""
+        s = 1.0 / (1.0 + self._cq @ q)
+        d = np.array([1.0, s, s])
+        grad = np.zeros((3, self.nq))
+        grad[1] = grad[2] = -s * s * self._cq
+        return d, grad
+
+    def qdot(self, q, e):
+        d, _ = self.frame_scale(q)
+        Om = d * e[3:6]
+        out = np.zeros(self.nq)
+        out[:3] = self.rotation(q) @ e[:3]
+        out[3:7] = UnitQuaternion.rate(q[3:7], Om)
+        pos = [self.xi + self.Pq[0] @ q, self.Pq[1] @ q, self.Pq[2] @ q]
+        for c in range(3):
+            rate = self.Pe[c] @ e
+            for i, j, sgn in _CROSS[c]:
+                rate -= sgn * Om[i] * pos[j]
+            out += self.Pq[c].T @ rate
+        out += self.Pq_phi.T @ (self._sel_s @ e)
+        return out
+
+    def qdot_jacobians(self, q, e):
+        d, dd = self.frame_scale(q)
+        om = e[3:6]
+        Om = d * om
+        nq, ne = self.nq, self.ne
+        Tq, Te = np.zeros((nq, nq)), np.zeros((nq, ne))
+        Tq[:3, 3:7] = np.einsum("kij,j->ik", UnitQuaternion.derivatives(q[3:7]), e[:3])
+        Pp, Pw = UnitQuaternion.rate_jacobians(q[3:7], Om)
+        Tq[3:7, 3:7] = Pp
+        Tq[3:7] += Pw @ (om[:, None] * dd)
+        Te[:3, :3] = self.rotation(q)
+        Te[3:7, 3:6] = Pw * d[None, :]
+        Pq, Pe = self._dense["Pq"], self._dense["Pe"]
+        pos = [self.xi + Pq[0] @ q, Pq[1] @ q, Pq[2] @ q]
+        for c in range(3):
+            Jq = np.zeros((len(self.xi), nq))
+            Je = Pe[c].copy()
+            for i, j, sgn in _CROSS[c]:
+                Jq -= sgn * (np.outer(pos[j], om[i] * dd[i]) + Om[i] * Pq[j])
+                Je[:, 3 + i] -= sgn * d[i] * pos[j]
+            Tq += Pq[c].T @ Jq
+            Te += Pq[c].T @ Je
+        Te += (self.Pq_phi.T @ self._sel_s).toarray()
+        return Tq, Te
+
+    def retract(self, q, v):
+        d, _ = self.frame_scale(q)
+        out = np.array(q, float)
+        out[:3] += self.rotation(q) @ v[:3]
+        out[3:7] = UnitQuaternion.retract(q[3:7], d * v[3:6])
+        return out
+
+    def port_position(self, q, port):
+        return self.position(q) + self.rotation(q) @ (port.position + self._trace_q[port.name] @ q)
+
+    # -- structure ------------------------------------------------------------------
+    def effort_force(self, t, q, e):
+        d, _ = self.frame_scale(q)
+        Om = d * e[3:6]
+        W = self._W
+        f = np.zeros(self.ne)
+        if self.strain == "green":
+            Sv = [S @ q for S in self._S]
+            N = self._Nn @ e
+            rate = sum(Sv[c] * (self._F[c] @ e) for c in range(3))   # the constant a_x' is in J0
+            f += self._Nn.T @ (W * rate)
+            for c in range(3):
+                f -= self._F[c].T @ (W * Sv[c] * N)
+        for i in range(3):
+            beta = self._B[i] @ q
+            f += Om[i] * beta
+            f[3 + i] -= d[i] * (beta @ e)
+            f -= Om[i] * (self.K[i] @ e)
+        return f
+
+    def effort_terms(self, t, q, e):
+        """``(f, df/dq, df/de)`` of the state-dependent structure (see the module docstring)."""
+        f = self.effort_force(t, q, e)
+        d, dd = self.frame_scale(q)
+        om = e[3:6]
+        Om = d * om
+        W, ne, nq = self._W, self.ne, self.nq
+        E_, Q_ = [], []
+
+        def add(lst, I, J, V):
+            lst.append((np.asarray(I), np.asarray(J), np.asarray(V, float)))
+        if self.strain == "green":
+            Sv = [S @ q for S in self._S]
+            N = self._Nn @ e
+            for c in range(3):
+                I, J, V = self._sand_e[c](W * Sv[c])
+                add(E_, I, J, V)
+                add(E_, J, I, -V)
+                I, J, V = self._sand_q[c](W * (self._F[c] @ e))
+                add(Q_, I, J, V)
+                I, J, V = self._sand_FS[c](W * N)
+                add(Q_, I, J, -V)
+        for i in range(3):
+            wi = 3 + i
+            B = self._B[i]
+            beta = B @ q
+            nzb = np.flatnonzero(beta)
+            add(E_, nzb, np.full(len(nzb), wi), d[i] * beta[nzb])
+            add(E_, np.full(len(nzb), wi), nzb, -d[i] * beta[nzb])
+            Bc = B.tocoo()
+            add(Q_, Bc.row, Bc.col, Om[i] * Bc.data)
+            row = (beta @ e) * dd[i] + d[i] * (B.T @ e)
+            nzr = np.flatnonzero(row)
+            add(Q_, np.full(len(nzr), wi), nzr, -row[nzr])
+            Ke = self.K[i] @ e
+            Kc = self._Kcoo[i]
+            add(E_, Kc.row, Kc.col, -Om[i] * Kc.data)
+            add(E_, np.arange(ne), np.full(ne, wi), -d[i] * Ke)
+            if i:      # Omega_i = sigma(q) omega_i: the q-derivative of Omega_i (beta_i - K_i e)
+                add(Q_, np.arange(ne), np.full(ne, self._gauge_q), om[i] * dd[i][self._gauge_q] * (beta - Ke))
+        cat = lambda L_, k: np.concatenate([x[k] for x in L_]) if L_ else np.zeros(0)
+        De = sp.coo_matrix((cat(E_, 2), (cat(E_, 0).astype(int), cat(E_, 1).astype(int))), shape=(ne, ne))
+        Dq = sp.coo_matrix((cat(Q_, 2), (cat(Q_, 0).astype(int), cat(Q_, 1).astype(int))), shape=(ne, nq))
+        return f, Dq, De
+
+    # -- state helpers ---------------------------------------------------------------
+    def displacement_rows(self, points):
+        """Rows giving ``(u_x, u_y, u_z)`` at ``points`` from ``q`` (three arrays ``(npts, nq)``)."""
+        if self._points is None:
+            self._points = CellPointEvaluator(self._mesh)
+        import firedrake as fd
+        P, = self._points.rows(np.clip(np.atleast_1d(points), 0.0, self.L), (fd.TestFunction(self._V),))
+        return [P @ Pq for Pq in self._dense["Pq"]]
+
+    def angular_momentum(self, q, e):
+        """Inertial angular momentum about the inertial origin."""
+        R = self.rotation(q)
+        # momentum density pairs: int rho A (X e1 + u) x a + spin; evaluated with the field mass matrix
+        Pe = self._dense["Pe"]
+        Mf = self._Mfield
+        pos = [self.xi + self._dense["Pq"][0] @ q, self._dense["Pq"][1] @ q, self._dense["Pq"][2] @ q]
+        vel = [Pe[c] @ e for c in range(3)]
+        mv = [Mf @ v for v in vel]
+        rel = np.array([pos[1] @ mv[2] - pos[2] @ mv[1], pos[2] @ mv[0] - pos[0] @ mv[2],
+                        pos[0] @ mv[1] - pos[1] @ mv[0]])
+        rel[0] += self._spin_row @ e
+        P = np.array([self._one @ m for m in mv])
+        return R @ rel + np.cross(q[:3], R @ P)
+
+
+class FrameMoment(Load):
+    """A moment acting on the frame of a :class:`NonlinearSpatialBeam` (on the root section).
+
+    Power ``m . Omega`` with ``Omega = d(q) omega`` the frame's angular velocity;
+    ``m`` in inertial (default) or frame components.
+    """
+
+    def __init__(self, body, moment, frame="inertial", name=None):
+        self.name = name or f"frame moment({body.name})"
+        if frame not in ("inertial", "body"):
+            raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
+        self.body = body
+        self.inertial = frame == "inertial"
+        self.fun = _as_load_function(moment, 3, "moment", self.name)
+        self.cols = np.arange(3, 6)
+        self.A = np.eye(3)
+
+    def force(self, t, q, e=None):
+        m = self.fun(t)
+        if self.inertial:
+            m = self.body.rotation(q).T @ m
+        return self.body.frame_scale(q)[0] * m
+
+    def force_q(self, t, q, e=None):
+        d, dd = self.body.frame_scale(q)
+        m = self.fun(t)
+        mb = self.body.rotation(q).T @ m if self.inertial else m
+        out = mb[:, None] * dd
+        if self.inertial:
+            idx, dR = self.body.rotation_derivatives(q)
+            for k, i in enumerate(idx):
+                out[:, i] += d * (dR[k].T @ m)
+        return out
