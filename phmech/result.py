@@ -27,6 +27,16 @@ class Result:
     t_events, y_events : list of ndarray or None
         Per event function of the run: the times of its zero crossings and
         the states there (``None`` when the run had no events).
+    options : dict
+        The solver's options of the run.
+    t0, t_end : float
+        The run's span (a restarted run keeps the original ``t0``).
+    solver_state : dict or None
+        What the solver needs to continue (:meth:`save`, ``restart=``);
+        ``None`` for solvers that cannot continue a run.
+    model_identity : dict or None
+        The model identification of a loaded result
+        (:func:`phmech.checkpoint.model_identity`).
     """
 
     def __init__(self, t, y, dae, solver, stats, message="success"):
@@ -45,8 +55,8 @@ class Result:
         self.t0 = float(self.t[0]) if len(self.t) else 0.0
         self.t_end = float(self.t[-1]) if len(self.t) else 0.0
         self.solver_state = None
-        #: the model identification of a loaded result (:func:`phmech.checkpoint.model_identity`)
         self.model_identity = None
+        self.labels = None
 
     def __repr__(self):
         return (f"Result(solver={self.solver!r}, {len(self.t)} points, t=[{self.t[0]:g}, {self.t[-1]:g}], "
@@ -124,7 +134,7 @@ class Result:
         from . import checkpoint
         if self.dae is not None:
             identity, labels = checkpoint.model_identity(self.dae), self.dae.labels()
-        elif self.model_identity is not None:
+        elif self.model_identity is not None and self.labels is not None:
             identity, labels = self.model_identity, self.labels
         else:
             raise ValueError("Result.save: the result has neither a model nor a stored model identity")
