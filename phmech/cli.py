@@ -69,11 +69,14 @@ def _case(name):
 def _run_case(name, argv):
     """Run a case's ``main(argv)``; returns its exit status (0: success)."""
     module = _case(name)
+    program, sys.argv[0] = sys.argv[0], f"phmech run {name}"     # the name in the case's usage lines
     try:
         status = module.main(list(argv))
     except SystemExit as err:                 # argparse errors and explicit exits of a case
         code = err.code
         return code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        sys.argv[0] = program
     return status if isinstance(status, int) else 0
 
 
