@@ -126,3 +126,38 @@ def test_bad_plate_input():
         KirchhoffPlate("q", mesh, 0.1, 1.0, 1.0, 0.3, boundary={7: "free", 1: "hinged"})
     with pytest.raises(ValueError, match="degree must be an integer >= 2"):
         MindlinPlate("q", mesh, 0.1, 1.0, 1.0, 0.3, degree=1)
+
+
+def test_plate_rod_heavy_rod_is_a_simple_support():
+    """Independent model: a very heavy rod holds the edge x = 1 still (v = 0, slope free), so the
+    transformer variant tends to the plate clamped at x = 0 and simply supported at x = 1."""
+    from phmech.fem.plate import KirchhoffPlate
+    from phmech.validation.plate_rigid import E_MOD, NU, RHO, THICK, PlateRod
+    f = PlateRod("transformer", 4, 2, rod_mass=1e9).frequencies(6)
+    p = KirchhoffPlate("p", fd.RectangleMesh(4, 4, 1.0, 1.0), THICK, RHO, E_MOD, NU, degree=2,
+                       boundary={1: "clamped", 2: "simply_supported"})
+    w, _ = p.natural_frequencies(4)
+    assert np.all(f[:2] < 1e-3 * f[2])             # the rod bouncing on the plate's stiffness
+    assert np.allclose(f[2:], w / (2 * np.pi), rtol=1e-6)
+
+
+def test_plate_rod_frequencies_converge():
+    """First six frequencies of both variants converge (corner-limited order, about 2)."""
+    from phmech.validation.plate_rigid import PlateRod
+    for variant in ("transformer", "welded"):
+        f = np.array([PlateRod(variant, n, 2).frequencies(6) for n in (4, 8, 16)])
+        d = np.abs(np.diff(f, axis=0))
+        assert np.all(np.log2(d[0, :3] / d[1, :3]) > 1.5), (variant, f)
+        assert np.max(d[1] / f[-1]) < 3e-3
+
+
+def test_plate_rod_power_balance():
+    """10 ms-type run (shortened): H(t) - H(0) equals the work of the pressure, all three models."""
+    from phmech.validation.plate_rigid import MODELS, run
+    out = run(n=4, degree=2, t_end=3e-3, dt=5e-5, plot=False, snapshot_times=(3e-3,))
+    for v in MODELS:
+        H = out.H_plate[v] + out.H_rod[v]
+        assert H.max() > 1.0
+        assert np.max(np.abs(out.balance[v])) < 1e-11 * H.max(), v
+    # the rod carries energy in both interconnections
+    assert out.H_rod["transformer"].max() > 0.01 * out.H_plate["transformer"].max()

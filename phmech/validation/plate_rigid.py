@@ -17,7 +17,7 @@ lies along the edge x = 1.  Two interconnections:
   that of a solid round rod of radius ``rod_radius`` (the thesis does not
   give the section; default 2 cm).
 
-Both: the first six natural frequencies (constrained pencil, condensed
+Both, and the plate alone (``"no_rod"``, edge x = 1 free) for comparison: the first six natural frequencies (constrained pencil, condensed
 shift-invert :func:`phmech.fem.plate.condensed_modes`), and 10 ms with the
 midpoint rule under the pressure ``1e5 (y + 10 (y - 1/2)^2)`` Pa during the
 first 2 ms: Hamiltonian of plate and rod, deflection snapshots and the
@@ -38,6 +38,8 @@ from . import _common
 L, THICK, E_MOD, RHO, NU = 1.0, 0.05, 70e9, 2700.0, 0.35
 M_ROD = 50.0
 VARIANTS = ("transformer", "welded")
+#: every model of the study: the two interconnections and the plate alone (edge x = 1 free)
+MODELS = VARIANTS + ("no_rod",)
 
 
 class PlateRod:
@@ -46,24 +48,24 @@ class PlateRod:
     ``e = (plate efforts, v_r, w_r[, b_r])``.
     """
 
-    def __init__(self, variant="transformer", n=8, degree=2, rod_radius=0.02):
+    def __init__(self, variant="transformer", n=8, degree=2, rod_radius=0.02, rod_mass=M_ROD):
         import firedrake as fd
 
         from ..fem.plate import KirchhoffPlate
 
-        if variant not in VARIANTS:
-            raise ValueError(f"plate_rigid: variant must be one of {VARIANTS}, got {variant!r}")
+        if variant not in MODELS:
+            raise ValueError(f"plate_rigid: variant must be one of {MODELS}, got {variant!r}")
         self.variant = variant
-        edge = "free" if variant == "transformer" else "guided"
+        edge = "guided" if variant == "welded" else "free"
         mesh = fd.RectangleMesh(n, n, L, L)
         self.plate = p = KirchhoffPlate("plate", mesh, THICK, RHO, E_MOD, NU, degree=degree,
                                         boundary={1: "clamped", 2: edge, 3: "free", 4: "free"})
-        rod_inertia = [M_ROD, M_ROD * L ** 2 / 12]
+        rod_inertia = [] if variant == "no_rod" else [rod_mass, rod_mass * L ** 2 / 12]
         if variant == "welded":
-            rod_inertia.append(0.5 * M_ROD * rod_radius ** 2)
+            rod_inertia.append(0.5 * rod_mass * rod_radius ** 2)
         self.np, self.nr = p.ne, len(rod_inertia)
         ne = self.np + self.nr
-        self.M = sp.block_diag([p.M, sp.diags(rod_inertia)], format="csr")
+        self.M = sp.block_diag([p.M] + ([sp.diags(rod_inertia)] if rod_inertia else []), format="csr")
         J = sp.lil_matrix((ne, ne))
         J[:self.np, :self.np] = p.J0
         if variant == "welded":
@@ -74,12 +76,13 @@ class PlateRod:
                 J[i, ib] = r[i]
                 J[ib, i] = -r[i]
         self.J = sp.csr_matrix(J)
-        idx, X = p.edge_nodes(2)
+        idx, X = p.edge_nodes(2) if rod_inertia else (np.zeros(0, int), np.zeros((0, 2)))
         rows = np.arange(len(idx))
         G = sp.lil_matrix((len(idx), ne))
-        G[rows, idx] = 1.0
-        G[rows, self.np] = -1.0
-        G[rows, self.np + 1] = -(X[:, 1] - 0.5 * L)
+        if len(idx):
+            G[rows, idx] = 1.0
+            G[rows, self.np] = -1.0
+            G[rows, self.np + 1] = -(X[:, 1] - 0.5 * L)
         self.G = sp.csr_matrix(G)
         self.vel = np.r_[p.velocity_dofs, self.np + np.arange(self.nr)]
         self.stress = p.stress_dofs
@@ -95,7 +98,7 @@ class PlateRod:
 
         v, s = self.vel, self.stress
         omega, _ = condensed_modes(self.M[v][:, v].tocsc(), self.M[s][:, s].tocsc(), self.J[s][:, v].tocsc(),
-                                   k, 0.0, self.G[:, v])
+                                   k, 0.0, self.G[:, v] if self.G.shape[0] else None)
         return omega / (2 * np.pi)
 
     def problem(self, t_load=2e-3):
@@ -139,7 +142,7 @@ def run(n=8, degree=2, t_end=1e-2, dt=2e-5, rod_radius=0.02, outdir=None, plot=T
     """Frequencies and the 10 ms simulation of both variants."""
     out = PlateRigidResult({}, {}, {}, {}, {}, {})
     summary = {"n": n, "degree": degree, "dt": dt, "t_end": t_end, "rod_radius": rod_radius}
-    for variant in VARIANTS:
+    for variant in MODELS:
         tic = time.perf_counter()
         model = PlateRod(variant, n, degree, rod_radius)
         out.freq_hz[variant] = model.frequencies(6)
@@ -173,11 +176,11 @@ def write(out, outdir, plot=True):
     files = []
     path = os.path.join(outdir, "plate_rigid_frequencies.csv")
     with open(path, "w") as fh:
-        fh.write("mode," + ",".join(f"{v}_hz" for v in VARIANTS) + "\n")
+        fh.write("mode," + ",".join(f"{v}_hz" for v in MODELS) + "\n")
         for i in range(6):
-            fh.write(f"{i + 1}," + ",".join(f"{out.freq_hz[v][i]:.8g}" for v in VARIANTS) + "\n")
+            fh.write(f"{i + 1}," + ",".join(f"{out.freq_hz[v][i]:.8g}" for v in MODELS) + "\n")
     files.append(path)
-    for v in VARIANTS:
+    for v in MODELS:
         path = os.path.join(outdir, f"plate_rigid_{v}.csv")
         with open(path, "w") as fh:
             fh.write("t_s,H_plate_J,H_rod_J,H_J,balance_J\n")
@@ -189,15 +192,16 @@ def write(out, outdir, plot=True):
         import firedrake as fd
         plt = _common.figure_style()
         fig, ax = plt.subplots()
-        for i, v in enumerate(VARIANTS):
+        for i, v in enumerate(MODELS):
             ax.plot(1e3 * out.t[v], out.H_plate[v] + out.H_rod[v], color=f"C{i}", label=f"{v}: H")
-            ax.plot(1e3 * out.t[v], out.H_plate[v], "--", color=f"C{i}", label=f"{v}: H plate")
+            if v != "no_rod":
+                ax.plot(1e3 * out.t[v], out.H_plate[v], "--", color=f"C{i}", label=f"{v}: H plate")
         ax.set_xlabel("t [ms]")
         ax.set_ylabel("energy [J]")
         ax.legend(fontsize=8)
         files += _common.savefig(fig, outdir, "PlateRod_Hamiltonian")
         plt.close(fig)
-        for v in VARIANTS:
+        for v in MODELS:
             model = out.model[v]
             snaps = out.snapshots[v]
             fig, axs = plt.subplots(1, len(snaps), figsize=(4 * len(snaps), 3.4))
@@ -227,7 +231,7 @@ def main(argv=None):
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     out = run(args.n, args.degree, dt=args.dt, outdir=args.outdir, plot=not args.no_plot)
-    for v in VARIANTS:
+    for v in MODELS:
         s = out.summary[v]
         print(f"{v}: f = " + ", ".join(f"{x:.3f}" for x in s["freq_hz"]) + " Hz; "
               f"power balance {s['power_balance_max_abs_J']:.2e} J (rel {s['power_balance_rel']:.1e})")
