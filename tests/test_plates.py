@@ -161,3 +161,17 @@ def test_plate_rod_power_balance():
         assert np.max(np.abs(out.balance[v])) < 1e-11 * H.max(), v
     # the rod carries energy in both interconnections
     assert out.H_rod["transformer"].max() > 0.01 * out.H_plate["transformer"].max()
+
+
+def test_plate_commands_write_their_files(tmp_path):
+    """The two commands write CSV and a finite summary.json."""
+    import json
+    from phmech.validation import plate_modes, plate_rigid
+    plate_modes.main(["--outdir", str(tmp_path / "m"), "--degrees", "2", "--coarse", "--no-plot"])
+    s = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert {t["case"] for t in s["tables"]} >= {"kirchhoff_ss", "mindlin_ss_0.01", "kirchhoff_circular"}
+    assert (tmp_path / "m" / "plate_modes.csv").stat().st_size > 0
+    plate_rigid.main(["--outdir", str(tmp_path / "r"), "--n", "4", "--tfinal", "1e-3", "--dt", "1e-4"])
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert s["welded"]["power_balance_rel"] < 1e-11
+    assert (tmp_path / "r" / "PlateRod_Hamiltonian.png").exists()

@@ -207,6 +207,20 @@ def cantilever_reference(meshes=(8, 16, 32), degree=3, n_modes=6):
 #: meshes of each degree (squares: N x N; disc: refinement levels)
 DEFAULT_MESHES = {1: (8, 16, 32, 64), 2: (4, 8, 16, 32), 3: (4, 8, 16, 32)}
 DISC_MESHES = {1: (2, 3, 4, 5), 2: (1, 2, 3, 4), 3: (1, 2, 3, 4)}
+#: the coarse set of ``--coarse`` (a quick check of the command)
+COARSE_MESHES = {1: (4, 8, 16), 2: (2, 4, 8), 3: (2, 4, 8)}
+COARSE_DISC_MESHES = {1: (1, 2, 3), 2: (1, 2, 3), 3: (1, 2)}
+
+
+def mindlin_thin_limit(degree=2, meshes=(4, 8, 16), thickness=(0.1, 0.01, 0.001)):
+    """Relative error of the first Mindlin frequency (simply supported square) for thin plates.
+
+    Returns ``{h/a: errors on the meshes}``.  An element that locks has an
+    error that grows like ``(a/h)^2`` as the plate thins; here the errors
+    stay of the same size and shrink at the same rate on every thickness.
+    """
+    return {h_a: case_table(f"mindlin_ss_{h_a:g}", degree, meshes, n_modes=1).errors[:, 0]
+            for h_a in thickness}
 
 
 @dataclass
@@ -232,11 +246,14 @@ def run(degrees=(1, 2, 3), mindlin_h=(0.01, 0.1, 0.2), meshes=None, disc_meshes=
         if k >= 2:
             for h_a in mindlin_h:
                 tables.append(case_table(f"mindlin_ss_{h_a:g}", k, meshes[k], n_modes))
+    thin = mindlin_thin_limit(2, meshes[2][:3]) if 2 in degrees and mindlin_h else {}
     out = PlateModesResult(tables, order_cant)
+    out.thin_limit = thin
     out.summary = {
         "nu": NU, "kappa": KAPPA, "wall_time_s": time.perf_counter() - tic,
         "cantilever_reference_lam": ref_cant.tolist(), "cantilever_reference_order": order_cant,
         "cantilever_reference_meshes": list(reference_meshes),
+        "mindlin_thin_limit_k2": {f"{h:g}": e.tolist() for h, e in thin.items()},
         "circular_exact_lam": circular_clamped_exact(),
         "tables": [{"case": t.case, "degree": t.degree, "meshes": t.meshes, "ne": t.ne,
                     "lam_first": t.lam[:, 0].tolist(), "error_first": t.errors[:, 0].tolist(),
@@ -293,14 +310,21 @@ def format_tables(out):
 
 def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--degrees", type=_common.positive_int, nargs="+", default=[1, 2, 3])
+    p.add_argument("--degrees", type=_common.positive_int, nargs="+", default=[1, 2, 3], choices=[1, 2, 3])
+    p.add_argument("--coarse", action="store_true", help="coarse meshes only (a quick check)")
     args = p.parse_args(argv)
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
-    out = run(tuple(args.degrees), outdir=args.outdir, plot=not args.no_plot)
+    if args.coarse:
+        out = run(tuple(args.degrees), meshes=COARSE_MESHES, disc_meshes=COARSE_DISC_MESHES,
+                  reference_meshes=(4, 8, 16), outdir=args.outdir, plot=not args.no_plot)
+    else:
+        out = run(tuple(args.degrees), outdir=args.outdir, plot=not args.no_plot)
     print(f"cantilever reference (Richardson, k = 3, order {out.cantilever_order:.2f}): "
           + ", ".join(f"{x:.6f}" for x in out.summary["cantilever_reference_lam"]))
     print(format_tables(out))
+    for h_a, e in out.thin_limit.items():
+        print(f"Mindlin k = 2, h/a = {h_a:g}: errors " + ", ".join(f"{x:+.2e}" for x in e))
 
 
 if __name__ == "__main__":

@@ -227,10 +227,12 @@ def main(argv=None):
     p.add_argument("--n", type=_common.positive_int, default=8, help="elements per side")
     p.add_argument("--degree", type=_common.positive_int, default=2, help="velocity degree k")
     p.add_argument("--dt", type=_common.positive_float, default=2e-5, help="midpoint step [s]")
+    p.add_argument("--tfinal", type=_common.positive_float, default=1e-2, help="final time [s]")
     args = p.parse_args(argv)
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
-    out = run(args.n, args.degree, dt=args.dt, outdir=args.outdir, plot=not args.no_plot)
+    out = run(args.n, args.degree, t_end=args.tfinal, dt=args.dt, outdir=args.outdir, plot=not args.no_plot,
+              snapshot_times=tuple(args.tfinal * np.array([0.2, 0.5, 1.0])))
     for v in MODELS:
         s = out.summary[v]
         print(f"{v}: f = " + ", ".join(f"{x:.3f}" for x in s["freq_hz"]) + " Hz; "
