@@ -243,3 +243,18 @@ def test_hinged_beam_angular_momentum_is_an_invariant_of_the_consistent_model():
         assert s["energy_balance_max_abs"] < 1e-8 * np.max(out.energy)
         drifts.append(s["momentum_z_drift_rel_after_15_4"])
     assert max(drifts) < 1e-8, drifts
+
+
+def test_geometric_stiffness_option_of_the_beams():
+    from phmech.fem import FloatingEulerBernoulliBeam
+    from phmech.fem.beam3d import FloatingSpatialBeam
+    from phmech.fem.beam3d_nonlinear import NonlinearSpatialBeam
+    from phmech.fem.beam_nonlinear import NonlinearFloatingBeam
+    p = dict(L=0.3, n_elem=2, rho=7870.0, A=2.8e-5, E=2e11)
+    b = FloatingEulerBernoulliBeam("c", I=6.4e-11, frame="cantilever", geometric_stiffness=True, **p)
+    assert isinstance(b, NonlinearFloatingBeam) and b.frame == "cantilever" and b.strain == "green"
+    assert type(FloatingEulerBernoulliBeam("c", I=6.4e-11, **p)) is FloatingEulerBernoulliBeam
+    s = FloatingSpatialBeam("s", Iy=6.4e-11, Iz=6.4e-11, geometric_stiffness=True, **p)
+    assert isinstance(s, NonlinearSpatialBeam)
+    with pytest.raises(ValueError, match="beam 'c': strain must be one of"):
+        NonlinearFloatingBeam("c", I=6.4e-11, strain="vonkarman", **p)

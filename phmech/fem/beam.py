@@ -346,12 +346,24 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
     point_masses : list of ``(x, m)``
         Point masses attached to the beam axis (e.g. joint hardware).
     position, angle : initial configuration of the frame.
+    geometric_stiffness : bool
+        True builds the geometrically consistent beam instead
+        (:class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam`: exact
+        rotating-frame inertia, Green-Lagrange axial strain; no point masses).
 
     Ports ``A`` (x = 0) and ``B`` (x = L).
     """
 
+    def __new__(cls, *args, geometric_stiffness=False, **kwargs):
+        if geometric_stiffness:
+            from .beam_nonlinear import NonlinearFloatingBeam
+            if kwargs.pop("point_masses", ()):
+                raise ValueError("beam: point_masses are not available with geometric_stiffness=True")
+            return NonlinearFloatingBeam(*args, **kwargs)
+        return super().__new__(cls)
+
     def __init__(self, name, L, n_elem, rho, A, E, I, frame="simply_supported",
-                 point_masses=(), position=(0.0, 0.0), angle=0.0):
+                 point_masses=(), position=(0.0, 0.0), angle=0.0, geometric_stiffness=False):
         FloatingFrameBody.__init__(self, name, position, angle)
         if frame not in FRAME_CONDITIONS:
             raise ValueError(f"beam '{name}': frame must be one of {sorted(FRAME_CONDITIONS)}, got {frame!r}")

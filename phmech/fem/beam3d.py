@@ -38,10 +38,20 @@ class FloatingSpatialBeam(SpatialFrameBody):
         ``Jt = Iy + Iz``).
     Ip : polar moment for the torsional rotary inertia (default ``Iy + Iz``).
     position, orientation : frame origin and quaternion of the frame.
+    geometric_stiffness : bool
+        True builds the geometrically consistent beam instead
+        (:class:`~phmech.fem.beam3d_nonlinear.NonlinearSpatialBeam`: exact
+        rotating-frame inertia, Green-Lagrange axial strain).
     """
 
+    def __new__(cls, *args, geometric_stiffness=False, **kwargs):
+        if geometric_stiffness:
+            from .beam3d_nonlinear import NonlinearSpatialBeam
+            return NonlinearSpatialBeam(*args, **kwargs)
+        return super().__new__(cls)
+
     def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None,
-                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
+                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0), geometric_stiffness=False):
         super().__init__(name, position, orientation)
         n_elem = check_n_elem(name, n_elem, fields=8)
         import firedrake as fd
