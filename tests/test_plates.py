@@ -175,3 +175,14 @@ def test_plate_commands_write_their_files(tmp_path):
     s = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert s["welded"]["power_balance_rel"] < 1e-11
     assert (tmp_path / "r" / "PlateRod_Hamiltonian.png").exists()
+
+
+def test_free_plate_rigid_modes():
+    """A free plate: the three rigid modes (heave and two tilts) come out at zero, with or
+    without a negative shift, and the elastic modes after them agree."""
+    from phmech.fem.plate import KirchhoffPlate
+    p = KirchhoffPlate("p", fd.UnitSquareMesh(6, 6), 1.0, 1.0, 12 * (1 - 0.3 ** 2), 0.3, degree=2)
+    w, _ = p.natural_frequencies(5, sigma=-1.0)
+    w0, _ = p.natural_frequencies(5)
+    assert np.all(w[:3] < 1e-5) and w[3] > 10.0
+    assert np.allclose(w[3:], w0[3:], rtol=1e-10)

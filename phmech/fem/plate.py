@@ -48,10 +48,13 @@ no infinite eigenvalues):
   skew coupling between the edge moments and the flow ``g`` (no multiplier).
 
 Non-homogeneous or interconnected boundaries (a rigid body along an edge)
-are Lagrange multipliers of the assembled :class:`~phmech.System`: the
-edge's velocity rows (:meth:`PlateBase.edge_rows`) against the other body's
-port; a multiplier is needed there because the condition couples two
-bodies and carries the interconnection force.
+are Lagrange multipliers: the edge's nodal velocities
+(:meth:`PlateBase.edge_nodes`, as in :mod:`phmech.validation.plate_rigid`)
+or its weighted velocity rows (:meth:`PlateBase.edge_rows`) set equal to
+the other body's velocity field; a multiplier is needed there because the
+condition couples two bodies and carries the interconnection force.  An
+edge rotation driven by another body can also enter without a multiplier
+through a ``"guided"`` edge (:meth:`KirchhoffPlate.edge_moment_rows`).
 """
 import numpy as np
 import scipy.sparse as sp
@@ -120,7 +123,11 @@ def condensed_modes(Mv, C, B, k=6, sigma=0.0, G=None):
         S = sp.bmat([[-sigma * Mv, B.T, Gs.T], [B, -C, None], [Gs, None, None]], format="csc")
     else:
         S = sp.bmat([[-sigma * Mv, B.T], [B, -C]], format="csc")
-    lu = spla.splu(S)
+    try:
+        lu = spla.splu(S)
+    except RuntimeError:
+        raise ValueError("condensed_modes: K - sigma M is singular (rigid-body modes of a plate without "
+                         "enough supports); pass a shift sigma < 0") from None
     luC = spla.splu(sp.csc_matrix(C))
 
     def opinv(f):
@@ -250,6 +257,17 @@ class PlateBase(Body):
         Yr = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * tr * dsq))) for psi in shapes])
         return Yw, Yr
 
+    def edge_nodes(self, marker):
+        """Indices (into ``e``) and coordinates of the velocity nodes on an edge (CG_k Lagrange nodes)."""
+        fd = self._fd
+        Vv = self.spaces[0]
+        nodes = fd.DirichletBC(Vv, 0.0, marker).nodes
+        X = fd.Function(fd.VectorFunctionSpace(self.mesh, "CG", self.degree)).interpolate(self.x)
+        idx = self._full_to_e[nodes]
+        if np.any(idx < 0):
+            raise ValueError(f"plate '{self.name}': edge {marker} has velocity nodes removed by a condition")
+        return idx, np.asarray(X.dat.data_ro)[nodes]
+
     def load_vector(self, pressure):
         """Input column of a distributed pressure ``p(x)`` (callable of the UFL coordinate): ``int p dv``."""
         fd = self._fd
@@ -353,17 +371,6 @@ class KirchhoffPlate(PlateBase):
         dsq = fd.ds(marker, domain=self.mesh, metadata={"quadrature_degree": 2 * self.degree + 6})
         return np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * fd.dot(fd.dot(dM, n), n) * dsq)))
                          for psi in shapes])
-
-    def edge_nodes(self, marker):
-        """Indices (into ``e``) and coordinates of the velocity nodes on an edge (CG_k Lagrange nodes)."""
-        fd = self._fd
-        Vv = self.spaces[0]
-        nodes = fd.DirichletBC(Vv, 0.0, marker).nodes
-        X = fd.Function(fd.VectorFunctionSpace(self.mesh, "CG", self.degree)).interpolate(self.x)
-        idx = self._full_to_e[nodes]
-        if np.any(idx < 0):
-            raise ValueError(f"plate '{self.name}': edge {marker} has velocity nodes removed by a condition")
-        return idx, np.asarray(X.dat.data_ro)[nodes]
 
     def deflection_function(self, e_v):
         """A Firedrake Function on CG_k from the velocity part of an effort vector (for plots)."""
