@@ -41,6 +41,25 @@ QUICK = {
 }
 
 
+#: entries of each case's summary.json shown in the table of ``phmech figures`` (dotted paths);
+#: cases not listed show their first scalar errors and residuals
+KEY_FIGURES = {
+    "andrews": ["errors.radau.positions.digits", "energy_balance_A03.relative"],
+    "simeon_crank": ["errors.radau.positions.digits", "constraint_residual_max.position"],
+    "beam_convergence": ["rates.v", "rates.m", "rates.omega1"],
+    "bouncing_ball": ["cases.1.moreau.energy_balance", "cases.1.nsgenalpha.energy_balance"],
+    "bricard": ["energy_drift_J", "position_residual_max"],
+    "crank_slider": ["uy_mid_max_abs_over_L", "energy_balance_max_abs_J"],
+    "four_bar": ["omega_at_deg_rad_s.90"],
+    "hinged_beam": ["omega_z_max", "energy_balance_max_abs"],
+    "mass_spring": ["chain.springs.simulated_relative_error", "kreisel.steady.radius_deviation"],
+    "plate_modes": ["cantilever_reference_order"],
+    "spatial_pendulum": ["box_vs_equivalent_max_tip_difference_m", "rigid.energy_error_J"],
+    "spin_up": ["models.linear.tip_max_abs_m", "models.stiffened.tip_max_abs_m"],
+    "tippe_top": ["final_tilt", "energy_balance_max"],
+}
+
+
 def cases():
     """``{name: one-line description}`` of the validation cases (read from the sources, nothing imported)."""
     import phmech.validation as pkg
@@ -80,8 +99,26 @@ def _run_case(name, argv):
     return status if isinstance(status, int) else 0
 
 
-def _key_figures(summary, limit=3):
-    """A few scalar entries of a summary.json: reference comparisons first, then errors."""
+def _format(value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:.4g}"
+    if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
+        return "[" + ", ".join(f"{v:.4g}" for v in value[:3]) + (", ...]" if len(value) > 3 else "]")
+    return None
+
+
+def _key_figures(summary, limit=3, case=None):
+    """A few entries of a summary.json: those of :data:`KEY_FIGURES`, else errors and residuals."""
+    chosen = []
+    for path in KEY_FIGURES.get(case, []):
+        node = summary
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        text = _format(node)
+        if text is not None:
+            chosen.append(f"{path}={text}")
+    if chosen:
+        return chosen
     flat = {}
 
     def walk(d, prefix=""):
@@ -134,7 +171,7 @@ def figures(outdir, quick=False, only=None, out=None):
         summary = os.path.join(case_dir, "summary.json")
         if os.path.isfile(summary):
             try:
-                figures_ = _key_figures(json.load(open(summary)))
+                figures_ = _key_figures(json.load(open(summary)), case=name)
             except (OSError, ValueError):
                 figures_ = ["(unreadable summary.json)"]
         rows.append((name, status, seconds, figures_))
