@@ -182,3 +182,20 @@ def test_events_before_the_checkpoint_are_kept(rigid_crank_slider, tmp_path):
                                         0.021, 0.01, events=[slider_mid])
     assert np.array_equal(cont.t_events[0], full.t_events[0])
     assert np.array_equal(cont.y_events[0], full.y_events[0])
+
+
+def test_command_line_checkpoint_options(rigid_crank_slider, tmp_path):
+    """The options of a case's command line reach the driver: checkpoint, then restart."""
+    from phmech.validation import _common
+    p = _common.parser("demo", tfinal=0.02, dt=1e-4, checkpoints=True)
+    args = p.parse_args(["--outdir", str(tmp_path), "--checkpoint-every", "0.005"])
+    opts = _common.checkpoint_options(args)
+    assert opts == {"checkpoint": os.path.join(str(tmp_path), "checkpoint.h5"), "checkpoint_every": 0.005}
+    s = rigid_crank_slider[0]
+    first = s.simulate(args.tfinal, dt=args.dt, **opts)
+    again = s.simulate(0.03, dt=args.dt,
+                       **_common.checkpoint_options(p.parse_args(["--restart", opts["checkpoint"]])))
+    assert np.array_equal(again.y[:len(first.t)], first.y) and again.t[-1] == 0.03
+    with pytest.raises(SystemExit):
+        p.parse_args(["--checkpoint-every", "-1"])
+    assert _common.checkpoint_options(_common.parser("plain", tfinal=1.0).parse_args([])) == {}

@@ -33,13 +33,15 @@ def positive_int(text):
     return v
 
 
-def parser(description, tfinal=None, solver="midpoint", dt=None):
+def parser(description, tfinal=None, solver="midpoint", dt=None, checkpoints=False):
     """Argument parser with the options every time-domain case shares.
 
     Numbers are checked on parsing (``--tfinal``, ``--dt``, ``--rtol`` and
     ``--atol`` must be positive and finite); call :func:`prepare_outdir`
     right after parsing so that an unusable ``--outdir`` is reported before
-    any computation.
+    any computation.  ``checkpoints=True`` adds ``--checkpoint``,
+    ``--checkpoint-every`` and ``--restart`` (pass
+    :func:`checkpoint_options` of the parsed arguments to ``simulate``).
     """
     p = argparse.ArgumentParser(description=description,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -54,8 +56,29 @@ def parser(description, tfinal=None, solver="midpoint", dt=None):
                        help="absolute tolerance (radau, ida, radau5)")
     p.add_argument("--outdir", default="out", help="directory for CSV, figures and summary.json")
     p.add_argument("--no-plot", action="store_true", help="do not write figures")
+    if checkpoints:
+        p.add_argument("--checkpoint", default=None, metavar="FILE.h5",
+                       help="write the run to this HDF5 checkpoint (at the end, and every --checkpoint-every)")
+        p.add_argument("--checkpoint-every", type=positive_float, default=None, metavar="SECONDS",
+                       help="interval of the checkpoints in simulated time [s]")
+        p.add_argument("--restart", default=None, metavar="FILE.h5",
+                       help="continue the run saved in this checkpoint (same model and options)")
     add_logging_options(p)
     return p
+
+
+def checkpoint_options(args):
+    """The driver options (``checkpoint``, ``checkpoint_every``, ``restart``) of parsed arguments.
+
+    ``--checkpoint-every`` without ``--checkpoint`` writes to
+    ``OUTDIR/checkpoint.h5``.
+    """
+    every = getattr(args, "checkpoint_every", None)
+    path = getattr(args, "checkpoint", None)
+    if every is not None and path is None:
+        path = os.path.join(args.outdir, "checkpoint.h5")
+    opts = {"checkpoint": path, "checkpoint_every": every, "restart": getattr(args, "restart", None)}
+    return {k: v for k, v in opts.items() if v is not None}
 
 
 class _LogLevel(argparse.Action):
