@@ -248,7 +248,7 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
         from ..checkpoint import Checkpointer
         callbacks.append(Checkpointer(checkpoint, checkpoint_every, rows, t0, t_events, y_events))
     g_old = [float(ev(solver.t, solver.y)) for ev in events]
-    bar = _progress(progress, t0, t_end, name)
+    bar = _progress(progress, solver.t, t_end, name)
     terminated = False
     tic = time.perf_counter()
     try:
