@@ -25,23 +25,36 @@ natural and every velocity condition is strong:
     (C_b \\dot M_b, \\delta M) = (\\varepsilon(\\omega), \\delta M), \\quad
     (C_s \\dot q, \\delta q) = (\\nabla v - \\omega, \\delta q).
 
-Spaces (degree ``k >= 2``): ``v`` in CG_k, ``omega`` in CG_k^2, ``Mb`` in
-DG_{k-1} symmetric tensors (which contains ``eps(omega)``: bending is
-exact) and ``q`` in the Nedelec space of the first kind NED1_k (H(curl)).
-Why: the shear is an unknown of its own, so the thin limit ``C_s -> 0`` is
-the constrained problem ``P_Q(grad v - omega) = 0`` with ``P_Q`` the L2
-projection onto the shear space; ``grad CG_k`` lies inside NED1_k (the
-discrete de Rham sequence), so the gradient part of the constraint is met
-exactly by ``v`` and only the discrete curl of ``P_Q omega`` is
-constrained (the mechanism of the MITC and Duran-Liberman elements, Duran
-& Liberman, Math. Comp. 58 (1992), with the interpolation replaced by the
-L2 projection that the mixed pH form produces).  Measured thin limit (simply supported
-square, first mode, h/a = 1e-3, UnitSquareMesh 4, 8, 16):
-k = 2: errors 35 %, 4.1 %, 0.70 % (order about 3); k = 3: 1.8 %, 0.11 %,
-0.0022 %; at h/a = 0.1 the same meshes give 1.3 %, 0.10 %, 0.0067 % (k = 2).
-``k = 1`` (CG_1 rotations, one shear unknown per edge) leaves almost no
-rotation field that satisfies the constraint and locks (error 480 % on
-16 x 16 at h/a = 1e-3), so it is refused.
+Spaces and reduction (degree ``k >= 2``): ``v`` in CG_k, ``Mb`` in DG
+symmetric tensors, ``q`` in the Nedelec space of the first kind NED1_k
+(H(curl)), and the shear strain reduced by the Nedelec interpolation
+``R_h``: ``(C_s q', dq) = (grad v - R_h omega, dq)`` with the transposed
+block in the rotation equation, so ``J`` stays skew.  For ``k = 2`` the
+rotations are P2 plus the cubic bubble and the moments DG2: the MITC7
+element (Bathe, Brezzi & Cho, Comput. Struct. 32 (1989); locking-free by
+Brezzi, Bathe & Fortin, IJNME 28 (1989)) in pH form.  For ``k = 3``:
+rotations CG_3, moments DG_2, no bubble.  Why: ``grad CG_k`` lies inside
+NED1_k and ``R_h grad w = grad I_h w`` (commuting interpolants), so the
+thin-limit constraint ``grad v = R_h omega`` keeps a rich kernel and the
+error does not grow as h/a -> 0.  The same spaces with the L2 projection
+in place of ``R_h`` (what a plain mixed form gives) degrade in the thin
+limit.  Measured on the simply supported square (first mode, UnitSquareMesh
+4, 8, 16), relative errors:
+
+* k = 2: h/a = 0.01: 2.9e-3, 1.6e-4, -8.0e-6; h/a = 1e-4: 3.0e-3, 1.8e-4, -2.8e-6
+  (thickness independent);
+* k = 3: h/a = 1e-3: 2.1e-4, 7.9e-6, 9.7e-8; h/a = 1e-4: 2.2e-4, 1.1e-5, 5.6e-7
+  (a mild growth on the finest mesh).
+
+``reduction="projection"`` gives the plain mixed form (L2 projection, no
+bubble, moments DG_{k-1}): faster asymptotic convergence for thick plates
+(first mode, h/a = 0.1, k = 2: order 4, 4.4e-6 on 32 x 32 against order
+about 2 and -4.7e-6 with the interpolation, whose consistency error is
+O(h^2)), but its error grows as the plate thins (k = 2, 16 x 16: 6.9e-5 at
+h/a = 0.1, 1.6e-3 at 0.01, 7.0e-3 at 1e-3, 1.3e-2 at 1e-4).
+
+``k = 1`` is refused (CG_1 rotations with one shear unknown per edge lock
+without the edge bubbles of the Duran-Liberman element).
 
 Boundary conditions: ``"clamped"`` (``v = 0``, ``omega = 0``),
 ``"simply_supported"`` (hard: ``v = 0`` and the rotation about the edge
@@ -49,11 +62,14 @@ normal ``omega_t = 0``; straight edges parallel to an axis) and
 ``"free"`` (natural).
 """
 import numpy as np
+import scipy.sparse as sp
 
 from ._petsc import to_scipy
 from .plate import PlateBase, check_boundary, check_plate_parameters
 
 MINDLIN_CONDITIONS = ("clamped", "simply_supported", "free")
+#: reductions of the shear strain: Nedelec interpolation (locking-free) or L2 projection
+REDUCTIONS = ("interpolation", "projection")
 
 
 def _edge_axis(fd, mesh, marker, owner):
@@ -84,23 +100,35 @@ class MindlinPlate(PlateBase):
         ``k >= 1``.
     boundary : dict ``{marker: "clamped" | "simply_supported" | "free"}``;
         unlisted markers are free.
+    reduction : ``"interpolation"`` (default, locking-free) or ``"projection"``.
     """
 
-    def __init__(self, name, mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None):
+    def __init__(self, name, mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
+                 reduction="interpolation"):
         self._setup_mesh(name, mesh, h, rho, E, nu)
         check_plate_parameters(name, kappa=kappa)
         fd = self._fd
         if not isinstance(degree, (int, np.integer)) or degree < 2:
             raise ValueError(f"plate '{name}': degree must be an integer >= 2 (degree 1 locks in the "
                              f"thin limit), got {degree!r}")
+        if reduction not in REDUCTIONS:
+            raise ValueError(f"plate '{name}': reduction must be one of {REDUCTIONS}, got {reduction!r}")
         boundary = {} if boundary is None else dict(boundary)
         check_boundary(name, self.markers, boundary, MINDLIN_CONDITIONS)
         self.degree = k = int(degree)
+        self.reduction = reduction
+        bubble = k == 2 and reduction == "interpolation"
         self.kappa = float(kappa)
         self.boundary = {m: boundary.get(m, "free") for m in sorted(self.markers)}
-        Vv = fd.FunctionSpace(mesh, "CG", k)
-        Vw = fd.VectorFunctionSpace(mesh, "CG", k)
-        Vm = fd.TensorFunctionSpace(mesh, "DG", k - 1, shape=(2, 2), symmetry=True)
+        from finat.ufl import EnrichedElement, FiniteElement, VectorElement
+
+        cell = mesh.ufl_cell()
+        Pk = FiniteElement("CG", cell, k)
+        # k = 2: rotations P2 + cubic bubble (MITC7); the moments then need DG2 to hold eps(omega)
+        rot = EnrichedElement(Pk, FiniteElement("Bubble", cell, 3)) if bubble else Pk
+        Vv = fd.FunctionSpace(mesh, Pk)
+        Vw = fd.FunctionSpace(mesh, VectorElement(rot, dim=2))
+        Vm = fd.TensorFunctionSpace(mesh, "DG", 2 if bubble else k - 1, shape=(2, 2), symmetry=True)
         Vq = fd.FunctionSpace(mesh, "N1curl", k)
         W = fd.MixedFunctionSpace([Vv, Vw, Vm, Vq])
         v, w, Mb, q = fd.TrialFunctions(W)
@@ -116,11 +144,23 @@ class MindlinPlate(PlateBase):
         dx = fd.dx
         Mfull = to_scipy(fd.assemble((rho * h * dv * v + rho * h ** 3 / 12 * fd.inner(dw, w)
                                       + fd.inner(dM, Cb(Mb)) + Cs * fd.inner(dq, q)) * dx, mat_type="aij"))
-        Jfull = to_scipy(fd.assemble((-fd.inner(q, fd.grad(dv)) - fd.inner(Mb, eps(fd.grad(dw))) + fd.inner(q, dw)
-                                      + fd.inner(eps(fd.grad(w)), dM) + fd.inner(fd.grad(v) - w, dq)) * dx,
+        Jfull = to_scipy(fd.assemble((-fd.inner(q, fd.grad(dv)) - fd.inner(Mb, eps(fd.grad(dw)))
+                                      + fd.inner(eps(fd.grad(w)), dM) + fd.inner(fd.grad(v), dq)) * dx,
                                      mat_type="aij"))
         sizes = [V.dim() for V in (Vv, Vw, Vm, Vq)]
         off = np.cumsum([0] + sizes)
+        # shear strain reduced by the Nedelec interpolation R_h: (C_s q', dq) = (grad v - R_h omega, dq);
+        # its transpose in the rotation rows keeps J skew
+        if reduction == "interpolation":
+            R = to_scipy(fd.assemble(fd.interpolate(fd.TrialFunction(Vw), Vq), mat_type="aij"))
+            Mq = to_scipy(fd.assemble(fd.inner(fd.TrialFunction(Vq), fd.TestFunction(Vq)) * dx, mat_type="aij"))
+            MR = sp.coo_matrix(Mq @ R)
+        else:   # L2 projection: (omega, dq)
+            MR = sp.coo_matrix(to_scipy(fd.assemble(fd.inner(fd.TrialFunction(Vw), fd.TestFunction(Vq)) * dx,
+                                                    mat_type="aij")))
+        n = off[-1]
+        Jqw = sp.csr_matrix((-MR.data, (MR.row + off[3], MR.col + off[1])), shape=(n, n))
+        Jfull = sp.csr_matrix(Jfull + Jqw - Jqw.T)
         vel = {"v": np.arange(off[0], off[1]), "omega": np.arange(off[1], off[2])}
         stress = {"M": np.arange(off[2], off[3]), "q": np.arange(off[3], off[4])}
         drop = []
