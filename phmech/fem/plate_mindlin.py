@@ -20,10 +20,13 @@ natural and every velocity condition is strong:
 .. math::
 
     (\\rho h \\dot v, \\delta v) = -(q, \\nabla \\delta v), \\quad
-    (\\rho I \\dot\\omega, \\delta\\omega) = -(M_b, \\varepsilon(\\delta\\omega)) + (q, \\delta\\omega),
+    (\\rho I \\dot\\omega, \\delta\\omega) = -(M_b, \\varepsilon(\\delta\\omega)) + (q, R_h \\delta\\omega),
 
     (C_b \\dot M_b, \\delta M) = (\\varepsilon(\\omega), \\delta M), \\quad
-    (C_s \\dot q, \\delta q) = (\\nabla v - \\omega, \\delta q).
+    (C_s \\dot q, \\delta q) = (\\nabla v - R_h \\omega, \\delta q),
+
+with ``R_h`` the reduction of the shear strain (below; the identity in the
+continuous model).
 
 Spaces and reduction (degree ``k >= 2``): ``v`` in CG_k, ``Mb`` in DG
 symmetric tensors, ``q`` in the Nedelec space of the first kind NED1_k
