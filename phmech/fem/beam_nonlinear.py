@@ -81,6 +81,8 @@ from ._petsc import to_numpy, to_scipy
 from .beam import _check_positive, check_n_elem
 
 #: gauge of each frame: (end, trace) of the removed u_y degree of freedom and the length d
+#: beams with at most this many efforts evaluate their per-step operators as dense arrays
+DENSE_MAX = 600
 GAUGES = {"cantilever": ("A", "slope", 1.0), "simply_supported": ("B", "value", None)}
 STRAINS = ("green", "linear")
 
@@ -262,6 +264,11 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         self._dbm = (self.Pm.T @ self._DmPx).tocsr()
         self._Kcoo = self.K.tocoo()
         self._dense = {k: getattr(self, k).toarray() for k in ("Pq_x", "Pq_y", "Pe_x", "Pe_y")}
+        # the operators of the per-step evaluations: dense for small beams (a sparse product
+        # costs about 10 us of overhead, a small dense one about 1 us), sparse for large ones
+        hot = ("_Sx", "_Sy", "_Fx", "_Fy", "_Nn", "_DmPx", "K", "Pm", "Pq_x", "Pq_y", "Pe_x", "Pe_y")
+        small = self.ne <= DENSE_MAX
+        self._op = {k: (getattr(self, k).toarray() if small else getattr(self, k)) for k in hot}
         self.q_labels = ["x", "y", "theta"] + [f"ux{i}" for i in range(len(kx))] + [f"uy{i}" for i in range(len(ky))]
         self.q0 = np.r_[self.q0, np.zeros(nq - 3)]
         self.e_labels = ["vx", "vy", "omega"]
@@ -292,11 +299,11 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         c, s_ = np.cos(q[2]), np.sin(q[2])
         sig, _ = self.sigma(q)
         th = e[2] * sig
-        ux, uy = self.Pq_x @ q, self.Pq_y @ q
-        ax, ay = self.Pe_x @ e, self.Pe_y @ e
-        udx = ax + th * uy
-        udy = ay - th * (self.fe.xi + ux)
-        out = self.Pq_x.T @ udx + self.Pq_y.T @ udy
+        o = self._op
+        ux, uy = o["Pq_x"] @ q, o["Pq_y"] @ q
+        udx = o["Pe_x"] @ e + th * uy
+        udy = o["Pe_y"] @ e - th * (self.fe.xi + ux)
+        out = o["Pq_x"].T @ udx + o["Pq_y"].T @ udy
         out[:3] = c * e[0] - s_ * e[1], s_ * e[0] + c * e[1], th
         return out
 
@@ -362,19 +369,21 @@ class NonlinearFloatingBeam(FloatingFrameBody):
     # -- state-dependent structure -------------------------------------------
     def _state(self, q, e):
         sig, dsig = self.sigma(q)
-        return sig, dsig, e[2] * sig, self._Sx @ q, self._Sy @ q, self._Nn @ e, self._DmPx @ q
+        o = self._op
+        return sig, dsig, e[2] * sig, o["_Sx"] @ q, o["_Sy"] @ q, o["_Nn"] @ e, o["_DmPx"] @ q
 
     def effort_force(self, t, q, e):
         sig, _, th, sx, sy, N, b = self._state(q, e)
-        W, Nn, Fx, Fy = self._W, self._Nn, self._Fx, self._Fy
+        o = self._op
+        W, Nn, Fx, Fy = self._W, o["_Nn"], o["_Fx"], o["_Fy"]
         if self.strain == "green":
             f = Nn.T @ (W * (sx * (Fx @ e) + sy * (Fy @ e))) - Fx.T @ (W * sx * N) - Fy.T @ (W * sy * N)
         else:
             g = Nn.T @ (W * sy)
             f = th * g
             f[2] -= sig * (g @ e)
-        f -= th * (self.Pm.T @ b) + th * (self.K @ e)
-        f[2] += sig * (b @ (self.Pm @ e))
+        f -= th * (o["Pm"].T @ b) + th * (o["K"] @ e)
+        f[2] += sig * (b @ (o["Pm"] @ e))
         return f
 
     def effort_terms(self, t, q, e):
@@ -456,7 +465,7 @@ class NonlinearFloatingBeam(FloatingFrameBody):
     def displacement_rows(self, points):
         """Rows giving ``(u_x, u_y)`` at ``points`` from ``q`` (two arrays ``(npts, nq)``)."""
         P = self.fe.point_rows(points)
-        return P @ self.Pq_x.toarray(), P @ self.Pq_y.toarray()
+        return P @ self._dense["Pq_x"], P @ self._dense["Pq_y"]
 
     def deformed_axis(self, q, n_points=21):
         """Inertial coordinates of the deformed axis, array ``(n_points, 2)``."""
