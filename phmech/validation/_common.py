@@ -102,11 +102,27 @@ def add_logging_options(p):
     return p
 
 
+class _StderrHandler(logging.StreamHandler):
+    """A stream handler writing to the current ``sys.stderr`` (looked up at every record, so a
+    replaced or closed stream, as under test capture, is never written to)."""
+
+    def __init__(self):
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+
 def configure_logging(level=logging.INFO):
     """Send the ``phmech`` logger to stderr at ``level`` (once; a configured logger is kept)."""
     logger = logging.getLogger("phmech")
     if not logger.handlers:
-        handler = logging.StreamHandler()
+        handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(level)
