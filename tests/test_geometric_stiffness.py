@@ -258,3 +258,12 @@ def test_geometric_stiffness_option_of_the_beams():
     assert isinstance(s, NonlinearSpatialBeam)
     with pytest.raises(ValueError, match="beam 'c': strain must be one of"):
         NonlinearFloatingBeam("c", I=6.4e-11, strain="vonkarman", **p)
+
+
+def test_frame_rate_refuses_bodies_without_a_planar_frame():
+    from phmech import PointMass, SpatialRigidBody
+    from phmech.fem.beam_nonlinear import FrameRate
+    with pytest.raises(ValueError, match=r"joint 'hub': body 'ball' has no planar frame angle"):
+        FrameRate(SpatialRigidBody("ball", 1.0, np.eye(3)), rate=1.0, name="hub")
+    with pytest.raises(ValueError, match=r"body 'p' has no planar frame angle"):
+        FrameRate(PointMass("p", 1.0), rate=1.0, name="hub")

@@ -538,6 +538,13 @@ class FrameRate(Joint):
 
     def __init__(self, a, b=None, rate=None, rate_derivative=None, angle=None, name=None):
         super().__init__(name or f"frame rate {a.name}")
+        from ..math.rotations import PlanarAngle
+        bad = [f"body '{x.name}' has no planar frame angle" for x in (a, b)
+               if x is not None and (getattr(x, "rotation_kind", None) is not PlanarAngle
+                                     or getattr(x, "rotation_index", None) != 2)]
+        if bad:
+            raise ValueError(f"joint '{self.name}': " + "; ".join(bad) + " (FrameRate couples planar "
+                             "floating frames; spatial bodies use phmech.joints.spatial drivers)")
         self.a, self.b = a, b
         self._w = time_function(rate, 1, "rate", f"joint '{self.name}'", allow_none=True)
         if rate_derivative is not None:
