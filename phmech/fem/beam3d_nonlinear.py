@@ -178,6 +178,7 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         self.Pq = [sel(keep[c], qo[i], nq, nV) for i, c in enumerate(("x", "y", "z"))]
         self.Pq_phi = sel(keep["s"], qo[3], nq, nP)
         self._sel_s = sel(keep["s"], self.fields["s"][0], ne, nP)
+        self._sel_a = [sel(keep[c], self.fields["a" + c][0], ne, nV) for c in ("x", "y", "z")]
         self.xi = xi
         self._Pn = sp.csr_matrix((np.ones(len(off["n"])), (np.arange(len(off["n"])), self.fields["n"])),
                                  shape=(len(off["n"]), ne))
@@ -194,7 +195,12 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         self._sand_FS = [_Sandwich(F, S) for F, S in zip(self._F, self._S)]
         self._cq = np.asarray(self.Pq[0].T @ trs).ravel()       # u_x'(0) on q
         self._gauge_q = _single_dof(self._cq, "the gauge functional on q", name)
-        self._dense = {"Pq": [P.toarray() for P in self.Pq], "Pe": [P.toarray() for P in self.Pe]}
+        # the velocity fields relative to the frame origin (u' = a_rel - Omega x (X e1 + u)): without v_P
+        Pe_rel = [P.toarray() for P in self.Pe]
+        for P in Pe_rel:
+            P[:, :3] = 0.0
+        self._dense = {"Pq": [P.toarray() for P in self.Pq], "Pe": [P.toarray() for P in self.Pe],
+                       "Pe_rel": Pe_rel}
         # per i: beta_i(q) = B_i q on the stress rows (curvature and linear-strain terms with Omega_i)
         Bm = {k: [] for k in range(3)}
         mz, my = self._Pm["mz"].T, self._Pm["my"].T
@@ -237,8 +243,9 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         out[:3] = self.rotation(q) @ e[:3]
         out[3:7] = UnitQuaternion.rate(q[3:7], Om)
         pos = [self.xi + self.Pq[0] @ q, self.Pq[1] @ q, self.Pq[2] @ q]
+        Pe_rel = self._dense["Pe_rel"]
         for c in range(3):
-            rate = self.Pe[c] @ e
+            rate = Pe_rel[c] @ e
             for i, j, sgn in _CROSS[c]:
                 rate -= sgn * Om[i] * pos[j]
             out += self.Pq[c].T @ rate
@@ -257,7 +264,7 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         Tq[3:7] += Pw @ (om[:, None] * dd)
         Te[:3, :3] = self.rotation(q)
         Te[3:7, 3:6] = Pw * d[None, :]
-        Pq, Pe = self._dense["Pq"], self._dense["Pe"]
+        Pq, Pe = self._dense["Pq"], self._dense["Pe_rel"]
         pos = [self.xi + Pq[0] @ q, Pq[1] @ q, Pq[2] @ q]
         for c in range(3):
             Jq = np.zeros((len(self.xi), nq))
@@ -344,6 +351,59 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         De = sp.coo_matrix((cat(E_, 2), (cat(E_, 0).astype(int), cat(E_, 1).astype(int))), shape=(ne, ne))
         Dq = sp.coo_matrix((cat(Q_, 2), (cat(Q_, 0).astype(int), cat(Q_, 1).astype(int))), shape=(ne, nq))
         return f, Dq, De
+
+    # -- rigid motions of the deformed shape (quasi-static start) ---------------------
+    @property
+    def flexible_velocity_dofs(self):
+        """Local indices of ``(a_f, s_f)`` in ``e`` (same order as :attr:`displacement_dofs` in ``q``)."""
+        return np.r_[self.fields["ax"], self.fields["ay"], self.fields["az"], self.fields["s"]]
+
+    @property
+    def displacement_dofs(self):
+        """Local indices of ``(u, phi)`` in ``q``."""
+        return np.arange(7, self.nq)
+
+    @property
+    def stress_dofs(self):
+        return np.r_[self.fields["n"], self.fields["mz"], self.fields["my"], self.fields["t"]]
+
+    def rigid_motion_map(self, q):
+        """``B`` (ne x 6): efforts ``B (v_P, omega)`` move the deformed body rigidly (``u' = phi' = 0``)."""
+        d, _ = self.frame_scale(q)
+        Pq = self._dense["Pq"]
+        p = [self.xi + Pq[0] @ q, Pq[1] @ q, Pq[2] @ q]
+        x0 = [self.xi, 0.0 * self.xi, 0.0 * self.xi]
+        B = np.zeros((self.ne, 6))
+        B[np.arange(6), np.arange(6)] = 1.0
+        for i in range(3):
+            # a = Omega_i e_i x (X e1 + u); a_f = a - omega_i e_i x X e1 (restricted to the kept dofs)
+            for c in range(3):
+                for k, j, sgn in _CROSS[c]:
+                    if k == i:
+                        B[:, 3 + i] += self._sel_a[c].T @ (sgn * (d[i] * p[j] - x0[j]))
+        return B
+
+    def _linear_strains(self):
+        sig, flex = self.stress_dofs, self.flexible_velocity_dofs
+        return self.J0[sig][:, flex].toarray(), self.M[sig][:, sig].toarray()
+
+    def elastic_stiffness(self):
+        """Cholesky factor of the linear stiffness ``B0^T C^-1 B0`` on ``(u, phi)``."""
+        import scipy.linalg as sla
+        B0, C = self._linear_strains()
+        return sla.cho_factor(B0.T @ np.linalg.solve(C, B0))
+
+    def stresses_of(self, q):
+        """The constitutive stresses of the displacement and twist in ``q`` (an effort vector)."""
+        B0, C = self._linear_strains()
+        rhs = B0 @ q[self.displacement_dofs]
+        if self.strain == "green":
+            Sv = [S @ q for S in self._S]
+            quad = self._Nn.T @ (self._W * 0.5 * (Sv[0] ** 2 + Sv[1] ** 2 + Sv[2] ** 2))
+            rhs += quad[self.stress_dofs]
+        e = np.zeros(self.ne)
+        e[self.stress_dofs] = np.linalg.solve(C, rhs)
+        return e
 
     # -- state helpers ---------------------------------------------------------------
     def displacement_rows(self, points):

@@ -353,6 +353,18 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         ux, uy = self.Pq_x @ q, self.Pq_y @ q
         return self._sel_x.T @ (-sig * uy) + self._sel_y.T @ (sig * (self.fe.xi + ux) - self.fe.xi)
 
+    @property
+    def stress_dofs(self):
+        """Local indices of the stresses in ``e`` (they follow every velocity)."""
+        return np.r_[self.fields["n"], self.fields["m"]]
+
+    def rigid_motion_map(self, q):
+        """``B`` (ne x 3): efforts ``B (v_P, omega)`` move the deformed body rigidly (``u' = 0``)."""
+        B = np.zeros((self.ne, 3))
+        B[[0, 1, 2], [0, 1, 2]] = 1.0
+        B[:, 2] += self.rigid_rotation_field(q)
+        return B
+
     def elastic_stiffness(self):
         """Cholesky factor (``scipy.linalg.cho_factor``) of the linear stiffness ``B0^T C^-1 B0`` on ``u``."""
         import scipy.linalg as sla

@@ -26,31 +26,25 @@ from ..assembly.initial import ConsistencyError
 
 
 def _rigid_map(dae, bodies):
-    """Columns of ``e = B beta``: the frame velocities of every body (beams: rigid in the deformed shape)."""
+    """Blocks of ``e = B beta``: the frame velocities of every body (beams: rigid in the deformed shape)."""
     names = {b.name for b in bodies}
-    cols, owners = [], []
+    blocks = []
     for b in dae.system.bodies:
-        se = dae.e_slices[b.name]
-        if b.name in names:
-            for k in range(3):
-                cols.append((b, se, k))
-        else:
-            if len(b.frame_dofs) != b.ne:
-                raise ValueError(f"quasi-static start: body '{b.name}' is flexible but not a geometrically "
-                                 "consistent beam (NonlinearFloatingBeam); its deformation cannot be initialized")
-            for k in range(b.ne):
-                cols.append((b, se, k))
-        owners.append(b)
-    return cols
+        if b.name not in names and len(b.frame_dofs) != b.ne:
+            raise ValueError(f"quasi-static start: body '{b.name}' is flexible but not a geometrically "
+                             "consistent beam; its deformation cannot be initialized")
+        blocks.append((b, dae.e_slices[b.name], b.name in names))
+    return blocks
 
 
-def _B(dae, q, cols):
-    B = np.zeros((dae.ne, len(cols)))
-    for i, (b, se, k) in enumerate(cols):
-        B[se.start + k, i] = 1.0
-        if k == 2 and hasattr(b, "rigid_rotation_field"):
-            B[se, i] += b.rigid_rotation_field(q[dae.q_slices[b.name]])
-    return B
+def _B(dae, q, blocks):
+    cols = []
+    for b, se, consistent in blocks:
+        part = b.rigid_motion_map(q[dae.q_slices[b.name]]) if consistent else np.eye(b.ne)
+        full = np.zeros((dae.ne, part.shape[1]))
+        full[se] = part
+        cols.append(full)
+    return np.hstack(cols) if cols else np.zeros((dae.ne, 0))
 
 
 def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
@@ -70,12 +64,12 @@ def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
     y : array, the initial state (positions, velocities and multipliers consistent).
     """
     bodies = list(bodies)
-    bad = [b.name for b in bodies if not hasattr(b, "rigid_rotation_field")]
+    bad = [b.name for b in bodies if not hasattr(b, "rigid_motion_map")]
     if bad:
         raise ValueError(f"quasi-static start: bodies {bad} are not geometrically consistent beams")
     cols = _rigid_map(dae, bodies)
     q, e = np.array(y0[dae.sq]), np.array(y0[dae.se])
-    beta0 = np.array([e[se.start + k] for b, se, k in cols])
+    beta0 = np.concatenate([e[se][b.frame_dofs] if consistent else e[se] for b, se, consistent in cols])
     M = dae.M.toarray()
     K = {b.name: b.elastic_stiffness() for b in bodies}
     history = []
@@ -91,7 +85,7 @@ def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
         stress = e.copy()
         for b in bodies:
             se = dae.e_slices[b.name]
-            stress[se.start:se.start + b.fields["n"][0]] = 0.0
+            stress[se.start:se.start + b.stress_dofs[0]] = 0.0
         # velocities: the frame velocities closest to beta0 with G (B beta + stress) = w
         GB = G @ B
         beta = beta0 + np.linalg.lstsq(GB, w - G @ stress - GB @ beta0, rcond=None)[0] if len(w) else beta0
@@ -131,7 +125,7 @@ def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
     stress = e.copy()
     for b in bodies:
         se = dae.e_slices[b.name]
-        stress[se.start:se.start + b.fields["n"][0]] = 0.0
+        stress[se.start:se.start + b.stress_dofs[0]] = 0.0
     if dae.nl:
         G = dae.G(q)
         G = (G.toarray() if hasattr(G, "toarray") else G)[dae.active]
