@@ -40,14 +40,15 @@ through :class:`FrameMoment` (at the root, the section turns with the frame).
 """
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu, spsolve
+from scipy.sparse.linalg import splu
 
 from ..bodies.base import SpatialFrameBody
 from ..loads import Load, _as_load_function
 from ..math.rotations import UnitQuaternion
 from ._petsc import to_numpy, to_scipy
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
-from .beam_nonlinear import STRAINS, _Sandwich, _single_dof
+from ._sandwich import Sandwich as _Sandwich
+from .beam_nonlinear import STRAINS, _single_dof
 
 #: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
 _CROSS = {0: ((1, 2, 1.0), (2, 1, -1.0)),      # (Omega x p)_x = Omega_2 p_z - Omega_3 p_y (0-based: 1, 2)

@@ -74,11 +74,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu, spsolve
 
-from .._checks import time_function
 from ..bodies.base import FloatingFrameBody
-from ..joints.base import Joint, as_port
 from ._petsc import to_numpy, to_scipy
+from ._sandwich import Sandwich as _Sandwich
 from .beam import _check_positive, check_n_elem
+from .frame_rate import FrameRate
+
+__all__ = ["NonlinearFloatingBeam", "NonlinearBeamFE", "FrameRate", "GAUGES", "STRAINS"]
 
 #: gauge of each frame: (end, trace) of the removed u_y degree of freedom and the length d
 #: beams with at most this many efforts evaluate their per-step operators as dense arrays
@@ -500,149 +502,7 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         return rel + rP[0] * P[1] - rP[1] * P[0]
 
 
-class _Sandwich:
-    """``A^T diag(d) B`` for fixed sparse ``A`` (nQ, m) and ``B`` (nQ, n) and varying ``d``, as triplets."""
-
-    def __init__(self, A, B):
-        A, B = sp.csr_matrix(A), sp.csr_matrix(B)
-        I, J, K, C = [], [], [], []
-        for k in range(A.shape[0]):
-            ai, av = A.indices[A.indptr[k]:A.indptr[k + 1]], A.data[A.indptr[k]:A.indptr[k + 1]]
-            bj, bv = B.indices[B.indptr[k]:B.indptr[k + 1]], B.data[B.indptr[k]:B.indptr[k + 1]]
-            I.append(np.repeat(ai, len(bj)))
-            J.append(np.tile(bj, len(ai)))
-            K.append(np.full(len(ai) * len(bj), k))
-            C.append(np.outer(av, bv).ravel())
-        I, J = np.concatenate(I), np.concatenate(J)
-        self.k, self.c = np.concatenate(K), np.concatenate(C)
-        keys, self.idx = np.unique(I * B.shape[1] + J, return_inverse=True)
-        self.I, self.J = keys // B.shape[1], keys % B.shape[1]
-        self.n = len(keys)
-
-    def __call__(self, d):
-        return self.I, self.J, np.bincount(self.idx, weights=self.c * d[self.k], minlength=self.n)
-
-
 def _unit(n, i):
     v = np.zeros(n)
     v[i] = 1.0
     return v
-
-
-class FrameRate(Joint):
-    """Drives or couples the frame rotation ``theta'`` of a floating body.
-
-    One row ``theta_a' - theta_b' = w(t)`` where ``theta'`` is the body's
-    frame rate (:meth:`NonlinearFloatingBeam.frame_rate`, ``omega`` for a
-    rigid or linear floating body) and ``b`` is another floating body or the
-    ground.  Position level: ``theta_a - theta_b - angle(t)``.
-
-    Parameters
-    ----------
-    a, b : bodies (``b`` None: the ground)
-    rate : float or callable ``t -> rate`` [rad/s]
-    rate_derivative : callable ``t -> rate'`` (exact initial multipliers); optional
-    angle : callable ``t -> angle`` [rad], the integral of ``rate`` (position residual); optional
-    """
-
-    kind = "frame rate"
-    n_rows = 1
-
-    def __init__(self, a, b=None, rate=None, rate_derivative=None, angle=None, name=None):
-        super().__init__(name or f"frame rate {a.name}")
-        from ..math.rotations import PlanarAngle
-        bad = [f"body '{x.name}' has no planar frame angle" for x in (a, b)
-               if x is not None and (getattr(x, "rotation_kind", None) is not PlanarAngle
-                                     or getattr(x, "rotation_index", None) != 2)]
-        if bad:
-            raise ValueError(f"joint '{self.name}': " + "; ".join(bad) + " (FrameRate couples planar "
-                             "floating frames; spatial bodies use phmech.joints.spatial drivers)")
-        self.a, self.b = a, b
-        self._w = time_function(rate, 1, "rate", f"joint '{self.name}'", allow_none=True)
-        if rate_derivative is not None:
-            self._dw = time_function(rate_derivative, 1, "rate_derivative", f"joint '{self.name}'")
-        self._angle = None if angle is None else time_function(angle, 1, "angle", f"joint '{self.name}'")
-        self._theta0 = None
-
-    Group = None   # set below
-
-    def ports(self):
-        return [b.port(next(iter(b.ports))) for b in (self.a, self.b) if b is not None]
-
-    def bodies(self):
-        return [b for b in (self.a, self.b) if b is not None]
-
-    def bind(self, q_of):
-        ref = q_of(self.a)[2] - (q_of(self.b)[2] if self.b is not None else 0.0)
-        self._theta0 = ref - (self._angle(0.0)[0] if self._angle is not None else 0.0)
-
-    def position_residual(self, q_of, t):
-        if self._angle is None and not getattr(self._w, "constant", False):
-            return None
-        ang = self._angle(t)[0] if self._angle is not None else self._w(0.0)[0] * t
-        rel = q_of(self.a)[2] - (q_of(self.b)[2] if self.b is not None else 0.0)
-        return np.array([rel - self._theta0 - ang])
-
-
-def _rate_row(body, q):
-    if hasattr(body, "frame_rate"):
-        return body.frame_rate(q)
-    row = np.zeros(body.ne)
-    row[2] = 1.0
-    return row, np.zeros(body.nq)
-
-
-class FrameRateGroup:
-    """Evaluates :class:`FrameRate` joints (rows ``l_a(q) e_a - l_b(q) e_b``)."""
-
-    def __init__(self, joints, layout):
-        self.layout = layout
-        self.items = [(j, layout.lam_slices[j.name].start) for j in joints]
-        self.q_of = layout.q_getter
-
-    def _parts(self, j, q):
-        L = self.layout
-        for body, sign in ((j.a, 1.0), (j.b, -1.0)):
-            if body is None:
-                continue
-            sq, se = L.q_slices[body.name], L.e_slices[body.name]
-            row, dq = _rate_row(body, q[sq])
-            yield sign, row, dq, sq, se
-
-    def add_G(self, q, G):
-        for j, r in self.items:
-            for sign, row, _, _, se in self._parts(j, q):
-                G[r, se] += sign * row
-
-    def G_triplets(self, q):
-        rows, cols, vals = [], [], []
-        for j, r in self.items:
-            for sign, row, _, _, se in self._parts(j, q):
-                nz = np.flatnonzero(row)
-                rows.append(np.full(len(nz), r))
-                cols.append(se.start + nz)
-                vals.append(sign * row[nz])
-        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
-        return cat(rows, int), cat(cols, int), cat(vals, float)
-
-    def jacobian_triplets(self, q, e, lam):
-        gt, ge = [[], [], []], [[], [], []]
-        for j, r in self.items:
-            for sign, row, dq, sq, se in self._parts(j, q):
-                nz_q = np.flatnonzero(dq)
-                if not len(nz_q):
-                    continue
-                om = e[se][2]
-                # G e = sign * sigma(q) omega: d/dq = sign omega dsigma; G^T lam on the omega entry
-                ge[0].append(np.full(len(nz_q), r))
-                ge[1].append(sq.start + nz_q)
-                ge[2].append(sign * om * dq[nz_q])
-                gt[0].append(np.full(len(nz_q), se.start + 2))
-                gt[1].append(sq.start + nz_q)
-                gt[2].append(sign * lam[r] * dq[nz_q])
-        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
-        return tuple(cat(x, d) for x, d in zip(gt, (int, int, float))), \
-            tuple(cat(x, d) for x, d in zip(ge, (int, int, float)))
-
-
-FrameRate.Group = FrameRateGroup
