@@ -169,7 +169,7 @@ def write(out, outdir, plot=True):
 
 
 def main(argv=None):
-    p = _common.parser(__doc__.split("\n\n")[0], tfinal=0.1, dt=1e-4)
+    p = _common.parser(__doc__.split("\n\n")[0], tfinal=0.1, dt=1e-4, checkpoints=True)
     p.add_argument("--n-elem", type=_common.positive_int, default=8, help="number of beam elements")
     p.add_argument("--max-step", type=_common.positive_float, default=None, help="maximum step (ida, radau5) [s]")
     p.add_argument("--geometric-stiffness", action="store_true",
@@ -183,7 +183,8 @@ def main(argv=None):
     sys.argv[1:] = []  # keep PETSc from reading our options
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, args.max_step,
               outdir=args.outdir, plot=not args.no_plot, progress=sys.stderr.isatty(),
-              geometric_stiffness=args.geometric_stiffness, quasi_static=args.quasi_static)
+              geometric_stiffness=args.geometric_stiffness, quasi_static=args.quasi_static,
+              solver_options=_common.checkpoint_options(args))
     s = out.summary
     print(f"crank-slider ({s['model']}, {s['initial_deformation']} start): "
           f"{args.n_elem} elements, {args.solver}, t_end = {args.tfinal} s, "

@@ -76,7 +76,8 @@ class HingedBeamResult:
 
 
 def run(t_end=50.0, n_elem=6, solver="midpoint", dt=0.01, rtol=1e-6, atol=1e-6, dt_out=0.05,
-        outdir=None, plot=True, vtk=True, with_force=True, progress=False, geometric_stiffness=False):
+        outdir=None, plot=True, vtk=True, with_force=True, progress=False, geometric_stiffness=False,
+        solver_options=None):
     """Simulate; write CSV, figures, ParaView files and summary.json to ``outdir``.
 
     ``geometric_stiffness=True``: the geometrically consistent beam (module docstring)."""
@@ -88,6 +89,7 @@ def run(t_end=50.0, n_elem=6, solver="midpoint", dt=0.01, rtol=1e-6, atol=1e-6, 
     breaks = [b for b in (0.2, 10.0, 10.2, 15.0, 15.2, 15.4) if b < t_end]
     opts = dict(dt=dt) if solver == "midpoint" else dict(rtol=rtol, atol=atol)
     from ..solvers import solve
+    opts.update(solver_options or {})      # e.g. checkpoint, checkpoint_every, restart
     res = solve(dae, (0.0, t_end), y0, method=solver, t_eval=t_eval, tstops=breaks, progress=progress, **opts)
     stats = dict(res.stats)
     H = res.hamiltonian()
@@ -186,7 +188,7 @@ def write_vtk(out, beam, path, every=20):
 
 
 def main(argv=None):
-    p = _common.parser(__doc__.split("\n\n")[0] + f" Units: {UNITS}.", tfinal=50.0, dt=0.01)
+    p = _common.parser(__doc__.split("\n\n")[0] + f" Units: {UNITS}.", tfinal=50.0, dt=0.01, checkpoints=True)
     p.add_argument("--n-elem", type=_common.positive_int, default=6, help="number of beam elements")
     p.add_argument("--no-vtk", action="store_true", help="do not write ParaView files")
     p.add_argument("--geometric-stiffness", action="store_true",
@@ -196,7 +198,7 @@ def main(argv=None):
     sys.argv[1:] = []
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, outdir=args.outdir,
               plot=not args.no_plot, vtk=not args.no_vtk, progress=sys.stderr.isatty(),
-              geometric_stiffness=args.geometric_stiffness)
+              geometric_stiffness=args.geometric_stiffness, solver_options=_common.checkpoint_options(args))
     s = out.summary
     print(f"hinged beam ({UNITS}): {args.solver}, wall time {s['stats']['wall_time']:.2f} s")
     print(f"  peak |omega_z| = {s['omega_z_max']:.5f} rad/s; energy drift (rel.) 10.2-15 s: "
