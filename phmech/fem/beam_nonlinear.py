@@ -233,9 +233,9 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         self.Pn = sp.csr_matrix((np.ones(nn), (np.arange(nn), o_n + np.arange(nn))), shape=(nn, ne))
         self.Pm = sp.csr_matrix((np.ones(nm), (np.arange(nm), o_m + np.arange(nm))), shape=(nm, ne))
         self.Pe_x, self.Pe_y = Pe_x, Pe_y
-        self._sel_x, self._sel_y = sel(kx, o_ax, ne), sel(ky, o_ay, ne)
+        self._sel_x, self._sel_y = Pe_x, sel(ky, o_ay, ne)      # a_f only (Pe_y also holds omega X)
         # the full-field map of the flexible and rigid velocities, then M, J0 and K in local e
-        Pfield = sp.vstack([sp.hstack([Pe_x.T, Pe_y.T, self.Pn.T, self.Pm.T])]).tocsr()   # ne x nW
+        Pfield = sp.hstack([Pe_x.T, Pe_y.T, self.Pn.T, self.Pm.T]).tocsr()   # ne x nW
         rigid = np.zeros((fe.M.shape[0], 3))
         rigid[fe.offsets["ax"], 0] = fe.one
         rigid[fe.offsets["ay"], 1] = fe.one
