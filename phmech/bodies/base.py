@@ -242,6 +242,24 @@ class Body:
         return f"{type(self).__name__}('{self.name}', nq={self.nq}, ne={self.ne})"
 
 
+class FixedBody(Body):
+    """A body without configuration variables (``nq = 0``): a structure fixed in space
+    (fixed beams, plates); its ports stay where they were defined."""
+
+    @property
+    def frame_dofs(self):
+        return np.arange(0)
+
+    def qdot(self, q, e):
+        return np.zeros(0)
+
+    def qdot_jacobians(self, q, e):
+        return np.zeros((0, 0)), np.zeros((0, self.ne))
+
+    def port_position(self, q, port):
+        return port.position.copy()
+
+
 class FloatingFrameBody(Body):
     """A body with a planar floating frame.
 

@@ -37,7 +37,7 @@ Firedrake call happens during time integration.
 import numpy as np
 import scipy.sparse as sp
 
-from ..bodies.base import Body, FloatingFrameBody
+from ..bodies.base import Body, FixedBody, FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
 
 #: velocity conditions per end: which of (v_x, v_y, slope) vanish
@@ -438,7 +438,7 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
         self.mass += mass
 
 
-class EulerBernoulliBeam(_BeamBase, Body):
+class EulerBernoulliBeam(_BeamBase, FixedBody):
     """A planar Euler-Bernoulli beam along the inertial x axis, without floating frame.
 
     ``e = (v_x, v_y, n, m)`` after the velocity end conditions ``ends =
@@ -461,19 +461,6 @@ class EulerBernoulliBeam(_BeamBase, Body):
             tr = fe.trace[end]
             self.add_port(end, np.vstack([tr["vx"][keep], tr["vy"][keep]]), tr["slope"][keep][None, :],
                            (xe, 0.0))
-
-    @property
-    def frame_dofs(self):
-        return np.arange(0)
-
-    def qdot(self, q, e):
-        return np.zeros(0)
-
-    def qdot_jacobians(self, q, e):
-        return np.zeros((0, 0)), np.zeros((0, self.ne))
-
-    def port_position(self, q, port):
-        return port.position.copy()
 
 
 #: convenience alias: the simply supported beam of the convergence study

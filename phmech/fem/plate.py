@@ -60,7 +60,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..bodies.base import Body
+from ..bodies.base import FixedBody
 from ..loads import Load
 from ._petsc import to_numpy, to_scipy
 
@@ -141,7 +141,7 @@ def condensed_modes(Mv, C, B, k=6, sigma=0.0, G=None):
     return np.sqrt(np.maximum(w2, 0.0)), V
 
 
-class PlateBase(Body):
+class PlateBase(FixedBody):
     """What the Kirchhoff and the Mindlin plate share: fixed plate in the plane z = 0.
 
     Subclasses build the mixed matrices over ``(velocities, stresses)`` and
@@ -156,7 +156,7 @@ class PlateBase(Body):
     def _setup_mesh(self, name, mesh, h, rho, E, nu):
         import firedrake as fd
 
-        Body.__init__(self, name)
+        FixedBody.__init__(self, name)
         check_plate_parameters(name, h=h, rho=rho, E=E)
         if not (isinstance(nu, (int, float, np.floating)) and -1.0 < nu < 0.5):
             raise ValueError(f"plate '{name}': Poisson ratio nu must lie in (-1, 0.5), got {nu!r}")
@@ -187,23 +187,10 @@ class PlateBase(Body):
         """A row over the full mixed space restricted to the kept unknowns."""
         return np.asarray(row)[self._keep]
 
-    # -- Body protocol: a fixed body ---------------------------------------
-    @property
-    def frame_dofs(self):
-        return np.arange(0)
-
+    # -- Body protocol: a fixed body (FixedBody) without rigid translations -------
     @property
     def translation_dofs(self):
         return np.arange(0)
-
-    def qdot(self, q, e):
-        return np.zeros(0)
-
-    def qdot_jacobians(self, q, e):
-        return np.zeros((0, 0)), np.zeros((0, self.ne))
-
-    def port_position(self, q, port):
-        return port.position.copy()
 
     # -- ports ----------------------------------------------------------------
     def _velocity_tests(self):
