@@ -47,6 +47,25 @@ def _B(dae, q, blocks):
     return np.hstack(cols) if cols else np.zeros((dae.ne, 0))
 
 
+def _rigid_state(dae, t0, q, blocks, bodies, beta0):
+    """The beams' constitutive stresses of ``q``, positions projected onto the joints, and the rigid
+    velocities ``e = B beta + stresses`` closest to ``beta0`` with ``G e = w``; returns ``(q, e, B, G)``."""
+    stress = np.zeros(dae.ne)
+    for b in bodies:
+        sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
+        part = b.stresses_of(q[sq])
+        stress[se.start + b.stress_dofs] = part[b.stress_dofs]
+    q = dae.project_positions(t0, q)[0] if dae.nl else q
+    B = _B(dae, q, blocks)
+    G = dae.G(q)
+    G = (G.toarray() if hasattr(G, "toarray") else G)[dae.active]
+    beta = beta0
+    if G.shape[0]:
+        GB = G @ B
+        beta = beta0 + np.linalg.lstsq(GB, dae.w(t0)[dae.active] - G @ stress - GB @ beta0, rcond=None)[0]
+    return q, B @ beta + stress, B, G
+
+
 def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
     """Consistent initial state with the beams in ``bodies`` quasi-statically deformed.
 
@@ -74,25 +93,9 @@ def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
     K = {b.name: b.elastic_stiffness() for b in bodies}
     history = []
     for it in range(max_iter + 1):
-        for b in bodies:
-            sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
-            e[se] = b.stresses_of(q[sq])
-        q = dae.project_positions(t0, q)[0] if dae.nl else q
-        B = _B(dae, q, cols)
-        G = dae.G(q)
-        G = (G.toarray() if hasattr(G, "toarray") else G)[dae.active]
-        w = dae.w(t0)[dae.active]
-        stress = e.copy()
-        for b in bodies:
-            se = dae.e_slices[b.name]
-            stress[se.start:se.start + b.stress_dofs[0]] = 0.0
-        # velocities: the frame velocities closest to beta0 with G (B beta + stress) = w
-        GB = G @ B
-        beta = beta0 + np.linalg.lstsq(GB, w - G @ stress - GB @ beta0, rcond=None)[0] if len(w) else beta0
-        e = B @ beta + stress
+        q, e, B, G = _rigid_state(dae, t0, q, cols, bodies, beta0)
         # accelerations of the rigid motions and the multipliers
-        y = np.concatenate([q, e, np.zeros(dae.nl)])
-        fy = dae.f(t0, y)
+        fy = dae.f(t0, np.concatenate([q, e, np.zeros(dae.nl)]))
         qdot, rhs = fy[dae.sq], fy[dae.se]
         _, Ge_q = dae.G_derivatives(q, e, np.zeros(dae.nl))
         gamma = dae.w_rate(t0)[dae.active] - (Ge_q @ qdot)[dae.active]
@@ -104,8 +107,7 @@ def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
         change = 0.0
         for b in bodies:
             sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
-            r_loc = resid[se][b.flexible_velocity_dofs]
-            du = sla.cho_solve(K[b.name], r_loc)
+            du = sla.cho_solve(K[b.name], resid[se][b.flexible_velocity_dofs])
             qb = q[sq]
             qb[b.displacement_dofs] += du
             q[sq] = qb
@@ -117,23 +119,7 @@ def quasi_static_state(dae, y0, bodies, t0=0.0, tol=1e-10, max_iter=60):
         raise ConsistencyError([f"quasi-static start: no convergence in {max_iter} iterations "
                                 f"(relative changes {', '.join(f'{c:.1e}' for c in history[-3:])})"],
                                "initial deformation")
-    for b in bodies:
-        sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
-        e[se] = b.stresses_of(q[sq])
-    q = dae.project_positions(t0, q)[0] if dae.nl else q
-    B = _B(dae, q, cols)
-    stress = e.copy()
-    for b in bodies:
-        se = dae.e_slices[b.name]
-        stress[se.start:se.start + b.stress_dofs[0]] = 0.0
-    if dae.nl:
-        G = dae.G(q)
-        G = (G.toarray() if hasattr(G, "toarray") else G)[dae.active]
-        GB = G @ B
-        beta = beta0 + np.linalg.lstsq(GB, dae.w(t0)[dae.active] - G @ stress - GB @ beta0, rcond=None)[0]
-    else:
-        beta = beta0
-    e = B @ beta + stress
+    q, e, _, _ = _rigid_state(dae, t0, q, cols, bodies, beta0)
     y = dae.initial_state(t0, q0=q, e0=e, project=False, positions="check")
     dae.quasi_static_report = {"iterations": len(history), "relative_changes": history}
     return y
