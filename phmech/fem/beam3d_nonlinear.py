@@ -116,7 +116,8 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         nV, nP = V.dim(), P1.dim()
         # Hermite coefficients of X and 1, P1 coefficients of 1; derivative and quadrature operators
         u_, v_ = fd.TrialFunction(V), fd.TestFunction(V)
-        lu = splu(to_scipy(fd.assemble(u_ * v_ * dx, mat_type="aij")).tocsc())
+        MV = to_scipy(fd.assemble(u_ * v_ * dx, mat_type="aij"))
+        lu = splu(MV.tocsc())
         xi, one = lu.solve(to_numpy(fd.assemble(x * v_ * dx))), lu.solve(to_numpy(fd.assemble(v_ * dx)))
         oneP = np.ones(nP)
         Qe = finat.ufl.FiniteElement("Quadrature", mesh.ufl_cell(), degree=7, quad_scheme="default")
@@ -225,7 +226,7 @@ class NonlinearSpatialBeam(SpatialFrameBody):
             self.add_port(pname, Y, None, (X, 0.0, 0.0))
         self._trace_q = {pn: np.vstack([P.T @ trv[pn] for P in self.Pq]) for pn in ("A", "B")}
         self._points = None
-        self._Mfield = rhoA * to_scipy(fd.assemble(u_ * v_ * dx, mat_type="aij"))
+        self._Mfield = rhoA * MV
         self._one, self._spin_row = one, spin
 
     # -- frame rate -------------------------------------------------------------

@@ -145,7 +145,7 @@ def run(models=MODELS, n_elem=8, t_end=30.0, dt=5e-3, outdir=None, plot=True, re
     if reference:
         from .spin_up_reduced import SpinUpRitz
         t = max((r.t for r in results.values()), key=len)
-        ref = SpinUpRitz(**{k: v for k, v in {**DATA, **overrides}.items()}).simulate(t[-1], t_eval=t)
+        ref = SpinUpRitz(**{**DATA, **overrides}).simulate(t[-1], t_eval=t)
     summary = {"parameters": {**DATA, **overrides}, "n_elem": n_elem, "dt": dt, "t_end": t_end,
                "models": {m: r.summary for m, r in results.items()}}
     if ref is not None:
