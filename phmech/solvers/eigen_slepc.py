@@ -1,0 +1,238 @@
+"""Vibration modes of large condensed pH pencils with SLEPc (serial or MPI).
+
+For ``J = [[0, -B^T], [B, 0]]`` and ``E = diag(Mv, C)`` (velocities ``v``,
+stresses ``s``) the pencil ``J e = j omega E e`` is equivalent, for
+``omega != 0``, to the generalized Hermitian problem
+
+.. math::  K v = \\omega^2 M_v v, \\qquad K = B^T C^{-1} B
+
+(the self-equilibrated stresses, ``B^T s = 0``, are the zero eigenvalues
+and drop out).  :func:`condensed_modes_slepc` solves it with SLEPc's
+Krylov-Schur (Hermitian Lanczos in the ``Mv`` inner product) in
+shift-and-invert mode.  ``K`` is never formed: ``(K - sigma Mv)^{-1} r`` is
+the velocity part of the solution of the saddle-point system
+
+.. math::
+
+    \\begin{bmatrix} -\\sigma M_v & B^T & G^T \\\\ B & -C & 0 \\\\ G & 0 & 0 \\end{bmatrix}
+    \\begin{bmatrix} y \\\\ s \\\\ \\mu \\end{bmatrix} =
+    \\begin{bmatrix} r \\\\ 0 \\\\ 0 \\end{bmatrix},
+
+factorized once by MUMPS (distributed under MPI) and applied as the
+preconditioner of the spectral transformation's ``preonly`` solver
+(``STSINVERT`` with ``STSetMatMode(SHELL)``: SLEPc applies ``Mv`` and the
+back-transformation ``lambda = sigma + 1/theta`` itself).  Velocity
+constraints ``G v = 0`` border the factor, as in
+:func:`phmech.fem.plate.condensed_modes`: the operator maps into ``ker G``
+and the multipliers' infinite eigenvalues are its zero eigenvalues, never
+among the largest-magnitude ones returned.
+
+The matrices may be scipy sparse (serial; converted to PETSc) or
+assembled PETSc ``aij`` matrices with the same row distribution (MPI).
+"""
+import logging
+
+import numpy as np
+
+log = logging.getLogger("phmech")
+
+
+def _petsc():
+    from petsc4py import PETSc
+    return PETSc
+
+
+def have_slepc():
+    """True when slepc4py can be imported."""
+    try:
+        import slepc4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def to_petsc(A, comm=None):
+    """A scipy sparse matrix as a PETSc ``aij`` matrix on one process (``comm`` default SELF)."""
+    import scipy.sparse as sp
+    PETSc = _petsc()
+    A = sp.csr_matrix(A, dtype=float)
+    A.sort_indices()
+    return PETSc.Mat().createAIJ(A.shape, csr=(A.indptr.astype(PETSc.IntType), A.indices.astype(PETSc.IntType),
+                                               A.data), comm=comm or PETSc.COMM_SELF)
+
+
+def transpose(A):
+    """Explicit transpose of a PETSc matrix (a new matrix)."""
+    return A.transpose(_petsc().Mat())
+
+
+def scaled(A, alpha):
+    """``alpha * A`` as a new PETSc matrix."""
+    S = A.copy()
+    S.scale(alpha)
+    return S
+
+
+def mumps_solver(A, comm, what, symmetric=False):
+    """``preonly`` KSP with a MUMPS factorization of ``A`` (LU, or LDL^T when ``symmetric``).
+
+    A singular or failed factorization raises ``ValueError`` naming ``what``.
+    """
+    PETSc = _petsc()
+    ksp = PETSc.KSP().create(comm)
+    ksp.setOperators(A)
+    ksp.setType("preonly")
+    pc = ksp.getPC()
+    pc.setType("cholesky" if symmetric else "lu")
+    pc.setFactorSolverType("mumps")
+    ksp.setErrorIfNotConverged(True)
+    try:
+        ksp.setUp()
+    except PETSc.Error as err:
+        raise ValueError(f"{what}: the MUMPS factorization failed (PETSc error {err.ierr}); "
+                         "the matrix is singular") from None
+    F = pc.getFactorMatrix()
+    info = F.getMumpsInfog(1)
+    if info < 0:
+        raise ValueError(f"{what}: the MUMPS factorization failed (INFOG(1) = {info}); the matrix is singular")
+    return ksp
+
+
+class _SaddleShiftInvert:
+    """PETSc python PC: ``y = (K - sigma Mv)^{-1} r`` by the bordered saddle-point factor."""
+
+    def __init__(self, S, is_v, comm):
+        self.S = S
+        self.ksp = mumps_solver(S, comm, "condensed_modes_slepc: K - sigma Mv", symmetric=False)
+        self.is_v = is_v
+        self.rhs, self.sol = S.createVecs()
+        self.rhs.set(0.0)
+
+    def apply(self, pc, r, y):
+        self.rhs.set(0.0)
+        rv = self.rhs.getSubVector(self.is_v)
+        r.copy(rv)
+        self.rhs.restoreSubVector(self.is_v, rv)
+        self.ksp.solve(self.rhs, self.sol)
+        sv = self.sol.getSubVector(self.is_v)
+        sv.copy(y)
+        self.sol.restoreSubVector(self.is_v, sv)
+
+
+class _Condensed:
+    """PETSc python Mat: ``K x = B^T C^{-1} B x`` (``C`` factorized on first use)."""
+
+    def __init__(self, C, B, Bt, comm):
+        self.C, self.B, self.Bt, self.comm = C, B, Bt, comm
+        self.kspC = None
+        self.s, self.Bx = C.createVecs()
+
+    def mult(self, mat, x, y):
+        if self.kspC is None:
+            self.kspC = mumps_solver(self.C, self.comm, "condensed_modes_slepc: compliance C")
+        self.B.mult(x, self.Bx)
+        self.kspC.solve(self.Bx, self.s)
+        self.Bt.mult(self.s, y)
+
+
+def _as_petsc(A, comm):
+    import scipy.sparse as sp
+    if A is None:
+        return None
+    if sp.issparse(A) or isinstance(A, np.ndarray):
+        return to_petsc(A, comm)
+    return A
+
+
+def condensed_modes_slepc(Mv, C, B, k=6, sigma=0.0, G=None, tol=1e-12, comm=None, return_vecs=True):
+    """Lowest ``k`` vibration modes of ``J = [[0, -B^T], [B, 0]]``, ``E = diag(Mv, C)`` with SLEPc.
+
+    The SLEPc counterpart of :func:`phmech.fem.plate.condensed_modes` (see
+    the module docstring for the method).
+
+    Parameters
+    ----------
+    Mv, C, B : scipy sparse or PETSc ``aij`` matrices
+        Velocity mass ``(nv, nv)``, compliance ``(ns, ns)`` and ``B`` ``(ns, nv)``.
+        PETSc matrices may be distributed (then ``comm`` is theirs).
+    k : int
+        Number of modes.
+    sigma : float
+        Shift of ``omega^2``; ``sigma < 0`` for plates with rigid-body modes.
+    G : scipy sparse, ndarray or PETSc matrix ``(nl, nv)``, optional
+        Velocity constraints ``G v = 0`` (multipliers border the factor).
+    tol : float
+        Relative tolerance of SLEPc's convergence test.
+
+    Returns
+    -------
+    omega : ndarray (k,)
+        Ascending angular frequencies [rad/s] (the same on every rank).
+    V : ndarray ``(nv, k)`` (scipy input) or list of PETSc Vec (PETSc input), or None
+        Velocity parts, ``V^T Mv V = I``; None when ``return_vecs`` is False.
+    """
+    import scipy.sparse as sp
+    from slepc4py import SLEPc
+    PETSc = _petsc()
+    scipy_in = sp.issparse(Mv)
+    if comm is None:
+        comm = PETSc.COMM_SELF if scipy_in else Mv.getComm()
+    Mv, C, B, G = (_as_petsc(X, comm) for X in (Mv, C, B, G))
+    nv = Mv.getSize()[0]
+    if not (isinstance(k, (int, np.integer)) and 1 <= k < nv):
+        raise ValueError(f"condensed_modes_slepc: k must be an integer in [1, {nv - 1}], got {k!r}")
+    if not np.isfinite(sigma):
+        raise ValueError(f"condensed_modes_slepc: the shift sigma must be finite, got {sigma!r}")
+    Bt = transpose(B)
+    blocks = [[scaled(Mv, -float(sigma)), Bt], [B, scaled(C, -1.0)]]
+    if G is not None:
+        blocks[0].append(transpose(G))
+        blocks[1].append(None)
+        blocks.append([G, None, None])
+    nest = PETSc.Mat().createNest(blocks, comm=comm)
+    S = nest.convert("aij", PETSc.Mat())
+    is_v = nest.getNestISs()[0][0]
+    try:
+        shell = _SaddleShiftInvert(S, is_v, comm)
+    except ValueError:
+        raise ValueError("condensed_modes_slepc: K - sigma M is singular (rigid-body modes of a plate without "
+                         "enough supports); pass a shift sigma < 0") from None
+    K = PETSc.Mat().createPython(Mv.getSizes(), _Condensed(C, B, Bt, comm), comm=comm)
+    K.setUp()
+
+    eps = SLEPc.EPS().create(comm)
+    eps.setOperators(K, Mv)
+    eps.setProblemType(SLEPc.EPS.ProblemType.GHEP)
+    eps.setType(SLEPc.EPS.Type.KRYLOVSCHUR)
+    eps.setDimensions(nev=k)
+    eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
+    eps.setTarget(float(sigma))
+    eps.setTolerances(tol=tol, max_it=1000)
+    st = eps.getST()
+    st.setType(SLEPc.ST.Type.SINVERT)
+    st.setShift(float(sigma))
+    st.setMatMode(SLEPc.ST.MatMode.SHELL)
+    ksp = st.getKSP()
+    ksp.setType("preonly")
+    pc = ksp.getPC()
+    pc.setType("python")
+    pc.setPythonContext(shell)
+    eps.solve()
+    nconv = eps.getConverged()
+    if nconv < k:
+        raise RuntimeError(f"condensed_modes_slepc: {nconv} of {k} modes converged "
+                           f"({eps.getIterationNumber()} restarts)")
+    w2 = np.array([eps.getEigenvalue(i).real for i in range(nconv)])
+    order = np.argsort(w2)[:k]
+    omega = np.sqrt(np.maximum(w2[order], 0.0))
+    log.debug("condensed_modes_slepc: %d of %d pairs converged, %d restarts", nconv, k, eps.getIterationNumber())
+    if not return_vecs:
+        return omega, None
+    vecs = []
+    for i in order:
+        x = Mv.createVecRight()
+        eps.getEigenvector(int(i), x)
+        vecs.append(x)
+    if scipy_in:
+        return omega, np.column_stack([x.getArray().copy() for x in vecs])
+    return omega, vecs
