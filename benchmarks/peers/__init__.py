@@ -1,0 +1,1 @@
+"""Peer measurements: phmech's benchmark mechanisms built in other multibody codes (optional dependencies)."""
