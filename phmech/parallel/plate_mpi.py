@@ -57,6 +57,7 @@ def run(n=6, k_modes=6, steps=100, dt=2e-5, mindlin=True):
     tic = time.perf_counter()
     p = kirchhoff_plate(mesh(n), H_PLATE, RHO, E_MOD, NU, degree=2, boundary=CANTILEVER)
     out["kirchhoff_unknowns"] = p.ne
+    out["rows_per_rank"] = comm.tompi4py().allgather(p.E.getLocalSize()[0])
     if k_modes:
         out["kirchhoff_omega"] = p.natural_frequencies(k_modes)[0].tolist()
     if mindlin and k_modes:
