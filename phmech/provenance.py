@@ -1,7 +1,8 @@
 """What produced a result: phmech's version and git commit, the versions of the stack, the machine.
 
-Recorded in every ``summary.json`` (:func:`phmech.validation._common.write_summary`)
-and every checkpoint.  Cheap: package versions come from the installed
+Recorded in every ``summary.json`` (:func:`phmech.validation._common.write_summary`),
+every checkpoint and, as ``#`` comment lines, at the top of every CSV file the
+validation cases write (:func:`csv_header`).  Cheap: package versions come from the installed
 metadata (no import of Firedrake or PETSc unless already imported), the
 git commit from one ``git`` call, cached for the process.
 """
@@ -91,3 +92,61 @@ def provenance():
                        "executable": sys.executable},
             "machine": {"platform": platform.platform(), "architecture": platform.machine(),
                         "processor": platform.processor() or None, "cpus": os.cpu_count()}}
+
+
+def _option_text(value):
+    """Short text of one solver option: numbers and strings as they are, arrays by their extent."""
+    import numpy as np
+    if isinstance(value, np.ndarray) or (isinstance(value, (list, tuple)) and len(value) > 6):
+        a = np.asarray(value)
+        if a.dtype.kind in "fiu" and a.ndim == 1 and a.size:
+            return f"<{a.size} values in [{a.min():.6g}, {a.max():.6g}]>"
+        return f"<array {a.shape}>"
+    if callable(value):
+        return f"<{getattr(value, '__name__', type(value).__name__)}>"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def csv_header(case=None, solver=None, options=None, notes=()):
+    """The ``#`` comment lines that open a CSV file (without line ends).
+
+    Parameters
+    ----------
+    case : str, optional
+        What wrote the file (a validation case's name).
+    solver : str, optional
+        The time integrator or eigen solver of the data.
+    options : dict, optional
+        Its options (step size, tolerances, ...); arrays are given by their
+        extent, callables by their name.
+    notes : sequence of str
+        Further lines (parameters, units, sources).
+
+    Returns
+    -------
+    list of str
+        Lines starting with ``"# "``: phmech's version and git commit, the
+        versions of numpy, scipy, Firedrake, PETSc, petsc4py and assimulo,
+        Python and the machine, the case, solver and options, the notes.
+        Readers skip them as comments (``np.loadtxt(..., comments="#")``,
+        ``pandas.read_csv(..., comment="#")``,
+        :func:`phmech.validation._common.read_csv`).
+    """
+    import time
+    p = provenance()
+    ph, v = p["phmech"], p["versions"]
+    modified = {True: ", modified", False: "", None: ""}[ph["modified"]]
+    names = ("numpy", "scipy", "firedrake", "petsc", "petsc4py", "assimulo")
+    lines = [f"phmech {ph['version']} (git {ph['git_commit']}{modified})",
+             "created " + time.strftime("%Y-%m-%dT%H:%M:%S") + (f" by case {case}" if case else ""),
+             "versions: " + ", ".join(f"{n} {v.get(n) or 'absent'}" for n in names)
+             + f", python {p['python']['version']}",
+             f"machine: {p['machine']['platform']}, {p['machine']['cpus']} cpus"]
+    if solver is not None:
+        lines.append(f"solver: {solver}")
+    if options:
+        lines.append("options: " + ", ".join(f"{k}={_option_text(val)}" for k, val in sorted(options.items())))
+    lines += [str(n) for n in notes]
+    return ["# " + line.replace("\n", " ") for line in lines]

@@ -77,7 +77,8 @@ def test_four_bar_run_outputs(tmp_path):
     out = four_bar.run(n_angles=24, n_elem=3, outdir=str(tmp_path))
     assert out.omega.shape == (24, 3)
     assert np.all(np.diff(out.omega, axis=1) > 0)
-    data = np.genfromtxt(tmp_path / "four_bar.csv", delimiter=",", names=True)
+    from phmech.validation._common import read_csv
+    data = read_csv(tmp_path / "four_bar.csv")            # the provenance lines (#) skipped
     assert len(data) == 24 and np.all(np.isfinite(data["omega1_rad_s"]))
     assert np.allclose(data["f1_hz"], data["omega1_rad_s"] / (2 * np.pi))
     for name in ("FourBar_Om12.png", "FourBar_Om3.pdf", "FourBar_modes_90deg.png", "summary.json"):

@@ -167,3 +167,74 @@ def test_mode_series_of_a_cantilever(tmp_path, single_beam):
         np.testing.assert_allclose(x[crossing] / L, nodes_expected[i], atol=3e-3)
         np.testing.assert_allclose(Ph[:, 1], -y, atol=1e-12 * L)
         assert np.abs(frames[n // 4][1][:, 1]).max() < 1e-12        # a quarter period: through rest
+
+
+# -- provenance lines of the CSV files -----------------------------------------------------------
+def test_csv_header_records_versions_solver_and_options(tmp_path):
+    import numpy
+    import scipy
+    from phmech import __version__
+    from phmech.provenance import git_commit
+    from phmech.validation._common import read_csv, read_header, write_csv
+    path = write_csv(str(tmp_path / "a.csv"), {"t": [0.0, 0.5], "x": [1.0, 2.0]}, case="demo",
+                     solver="midpoint", options={"dt": 1e-4, "t_eval": np.linspace(0, 1, 11)},
+                     notes=["parameters: L=0.3"])
+    head = read_header(path)
+    text = "\n".join(head)
+    assert head[0].startswith(f"phmech {__version__} (git {git_commit()[0]}")
+    assert f"numpy {numpy.__version__}" in text and f"scipy {scipy.__version__}" in text
+    for name in ("firedrake", "petsc", "petsc4py", "assimulo"):
+        assert f" {name} " in text
+    assert "solver: midpoint" in head and "case demo" in text and "parameters: L=0.3" in head
+    assert "options: dt=0.0001, t_eval=<11 values in [0, 1]>" in head
+    lines = open(path).read().splitlines()
+    assert all(line.startswith("# ") for line in lines[:len(head)]) and lines[len(head)] == "t,x"
+    data = read_csv(path)
+    assert data.dtype.names == ("t", "x") and np.array_equal(data["x"], [1.0, 2.0])
+    # the usual readers skip the lines as comments
+    assert np.loadtxt(path, delimiter=",", comments="#", skiprows=len(head) + 1).shape == (2, 2)
+
+
+def test_csv_writer_refuses_nan_and_ragged_columns(tmp_path):
+    from phmech.validation._common import read_csv, write_csv, write_table
+    with pytest.raises(ValueError, match=r"column 'x' has the non-finite value nan \(row 1\)"):
+        write_csv(str(tmp_path / "b.csv"), {"t": [0.0, 1.0], "x": [1.0, np.nan]})
+    with pytest.raises(ValueError, match="unequal length 'x' \\(1\\)"):
+        write_csv(str(tmp_path / "b.csv"), {"t": [0.0, 1.0], "x": [1.0]})
+    with pytest.raises(ValueError, match="row 0 has 1 values for 2 columns"):
+        write_table(str(tmp_path / "b.csv"), ["a", "b"], [[1.0]])
+    assert not os.path.exists(tmp_path / "b.csv")
+    path = write_csv(str(tmp_path / "c.csv"), {"t": [0.0, 1.0], "x": [1.0]}, ragged=True)
+    assert open(path).read().splitlines()[-1] == "1,"
+    assert np.isnan(read_csv(path)["x"][1])
+
+
+def test_every_case_writes_csv_through_the_provenance_helper():
+    """No CSV writer of the validation cases bypasses ``_common.write_table`` (cases of other
+    modules that still do are listed and reported)."""
+    import re
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "phmech", "validation")
+    bypass = re.compile(r"csv\.writer|np\.savetxt|\.to_csv\(|open\([^)]*\.csv[^)]*[\"']w")
+    pending = {"plate_modes.py", "plate_rigid.py", "bouncing_ball.py", "contact_cases.py", "tippe_top.py"}
+    offenders = []
+    for name in sorted(os.listdir(here)):
+        if not name.endswith(".py") or name == "_common.py":
+            continue
+        text = open(os.path.join(here, name)).read()
+        if bypass.search(text) or re.search(r"open\(os\.path\.join\([^)]*\.csv\"\), \"w\"", text):
+            offenders.append(name)
+    assert set(offenders) <= pending, sorted(set(offenders) - pending)
+
+
+@needs_firedrake
+def test_case_csv_starts_with_provenance(tmp_path):
+    """A case's CSV file: provenance lines with its solver and step, then the same numbers."""
+    from phmech.validation import crank_slider
+    from phmech.validation._common import read_csv, read_header
+    out = crank_slider.run(t_end=0.001, n_elem=2, dt=1e-4, outdir=str(tmp_path), plot=False)
+    path = str(tmp_path / "crank_slider.csv")
+    head = read_header(path)
+    assert "solver: midpoint" in head and any(h.startswith("options: dt=0.0001") for h in head)
+    assert any("case crank_slider" in h for h in head) and any("n_elem=2" in h for h in head)
+    data = read_csv(path)
+    np.testing.assert_allclose(data["uy_mid_over_L"], out.uy_mid, rtol=1e-11, atol=1e-15)

@@ -169,8 +169,6 @@ def work_precision(model, solvers, tolerances, atol_factor=1.0, log=None, solver
 
 def write_work_precision(table, outdir, stem, plot=True, title=""):
     """One CSV per solver curve and the work-precision figure; returns the paths."""
-    import csv
-
     from . import _common
 
     files = []
@@ -178,12 +176,10 @@ def write_work_precision(table, outdir, stem, plot=True, title=""):
     for s, rows in table.items():
         ok = [r for r in rows if "failed" not in r]
         path = os.path.join(outdir, f"{stem}_wp_{s}.csv")
-        with open(path, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["rtol", "atol", "wall_time", "pos_err", "pos_digits", "nsteps"])
-            for r in ok:
-                w.writerow([f"{r[k]:.6g}" for k in ("rtol", "atol", "wall_time", "pos_err", "pos_digits")]
-                           + [r["nsteps"]])
+        _common.write_table(path, ["rtol", "atol", "wall_time", "pos_err", "pos_digits", "nsteps"],
+                            [[*(float(r[k]) for k in ("rtol", "atol", "wall_time", "pos_err", "pos_digits")),
+                              int(r["nsteps"])] for r in ok], case=stem, solver=s, fmt="{:.6g}",
+                            notes=["work-precision: errors at the final time against the reference solution"])
         files.append(path)
     if plot:
         plt = _common.figure_style()
@@ -292,18 +288,15 @@ def compare(model, problem, solvers, rtol, atol_factor, t_end, tolerances, histo
     return out
 
 
-def write_columns(path, names, cols, case):
-    """CSV of ``cols`` (2-D array) with a header; refuses non-finite values."""
-    import csv
+def write_columns(path, names, cols, case, **meta):
+    """CSV of ``cols`` (2-D array) with a header and the provenance lines
+    (:func:`phmech.validation._common.write_table`; ``meta``: ``solver``, ``options``, ``notes``);
+    refuses non-finite values."""
+    from ._common import write_table
     cols = np.asarray(cols, float)
     if not np.all(np.isfinite(cols)):
         raise ValueError(f"{case}: non-finite values; not writing {path}")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(names)
-        w.writerows([[f"{x:.12g}" for x in row] for row in cols])
-    return path
+    return write_table(path, names, cols.tolist(), case=case, **meta)
 
 
 def main(doc, t_end, tolerances, run, argv=None, report=None):

@@ -1,5 +1,6 @@
 """Shared command-line and output helpers of the validation cases."""
 import argparse
+import csv
 import json
 import logging
 import os
@@ -65,6 +66,29 @@ def parser(description, tfinal=None, solver="midpoint", dt=None, checkpoints=Fal
                        help="continue the run saved in this checkpoint (same model and options)")
     add_logging_options(p)
     return p
+
+
+def add_animate_option(p):
+    """Add ``--animate [{auto,mp4,gif}]`` to ``p`` (``auto``: MP4 when ffmpeg is found, else GIF)."""
+    p.add_argument("--animate", nargs="?", const="auto", default=None, choices=["auto", "mp4", "gif"],
+                   help="also write an animation of the mechanism (auto: MP4 with ffmpeg, else GIF)")
+    return p
+
+
+def animation_path(args, stem):
+    """The animation file ``OUTDIR/stem.mp4`` or ``.gif`` of ``--animate`` (None without it)."""
+    import shutil
+    fmt = getattr(args, "animate", None)
+    if fmt is None:
+        return None
+    if fmt == "auto":
+        fmt = "mp4" if shutil.which("ffmpeg") else "gif"
+    return os.path.join(args.outdir, f"{stem}.{fmt}")
+
+
+def animation_every(n_rows, max_frames=200):
+    """The row stride that keeps an animation of ``n_rows`` output rows at most ``max_frames`` long."""
+    return max(1, -(-n_rows // max_frames))
 
 
 def checkpoint_options(args):
@@ -205,11 +229,21 @@ def write_summary(outdir, case, data):
 
 
 def figure_style():
-    """Matplotlib settings for thesis-style figures."""
+    """Matplotlib settings for thesis-style figures.
+
+    Outside a notebook, without ``MPLBACKEND``, figures go to files only
+    (the Agg backend).  A notebook keeps its own backend; an Agg backend
+    there (e.g. from ``MPLBACKEND=Agg`` in the shell the server was started
+    from) is replaced by the inline one, so figures show in the notebook.
+    """
     import matplotlib
-    if os.environ.get("MPLBACKEND"):
-        matplotlib.use(os.environ["MPLBACKEND"])
-    elif "ipykernel" not in sys.modules:       # files only; a notebook keeps its inline backend
+    if "ipykernel" in sys.modules:
+        if matplotlib.get_backend().lower() == "agg":
+            try:
+                matplotlib.use("module://matplotlib_inline.backend_inline")
+            except (ImportError, ValueError):
+                pass
+    elif not os.environ.get("MPLBACKEND"):
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     plt.rcParams.update({"font.size": 11, "axes.grid": True, "grid.alpha": 0.3,
@@ -225,3 +259,111 @@ def savefig(fig, outdir, stem):
     for pth in paths:
         fig.savefig(pth, dpi=150)
     return paths
+
+
+# -- CSV files with their provenance ------------------------------------------------------------
+def _meta_of(result, solver, options):
+    """Solver name and options: given, or those of ``result``."""
+    if result is not None:
+        solver = solver if solver is not None else getattr(result, "solver", None)
+        if options is None:
+            options = dict(getattr(result, "options", {}) or {})
+    return solver, options
+
+
+def write_table(path, header, rows, *, case=None, solver=None, options=None, result=None, notes=(),
+                fmt="{:.12g}"):
+    """Write a table as CSV opened by ``#`` provenance lines; returns ``path``.
+
+    The file starts with :func:`phmech.provenance.csv_header` (phmech's
+    version and git commit, the versions of the stack, ``case``, the
+    solver and its options -- from ``result`` when given -- and ``notes``),
+    then the header row and the rows.  Floats are written with ``fmt``,
+    other values (integers, strings, ``None`` as an empty cell) as they are.
+
+    Raises
+    ------
+    ValueError
+        Naming the column and the value, when a float is not finite (nothing
+        is written), or when a row's length differs from the header's.
+    """
+    from ..provenance import csv_header
+    header = [str(h) for h in header]
+    problems = []
+    text_rows = []
+    for i, row in enumerate(rows):
+        row = list(row)
+        if len(row) != len(header):
+            problems.append(f"row {i} has {len(row)} values for {len(header)} columns")
+            continue
+        cells = []
+        for name, v in zip(header, row):
+            if v is None:
+                cells.append("")
+            elif isinstance(v, (float, np.floating)):
+                if not np.isfinite(v):
+                    problems.append(f"column '{name}' has the non-finite value {v} (row {i})")
+                cells.append(fmt.format(float(v)))
+            else:
+                cells.append(str(v))
+        text_rows.append(cells)
+    if problems:
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        raise ValueError(f"{os.path.basename(path)}: " + "; ".join(problems[:5]) + more + "; not writing it")
+    solver, options = _meta_of(result, solver, options)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        for line in csv_header(case, solver, options, notes):
+            fh.write(line + "\n")
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(text_rows)
+    return path
+
+
+def write_csv(path, columns, *, ragged=False, **meta):
+    """Write ``columns`` (dict name -> 1-D array) as CSV with provenance lines; returns ``path``.
+
+    All columns have the same length, or, with ``ragged=True``, shorter
+    columns end early and are padded with empty cells.  Keywords ``meta``
+    as in :func:`write_table` (``case``, ``solver``, ``options``,
+    ``result``, ``notes``, ``fmt``).
+    """
+    cols = {str(k): np.asarray(v, float).ravel() for k, v in columns.items()}
+    n = max((len(v) for v in cols.values()), default=0)
+    wrong = [f"'{k}' ({len(v)})" for k, v in cols.items() if len(v) != n]
+    if wrong and not ragged:
+        raise ValueError(f"{os.path.basename(path)}: columns of unequal length {', '.join(wrong)}, "
+                         f"expected {n}; not writing it")
+    rows = ([float(c[i]) if i < len(c) else None for c in cols.values()] for i in range(n))
+    return write_table(path, list(cols), list(rows), **meta)
+
+
+def result_csv(result, path, columns, **meta):
+    """:meth:`phmech.result.Result.to_csv` with the provenance lines: a ``t`` column, then ``columns``;
+    solver and options of ``result``."""
+    return write_csv(path, {"t": result.t, **columns}, result=result, **meta)
+
+
+def notes_of(params):
+    """One line of ``name=value`` pairs of a parameter dict (for the provenance notes of a CSV)."""
+    return ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
+
+
+def read_csv(path):
+    """Read a CSV written by :func:`write_table` (``#`` lines skipped): a structured array with
+    the header's names as fields (empty cells as NaN)."""
+    with open(path) as fh:
+        lines = [line for line in fh if not line.startswith("#")]
+    return np.genfromtxt(lines, delimiter=",", names=True, dtype=float, deletechars="")
+
+
+def read_header(path):
+    """The ``#`` provenance lines at the top of a CSV file, without the ``"# "`` prefix."""
+    out = []
+    with open(path) as fh:
+        for line in fh:
+            if not line.startswith("#"):
+                break
+            out.append(line[1:].strip())
+    return out

@@ -7,11 +7,12 @@ from . import _common
 from . import _mass_spring_cases as cases
 
 
-def _table(path, header, rows):
+def _table(path, header, rows, **meta):
+    """CSV with the provenance lines (:func:`phmech.validation._common.write_table`)."""
     arr = np.asarray(rows, float)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{path}: refusing to write non-finite values")
-    np.savetxt(path, arr, delimiter=",", header=",".join(header), comments="", fmt="%.12g")
+    _common.write_table(path, header, arr.tolist(), **meta)
 
 
 def _convergence(plt, outdir, stem, steps, errors, label):
@@ -72,28 +73,31 @@ def animate(res, path, edges=(), every=5, fps=25):
 def write(case, out, outdir, plot=True, animate_gif=False):
     """Write the CSV (and figures, and a GIF) of one case into ``outdir``."""
     res, s = out["result"], out["summary"]
+
+    def tab(path, header, rows):
+        _table(path, header, rows, case=f"mass_spring {case}", result=res)
     if case == "pendulum":
         ex = cases.pendulum_exact(res.t)[0]
         P = res.positions()[:, 0]
-        _table(os.path.join(outdir, "pendulum.csv"), ["t", "x", "y", "x_exact", "y_exact", "tension"],
+        tab(os.path.join(outdir, "pendulum.csv"), ["t", "x", "y", "x_exact", "y_exact", "tension"],
                np.column_stack([res.t, P[:, 0], P[:, 1], ex[:, 0], ex[:, 1], res.multipliers()[:, 0]]))
     elif case == "chain":
         y_ex = cases.hanging_chain_exact(res.t)[0]
-        _table(os.path.join(outdir, "chain.csv"), ["t", "y_last", "y_last_exact"],
+        tab(os.path.join(outdir, "chain.csv"), ["t", "y_last", "y_last_exact"],
                np.column_stack([res.t, res.positions()[:, -1, 1], y_ex[:, -1]]))
     elif case == "bridge":
         ref, zi = out["reference"], out["mid_z"]
-        _table(os.path.join(outdir, "bridge.csv"), ["t", "z_mid", "z_mid_radau"],
+        tab(os.path.join(outdir, "bridge.csv"), ["t", "z_mid", "z_mid_radau"],
                np.column_stack([ref.t, np.interp(ref.t, res.t, res.y[:, zi].mean(axis=1)),
                                 ref.y[:, zi].mean(axis=1)]))
     elif case == "kreisel":
         from .mass_spring import _ring_invariants
         r, H, E = _ring_invariants(res)
-        _table(os.path.join(outdir, "kreisel.csv"), ["t", "radius", "angular_momentum", "energy"],
+        tab(os.path.join(outdir, "kreisel.csv"), ["t", "radius", "angular_momentum", "energy"],
                np.column_stack([res.t, r, H, E]))
     elif case == "stability":
         e = res.energies()
-        _table(os.path.join(outdir, "stability.csv"), ["t", "energy", "tension_1"],
+        tab(os.path.join(outdir, "stability.csv"), ["t", "energy", "tension_1"],
                np.column_stack([res.t, e["total"], res.multipliers()[:, 0]])[::10])
     if plot:
         plt = _common.figure_style()

@@ -1,5 +1,4 @@
 """Helpers shared by the spatial validation cases (Bricard's mechanism, the spatial pendulum)."""
-import csv
 import os
 
 import numpy as np
@@ -80,19 +79,12 @@ def observed_orders(steps, errors):
     return [float(v) if np.isfinite(v) else None for v in p]
 
 
-def write_table(path, header, rows):
-    """Write a small table (a header and rows of numbers) as CSV; refuses non-finite numbers."""
-    for row in rows:
-        for name, v in zip(header, row):
-            if isinstance(v, float) and not np.isfinite(v):
-                raise ValueError(f"{os.path.basename(path)}: column '{name}' has the non-finite value {v}")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        for row in rows:
-            w.writerow([f"{v:.12g}" if isinstance(v, (float, np.floating)) else v for v in row])
-    return path
+def write_table(path, header, rows, **meta):
+    """Write a small table (a header and rows of numbers) as CSV with the provenance lines
+    (:func:`phmech.validation._common.write_table`, keywords ``meta`` as there); refuses
+    non-finite numbers."""
+    from ._common import write_table as write
+    return write(path, header, rows, **meta)
 
 
 def semilogy_positive(ax, t, values, *args, **kwargs):

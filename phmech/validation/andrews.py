@@ -90,7 +90,8 @@ def write(out, outdir, plot=True):
     F = np.array([model.point_F(y[:7]) for y in h.y])
     files = [cr.write_columns(os.path.join(outdir, "andrews_history.csv"),
                               ["t"] + list(model.labels_p) + ["xF", "yF"],
-                              np.column_stack([h.t, h.y[:, :7], F]), "andrews")]
+                              np.column_stack([h.t, h.y[:, :7], F]), "andrews",
+                              solver=out.summary.get("history_solver"))]
     if out.work_precision:
         files += cr.write_work_precision(out.work_precision, outdir, "andrews", plot,
                                          "Andrews' squeezer, t = 0.03 s")

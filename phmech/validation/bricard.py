@@ -277,15 +277,18 @@ def write(out, outdir, plot=True):
     ``bricard_P3``, ``bricard_energy``, ``bricard_constraints``, ``bricard_convergence``
     (PNG and PDF) and ``summary.json``; returns the paths."""
     runs = [out] + ([out.compare] if out.compare is not None else [])
-    files = [out.result.to_csv(os.path.join(outdir, "bricard.csv"), _csv_columns(out))]
+    files = [_common.result_csv(out.result, os.path.join(outdir, "bricard.csv"), _csv_columns(out), case="bricard")]
     if out.compare is not None:
-        files.append(out.compare.result.to_csv(os.path.join(outdir, f"bricard_{out.compare.summary['solver']}.csv"),
-                                               _csv_columns(out.compare)))
+        files.append(_common.result_csv(out.compare.result,
+                                        os.path.join(outdir, f"bricard_{out.compare.summary['solver']}.csv"),
+                                        _csv_columns(out.compare), case="bricard"))
     conv = out.summary.get("convergence")
     if conv is not None:
         files.append(common.write_table(os.path.join(outdir, "bricard_convergence.csv"),
                                         ["dt", "P3_x", "P3_y", "P3_z", "error"],
-                                        [[h, *p, e] for h, p, e in zip(conv["dt"], conv["P3"], conv["error"])]))
+                                        [[h, *p, e] for h, p, e in zip(conv["dt"], conv["P3"], conv["error"])],
+                                        case="bricard", solver=out.summary.get("solver"),
+                                        notes=["step-size convergence of the position of P3"]))
     if plot:
         plt = _common.figure_style()
         styles = ["-", "--"]

@@ -147,11 +147,12 @@ def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, m
 
 def write(out, outdir, plot=True):
     """Write the CSV, the figures and summary.json; returns the paths."""
-    files = [out.result.to_csv(os.path.join(outdir, "crank_slider.csv"), {
+    files = [_common.result_csv(out.result, os.path.join(outdir, "crank_slider.csv"), {
         "crank_angle": out.crank_angle, "slider_x": out.slider_x,
         "ux_mid_over_L": out.ux_mid, "uy_mid_over_L": out.uy_mid,
         "hamiltonian": out.hamiltonian, "energy_balance": out.energy_balance,
-        "constraint_residual": out.constraint_residual})]
+        "constraint_residual": out.constraint_residual}, case="crank_slider",
+        notes=[f"model: {out.summary['model']}; parameters: {_common.notes_of(out.summary['parameters'])}"])]
     if plot:
         plt = _common.figure_style()
         for stem, data, label in (("uM_disp", out.ux_mid, r"$u_f^x(L/2)/L$"),
@@ -176,6 +177,7 @@ def main(argv=None):
                    help="geometrically consistent coupler with geometric stiffening (default: linear floating frame)")
     p.add_argument("--quasi-static", action="store_true",
                    help="start from the quasi-static deformation of the initial motion (with --geometric-stiffness)")
+    _common.add_animate_option(p)
     args = p.parse_args(argv)
     if args.quasi_static and not args.geometric_stiffness:
         p.error("--quasi-static needs --geometric-stiffness")
@@ -185,6 +187,10 @@ def main(argv=None):
               outdir=args.outdir, plot=not args.no_plot, progress=sys.stderr.isatty(),
               geometric_stiffness=args.geometric_stiffness, quasi_static=args.quasi_static,
               solver_options=_common.checkpoint_options(args))
+    movie = _common.animation_path(args, "crank_slider")
+    if movie is not None:
+        out.files.append(out.result.animate(movie, every=_common.animation_every(len(out.t)),
+                                            title="crank-slider, " + out.summary["model"]))
     s = out.summary
     print(f"crank-slider ({s['model']}, {s['initial_deformation']} start): "
           f"{args.n_elem} elements, {args.solver}, t_end = {args.tfinal} s, "

@@ -162,13 +162,15 @@ def write(out, outdir, plot=True):
     os.makedirs(outdir, exist_ok=True)
     if not np.all(np.isfinite(out.omega)):
         raise ValueError("four_bar: non-finite frequencies; not writing output")
-    path = os.path.join(outdir, "four_bar.csv")
-    with open(path, "w") as fh:
-        fh.write("theta1_deg,omega1_rad_s,omega2_rad_s,omega3_rad_s,f1_hz,f2_hz,f3_hz\n")
-        for th, w in zip(out.theta, out.omega):
-            fh.write(f"{np.degrees(th):.6g}," + ",".join(f"{x:.10g}" for x in w[:3]) + ","
-                     + ",".join(f"{x / (2 * np.pi):.10g}" for x in w[:3]) + "\n")
-    files = [path]
+    k = min(3, out.omega.shape[1])
+    header = (["theta1_deg"] + [f"omega{i + 1}_rad_s" for i in range(k)]
+              + [f"f{i + 1}_hz" for i in range(k)])
+    rows = [[float(np.degrees(th)), *map(float, w[:k]), *(float(x) / (2 * np.pi) for x in w[:k])]
+            for th, w in zip(out.theta, out.omega)]
+    files = [_common.write_table(os.path.join(outdir, "four_bar.csv"), header, rows, case="four_bar",
+                                 solver=f"eigen ({out.summary['method']})",
+                                 options={"n_elem": out.summary["n_elem"], "n_angles": out.summary["n_angles"]},
+                                 notes=["constrained pencil E Phi Lambda = A Phi at each crank angle"])]
     if plot:
         plt = _common.figure_style()
         deg = np.degrees(out.theta)
@@ -208,23 +210,33 @@ def main(argv=None):
     p.add_argument("--method", choices=["dense", "sparse"], default="dense", help="eigen solver")
     p.add_argument("--convergence", action="store_true",
                    help="also print and write the mesh-convergence table (2, 4, 8, 16 elements per link)")
+    p.add_argument("--animate", nargs="?", const="auto", default=None, choices=["auto", "mp4", "gif"],
+                   help="also animate the first three modes at crank angle 90 deg "
+                        "(four_bar_mode<i>.mp4, auto: MP4 with ffmpeg, else GIF)")
     args = p.parse_args(argv)
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     if args.convergence:
         meshes, angles = (2, 4, 8, 16), (0, 90, 180, 270)
         w = convergence(meshes, angles)
-        os.makedirs(args.outdir, exist_ok=True)
-        with open(os.path.join(args.outdir, "four_bar_convergence.csv"), "w") as fh:
-            fh.write("n_elem,theta1_deg,omega1_rad_s,omega2_rad_s,omega3_rad_s\n")
-            for i, n in enumerate(meshes):
-                for j, a in enumerate(angles):
-                    fh.write(f"{n},{a}," + ",".join(f"{x:.10g}" for x in w[i, j]) + "\n")
+        _common.write_table(os.path.join(args.outdir, "four_bar_convergence.csv"),
+                            ["n_elem", "theta1_deg", "omega1_rad_s", "omega2_rad_s", "omega3_rad_s"],
+                            [[n, a, *map(float, w[i, j])] for i, n in enumerate(meshes) for j, a in enumerate(angles)],
+                            case="four_bar", solver="eigen (dense)", notes=["mesh convergence"])
         print("mesh convergence (rad/s):")
         for j, a in enumerate(angles):
             for i, n in enumerate(meshes):
                 print(f"  theta1 = {a:3d} deg, {n:2d} elements: " + ", ".join(f"{x:11.5f}" for x in w[i, j]))
     out = run(args.n_angles, args.n_elem, args.method, outdir=args.outdir, plot=not args.no_plot)
+    movie = _common.animation_path(args, "four_bar_mode")
+    if movie is not None:
+        from ..animate import animate_modes
+        modes = FourBar(args.n_elem).linearize(np.radians(90.0)).eigenmodes(3, args.method)
+        stem, ext = os.path.splitext(movie)
+        for i in range(len(modes.omega)):
+            out.files.append(animate_modes(modes, i, f"{stem}{i + 1}{ext}", n_frames=36,
+                                           title=f"four-bar at 90 deg, mode {i + 1}: "
+                                                 f"{modes.omega[i] / (2 * np.pi):.2f} Hz"))
     s = out.summary
     print(f"four-bar: {args.n_angles} angles, {args.n_elem} elements per link, {args.method}: "
           f"sweep {s['sweep_time_s']:.2f} s ({s['time_per_angle_ms']:.2f} ms per angle)")

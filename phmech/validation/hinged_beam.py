@@ -145,9 +145,11 @@ def run(t_end=50.0, n_elem=6, solver="midpoint", dt=0.01, rtol=1e-6, atol=1e-6, 
 
 
 def write(out, beam, outdir, plot=True, vtk=True):
-    files = [out.result.to_csv(os.path.join(outdir, "hinged_beam.csv"), {
+    files = [_common.result_csv(out.result, os.path.join(outdir, "hinged_beam.csv"), {
         "energy": out.energy, "work": out.work, "omega_z": out.omega_z, "momentum_z": out.momentum_z,
-        "tip_x": out.tip[:, 0], "tip_y": out.tip[:, 1], "tip_z": out.tip[:, 2]})]
+        "tip_x": out.tip[:, 0], "tip_y": out.tip[:, 1], "tip_z": out.tip[:, 2]},
+        case="hinged_beam", notes=[f"model: {out.summary['model']}; units: {UNITS}",
+                                   f"parameters: {_common.notes_of(out.summary['parameters'])}"])]
     if plot:
         plt = _common.figure_style()
         for stem, data, lab in (("H_3Dbeam", out.energy, "total energy H"),
@@ -193,12 +195,17 @@ def main(argv=None):
     p.add_argument("--no-vtk", action="store_true", help="do not write ParaView files")
     p.add_argument("--geometric-stiffness", action="store_true",
                    help="geometrically consistent beam (exact inertia, geometric stiffening)")
+    _common.add_animate_option(p)
     args = p.parse_args(argv)
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, outdir=args.outdir,
               plot=not args.no_plot, vtk=not args.no_vtk, progress=sys.stderr.isatty(),
               geometric_stiffness=args.geometric_stiffness, solver_options=_common.checkpoint_options(args))
+    movie = _common.animation_path(args, "hinged_beam")
+    if movie is not None:           # seen from above: the plane of the torque's rotation
+        out.files.append(out.result.animate(movie, every=_common.animation_every(len(out.t)), plane="xy",
+                                            title="hinged beam (top view)", time_label="t = {t:.2f} s"))
     s = out.summary
     print(f"hinged beam ({UNITS}): {args.solver}, wall time {s['stats']['wall_time']:.2f} s")
     print(f"  peak |omega_z| = {s['omega_z_max']:.5f} rad/s; energy drift (rel.) 10.2-15 s: "

@@ -75,7 +75,8 @@ def write(out, outdir, plot=True):
     h = out.history
     files = [cr.write_columns(os.path.join(outdir, "simeon_crank_history.csv"),
                               ["t", "phi1", "phi2", "x3", "q1", "q2", "q3", "q4"],
-                              np.column_stack([h.t, h.y[:, :7]]), "simeon_crank")]
+                              np.column_stack([h.t, h.y[:, :7]]), "simeon_crank",
+                              solver=out.summary.get("history_solver"))]
     if out.work_precision:
         files += cr.write_work_precision(out.work_precision, outdir, "simeon_crank", plot,
                                          "Simeon's slider crank, t = 0.1 s")

@@ -266,19 +266,21 @@ def write(out, outdir, plot=True):
     ``spatial_pendulum_tip``, ``spatial_pendulum_energy`` and, with a flexible study,
     ``spatial_pendulum_tip_difference`` (PNG and PDF), and ``summary.json``; returns the paths."""
     rg = out.rigid
-    files = [rg.result.to_csv(os.path.join(outdir, "spatial_pendulum.csv"), {
+    files = [_common.result_csv(rg.result, os.path.join(outdir, "spatial_pendulum.csv"), {
         "tip_x": rg.tip[:, 0], "tip_y": rg.tip[:, 1], "tip_z": rg.tip[:, 2], "energy": rg.energy,
-        "energy_drift": rg.energy - rg.energy[0]})]
+        "energy_drift": rg.energy - rg.energy[0]}, case="spatial_pendulum")]
     if out.flexible:
         eq = out.equivalent
         cols = {f"rigid_tip_{c}": eq.tip[:, i] for i, c in enumerate("xyz")}
         for f in out.flexible:
             cols.update({f"EI{f.EI:g}_tip_{c}": f.tip[:, i] for i, c in enumerate("xyz")})
             cols[f"EI{f.EI:g}_energy_balance"] = f.energy
-        files.append(eq.result.to_csv(os.path.join(outdir, "spatial_pendulum_flexible.csv"), cols))
+        files.append(_common.result_csv(eq.result, os.path.join(outdir, "spatial_pendulum_flexible.csv"), cols,
+                                        case="spatial_pendulum"))
         keys = ["EI", "max_tip_difference_m", "tip_difference_end_m", "energy_error_J", "wall_time_s"]
         files.append(common.write_table(os.path.join(outdir, "spatial_pendulum_table.csv"), keys,
-                                        [[row[k] for k in keys] for row in out.table]))
+                                        [[row[k] for k in keys] for row in out.table], case="spatial_pendulum",
+                                        result=eq.result))
     if plot:
         plt = _common.figure_style()
         fig, ax = plt.subplots()

@@ -165,7 +165,6 @@ def run(models=MODELS, n_elem=8, t_end=30.0, dt=5e-3, outdir=None, plot=True, re
 
 def write(out, outdir, plot=True):
     """CSV of the tip deflections, the figure ``spin_up_tip`` and summary.json."""
-    import csv
     results, ref = out["models"], out["reference"]
     t = max((r.t for r in results.values()), key=len)
     path = os.path.join(outdir, "spin_up.csv")
@@ -174,12 +173,11 @@ def write(out, outdir, plot=True):
         cols[f"tip_{m}"] = r.tip            # shorter where a model left its range: blank cells
     if ref is not None:
         cols["tip_ritz_reference"] = ref["tip"]
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(list(cols))
-        for i in range(len(t)):
-            w.writerow([f"{c[i]:.10g}" if i < len(c) and np.isfinite(c[i]) else "" for c in cols.values()])
-    files = [path]
+    s = out["summary"]
+    files = [_common.write_csv(path, cols, ragged=True, case="spin_up", solver="midpoint",
+                               options={"dt": s["dt"], "n_elem": s["n_elem"], "t_end": s["t_end"]},
+                               notes=["models that left their range (|tip| > L) end early: empty cells",
+                                      f"parameters: {_common.notes_of(s['parameters'])}"], fmt="{:.10g}")]
     if plot:
         plt = _common.figure_style()
         fig, ax = plt.subplots()
