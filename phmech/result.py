@@ -190,6 +190,15 @@ class Result:
         from .vtk_output import write_pvd
         return write_pvd(self, path, n_points=n_points, every=every)
 
+    def animate(self, path=None, **options):
+        """Animate the mechanism: write ``path`` (``.mp4`` with ffmpeg, ``.gif``) or, without a path,
+        return an animation a notebook shows inline (``html=True``: its HTML text).
+
+        See :func:`phmech.animate.animate` for the options (``every``, ``fps``, ``plane``, ...).
+        """
+        from .animate import animate
+        return animate(self, path, **options)
+
     def to_csv(self, path, columns):
         """Write ``columns`` (dict name -> array of length N) with a time column.
 

@@ -182,25 +182,59 @@ def write_pvd(result, path, n_points=21, every=1):
     list of str
         The ``.pvd`` file followed by the ``.vtu`` files.
     """
-    dae = result.dae
-    system = getattr(dae, "system", None)
-    if system is None:
-        raise ValueError("to_pvd: the result has no assembled system of bodies (load it with its model: "
-                         "Result.load(path, system))")
     _check_counts(n_points, every=every)
-    bodies = system.bodies
-    rows = list(range(0, len(result.t), every))
-    if rows[-1] != len(result.t) - 1:
-        rows.append(len(result.t) - 1)
-    q_all, e_all = result.y[:, dae.sq], result.y[:, dae.se]
-    frames = []
-    for i in rows:
-        qs = [q_all[i, dae.q_slices[b.name]] for b in bodies]
-        es = [e_all[i, dae.e_slices[b.name]] for b in bodies]
-        frames.append((result.t[i], _grid(_state_parts(bodies, qs, es, n_points))))
+    bodies, rows = _bodies(result, "to_pvd"), output_rows(result, every)
+    frames = [(result.t[i], _grid(_state_parts(bodies, qs, es, n_points)))
+              for i, qs, es in _states(result, rows)]
     written = _write_collection(path, frames)
     log.info("to_pvd: %d frames of %d bodies in %s", len(rows), len(bodies), path)
     return written
+
+
+def _bodies(result, who):
+    system = getattr(result.dae, "system", None)
+    if system is None:
+        raise ValueError(f"{who}: the result has no assembled system of bodies (load it with its model: "
+                         "Result.load(path, system))")
+    return system.bodies
+
+
+def output_rows(result, every=1):
+    """Every ``every``-th output row of ``result``, the last row always included."""
+    rows = list(range(0, len(result.t), every))
+    if rows[-1] != len(result.t) - 1:
+        rows.append(len(result.t) - 1)
+    return rows
+
+
+def _states(result, rows):
+    """``(row, [q of each body], [e of each body])`` at the rows."""
+    dae = result.dae
+    bodies = dae.system.bodies
+    q_all, e_all = result.y[:, dae.sq], result.y[:, dae.se]
+    for i in rows:
+        yield (i, [q_all[i, dae.q_slices[b.name]] for b in bodies],
+               [e_all[i, dae.e_slices[b.name]] for b in bodies])
+
+
+def trajectory_geometry(result, every=1, n_points=21):
+    """The pictures of the mechanism over a run (the geometry of :func:`write_pvd`).
+
+    Returns
+    -------
+    times : ndarray
+        The output times drawn (every ``every``-th, the last always).
+    names : list of str
+        The bodies, in the system's order.
+    frames : list of list of ndarray
+        ``frames[k][b]``: the points ``(m, 3)`` of body ``b`` at ``times[k]``
+        (port-to-port segments of rigid bodies, deformed axes of beams).
+    """
+    _check_counts(n_points, every=every)
+    bodies, rows = _bodies(result, "trajectory_geometry"), output_rows(result, every)
+    frames = [[body_geometry(b, q, e, n_points)[0] for b, q, e in zip(bodies, qs, es)]
+              for _, qs, es in _states(result, rows)]
+    return np.asarray(result.t)[rows], [b.name for b in bodies], frames
 
 
 # -- mode shapes ------------------------------------------------------------------------------
@@ -253,33 +287,47 @@ def write_modes_pvd(modes, path, which=None, n_frames=24, scale=0.05, n_points=2
         The ``.pvd`` files (one per mode).
     """
     _check_counts(n_points, n_frames=n_frames)
-    lin = modes.linear
-    dae = lin.dae
-    bodies = dae.system.bodies
     which = range(len(modes.omega)) if which is None else which
-    qs = [lin.q[dae.q_slices[b.name]] for b in bodies]
-    base = [body_mode_geometry(b, q, np.zeros(b.ne), n_points) for b, q in zip(bodies, qs)]
-    size = np.ptp(np.vstack(base), axis=0).max() or 1.0
     stem, ext = os.path.splitext(os.fspath(path))
     out = []
     for i in which:
-        w = float(modes.omega[i])
-        d = modes.vectors[:, i] / (1j * w)
-        # the picture is linear in the displacement: two evaluations give every phase,
-        # Re(d e^{j phi}) -> cos(phi) D_re - sin(phi) D_im
-        D = [[body_mode_geometry(b, q, part[dae.e_slices[b.name]], n_points) - g0
-              for b, q, g0 in zip(bodies, qs, base)] for part in (d.real, d.imag)]
-        Dr, Di = np.vstack(D[0]).ravel(), np.vstack(D[1]).ravel()
-        # phase origin at the largest displacement: max of |cos Dr - sin Di|^2
-        phi0 = 0.5 * np.arctan2(-2 * Dr @ Di, Dr @ Dr - Di @ Di)
-        amp = np.abs(np.cos(phi0) * Dr - np.sin(phi0) * Di).max()
-        s = scale * size / amp if amp > 0 else 0.0
-        frames = []
-        for k in range(n_frames):
-            phi = phi0 + 2 * np.pi * k / n_frames
-            parts = [(g0 + s * (np.cos(phi) * dr - np.sin(phi) * di), None, None)
-                     for g0, dr, di in zip(base, D[0], D[1])]
-            frames.append((2 * np.pi * k / n_frames / w, _grid(parts)))
+        times, _, pictures = mode_geometry(modes, i, n_frames, scale, n_points)
+        frames = [(t, _grid([(pts, None, None) for pts in picture])) for t, picture in zip(times, pictures)]
         out.append(_write_collection(f"{stem}_mode{i}{ext or '.pvd'}", frames)[0])
     log.info("modes: %d mode series written next to %s", len(out), path)
     return out
+
+
+def mode_geometry(modes, i, n_frames=24, scale=0.05, n_points=21):
+    """The pictures of vibration mode ``i`` over one period (the geometry of :func:`write_modes_pvd`).
+
+    Returns ``(times, names, frames)`` as :func:`trajectory_geometry`: the
+    times ``k T / n_frames`` with the period ``T = 2 pi / omega_i``; the
+    largest displacement of a drawn point is ``scale`` times the size of the
+    mechanism, reached in the first frame.
+    """
+    _check_counts(n_points, n_frames=n_frames)
+    lin = modes.linear
+    dae = lin.dae
+    bodies = dae.system.bodies
+    if not 0 <= i < len(modes.omega):
+        raise ValueError(f"mode_geometry: mode {i} is not among the {len(modes.omega)} computed modes")
+    qs = [lin.q[dae.q_slices[b.name]] for b in bodies]
+    base = [body_mode_geometry(b, q, np.zeros(b.ne), n_points) for b, q in zip(bodies, qs)]
+    size = np.ptp(np.vstack(base), axis=0).max() or 1.0
+    w = float(modes.omega[i])
+    d = modes.vectors[:, i] / (1j * w)
+    # the picture is linear in the displacement: two evaluations give every phase,
+    # Re(d e^{j phi}) -> cos(phi) D_re - sin(phi) D_im
+    D = [[body_mode_geometry(b, q, part[dae.e_slices[b.name]], n_points) - g0
+          for b, q, g0 in zip(bodies, qs, base)] for part in (d.real, d.imag)]
+    Dr, Di = np.vstack(D[0]).ravel(), np.vstack(D[1]).ravel()
+    # phase origin at the largest displacement: max of |cos Dr - sin Di|^2
+    phi0 = 0.5 * np.arctan2(-2 * Dr @ Di, Dr @ Dr - Di @ Di)
+    amp = np.abs(np.cos(phi0) * Dr - np.sin(phi0) * Di).max()
+    s = scale * size / amp if amp > 0 else 0.0
+    frames = []
+    for k in range(n_frames):
+        phi = phi0 + 2 * np.pi * k / n_frames
+        frames.append([g0 + s * (np.cos(phi) * dr - np.sin(phi) * di) for g0, dr, di in zip(base, D[0], D[1])])
+    return 2 * np.pi * np.arange(n_frames) / n_frames / w, [b.name for b in bodies], frames
