@@ -87,12 +87,15 @@ def test_slepc_bordered_constraints_are_a_clamped_edge():
     assert np.max(np.abs(G @ V)) < 1e-12 * np.max(np.abs(V))
 
 
-def test_linear_midpoint_equals_system_serial():
-    """PETSc midpoint with MUMPS, one process: the phmech.System run (serial midpoint solver) to 1e-10,
-    and the exact discrete power balance."""
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_linear_midpoint_equals_system_serial(symmetric):
+    """PETSc midpoint with MUMPS (LU, or LDL^T of the signed matrix), one process: the phmech.System
+    run (serial midpoint solver) to 1e-10, and the exact discrete power balance."""
     from phmech.parallel import LinearMidpoint, kirchhoff_plate
     p = kirchhoff_plate(pm.mesh(4), pm.H_PLATE, pm.RHO, pm.E_MOD, pm.NU, degree=2, boundary=pm.CANTILEVER)
-    stepper = LinearMidpoint(p.E, p.J, 2e-5, [p.load_vector(pm.pressure), p.patch_row(*pm.PATCH)])
+    stepper = LinearMidpoint(p.E, p.J, 2e-5, [p.load_vector(pm.pressure), p.patch_row(*pm.PATCH)],
+                             stress=p.is_s if symmetric else None)
+    assert stepper.symmetric == symmetric
     r = stepper.run(p.vector(), 0.0, 60, pm.inputs)
     t, H, v, ref = pm.reference_run(4, 60, 2e-5)
     e_ref = ref.e("p")[-1]

@@ -10,7 +10,16 @@ definite and ``J`` skew, one step of size ``h`` is
 the same discrete equations as :class:`phmech.solvers.midpoint.ImplicitMidpoint`
 on a linear model (whose Newton iteration converges in one step).  The
 left matrix is factorized once by MUMPS (distributed under MPI); a step
-costs one matrix-vector product and one pair of triangular solves.  With
+costs one matrix-vector product and one pair of triangular solves.
+
+When ``J`` only couples velocities and stresses (``J = [[0, -B^T], [B, 0]]``,
+as for the plates) the stress rows multiplied by -1 make the left matrix
+symmetric (indefinite),
+
+.. math::  S = \begin{bmatrix} M_v & \tfrac{h}{2} B^T \\ \tfrac{h}{2} B & -C \end{bmatrix},
+
+and MUMPS factorizes it as ``L D L^T``: half the factor of the LU, half
+the work per step.  With
 ``H = e^T E e / 2`` and the collocated outputs ``y_j = b_j^T e_{n+1/2}``
 the discrete power balance is exact up to rounding,
 
@@ -18,11 +27,14 @@ the discrete power balance is exact up to rounding,
 
 and :class:`MidpointRun` records both sides.
 """
+import logging
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..solvers.eigen_slepc import mumps_solver
+
+log = logging.getLogger("phmech")
 
 
 @dataclass
@@ -52,9 +64,13 @@ class LinearMidpoint:
         Step size.
     inputs : sequence of PETSc Vec
         Input columns ``b_j`` (also the output rows, collocated).
+    stress : PETSc IS, optional
+        The stress unknowns: with them the rows are signed so that the left
+        matrix is symmetric and factorized as ``L D L^T`` (checked; LU when
+        it is not symmetric).
     """
 
-    def __init__(self, E, J, dt, inputs=()):
+    def __init__(self, E, J, dt, inputs=(), stress=None):
         from petsc4py import PETSc
         if not (np.isfinite(dt) and dt > 0):
             raise ValueError(f"LinearMidpoint: the step dt must be positive and finite, got {dt!r}")
@@ -67,7 +83,28 @@ class LinearMidpoint:
         self.Am.axpy(-0.5 * self.dt, J, structure=diff)
         self.Ap = E.copy()
         self.Ap.axpy(0.5 * self.dt, J, structure=diff)
-        self.ksp = mumps_solver(self.Am, self.comm, "LinearMidpoint: E - dt/2 J")
+        self.signed = list(self.inputs)
+        symmetric = False
+        if stress is not None:
+            d = E.createVecLeft()
+            d.set(1.0)
+            ds = d.getSubVector(stress)
+            ds.set(-1.0)
+            d.restoreSubVector(stress, ds)
+            S = self.Am.copy()
+            S.diagonalScale(L=d)
+            scale = S.norm(PETSc.NormType.INFINITY)
+            if S.isSymmetric(1e-14 * scale):
+                symmetric = True
+                self.Am = S
+                self.Ap.diagonalScale(L=d)
+                self.signed = [b.copy() for b in self.inputs]
+                for b in self.signed:
+                    b.pointwiseMult(b, d)
+            else:
+                log.info("LinearMidpoint: J couples velocities or stresses among themselves; LU factor")
+        self.symmetric = symmetric
+        self.ksp = mumps_solver(self.Am, self.comm, "LinearMidpoint: E - dt/2 J", symmetric=symmetric)
         self.rhs = E.createVecLeft()
         self._w = E.createVecLeft()
         self._mid = E.createVecLeft()
@@ -83,7 +120,7 @@ class LinearMidpoint:
         Returns the outputs ``b_j^T e_{n+1/2}``.
         """
         self.Ap.mult(e, self.rhs)
-        for b, u in zip(self.inputs, u_mid):
+        for b, u in zip(self.signed, u_mid):
             if u:
                 self.rhs.axpy(self.dt * u, b)
         e.copy(self._mid)

@@ -65,7 +65,7 @@ def run(n=6, k_modes=6, steps=100, dt=2e-5, mindlin=True):
         out["mindlin_unknowns"] = m.ne
         out["mindlin_omega"] = m.natural_frequencies(k_modes)[0].tolist()
     b = [p.load_vector(pressure), p.patch_row(*PATCH)]
-    stepper = LinearMidpoint(p.E, p.J, dt, b)
+    stepper = LinearMidpoint(p.E, p.J, dt, b, stress=p.is_s)
     r = stepper.run(p.vector(), 0.0, steps, inputs)
     out.update(t=r.t.tolist(), H=r.H.tolist(), work=r.work.tolist(), y=r.y.tolist(),
                balance_rel=float(np.max(np.abs(r.balance())) / np.max(r.H)),

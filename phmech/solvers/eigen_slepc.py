@@ -18,7 +18,7 @@ the velocity part of the solution of the saddle-point system
     \\begin{bmatrix} y \\\\ s \\\\ \\mu \\end{bmatrix} =
     \\begin{bmatrix} r \\\\ 0 \\\\ 0 \\end{bmatrix},
 
-factorized once by MUMPS (distributed under MPI) and applied as the
+factorized once by MUMPS (symmetric indefinite LDL^T, distributed under MPI) and applied as the
 preconditioner of the spectral transformation's ``preonly`` solver
 (``STSINVERT`` with ``STSetMatMode(SHELL)``: SLEPc applies ``Mv`` and the
 back-transformation ``lambda = sigma + 1/theta`` itself).  Velocity
@@ -74,11 +74,14 @@ def scaled(A, alpha):
 
 
 def mumps_solver(A, comm, what, symmetric=False):
-    """``preonly`` KSP with a MUMPS factorization of ``A`` (LU, or LDL^T when ``symmetric``).
+    """``preonly`` KSP with a MUMPS factorization of ``A`` (LU, or LDL^T when ``symmetric``:
+    MUMPS's general symmetric mode, 2 x 2 pivots for indefinite matrices, half the storage).
 
     A singular or failed factorization raises ``ValueError`` naming ``what``.
     """
     PETSc = _petsc()
+    if symmetric:
+        A.setOption(PETSc.Mat.Option.SYMMETRIC, True)
     ksp = PETSc.KSP().create(comm)
     ksp.setOperators(A)
     ksp.setType("preonly")
@@ -103,7 +106,7 @@ class _SaddleShiftInvert:
 
     def __init__(self, S, is_v, comm):
         self.S = S
-        self.ksp = mumps_solver(S, comm, "condensed_modes_slepc: K - sigma Mv", symmetric=False)
+        self.ksp = mumps_solver(S, comm, "condensed_modes_slepc: K - sigma Mv", symmetric=True)
         self.is_v = is_v
         self.rhs, self.sol = S.createVecs()
         self.rhs.set(0.0)
