@@ -198,15 +198,17 @@ class ActuatedPlate:
         self.M = sp.block_diag([p.M] + [b.M for b in self.bodies]
                                + ([sp.diags(np.r_[np.full(na, MOVING_MASS), np.full(na, 1.0 / SPRING)])]
                                   if na else []), format="csr")
-        J = sp.lil_matrix((ne, ne))
-        J[:p.ne, :p.ne] = p.J0
+        rows, cols, vals = [], [], []
         Bu = np.zeros((ne, na))
         for i, name in enumerate(list(ACTUATORS)[:na]):
             ivm, ifs, ic = self.i_vm[i], self.i_fs[i], self.body_index[f"casing_{name}"]
-            J[ivm, ifs], J[ifs, ivm] = -1.0, 1.0          # m v_m' = -f_s + F
-            J[ic, ifs], J[ifs, ic] = 1.0, -1.0            # f_s' / k = v_m - v_casing
+            # m v_m' = -f_s + F,  f_s' / k = v_m - v_casing,  casing heave: +f_s - F
+            rows += [ivm, ifs, ic, ifs]
+            cols += [ifs, ivm, ifs, ic]
+            vals += [-1.0, 1.0, 1.0, -1.0]
             Bu[ivm, i], Bu[ic, i] = 1.0, -1.0
-        self.J = sp.csr_matrix(J)
+        P0 = sp.coo_matrix(p.J0)
+        self.J = sp.csr_matrix((np.r_[P0.data, vals], (np.r_[P0.row, rows], np.r_[P0.col, cols])), shape=(ne, ne))
         self.Bu = Bu
         rows = []
         self.ports = {}
@@ -309,8 +311,11 @@ class ActuatedPlate:
         ivm = np.array([pos[int(i)] for i in self.i_vm], int)
         xs = np.linspace(0.0, WIDTH, n_grid[0])
         ys = np.linspace(0.0, self.length, n_grid[1])
-        pts = [(x, y) for x in xs for y in ys]
-        mir = [(WIDTH - x, y) for x, y in pts]
+        import firedrake as fd
+
+        pts = np.array([(x, y) for x in xs for y in ys])
+        mir = np.c_[WIDTH - pts[:, 0], pts[:, 1]]
+        ev_pts, ev_mir = (fd.PointEvaluator(p.mesh, q, tolerance=1e-10) for q in (pts, mir))
         out = []
         for j in range(V.shape[1]):
             phi = V[:, j]
@@ -321,7 +326,7 @@ class ActuatedPlate:
             ev = np.zeros(p.ne)
             ev[p.velocity_dofs] = phi[ip]
             w = p.deflection_function(ev)
-            a, b = np.array(w.at(pts, tolerance=1e-10)), np.array(w.at(mir, tolerance=1e-10))
+            a, b = np.asarray(ev_pts.evaluate(w)), np.asarray(ev_mir.evaluate(w))
             s2, a2 = np.sum((a + b) ** 2), np.sum((a - b) ** 2)
             frac_s = s2 / (s2 + a2)
             out.append((e_m, e_p * frac_s, e_p * (1 - frac_s), 1.0 - e_m - e_p))
