@@ -41,7 +41,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 DEB_PACKAGES="bison flex cmake gfortran ninja-build pkg-config libopenmpi-dev
  openmpi-bin libhdf5-openmpi-dev libmumps-ptscotch-dev libmetis-dev
  libptscotch-dev libscalapack-openmpi-dev libsuitesparse-dev libsuperlu-dev
- libsuperlu-dist-dev libhwloc-dev libopenblas-dev zlib1g-dev"
+ libsuperlu-dist-dev libhwloc-dev libopenblas-dev zlib1g-dev
+ patchelf ffmpeg libglu1-mesa libxcursor1 libxinerama1 libxft2 libxrender1 libxfixes3"
 missing=""
 for p in $DEB_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -118,6 +119,20 @@ if ! done_ vtk; then
   log "installing vtk (ParaView output through Firedrake's VTKFile)"
   $PIP install -q vtk
   stamp vtk
+fi
+
+if ! done_ "slepc-$PETSC_VERSION"; then
+  log "building SLEPc and slepc4py against this PETSc (about 6 minutes)"
+  # Same rule as petsc4py: compiled against PETSC_DIR, never from a foreign wheel.
+  # Two steps: slepc4py's build looks for an installed SLEPc.
+  PIP_NO_CACHE_DIR=1 $PIP install -q --no-build-isolation --no-binary slepc "slepc==${PETSC_VERSION%.*}.*"
+  PIP_NO_CACHE_DIR=1 $PIP install -q --no-build-isolation --no-binary slepc4py "slepc4py==${PETSC_VERSION%.*}.*"
+  stamp "slepc-$PETSC_VERSION"
+fi
+if ! done_ extras-2; then
+  log "installing numba (compiled time-step kernels), gmsh (meshes), imageio (animations)"
+  $PIP install -q numba gmsh imageio
+  stamp extras-2
 fi
 
 # ---------------------------------------------------------------- 4. phmech
