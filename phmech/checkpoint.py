@@ -44,7 +44,7 @@ class CheckpointError(RuntimeError):
 # -- the model's identity ---------------------------------------------------------------
 def _hash_matrix(A):
     """SHA-256 of a (sparse or dense) matrix: shape and the canonical CSR arrays."""
-    A = sp.csr_matrix(A, dtype=float)
+    A = sp.csr_matrix(A, dtype=float, copy=True)      # a copy: the model's own matrix keeps its pattern
     A.sum_duplicates()
     A.eliminate_zeros()
     A.sort_indices()
