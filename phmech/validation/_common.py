@@ -91,6 +91,17 @@ def animation_every(n_rows, max_frames=200):
     return max(1, -(-n_rows // max_frames))
 
 
+def run_checkpoints(options, tag):
+    """The checkpoint options of one of several runs of a case: ``FILE.h5`` becomes ``FILE_<tag>.h5``
+    (for ``checkpoint`` and ``restart``; other options unchanged)."""
+    out = dict(options or {})
+    for key in ("checkpoint", "restart"):
+        if out.get(key):
+            stem, ext = os.path.splitext(out[key])
+            out[key] = f"{stem}_{tag}{ext or '.h5'}"
+    return out
+
+
 def checkpoint_options(args):
     """The driver options (``checkpoint``, ``checkpoint_every``, ``restart``) of parsed arguments.
 

@@ -101,13 +101,15 @@ class BricardResult:
 
 
 def simulate(t_end=10.0, solver="midpoint", dt=1e-3, rtol=1e-10, atol=1e-10, dt_out=0.01, section=None,
-             progress=False):
-    """One run with one solver; returns a :class:`BricardResult` with its own summary."""
+             progress=False, solver_options=None):
+    """One run with one solver; returns a :class:`BricardResult` with its own summary.
+
+    ``solver_options`` go to the driver (``checkpoint``, ``checkpoint_every``, ``restart``)."""
     s, links = build(section)
     dae = s.assemble()
     y0 = dae.initial_state()
     r = s.simulate(t_end, solver=solver, y0=y0, t_eval=common.output_times(t_end, dt_out), progress=progress,
-                   **common.solver_options(solver, dt, rtol, atol))
+                   **common.solver_options(solver, dt, rtol, atol), **(solver_options or {}))
     link1, link2 = links[0], links[1]
     P3 = np.array([link2.port_position(q, link2.port("B")) for q in r.q(link2)])
     axis = np.asarray(AXES[0], float)
@@ -216,7 +218,8 @@ def convergence(t_check=1.0, dts=(4e-3, 2e-3, 1e-3), ref_tol=1e-12, section=None
 
 
 def run(t_end=10.0, solver="midpoint", dt=1e-3, rtol=1e-10, atol=1e-10, dt_out=0.01, section=None,
-        compare="radau", convergence_dts=(4e-3, 2e-3, 1e-3), outdir=None, plot=True, progress=False):
+        compare="radau", convergence_dts=(4e-3, 2e-3, 1e-3), outdir=None, plot=True, progress=False,
+        solver_options=None):
     """The validation case: a run, a second solver, the step-size study; files when ``outdir`` is given.
 
     Parameters
@@ -240,6 +243,10 @@ def run(t_end=10.0, solver="midpoint", dt=1e-3, rtol=1e-10, atol=1e-10, dt_out=0
         Directory for CSV, figures and summary.json; checked before computing.
     plot : bool
     progress : bool
+    solver_options : dict, optional
+        Driver options of the main and the comparison run (``checkpoint``,
+        ``checkpoint_every``, ``restart``); a file ``FILE.h5`` is
+        ``FILE_<solver>.h5`` for each of them.
 
     Returns
     -------
@@ -247,12 +254,14 @@ def run(t_end=10.0, solver="midpoint", dt=1e-3, rtol=1e-10, atol=1e-10, dt_out=0
     """
     if outdir is not None:
         _common.prepare_outdir(outdir)
-    out = simulate(t_end, solver, dt, rtol, atol, dt_out, section, progress)
+    out = simulate(t_end, solver, dt, rtol, atol, dt_out, section, progress,
+                   _common.run_checkpoints(solver_options, solver))
     s = out.summary
     s["parameters"] = {"t_end": t_end, "section": section or "slender", "gravity": GRAVITY,
                        "link_length_m": 1.0, "link_mass_kg": 1.0, "dt_out": dt_out}
     if compare is not None:
-        out.compare = simulate(t_end, compare, dt, rtol, atol, dt_out, section, progress)
+        out.compare = simulate(t_end, compare, dt, rtol, atol, dt_out, section, progress,
+                               _common.run_checkpoints(solver_options, compare))
         c = out.compare.summary
         s["comparison"] = {
             "solver": compare, "summary": c,
@@ -341,7 +350,8 @@ def _fmt(values):
 
 def main(argv=None):
     """Command line: ``python -m phmech.validation.bricard --help``."""
-    p = _common.parser(__doc__.split("\n\n")[0], tfinal=10.0, dt=1e-3)
+    p = _common.parser(__doc__.split("\n\n")[0] + " Checkpoint files FILE.h5 are FILE_<solver>.h5 per solver.",
+                       tfinal=10.0, dt=1e-3, checkpoints=True)
     p.set_defaults(rtol=1e-10, atol=1e-10)
     p.add_argument("--section", choices=["slender", "box"], default="slender", help="link cross-section")
     p.add_argument("--compare", default="auto", choices=["auto", "none", "midpoint", "radau", "ida", "radau5"],
@@ -358,7 +368,7 @@ def main(argv=None):
     out = run(args.tfinal, args.solver, args.dt, args.rtol, args.atol, args.dt_out,
               section=None if args.section == "slender" else "box", compare=compare,
               convergence_dts=None if args.no_convergence else (4e-3, 2e-3, 1e-3), outdir=args.outdir,
-              plot=not args.no_plot, progress=sys.stderr.isatty())
+              plot=not args.no_plot, progress=sys.stderr.isatty(), solver_options=_common.checkpoint_options(args))
     s = out.summary
     print(f"Bricard's mechanism ({s['parameters']['section']} links); redundant rows {s['redundant_rows']}")
     for o in [out] + ([out.compare] if out.compare is not None else []):

@@ -153,11 +153,14 @@ class PendulumRun:
 
 
 def simulate(bar2="box", EI=None, t_end=5.0, dt=1e-3, n_elem=4, dt_out=0.01, torsion="negligible",
-             progress=False):
-    """One run with the midpoint rule; returns a :class:`PendulumRun`."""
+             progress=False, solver_options=None):
+    """One run with the midpoint rule; returns a :class:`PendulumRun`.
+
+    ``solver_options`` go to the driver (``checkpoint``, ``checkpoint_every``, ``restart``)."""
     s, bar1, body2 = build(bar2, EI, n_elem, torsion)
     dae = s.assemble()
-    r = s.simulate(t_end, solver="midpoint", dt=dt, t_eval=common.output_times(t_end, dt_out), progress=progress)
+    r = s.simulate(t_end, solver="midpoint", dt=dt, t_eval=common.output_times(t_end, dt_out), progress=progress,
+                   **(solver_options or {}))
     tip = tip_history(r, body2)
     if bar2 == "flexible":
         energy = r.energy_balance()
@@ -190,7 +193,7 @@ class PendulumResult:
 
 
 def run(t_end=5.0, dt=1e-3, flexible=None, n_elem=4, dt_out=0.01, torsion="negligible", torsion_check=True,
-        outdir=None, plot=True, progress=False):
+        outdir=None, plot=True, progress=False, solver_options=None):
     """The rigid pendulum and, for every ``EI`` in ``flexible``, the flexible one against the
     rigid bar with the beam's mass distribution.
 
@@ -211,6 +214,10 @@ def run(t_end=5.0, dt=1e-3, flexible=None, n_elem=4, dt_out=0.01, torsion="negli
     outdir : str, optional
         Directory for CSV, figures and summary.json; checked before computing.
     plot, progress : bool
+    solver_options : dict, optional
+        Options of the driver for the runs of the study (``checkpoint``,
+        ``checkpoint_every``, ``restart``); a file ``FILE.h5`` is
+        ``FILE_box.h5``, ``FILE_equivalent.h5``, ``FILE_EI<EI>.h5`` for the runs.
 
     Returns
     -------
@@ -224,16 +231,19 @@ def run(t_end=5.0, dt=1e-3, flexible=None, n_elem=4, dt_out=0.01, torsion="negli
     flexible = sorted(float(v) for v in (flexible or ()))
     if flexible and not have_firedrake():
         raise RuntimeError("spatial_pendulum: the flexible bar needs Firedrake, which is not installed")
-    out = PendulumResult(simulate("box", None, t_end, dt, n_elem, dt_out, progress))
+    ckpt = lambda tag: _common.run_checkpoints(solver_options, tag)          # noqa: E731
+    out = PendulumResult(simulate("box", None, t_end, dt, n_elem, dt_out, progress=progress,
+                                  solver_options=ckpt("box")))
     out.summary = {"parameters": {"t_end": t_end, "dt": dt, "dt_out": dt_out, "gravity": GRAVITY,
                                   "axis_B_in_bar1": AXIS_B.tolist(), "mass_kg": MASS, "length_m": LENGTH,
                                   "section_m": SECTION, "n_elem": n_elem, "torsion": torsion,
                                   "polar_moment_m4": beam_data(1.0, torsion)["Ip"]},
                    "rigid": out.rigid.summary}
     if flexible:
-        out.equivalent = simulate("equivalent", None, t_end, dt, n_elem, dt_out, torsion, progress)
+        out.equivalent = simulate("equivalent", None, t_end, dt, n_elem, dt_out, torsion, progress,
+                                  ckpt("equivalent"))
         for EI in flexible:
-            f = simulate("flexible", EI, t_end, dt, n_elem, dt_out, torsion, progress)
+            f = simulate("flexible", EI, t_end, dt, n_elem, dt_out, torsion, progress, ckpt(f"EI{EI:g}"))
             out.flexible.append(f)
             diff = np.linalg.norm(f.tip - out.equivalent.tip, axis=1)
             out.table.append({"EI": EI, "max_tip_difference_m": float(diff.max()),
@@ -318,7 +328,8 @@ def write(out, outdir, plot=True):
 
 def main(argv=None):
     """Command line: ``python -m phmech.validation.spatial_pendulum --help``."""
-    p = _common.parser(__doc__.split("\n\n")[0], tfinal=5.0, dt=1e-3)
+    p = _common.parser(__doc__.split("\n\n")[0] + " Checkpoint files FILE.h5 are FILE_<run>.h5 per run "
+                       "(box, equivalent, EI<EI>).", tfinal=5.0, dt=1e-3, checkpoints=True)
     p.add_argument("--flexible", type=_common.positive_float, nargs="*", default=None, metavar="EI",
                    help="bending stiffnesses of the flexible bar 2 [N m^2] (default: "
                         f"{' '.join(f'{v:g}' for v in DEFAULT_EI)} when Firedrake is installed; none: rigid only)")
@@ -339,7 +350,7 @@ def main(argv=None):
         if not flexible:
             print("Firedrake is not installed: rigid pendulum only")
     out = run(args.tfinal, args.dt, flexible, args.n_elem, args.dt_out, args.torsion, outdir=args.outdir,
-              plot=not args.no_plot, progress=sys.stderr.isatty())
+              plot=not args.no_plot, progress=sys.stderr.isatty(), solver_options=_common.checkpoint_options(args))
     s = out.rigid.summary
     print(f"spatial double pendulum, rigid box bars: wall time {s['stats']['wall_time']:.2f} s")
     print(f"  tip at t = {args.tfinal:g} s: ({s['tip_end'][0]:.6f}, {s['tip_end'][1]:.6f}, {s['tip_end'][2]:.6f}) m; "

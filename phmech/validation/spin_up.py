@@ -101,8 +101,11 @@ class SpinUpResult:
     summary: dict = field(default_factory=dict)
 
 
-def run_model(model="stiffened", n_elem=8, t_end=30.0, dt=5e-3, dt_out=0.05, progress=False, **overrides):
-    """Simulate one model with the implicit midpoint rule; returns :class:`SpinUpResult`."""
+def run_model(model="stiffened", n_elem=8, t_end=30.0, dt=5e-3, dt_out=0.05, progress=False, solver_options=None,
+              **overrides):
+    """Simulate one model with the implicit midpoint rule; returns :class:`SpinUpResult`.
+
+    ``solver_options`` go to the driver (e.g. ``checkpoint``, ``checkpoint_every``, ``restart``)."""
     tic = time.perf_counter()
     system, beam = build(model, n_elem, **overrides)
     dae = system.assemble()
@@ -118,7 +121,7 @@ def run_model(model="stiffened", n_elem=8, t_end=30.0, dt=5e-3, dt_out=0.05, pro
         return abs(y[part][sl] @ ry[0]) - L
     left_range.terminal = True
     res = system.simulate(t_end, solver="midpoint", y0=y0, dt=dt, t_eval=t_eval, progress=progress,
-                          tstops=[15.0] if t_end > 15.0 else None, events=[left_range])
+                          tstops=[15.0] if t_end > 15.0 else None, events=[left_range], **(solver_options or {}))
     data = res.e("beam") if model == "linear" else res.q("beam")
     tip, tip_ax = data @ ry[0], data @ rx[0]
     bal = res.energy_balance()
@@ -135,12 +138,16 @@ def run_model(model="stiffened", n_elem=8, t_end=30.0, dt=5e-3, dt_out=0.05, pro
 
 
 def run(models=MODELS, n_elem=8, t_end=30.0, dt=5e-3, outdir=None, plot=True, reference=True,
-        progress=False, **overrides):
+        progress=False, solver_options=None, **overrides):
     """Run the models (and the Ritz reference); write CSV, figure and summary.json when ``outdir`` is given.
+
+    ``solver_options`` go to the driver of every model; a ``checkpoint`` or ``restart`` file
+    ``FILE.h5`` is ``FILE_<model>.h5`` for each model.
 
     Returns ``{"models": {name: SpinUpResult}, "reference": dict or None, "summary": dict, "files": list}``.
     """
-    results = {m: run_model(m, n_elem, t_end, dt, progress=progress, **overrides) for m in models}
+    results = {m: run_model(m, n_elem, t_end, dt, progress=progress,
+                            solver_options=_common.run_checkpoints(solver_options, m), **overrides) for m in models}
     ref = None
     if reference:
         from .spin_up_reduced import SpinUpRitz
@@ -204,7 +211,8 @@ def write(out, outdir, plot=True):
 
 
 def main(argv=None):
-    p = _common.parser(__doc__.split("\n\n")[0], tfinal=30.0, dt=5e-3)
+    p = _common.parser(__doc__.split("\n\n")[0] + " Checkpoint files FILE.h5 are FILE_<model>.h5 per model.",
+                       tfinal=30.0, dt=5e-3, checkpoints=True)
     p.add_argument("--n-elem", type=_common.positive_int, default=8, help="number of beam elements")
     p.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS), help="models to run")
     p.add_argument("--no-reference", action="store_true", help="skip the Ritz reference")
@@ -214,7 +222,7 @@ def main(argv=None):
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     out = run(args.models, args.n_elem, args.tfinal, args.dt, args.outdir, not args.no_plot,
-              not args.no_reference, progress=sys.stderr.isatty())
+              not args.no_reference, progress=sys.stderr.isatty(), solver_options=_common.checkpoint_options(args))
     for m, s in out["summary"]["models"].items():
         tips = ", ".join(f"{k} s: {v:+.4f}" for k, v in s["tip_at"].items())
         print(f"{m:>10}: tip deflection [m] {tips}  (wall {s['wall_time_s']:.1f} s, "
