@@ -141,6 +141,45 @@ def condensed_modes(Mv, C, B, k=6, sigma=0.0, G=None):
     return np.sqrt(np.maximum(w2, 0.0)), V
 
 
+def load_mesh(path, coordinate_degree=1, circle=None, marker="on_boundary"):
+    """A Firedrake mesh from a gmsh ``.msh`` file; its physical curve tags become the facet markers.
+
+    Parameters
+    ----------
+    path : str
+        The gmsh file (e.g. one of the repository's ``meshes/``).
+    coordinate_degree : int
+        Degree of the coordinate field (1: the straight-sided mesh as read).
+    circle : (cx, cy, radius), optional
+        Move the coordinate nodes of ``marker`` radially onto this circle
+        (with ``coordinate_degree >= 2``: curved cells that follow a
+        circular boundary, so the geometry error does not limit the order).
+    marker : int or "on_boundary"
+        The boundary part that lies on ``circle``.
+    """
+    import os
+
+    import firedrake as fd
+
+    if not os.path.isfile(path):
+        raise ValueError(f"load_mesh: no mesh file {path!r}")
+    if not isinstance(coordinate_degree, (int, np.integer)) or coordinate_degree < 1:
+        raise ValueError(f"load_mesh: coordinate_degree must be an integer >= 1, got {coordinate_degree!r}")
+    mesh = fd.Mesh(path)
+    if circle is None and coordinate_degree == 1:
+        return mesh
+    V = fd.VectorFunctionSpace(mesh, "CG", int(coordinate_degree))
+    X = fd.Function(V).interpolate(fd.SpatialCoordinate(mesh))
+    if circle is not None:
+        cx, cy, radius = (float(c) for c in circle)
+        check_plate_parameters("load_mesh", radius=radius)
+        nodes = fd.DirichletBC(V, fd.Constant((0.0, 0.0)), marker).nodes
+        d = X.dat.data
+        r = d[nodes] - np.array([cx, cy])
+        d[nodes] = np.array([cx, cy]) + radius * r / np.linalg.norm(r, axis=1)[:, None]
+    return fd.Mesh(X)
+
+
 class PlateBase(FixedBody):
     """What the Kirchhoff and the Mindlin plate share: fixed plate in the plane z = 0.
 
