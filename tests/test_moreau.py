@@ -40,7 +40,16 @@ def test_free_fall_and_first_impact(runs, solver):
     else:                                                 # the jump acts on the smooth prediction
         assert abs(vy[k1] + 0.5 * vy[k1 - 1]) < 1e-9 + bb.G * H
     flight = slice(k1 + 1, k1 + 100)
-    assert np.max(np.abs(np.diff(vy[flight]) + bb.G * H)) < 1e-9
+    dev = np.abs(np.diff(vy[flight]) + bb.G * H)
+    if solver != "nsgenalpha":
+        assert np.max(dev) < 1e-9
+    else:
+        # the impact step carries the contact force on acceleration level (a_{n+1} = 0 while the
+        # ball leaves); the auxiliary acceleration forgets it geometrically (factor 1/2 per step
+        # for rho_inf = 0.8), so the flight velocity increments tend to -g h
+        assert dev[0] <= bb.G * H
+        assert np.all(dev <= dev[0] * 0.51 ** np.arange(len(dev)) + 1e-12)
+        assert dev[-1] < 1e-12
     v1 = bb.G * ex.impacts[0]
     assert res.errors["position"] <= 2 * v1 * H
 
@@ -73,16 +82,44 @@ def test_slip_to_stick_transition(runs, solver):
 
 def test_energy_account_closes(runs):
     """Energy + dissipation: exact for the midpoint scheme (inertial velocities, constant forces),
-    first order for the shifted scheme and generalized-alpha (halving with the step)."""
+    first order for the shifted scheme (halving with the step).  Generalized-alpha: at an impact
+    the position correction puts the ball on the ground from the height ``g_n <= |v^-| h`` of the
+    step before and Newton's law acts on ``u_n``, so each impact changes the account by at most
+    ``2 m g |v^-| h`` (how much depends on where the impact falls in the step: the grids of nested
+    steps see the same ``g_n``, so the error is bounded by ``C h`` but does not halve smoothly);
+    summed over the impacts (``sum |v_k^-| = 2 |v_1^-|`` for ``e_N = 1/2``)."""
     for case in (1, 4):
         res = runs(case, "moreau")
         assert res.errors["energy_balance"] < 1e-10
         # what the contact dissipates is what the ball loses
         assert abs(res.errors["dissipated"] - res.errors["energy_loss"]) < 1e-10
-    for solver in ("moreau_shifted", "nsgenalpha"):
-        e1 = runs(1, solver).errors["energy_balance"]
-        e2 = runs(1, solver, H / 2).errors["energy_balance"]
-        assert 1.5 < e1 / e2 < 3.0, (solver, e1, e2)
+    e1 = runs(1, "moreau_shifted").errors["energy_balance"]
+    e2 = runs(1, "moreau_shifted", H / 2).errors["energy_balance"]
+    assert 1.5 < e1 / e2 < 3.0, (e1, e2)
+    for h in (H, H / 2):
+        res = runs(1, "nsgenalpha", h)
+        v1 = bb.G * res.exact.impacts[0]
+        bound = 2 * bb.M_BALL * bb.G * (2 * v1) * h
+        assert res.errors["energy_balance"] <= bound, (h, res.errors["energy_balance"], bound)
+
+
+@pytest.mark.parametrize("solver", ["moreau", "nsgenalpha"])
+def test_impact_times_first_order(solver):
+    """Case 1: the k-th impact is late by up to about k steps (each impact is detected at the end
+    of the step that crosses the ground and the next flight starts from there), so the errors of
+    later impacts exceed 1.5 steps; but they are of first order: the largest error of the first
+    five impacts falls at least by half per halving of the step (fitted over h, h/2, h/4), and
+    each stays below ``1.5 k h``."""
+    hs = (H, H / 2, H / 4)
+    err = []
+    for h in hs:
+        res = bb.run(1, h, solver, t_end=1.25)
+        e = np.abs(res.errors["impact_times"][:5])
+        assert len(e) == 5
+        assert np.all(e <= 1.5 * np.arange(1, 6) * h), (h, e / h)
+        err.append(e.max())
+    p = np.polyfit(np.log(hs), np.log(err), 1)[0]
+    assert p > 0.8, (err, p)
 
 
 def test_zeno_point(runs):
@@ -126,7 +163,7 @@ def test_block_on_incline(solver):
     assert e["velocity"] < 1e-9
     assert e["normal_drift"] < 1e-12
     assert e["position"] < 6 * H
-    if solver == "nsgenalpha":      # the predicted contact force makes the positions second order
+    if solver == "nsgenalpha":      # contact forces on acceleration level: positions of second order
         e2 = cc.run_block(H / 2, solver, t_end=2.0).errors
         assert 3.3 < e["position"] / e2["position"] < 4.7
 
@@ -159,6 +196,7 @@ def test_double_pendulum_wall():
             errs[s, h] = res.errors
     assert abs(errs["nsgenalpha", H]["impact_times"][0]) <= 1.5 * H
     assert abs(errs["moreau", H]["impact_times"][0]) <= 1.5 * H
+    assert errs["nsgenalpha", H]["position_drift"] < 1e-10     # the joints hold on position level
     r_ga = errs["nsgenalpha", H]["angles_before_first_impact"] / errs["nsgenalpha", H / 2]["angles_before_first_impact"]
     r_mo = errs["moreau", H]["angles_before_first_impact"] / errs["moreau", H / 2]["angles_before_first_impact"]
     assert 3.3 < r_ga < 4.7 and 1.6 < r_mo < 2.4, (r_ga, r_mo)

@@ -56,6 +56,11 @@ def block_model(alpha=np.radians(20.0), mu=0.5, v0=2.0, m=1.0):
     return p, y0, exact
 
 
+def v0_scale(y0, p):
+    """The initial speed (scale of the velocity tolerance of the stop detection)."""
+    return max(1.0, float(np.max(np.abs(y0[p.se]))))
+
+
 def run_block(dt=2e-3, solver="moreau", t_end=2.5, **kw):
     """Block on the incline: result with ``errors`` (stop time, position, velocity) and ``exact``."""
     p, y0, ex = block_model(**kw)
@@ -63,7 +68,7 @@ def run_block(dt=2e-3, solver="moreau", t_end=2.5, **kw):
     q, u = res.y[:, p.sq], res.y[:, p.se]
     s_num, v_num = q @ ex.down, u @ ex.down
     s_ex, v_ex = ex(res.t)
-    moving = np.abs(v_num) > 1e-12
+    moving = np.abs(v_num) > 1e-10 * v0_scale(y0, p)
     t_stop = res.t[int(np.flatnonzero(moving)[-1]) + 1] if moving.any() and not moving[-1] else np.inf
     res.exact = ex
     res.errors = {"t_stop": t_stop - ex.t_stop, "position": float(np.max(np.abs(s_num - s_ex))),

@@ -58,12 +58,37 @@ def tilt(res):
     return np.array([np.arccos(np.clip(rot3(qq[3:7])[2, 2], -1, 1)) for qq in q])
 
 
-def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, **options):
-    """The tippe top; the result has ``tilt``, ``t_invert`` (first stem contact, or None) and
-    ``t_half`` (tilt passes pi / 2)."""
-    p, y0 = model()
+def axis_quantities(res, **changes):
+    """``(spin, J_sphere, J_stem)`` at the output times: the spin ``Omega_3`` about the symmetry axis
+    and Jellett's quantities ``J_i = L . (a_i e_3 - r_i e_z)`` (``L`` the angular momentum about the
+    centre of mass, ``a_i e_3 - r_i e_z`` the vector from the centre of mass to the contact point of
+    sphere ``i``).  While only sphere ``i`` touches and the friction is Coulomb's (Contensou radius
+    0), ``J_i`` is constant: the contact force passes through the contact point and
+    ``L . (e_3)' = 0`` for an axisymmetric body (Leine & Glocker 2003, Sect. 6; Jellett 1872)."""
+    d = {**DATA, **changes}
+    q, e = res.y[:, res.dae.sq], res.y[:, res.dae.se]
+    Th = np.diag([d["I1"], d["I1"], d["I3"]])
+    spin, J1, J2 = [], [], []
+    ez = np.array([0.0, 0.0, 1.0])
+    for qq, ee in zip(q, e):
+        R = rot3(qq[3:7])
+        L = R @ (Th @ ee[3:6])
+        e3 = R[:, 2]
+        spin.append(ee[5])
+        J1.append(L @ (d["a1"] * e3 - d["r1"] * ez))
+        J2.append(L @ (d["a2"] * e3 - d["r2"] * ez))
+    return np.array(spin), np.array(J1), np.array(J2)
+
+
+def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, model_changes=None, **options):
+    """The tippe top; the result has ``tilt``, ``spin``, ``jellett`` (sphere, stem), ``t_invert``
+    (first stem contact, or None) and ``t_half`` (tilt passes pi / 2).  ``model_changes`` override
+    entries of :data:`DATA`."""
+    p, y0 = model(**(model_changes or {}))
     res = simulate(p, (0.0, t_end), y0, method=solver, dt=dt, dt_out=dt_out, **options)
     res.tilt = tilt(res)
+    spin, J1, J2 = axis_quantities(res, **(model_changes or {}))
+    res.spin, res.jellett = spin, np.column_stack([J1, J2])
     PN = res.steps["P_N"]
     stem = np.flatnonzero(PN[:, 1] > 0)
     res.t_invert = float(res.steps["t"][stem[0]]) if len(stem) else None
@@ -77,15 +102,20 @@ def main(argv=None):
     p.add_argument("--tfinal", type=float, default=8.0, help="final time [s]")
     p.add_argument("--dt", type=float, default=1e-4, help="step size [s]")
     p.add_argument("--solver", default="moreau", choices=["moreau", "moreau_shifted", "nsgenalpha"])
+    p.add_argument("--contensou-radius", type=float, default=DATA["r_c"],
+                   help="Contensou radius [m] (0: Coulomb friction, Jellett's quantity conserved)")
     args = p.parse_args(argv)
     out = prepare_outdir(args.outdir, p)
-    res = run(args.tfinal, args.dt, args.solver, progress=True)
+    changes = {"r_c": args.contensou_radius}
+    res = run(args.tfinal, args.dt, args.solver, progress=True, model_changes=changes)
     H = res.hamiltonian()
     res.to_csv(os.path.join(out, "tippe_top.csv"),
                {"tilt": res.tilt, "z": res.y[:, res.dae.sq][:, 2], "energy": H,
                 "dissipated_sphere": res.dissipated[:, 0], "dissipated_stem": res.dissipated[:, 1],
-                "energy_balance": res.energy_balance()})
-    summary = {"solver": args.solver, "dt": args.dt, "t_end": args.tfinal, "t_invert": res.t_invert,
+                "energy_balance": res.energy_balance(), "spin": res.spin,
+                "jellett_sphere": res.jellett[:, 0], "jellett_stem": res.jellett[:, 1]})
+    summary = {"solver": args.solver, "dt": args.dt, "t_end": args.tfinal, "contensou_radius": args.contensou_radius,
+               "t_invert": res.t_invert, "final_spin": float(res.spin[-1]),
                "t_tilt_half_pi": res.t_half, "final_tilt": float(res.tilt[-1]),
                "energy_initial": float(H[0]), "energy_final": float(H[-1]),
                "dissipated": res.dissipated[-1].tolist(),
