@@ -5,13 +5,15 @@
     phmech list                                   # the cases and their one-line descriptions
     phmech run CASE [options]                     # = python -m phmech.validation.CASE [options]
     phmech figures [--outdir validation/figures] [--quick] [--cases A B ...]
+    phmech study CASE --param NAME=V1,V2,... [--fixed NAME=V] [--processes N | --mpi] [--outdir DIR]
 
 A case is a module of :mod:`phmech.validation` without a leading
 underscore that defines ``main(argv)``.  ``phmech figures`` runs every
 case's default (or, with ``--quick``, shortened) run into
 ``OUTDIR/CASE``, one after the other, with a progress line per case, and
 ends with a table of the cases, their status, wall time and key figures
-(from each ``summary.json``).
+(from each ``summary.json``).  ``phmech study`` runs a case over the
+Cartesian product of the ``--param`` lists (:func:`phmech.study.study`).
 """
 import argparse
 import ast
@@ -189,6 +191,38 @@ def _table(rows):
     return "\n".join(lines)
 
 
+def _study(parser, args):
+    from . import study as st
+    from .validation._common import prepare_outdir
+    try:
+        grid = st.parse_assignments(args.param, many=True)
+        fixed = st.parse_assignments(args.fixed, many=False)
+    except ValueError as err:
+        parser.error(f"study: {err}")
+    if args.processes < 1:
+        parser.error(f"study: --processes must be a positive integer, got {args.processes}")
+    prepare_outdir(args.outdir, parser)
+    sys.argv[1:] = []                                # keep PETSc from reading our options
+    try:
+        res = st.study(args.case, grid, fixed=fixed, processes=args.processes, mpi=args.mpi,
+                       outdir=args.outdir, plot=not args.no_plot)
+    except ValueError as err:
+        parser.error(str(err))
+    if not res.files:                                # MPI ranks other than 0 write nothing
+        return 0
+    header, rows = res.table
+    shown = header[:len(res.names)] + [c for c in header[len(res.names):-1]][:4] + ["wall_time_s"]
+    idx = [header.index(h) for h in shown]
+    print("  ".join(f"{h:>14.14s}" for h in shown))
+    for row in rows:
+        print("  ".join(f"{row[i]:14.6g}" if isinstance(row[i], (int, float)) else f"{row[i]!s:>14.14s}"
+                        for i in idx))
+    print(f"study {args.case}: {len(rows)} points on {res.workers} "
+          f"{'ranks' if args.mpi else 'processes'} in {res.wall_time:.1f} s; wrote {len(res.files)} files "
+          f"to {args.outdir}")
+    return 0
+
+
 def main(argv=None):
     """The ``phmech`` console entry point; returns the exit status."""
     from .validation._common import add_logging_options
@@ -205,7 +239,19 @@ def main(argv=None):
                    help="directory of the results (one subdirectory per case)")
     f.add_argument("--quick", action="store_true", help="shortened runs (minutes instead of hours)")
     f.add_argument("--cases", nargs="+", default=None, help="only these cases")
+    st = sub.add_parser("study", help="run a case over a parameter grid (phmech.study)")
+    st.add_argument("case")
+    st.add_argument("--param", action="append", required=True, metavar="NAME=V1,V2,...",
+                    help="a parameter of the grid and its values (repeat for more parameters)")
+    st.add_argument("--fixed", action="append", default=[], metavar="NAME=VALUE",
+                    help="an argument of every run (repeat for more)")
+    st.add_argument("--processes", type=int, default=1, help="worker processes")
+    st.add_argument("--mpi", action="store_true", help="share the points among the MPI ranks (under mpiexec)")
+    st.add_argument("--outdir", default=os.path.join("out", "study"), help="directory of study.csv and the figure")
+    st.add_argument("--no-plot", action="store_true", help="do not write the figure")
     args = p.parse_args(argv)
+    if args.command == "study":
+        return _study(p, args)
     if args.command == "list":
         known = cases()
         width = max(map(len, known))
