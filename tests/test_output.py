@@ -153,8 +153,11 @@ def test_mode_series_of_a_cantilever(tmp_path, single_beam):
     n = 24
     files = write_modes_pvd(modes, str(tmp_path / "cantilever.pvd"), n_frames=n, n_points=801, scale=0.05)
     assert [os.path.basename(f) for f in files] == [f"cantilever_mode{i}.pvd" for i in range(3)]
+    from phmech.validation._common import reference
     L = 0.3
-    nodes_expected = [[], [0.7834], [0.5035, 0.8677]]
+    table = reference("beams/cantilever.csv")          # the nodes x/L of the cantilever's modes
+    nodes_expected = [[v for v in (row["node1"], row["node2"]) if np.isfinite(v)] for row in table[:3]]
+    assert nodes_expected[1] == [pytest.approx(0.7834, abs=1e-4)]
     for i, f in enumerate(files):
         frames = read_frames(f)
         assert len(frames) == n
@@ -238,3 +241,34 @@ def test_case_csv_starts_with_provenance(tmp_path):
     assert any("case crank_slider" in h for h in head) and any("n_elem=2" in h for h in head)
     data = read_csv(path)
     np.testing.assert_allclose(data["uy_mid_over_L"], out.uy_mid, rtol=1e-11, atol=1e-15)
+
+
+# -- the reference data of validation/ ----------------------------------------------------------
+def test_reference_data_match_their_sources():
+    """The files of validation/ hold the published numbers the models and tests use."""
+    from scipy import special as ss
+    from phmech.validation._common import reference
+    from phmech.validation._classic_models import AndrewsSqueezer, SimeonCrank
+    for name, model in (("crank", SimeonCrank), ("andrews", AndrewsSqueezer)):
+        d = reference(f"ivp_testset/{name}.json")
+        assert "Test Set for IVP Solvers" in d["source"] and d["t_end"] == model.T_END
+        assert np.array_equal(d["reference_at_t_end"], model.REFERENCE)
+        assert np.array_equal(d["y0"], model.Y0) and tuple(d["labels_p"]) == model.labels_p
+    beams = reference("beams/cantilever.csv")
+    b = beams["beta_L"]
+    assert np.all(np.abs(np.cos(b) * np.cosh(b) + 1) < 1e-9 * np.cosh(b))        # the frequency equation
+    np.testing.assert_allclose(b[:3], [1.8751, 4.6941, 7.8548], atol=5e-5)       # Blevins' table 8-1
+    for row in beams:                                                            # nodes: zeros of the mode
+        beta = row["beta_L"]
+        s = (np.cosh(beta) + np.cos(beta)) / (np.sinh(beta) + np.sin(beta))
+        x = np.array([row[f"node{i}"] for i in range(1, 5)])
+        x = x[np.isfinite(x)]
+        assert len(x) == row["mode"] - 1
+        phi = np.cosh(beta * x) - np.cos(beta * x) - s * (np.sinh(beta * x) - np.sin(beta * x))
+        assert np.all(np.abs(phi) < 1e-9)
+    plates = reference("plates/leissa.json")
+    lam = plates["circular_clamped"]["lam"]
+    beta = np.sqrt(lam)
+    assert abs(ss.j0(beta) * ss.i1(beta) + ss.i0(beta) * ss.j1(beta)) < 1e-4   # 4 published decimals
+    with pytest.raises(FileNotFoundError, match="'nope.json' not found"):
+        reference("nope.json")

@@ -378,3 +378,35 @@ def read_header(path):
                 break
             out.append(line[1:].strip())
     return out
+
+
+# -- reference data of the top-level validation/ folder -----------------------------------------
+def validation_dir():
+    """The top-level ``validation/`` folder of the checkout (``PHMECH_VALIDATION_DIR`` overrides it)."""
+    here = os.environ.get("PHMECH_VALIDATION_DIR")
+    if here:
+        return here
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "validation")
+
+
+def reference(name):
+    """Reference data of ``validation/<name>`` (see ``validation/README.md``).
+
+    ``.json`` files are returned as dictionaries, ``.csv`` files as
+    structured arrays (:func:`read_csv`: ``#`` lines, which hold the source,
+    skipped; empty cells NaN).
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the file and the folder searched (the data ship with the
+        source checkout, not with an installed wheel).
+    """
+    path = os.path.join(validation_dir(), name)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"reference data {name!r} not found in {validation_dir()!r} (a source checkout "
+                                "holds them; PHMECH_VALIDATION_DIR points elsewhere)")
+    if name.endswith(".json"):
+        with open(path) as fh:
+            return json.load(fh)
+    return read_csv(path)
