@@ -36,9 +36,10 @@ torsion from the modal kinetic energy: share of the moving masses, and the
 symmetric / antisymmetric share of the plate's velocity about the centre
 line ``x = 2 cm``), mode shapes, the frequency response from each actuator
 force to the mirror rotation angles (modal sum with static residual, checked
-against a direct solve at every ``--frf-check``-th frequency), a midpoint
+against a direct solve at every 20th frequency), a midpoint
 simulation with the discrete power balance, and the mesh convergence of the
-frequencies.  The thesis section (seed text) gives no numbers for this case.
+frequencies on the nested gmsh meshes of ``meshes/`` (the actuator and
+mirror stations are vertices; default level 1, cells of about 5 mm).  The thesis section (seed text) gives no numbers for this case.
 
     python -m phmech.validation.actuated_plate --outdir out/actuated_plate [--length 0.30]
 """
@@ -157,8 +158,10 @@ class ActuatedPlate:
         Plate length [m] (0.28 or 0.30 in the study).
     degree : int
         Velocity degree ``k`` of the HHJ plate.
+    level : int
+        Mesh level of :func:`plate_mesh` (cells of about 1 cm / 2^level).
     mesh : firedrake mesh, optional
-        Default :func:`plate_mesh` ``(length, level)``.
+        Default :func:`plate_mesh` ``(length, level, mesh_source)``.
     patch_radius : float
         Radius [m] of the patch ports (the thesis gives no footprint).
     E : float
@@ -420,7 +423,7 @@ class ActuatedPlateResult:
 
 
 def run(length=0.28, degree=2, level=1, patch_radius=0.01, n_frf=600, frf_check_every=20, frf_modes=20,
-        t_end=0.5, dt=2e-4, amplitude=1.0, cycles=5, conv_levels=(0, 1, 2), mesh_source="auto",
+        t_end=1.0, dt=2e-4, amplitude=1.0, cycles=5, conv_levels=(0, 1, 2), mesh_source="auto",
         outdir=None, plot=True):
     """Frequencies, labels, frequency response, simulation and convergence of the actuated plate."""
     tic = time.perf_counter()
@@ -579,7 +582,7 @@ def main(argv=None):
     p.add_argument("--level", type=int, default=1, choices=[0, 1, 2], help="mesh level (cells ~ 1 cm / 2^level)")
     p.add_argument("--patch-radius", type=_common.positive_float, default=0.01, help="radius of the patch ports [m]")
     p.add_argument("--dt", type=_common.positive_float, default=2e-4, help="midpoint step [s]")
-    p.add_argument("--tfinal", type=_common.positive_float, default=0.5, help="final time [s]")
+    p.add_argument("--tfinal", type=_common.positive_float, default=1.0, help="final time [s]")
     p.add_argument("--conv-levels", type=int, nargs="*", default=[0, 1, 2],
                    help="mesh levels of the convergence study (none: skip)")
     args = p.parse_args(argv)
