@@ -31,26 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from ._dense import DENSE_MAX, DenseLU as _DenseLU
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
-
-#: systems up to this size are factorized densely (LAPACK beats SuperLU's overhead there)
-DENSE_MAX = 300
-
-
-class _DenseLU:
-    """LAPACK getrf/getrs without scipy's per-call checks (small systems, many solves)."""
-
-    def __init__(self, A):
-        from scipy.linalg import lapack
-        self.lu, self.piv, info = lapack.dgetrf(A)
-        if info != 0:
-            raise np.linalg.LinAlgError(f"singular matrix (getrf info {info})")
-        self._getrs = lapack.dgetrs
-
-    def solve(self, b):
-        x, info = self._getrs(self.lu, self.piv, b)
-        return x
-
 
 class ImplicitMidpoint(Solver):
     """Fixed-step implicit midpoint rule (see the module docstring).

@@ -35,13 +35,16 @@ Method (Hairer & Wanner, *Solving Ordinary Differential Equations II*,
 * **Dense output.**  The collocation polynomial of the last step.
 
 Everything is computed from the nodes at import time (collocation matrix,
-eigenbasis, embedded weights, dense-output basis); the problem's ``E`` and
-``J`` stay sparse (``scipy.sparse.linalg.splu``, one real and one complex
-factorization per step size and Jacobian).
+eigenbasis, embedded weights, dense-output basis).  One real and one
+complex factorization per step size and Jacobian: dense LAPACK up to
+:data:`~phmech.solvers._dense.DENSE_MAX` unknowns, ``E`` and ``J`` sparse
+(``scipy.sparse.linalg.splu``) above.
 """
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
+
+from ._dense import DENSE_MAX, DenseLU
 
 from .base import Solver, SolverError, count_option, positive_option
 
@@ -119,7 +122,10 @@ class RadauIIA(Solver):
         self.fixed_step = positive_option(self.name, "fixed_step", fixed_step, allow_none=True)
         first_step = positive_option(self.name, "first_step", first_step, allow_none=True)
         self.max_steps = count_option(self.name, "max_steps", max_steps, allow_none=True)
+        self.dense = problem.n <= DENSE_MAX      # LAPACK factors and dense products
         self.E = sp.csc_matrix(problem.E)
+        if self.dense:
+            self.E = self.E.toarray()
         self.algebraic = np.zeros(problem.n, bool)
         self.algebraic[problem.n - problem.nl:] = True
         # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
@@ -164,9 +170,13 @@ class RadauIIA(Solver):
 
     def _iteration_matrices(self, h):
         try:
-            real = splu(sp.csc_matrix(GAMMA / h * self.E - self._J))
-            cplx = splu(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex))
-        except RuntimeError as err:
+            if self.dense:
+                real = DenseLU(GAMMA / h * self.E - self._J)
+                cplx = DenseLU((ALPHA - 1j * BETA) / h * self.E - self._J)
+            else:
+                real = splu(sp.csc_matrix(GAMMA / h * self.E - self._J))
+                cplx = splu(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex))
+        except (RuntimeError, np.linalg.LinAlgError) as err:
             raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): a singular mass "
                               "matrix on the allowed motions, or dependent constraints") from None
         self.nlu += 2
@@ -245,7 +255,8 @@ class RadauIIA(Solver):
         return min(FACTOR_MAX, max(FACTOR_MIN, fac))
 
     def _refresh_jacobian(self, t, y):
-        self._J = self.problem.jacobian(t, y)
+        J = self.problem.jacobian(t, y)
+        self._J = (J.toarray() if sp.issparse(J) else np.asarray(J, float)) if self.dense else J
         self._J_point = (t, np.array(y))
         self.njev += 1
         self._J_fresh = True

@@ -151,15 +151,26 @@ class ConstrainedMBS:
             J[2 * n:, k] = self._index2_rhs(t, yc)[2 * n:].imag / _H
         return J
 
-    def index2_problem(self):
-        """The test set's index-2 DAE ``(p, v, w, lambda)`` as a :class:`DAEProblem`."""
+    def index2_problem(self, compiled=True):
+        """The test set's index-2 DAE ``(p, v, w, lambda)`` as a :class:`DAEProblem`.
+
+        With ``compiled`` (and numba installed) the right-hand side and
+        Jacobian are the compiled kernels of
+        :mod:`phmech.validation._classic_compiled` (same equations; the
+        methods of this class stay the reference).
+        """
         n, m = self.n_p, self.n_c
+        fns = None
+        if compiled:
+            from ._classic_compiled import index2_functions
+            fns = index2_functions(self)
+        f, jac = fns if fns is not None else (self._index2_rhs, self._index2_jac)
         N = 3 * n + m
         E = np.diag(np.r_[np.ones(2 * n), np.zeros(n + m)])
         labels = (list(self.labels_p) + [f"v_{s}" for s in self.labels_p]
                   + [f"w_{s}" for s in self.labels_p] + [f"lambda{i + 1}" for i in range(m)])
         assert len(labels) == N
-        return DAEProblem(E, self._index2_rhs, jac=self._index2_jac, n_alg=n + m, labels=labels)
+        return DAEProblem(E, f, jac=jac, n_alg=n + m, labels=labels)
 
     # -- ODE form ----------------------------------------------------------
     def ode_rhs(self, t, x):
