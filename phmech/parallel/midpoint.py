@@ -16,7 +16,7 @@ When ``J`` only couples velocities and stresses (``J = [[0, -B^T], [B, 0]]``,
 as for the plates) the stress rows multiplied by -1 make the left matrix
 symmetric (indefinite),
 
-.. math::  S = \begin{bmatrix} M_v & \tfrac{h}{2} B^T \\ \tfrac{h}{2} B & -C \end{bmatrix},
+.. math::  S = \\begin{bmatrix} M_v & \\tfrac{h}{2} B^T \\\\ \\tfrac{h}{2} B & -C \\end{bmatrix},
 
 and MUMPS factorizes it as ``L D L^T``: half the factor of the LU, half
 the work per step.  With
@@ -93,8 +93,9 @@ class LinearMidpoint:
             d.restoreSubVector(stress, ds)
             S = self.Am.copy()
             S.diagonalScale(L=d)
-            scale = S.norm(PETSc.NormType.INFINITY)
-            if S.isSymmetric(1e-14 * scale):
+            asym = S.transpose(PETSc.Mat())
+            asym.axpy(-1.0, S, structure=PETSc.Mat.Structure.DIFFERENT_NONZERO_PATTERN)
+            if asym.norm(PETSc.NormType.INFINITY) <= 1e-13 * S.norm(PETSc.NormType.INFINITY):
                 symmetric = True
                 self.Am = S
                 self.Ap.diagonalScale(L=d)
