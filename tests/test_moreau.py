@@ -163,9 +163,12 @@ def test_block_on_incline(solver):
     assert e["velocity"] < 1e-9
     assert e["normal_drift"] < 1e-12
     assert e["position"] < 6 * H
-    if solver == "nsgenalpha":      # contact forces on acceleration level: positions of second order
+    if solver == "nsgenalpha":
+        # contact forces on acceleration level: exact while sliding (constant forces); the stop
+        # inside a step leaves a position error of second order, below a h^2 (a the deceleration)
+        a = bb.G * (0.5 * np.cos(np.radians(20.0)) - np.sin(np.radians(20.0)))
         e2 = cc.run_block(H / 2, solver, t_end=2.0).errors
-        assert 3.3 < e["position"] / e2["position"] < 4.7
+        assert e["position"] < a * H**2 and e2["position"] < a * (H / 2) ** 2, (e["position"], e2["position"])
 
 
 @pytest.mark.parametrize("solver", ["moreau", "nsgenalpha"])

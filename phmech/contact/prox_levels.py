@@ -123,7 +123,7 @@ def residual(X, Y0, D, lv, r, jac=False):
     return (R, J) if jac else R
 
 
-def _gauss_seidel(X, Y0, D, lv, r, tol, sweeps):
+def _gauss_seidel(X, Y0, D, lv, r, tol, sweeps, w):
     """Projected Gauss--Seidel: each unknown replaced by its prox value, contact by contact."""
     X = X.copy()
     cs, m, n = lv.cs, lv.m, lv.n
@@ -137,19 +137,30 @@ def _gauss_seidel(X, Y0, D, lv, r, tol, sweeps):
                     continue
                 R = residual(X, Y0, D, lv, r)
                 X[rows] -= R[rows]
-        res = np.linalg.norm(residual(X, Y0, D, lv, r), np.inf)
+        res = np.max(np.abs(residual(X, Y0, D, lv, r)) * w, initial=0.0)
         if res <= tol:
             return X, sweep, res
     return X, sweeps, res
 
 
-def solve(Y0, D, lv, X0=None, scale=1.0, tol=1e-12, max_newton=50, max_sweeps=2000, relax=RELAX):
-    """``X`` with ``R(X) = 0``; returns ``(X, newton_iterations, gs_sweeps)``; raises RuntimeError."""
+def solve(Y0, D, lv, X0=None, tol=1e-12, max_newton=50, max_sweeps=2000, relax=RELAX):
+    """``X`` with ``R(X) = 0``; returns ``(X, newton_iterations, gs_sweeps)``; raises RuntimeError.
+
+    Convergence: ``|R_i| <= tol s`` on each level, ``s`` the largest ``|r Y_0|`` of the level (the
+    size of its multipliers: ``kappa_hat`` from the gaps, ``P`` from the velocities, ``lambda``
+    from the accelerations), so that gaps close to ``tol`` relative to the penetration.
+    """
     r = parameters(D, lv, relax)
     X = np.zeros(lv.N) if X0 is None else np.array(X0, float)
-    tol = tol * max(scale, 1e-300)
+    w = np.ones(lv.N)
+    for rows in (lv.K, lv.P, lv.L):
+        if len(rows):
+            w[rows] = 1.0 / max(np.max(np.abs(r[rows] * Y0[rows])), 1e-300)
+
+    def size(R):
+        return np.max(np.abs(R) * w, initial=0.0)
     R, J = residual(X, Y0, D, lv, r, jac=True)
-    res = np.linalg.norm(R, np.inf)
+    res = size(R)
     it = 0
     while res > tol and it < max_newton:
         it += 1
@@ -160,17 +171,17 @@ def solve(Y0, D, lv, X0=None, scale=1.0, tol=1e-12, max_newton=50, max_sweeps=20
         step = 1.0
         while True:
             Xn = X + step * dX
-            if np.linalg.norm(residual(Xn, Y0, D, lv, r), np.inf) < (1 - 1e-4 * step) * res or step < 1e-6:
+            if size(residual(Xn, Y0, D, lv, r)) < (1 - 1e-4 * step) * res or step < 1e-6:
                 break
             step *= 0.5
         X = Xn
         R, J = residual(X, Y0, D, lv, r, jac=True)
-        res = np.linalg.norm(R, np.inf)
+        res = size(R)
     sweeps = 0
     if res > tol:
         X, sweeps, res = _gauss_seidel(X if np.all(np.isfinite(X)) else np.zeros(lv.N), Y0, D, lv, r, tol,
-                                       max_sweeps)
+                                       max_sweeps, w)
         if res > tol:
-            raise RuntimeError(f"the three-level contact problem did not converge: |R| = {res:.3g} after "
-                               f"{it} Newton iterations and {sweeps} Gauss-Seidel sweeps")
+            raise RuntimeError(f"the three-level contact problem did not converge: relative |R| = {res:.3g} "
+                               f"after {it} Newton iterations and {sweeps} Gauss-Seidel sweeps")
     return X, it, sweeps

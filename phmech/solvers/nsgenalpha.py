@@ -201,9 +201,8 @@ class NonsmoothGenAlpha(NonsmoothStepper):
 
     def _solve_levels(self, Y0, D, X0):
         lv = self.levels
-        scale = max(np.max(np.abs(Y0) / np.maximum(np.abs(np.diag(D)), 1e-300)), 1e-12)
         try:
-            X, it, sw = prox_levels.solve(Y0, D, lv, X0=X0, scale=scale, tol=self.tol,
+            X, it, sw = prox_levels.solve(Y0, D, lv, X0=X0, tol=self.tol,
                                           max_newton=self.prox.max_newton, relax=self.relax)
         except RuntimeError as err:
             raise SolverError(self.name, self.t, str(err)) from None

@@ -238,7 +238,25 @@ def table(st):
                              f"{_fmt(e['t_rest']):>9} {_fmt(e['t_stick']):>9} {e['position']:>9.2e} "
                              f"{e['velocity_final']:>9.2e} {e['penetration']:>9.2e} {e['energy_balance']:>9.2e} "
                              f"{stt['max_newton_iterations']:>6}")
+            p = impact_order(rows)
+            if p is not None:
+                lines.append(f"{c:>4} {s:>15}   order of the first five impact times (fit over dt): {p:.2f}; "
+                             f"largest error in steps: "
+                             + ", ".join(f"{np.max(np.abs(e['impact_times'][:5])) / h:.2f}" for h, e, _ in rows))
     return "\n".join(lines)
+
+
+def impact_order(rows):
+    """Fitted order ``p`` of ``max_k<=5 |t_k - t_k^exact|`` against the step over the rows of a
+    :func:`study` (time-stepping locates an impact at the end of the step that crosses the ground,
+    and each impact starts the next flight from there: the error of the k-th impact is bounded
+    by about ``k h``, first order); None with fewer than two rows with impacts."""
+    pts = [(h, np.max(np.abs(e["impact_times"][:5]))) for h, e, _ in rows if len(e["impact_times"])]
+    pts = [(h, v) for h, v in pts if v > 0]
+    if len(pts) < 2:
+        return None
+    h, v = np.array(pts).T
+    return float(np.polyfit(np.log(h), np.log(v), 1)[0])
 
 
 def main(argv=None):

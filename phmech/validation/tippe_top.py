@@ -94,7 +94,19 @@ def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, model_changes=None, **
     res.t_invert = float(res.steps["t"][stem[0]]) if len(stem) else None
     up = np.flatnonzero(res.tilt > np.pi / 2)
     res.t_half = float(res.t[up[0]]) if len(up) else None
+    #: last step with a stem percussion and the spin then (None if the stem never touches)
+    res.t_leave_stem = float(res.steps["t"][stem[-1]]) if len(stem) else None
+    res.spin_leave_stem = (float(np.interp(res.t_leave_stem, res.t, res.spin)) if len(stem) else None)
+    res.critical_spin = critical_spin(**(model_changes or {}))
     return res
+
+
+def critical_spin(**changes):
+    """Spin below which the top standing on its stem is no longer gyroscopically stable:
+    ``I3^2 Omega^2 > 4 I1 m g a2`` (the sleeping top on a frictionless table, the centre of mass at
+    ``a2`` above the centre of curvature of the stem's sphere; Magnus, Kreisel (1971), Ch. 5)."""
+    d = {**DATA, **changes}
+    return 2.0 * np.sqrt(d["I1"] * d["m"] * d["g"] * d["a2"]) / d["I3"]
 
 
 def main(argv=None):
@@ -116,13 +128,16 @@ def main(argv=None):
                 "jellett_sphere": res.jellett[:, 0], "jellett_stem": res.jellett[:, 1]})
     summary = {"solver": args.solver, "dt": args.dt, "t_end": args.tfinal, "contensou_radius": args.contensou_radius,
                "t_invert": res.t_invert, "final_spin": float(res.spin[-1]),
+               "t_leave_stem": res.t_leave_stem, "spin_leave_stem": res.spin_leave_stem,
+               "critical_spin_on_stem": res.critical_spin,
                "t_tilt_half_pi": res.t_half, "final_tilt": float(res.tilt[-1]),
                "energy_initial": float(H[0]), "energy_final": float(H[-1]),
                "dissipated": res.dissipated[-1].tolist(),
                "energy_balance_max": float(np.max(np.abs(res.energy_balance()))),
                "stats": {k: v for k, v in res.stats.items()}}
     write_summary(out, "tippe_top", summary)
-    print({k: summary[k] for k in ("t_invert", "t_tilt_half_pi", "final_tilt", "energy_initial", "energy_final",
+    print({k: summary[k] for k in ("t_invert", "t_tilt_half_pi", "t_leave_stem", "spin_leave_stem",
+                                   "critical_spin_on_stem", "final_tilt", "energy_initial", "energy_final",
                                    "energy_balance_max")})
     if not args.no_plot:
         plt = figure_style()
