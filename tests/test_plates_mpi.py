@@ -126,3 +126,19 @@ def test_two_ranks_equal_serial(tmp_path):
     assert np.max(np.abs(np.array(out["H"]) - H)) < 1e-10 * H.max()
     assert np.max(np.abs(np.array(out["v_points"]) - v)) < 1e-10 * np.max(np.abs(v))
     assert out["balance_rel"] < 1e-12
+
+
+def test_bad_input_is_named():
+    """One error naming every bad parameter; the step size and the number of modes are checked."""
+    from phmech.parallel import LinearMidpoint, kirchhoff_plate, mindlin_plate
+    from phmech.solvers.eigen_slepc import condensed_modes_slepc
+    mesh = fd.UnitSquareMesh(2, 2)
+    with pytest.raises(ValueError, match=r"plate 'q'.*h=-1.*E=0"):
+        kirchhoff_plate(mesh, -1.0, 1.0, 0.0, 0.3, name="q")
+    with pytest.raises(ValueError, match=r"marker 7.*marker 1: unknown condition 'hinged'"):
+        mindlin_plate(mesh, 0.1, 1.0, 1.0, 0.3, boundary={7: "free", 1: "hinged"})
+    p = kirchhoff_plate(mesh, 0.1, 1.0, 1.0, 0.3, boundary={1: "clamped"})
+    with pytest.raises(ValueError, match=r"dt must be positive and finite, got 0.0"):
+        LinearMidpoint(p.E, p.J, 0.0)
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, "):
+        condensed_modes_slepc(*p.blocks(), k=10 ** 6)
