@@ -134,3 +134,15 @@ def test_spatial_pendulum_command_line_restart_with_a_flexible_bar(tmp_path, cap
         assert diffs[-1] <= 1e-9 * max(np.abs(c[n]).max() for n in cols)
     print(f"spatial_pendulum midpoint: max |restarted - uninterrupted| rigid {diffs[0]:.3g}, "
           f"equivalent and flexible {diffs[1]:.3g}")
+
+
+@needs_firedrake
+def test_crank_slider_animate_option(tmp_path, capsys):
+    """``--animate gif``: one frame per output row of the run, the mechanism drawn in every frame."""
+    iio = pytest.importorskip("imageio.v3")
+    from phmech.validation import crank_slider
+    crank_slider.main(["--tfinal", "0.002", "--n-elem", "2", "--no-plot", "-q", "--animate", "gif",
+                       "--outdir", str(tmp_path)])
+    frames = iio.imread(tmp_path / "crank_slider.gif", index=None)
+    assert frames.shape[0] == 11                       # t = 0, 0.2 ms, ..., 2 ms
+    assert all(np.any(f[..., :3].min(axis=-1) < 128) for f in frames)     # not blank
