@@ -5,6 +5,9 @@
   with Newton's impact law, Coulomb and Coulomb--Contensou friction;
 * :mod:`~phmech.contact.prox` -- the contact problem of a step (semismooth
   Newton on the proximal-point equations, Gauss--Seidel fallback);
+* :mod:`~phmech.contact.prox_levels` -- the contact problem of a step of the
+  nonsmooth generalized-alpha method: position, velocity and acceleration
+  level together;
 * :mod:`~phmech.contact.problem` -- :class:`NonsmoothProblem`, the view
   ``M du = h dt + W dP`` of an assembled system that the solvers
   :class:`~phmech.solvers.moreau.Moreau`, :class:`~phmech.solvers.moreau.MoreauShifted`

@@ -143,7 +143,7 @@ def _gauss_seidel(X, Y0, D, lv, r, tol, sweeps, w):
     return X, sweeps, res
 
 
-def solve(Y0, D, lv, X0=None, tol=1e-12, max_newton=50, max_sweeps=2000, relax=RELAX):
+def solve(Y0, D, lv, X0=None, tol=1e-12, max_newton=50, max_sweeps=5000, relax=RELAX):
     """``X`` with ``R(X) = 0``; returns ``(X, newton_iterations, gs_sweeps)``; raises RuntimeError.
 
     Convergence: ``|R_i| <= tol s`` on each level, ``s`` the largest ``|r Y_0|`` of the level (the
@@ -152,36 +152,49 @@ def solve(Y0, D, lv, X0=None, tol=1e-12, max_newton=50, max_sweeps=2000, relax=R
     """
     r = parameters(D, lv, relax)
     X = np.zeros(lv.N) if X0 is None else np.array(X0, float)
+    levels = [rows for rows in (lv.K, lv.P, lv.L) if len(rows)]
+    sizes = [np.max(np.abs(r[rows] * Y0[rows])) for rows in levels]
+    floor = max(max(sizes, default=0.0) * 1e-14, 1e-300)
     w = np.ones(lv.N)
-    for rows in (lv.K, lv.P, lv.L):
-        if len(rows):
-            w[rows] = 1.0 / max(np.max(np.abs(r[rows] * Y0[rows])), 1e-300)
+    for rows, sz in zip(levels, sizes):
+        w[rows] = 1.0 / max(sz, floor)
 
     def size(R):
         return np.max(np.abs(R) * w, initial=0.0)
-    R, J = residual(X, Y0, D, lv, r, jac=True)
-    res = size(R)
-    it = 0
-    while res > tol and it < max_newton:
-        it += 1
-        try:
-            dX = np.linalg.solve(J, -R)
-        except np.linalg.LinAlgError:
-            dX = np.linalg.lstsq(J, -R, rcond=None)[0]
-        step = 1.0
-        while True:
-            Xn = X + step * dX
-            if size(residual(Xn, Y0, D, lv, r)) < (1 - 1e-4 * step) * res or step < 1e-6:
-                break
-            step *= 0.5
-        X = Xn
+
+    def newton(X, budget):
         R, J = residual(X, Y0, D, lv, r, jac=True)
-        res = size(R)
-    sweeps = 0
-    if res > tol:
-        X, sweeps, res = _gauss_seidel(X if np.all(np.isfinite(X)) else np.zeros(lv.N), Y0, D, lv, r, tol,
-                                       max_sweeps, w)
+        res, it = size(R), 0
+        while res > tol and it < budget:
+            it += 1
+            try:
+                dX = np.linalg.solve(J, -R)
+            except np.linalg.LinAlgError:
+                dX = np.linalg.lstsq(J, -R, rcond=None)[0]
+            step = 1.0
+            while True:
+                Xn = X + step * dX
+                if size(residual(Xn, Y0, D, lv, r)) < (1 - 1e-4 * step) * res or step < 1e-6:
+                    break
+                step *= 0.5
+            X = Xn
+            R, J = residual(X, Y0, D, lv, r, jac=True)
+            res = size(R)
+        return X, it, res
+    # Newton; where its iterates cycle between index sets (the residual jumps where a contact
+    # changes its level), projected Gauss--Seidel sweeps bring the iterate closer and Newton
+    # starts again from there
+    X, it, res = newton(X, max_newton)
+    sweeps, rounds = 0, 0
+    while res > tol and sweeps < max_sweeps:
+        rounds += 1
+        X, sw, res = _gauss_seidel(X if np.all(np.isfinite(X)) else np.zeros(lv.N), Y0, D, lv, r, tol,
+                                   min(100 * rounds, max_sweeps - sweeps), w)
+        sweeps += sw
         if res > tol:
-            raise RuntimeError(f"the three-level contact problem did not converge: relative |R| = {res:.3g} "
-                               f"after {it} Newton iterations and {sweeps} Gauss-Seidel sweeps")
+            X, k, res = newton(X, 10)
+            it += k
+    if res > tol:
+        raise RuntimeError(f"the three-level contact problem did not converge: relative |R| = {res:.3g} "
+                           f"after {it} Newton iterations and {sweeps} Gauss-Seidel sweeps")
     return X, it, sweeps
