@@ -257,6 +257,14 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                              shape=(self.n, self.n))
 
+    def compiled_residual(self):
+        """The compiled evaluation of :meth:`f` (:mod:`phmech.assembly.compiled`), built once;
+        None without numba."""
+        if not hasattr(self, "_compiled"):
+            from .compiled import compiled_residual
+            self._compiled = compiled_residual(self)
+        return self._compiled
+
     def linearize(self, q=None):
         """Linearization at rest at configuration ``q``: a
         :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``)."""

@@ -60,7 +60,7 @@ class ImplicitMidpoint(Solver):
     records_work = True
 
     def __init__(self, problem, t0, y0, t_bound=None, dt=None, constraints="midpoint",
-                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False, **unknown):
+                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False, compiled=True, **unknown):
         self.refuse_unknown(unknown)
         super().__init__(problem, t0, y0, t_bound)
         if constraints not in ("midpoint", "endpoint"):
@@ -78,6 +78,19 @@ class ImplicitMidpoint(Solver):
         self.D = sp.diags(np.r_[np.full(nd, 0.5), np.ones(d.nl)], format="csc")
         self.Rsc = sp.diags(np.r_[np.ones(nd), np.full(d.nl, 2.0 if self.endpoint else 1.0)], format="csc")
         self.Ed = d.E.tocsc()
+        # compiled Newton iteration (phmech.assembly.compiled): dense systems whose residual
+        # the kernel evaluates completely, constraints at the midpoint
+        self._kernel = None
+        make = getattr(d, "compiled_residual", None)
+        if compiled and make is not None and d.n <= DENSE_MAX and not self.endpoint:
+            c = make()
+            if c is not None and c.pure:
+                E = sp.csr_matrix(d.E)
+                E.sort_indices()
+                self._kernel = c
+                self._E_csr = (E.indptr.astype(np.int64), E.indices.astype(np.int64), E.data.astype(float))
+                self._Ed_dense = self.Ed.toarray()
+                self._rsc, self._dcol = self.Rsc.diagonal(), self.D.diagonal()
         self.Ed_mv = self.Ed.toarray() if d.n <= DENSE_MAX else self.Ed
         self.lu = None
         self.lu_h = None
@@ -107,11 +120,14 @@ class ImplicitMidpoint(Solver):
         self.dae_scale = self._scales(self.y)
 
     def _factor(self, t, ym, h):
-        A = self.Ed / h - (self.Rsc @ self.problem.jacobian(t, ym) @ self.D)
+        if self._kernel is not None:          # dense and compiled: no sparse products
+            A = self._Ed_dense / h - self._rsc[:, None] * self._kernel.jacobian(ym) * self._dcol[None, :]
+        else:
+            A = self.Ed / h - (self.Rsc @ self.problem.jacobian(t, ym) @ self.D)
         self.njev += 1
         try:
             if self.problem.n <= DENSE_MAX:
-                self.lu = _DenseLU(A.toarray())
+                self.lu = _DenseLU(A.toarray() if sp.issparse(A) else A)
             else:
                 self.lu = splu(sp.csc_matrix(A))
         except (RuntimeError, np.linalg.LinAlgError) as err:
@@ -184,7 +200,15 @@ class ImplicitMidpoint(Solver):
             converged = False
             prev = None
             err = np.nan
-            for it in range(self.max_newton):
+            if self._kernel is not None:
+                converged, err = self._newton_compiled(y0, z, h, tm)
+                if converged:
+                    break
+                if not np.isfinite(err):         # leave the diagnosis to the Python iteration
+                    self._kernel = None
+                    self.lu = None
+                    return self._step()
+            for it in range(self.max_newton if self._kernel is None else 0):
                 with np.errstate(all="ignore"):
                     r, ym = residual(z)
                 if not np.all(np.isfinite(r)):
@@ -231,6 +255,18 @@ class ImplicitMidpoint(Solver):
         self._h_last = h
         self.t = self.t_bound if last else t0 + h
         self.nsteps += 1
+
+    def _newton_compiled(self, y0, z, h, tm):
+        """The Newton iteration of :meth:`_step` in one compiled call (same tests, same order)."""
+        from ..assembly.compiled import midpoint_newton
+        c = self._kernel
+        if not isinstance(self.dae_scale, np.ndarray) or self.dae_scale.dtype != float:
+            self.dae_scale = np.asarray(self.dae_scale, float)
+        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self.lu.lu, self.lu.piv,
+                                          self.newton_tol, self.max_newton, self.dae_scale,
+                                          *c.kernel_args(self.problem.w(tm)))
+        self.nfev += it + 1
+        return status == 1, (err if status < 2 else np.nan)
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):
