@@ -115,3 +115,21 @@ def test_rho_inf_is_checked():
     p, y0 = tt.model(**TOUCH)
     with pytest.raises(ValueError, match="rho_inf must lie in"):
         simulate(p, (0, 0.01), y0, method="nsgenalpha", dt=1e-3, rho_inf=-0.1)
+
+
+def test_pendulum_second_order_and_no_drift():
+    """The double pendulum before it reaches the wall (joints on acceleration, velocity and
+    position level): angle errors against the event-driven reference and the energy account
+    fall with log2 ratios of 2 over three halvings; the joints do not drift."""
+    from phmech.validation import contact_cases as cc
+    steps = (8e-3, 4e-3, 2e-3, 1e-3)
+    ang, energy = [], []
+    for h in steps:
+        res = cc.run_pendulum(h, "nsgenalpha", t_end=0.45)
+        assert res.errors["n_impacts"] == 0
+        assert res.errors["position_drift"] < 1e-13
+        ang.append(res.errors["angles"])
+        energy.append(np.max(np.abs(res.energy_balance())))
+    for e in (ang, energy):
+        rates = np.log2(np.array(e[:-1]) / e[1:])
+        assert np.all((rates > 1.8) & (rates < 2.2)), (e, rates)

@@ -126,7 +126,8 @@ def run_pendulum(dt=2e-3, solver="moreau", **kw):
     res.errors = {"impact_times": t_imp[:n] - np.array(pend.impacts[:n]), "n_impacts": len(t_imp),
                   "n_impacts_reference": len(pend.impacts),
                   "angles": float(np.max(np.abs(phi - ref[:, :2]))),
-                  "angles_before_first_impact": float(np.max(np.abs(phi - ref[:, :2])[res.t < pend.impacts[0]])),
+                  "angles_before_first_impact": float(np.max(np.abs(phi - ref[:, :2])[
+                      res.t < (pend.impacts[0] if pend.impacts else np.inf)])),
                   "position_drift": float(drift), "penetration": float(max(0.0, -gaps.min())),
                   "energy_balance": float(np.max(np.abs(res.energy_balance())))}
     res.phi = phi

@@ -94,8 +94,13 @@ def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, model_changes=None, **
     res.t_invert = float(res.steps["t"][stem[0]]) if len(stem) else None
     up = np.flatnonzero(res.tilt > np.pi / 2)
     res.t_half = float(res.t[up[0]]) if len(up) else None
-    #: last step with a stem percussion and the spin then (None if the stem never touches)
-    res.t_leave_stem = float(res.steps["t"][stem[-1]]) if len(stem) else None
+    #: end of the first stem phase (the last stem percussion before the first stem-free interval
+    #: longer than 10 ms) and the spin then; None if the stem never touches
+    res.t_leave_stem = None
+    if len(stem):
+        ts = res.steps["t"][stem]
+        gaps = np.flatnonzero(np.diff(ts) > 0.01)
+        res.t_leave_stem = float(ts[gaps[0]] if len(gaps) else ts[-1])
     res.spin_leave_stem = (float(np.interp(res.t_leave_stem, res.t, res.spin)) if len(stem) else None)
     res.critical_spin = critical_spin(**(model_changes or {}))
     return res
@@ -141,15 +146,19 @@ def main(argv=None):
                                    "energy_balance_max")})
     if not args.no_plot:
         plt = figure_style()
-        fig, ax = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
+        fig, ax = plt.subplots(3, 1, figsize=(6, 8), sharex=True)
         ax[0].plot(res.t, res.tilt)
         ax[0].axhline(np.pi, color="k", lw=0.8, ls="--")
         ax[0].set_ylabel("tilt angle [rad]")
-        ax[1].plot(res.t, H * 1e3, label="energy H + V")
-        ax[1].plot(res.t, (H[0] - res.dissipated.sum(axis=1)) * 1e3, "--", label="H(0) - dissipated")
-        ax[1].set_ylabel("energy [mJ]")
-        ax[1].set_xlabel("t [s]")
+        ax[1].plot(res.t, np.abs(res.spin), label="|Omega_3|")
+        ax[1].axhline(res.critical_spin, color="k", lw=0.8, ls="--", label="stability limit on the stem")
+        ax[1].set_ylabel("spin [rad/s]")
         ax[1].legend(fontsize=8)
+        ax[2].plot(res.t, H * 1e3, label="energy H + V")
+        ax[2].plot(res.t, (H[0] - res.dissipated.sum(axis=1)) * 1e3, "--", label="H(0) - dissipated")
+        ax[2].set_ylabel("energy [mJ]")
+        ax[2].set_xlabel("t [s]")
+        ax[2].legend(fontsize=8)
         savefig(fig, out, "tippe_top")
         plt.close(fig)
     return summary
