@@ -59,8 +59,24 @@ def _free_spinning_box():
     return System([SpatialRigidBody("box", 2.0, np.diag([0.1, 0.2, 0.3]), center=(0.1, 0.0, 0.05))])
 
 
+def _spinning_blades():
+    """Two consistent beams (Green and linear strain) on a driven hub: the packed operators
+    of several beams, both strain branches."""
+    from phmech import PlanarRigidBody, System
+    from phmech.fem.beam_nonlinear import NonlinearFloatingBeam
+    hub = PlanarRigidBody.rod("hub", 1.0, 0.2)
+    a = NonlinearFloatingBeam("a", 1.0, 3, 2700.0, 1e-4, 7e10, 1e-9, frame="cantilever", position=(0.2, 0.0))
+    b = NonlinearFloatingBeam("b", 0.8, 2, 2700.0, 1e-4, 7e10, 1e-9, strain="linear", position=(0.2, 0.0))
+    s = System([hub, a, b])
+    s.pin(hub.port("A"))
+    s.drive(hub, 3.0)
+    s.connect(hub.port("B"), a.port("A"))
+    s.connect(hub.port("B"), b.port("A"))
+    return s
+
+
 @pytest.mark.parametrize("model", ["rigid crank-slider", "flexible crank-slider", "stiffened crank-slider",
-                                   "hinged beam", "free spinning box"])
+                                   "hinged beam", "free spinning box", "two consistent blades"])
 def test_compiled_residual_equals_python(model):
     """The kernel plus the Python leftovers equal DescriptorDAE.f at perturbed states; pure
     systems (no leftovers) also have the compiled dense Jacobian, equal to the Python one."""
@@ -70,29 +86,39 @@ def test_compiled_residual_equals_python(model):
          "flexible crank-slider": lambda: crank_slider.build(4)[0],
          "stiffened crank-slider": lambda: crank_slider.build(4, True)[0],
          "hinged beam": lambda: hinged_beam.build(2)[0],
-         "free spinning box": _free_spinning_box}[model]()
+         "free spinning box": _free_spinning_box,
+         "two consistent blades": _spinning_blades}[model]()
     dae = s.assemble()
     c = compiled_residual(dae)
-    assert c.pure == (model in ("rigid crank-slider", "flexible crank-slider", "free spinning box"))
+    assert c.pure == (model in ("rigid crank-slider", "flexible crank-slider", "stiffened crank-slider",
+                                "free spinning box", "two consistent blades"))
+    assert c.has_jacobian == (c.pure and model not in ("stiffened crank-slider", "two consistent blades"))
     for seed in range(3):
         y = _perturbed(dae, seed)
         a, b = c.f(0.013, y), dae.f(0.013, y)
         assert np.max(np.abs(a - b)) <= 1e-14 * np.max(np.abs(b))
-        if c.pure:
+        if c.has_jacobian:
             Jc, Jp = c.jacobian(y), dae.jacobian(0.013, y).toarray()
             assert np.max(np.abs(Jc - Jp)) <= 1e-14 * np.max(np.abs(Jp))
 
 
-@pytest.mark.parametrize("n_elem", [0, 4])
-def test_compiled_midpoint_equals_python_midpoint(n_elem):
+@pytest.mark.parametrize("coupler", ["rigid", "linear frame", "stiffened"])
+def test_compiled_midpoint_equals_python_midpoint(coupler):
     """The compiled Newton iteration reproduces the Python one: same iterations, same
-    trajectory to round-off, over 300 steps of the crank-slider (rigid, and with a beam)."""
+    trajectory to round-off, over 300 steps of the crank-slider (rigid coupler, linear
+    floating frame, geometrically consistent beam)."""
     from tests.mechanisms import rigid_crank_slider
     from phmech.validation import crank_slider
 
     runs = []
     for compiled in (True, False):
-        s = rigid_crank_slider()[0] if n_elem == 0 else crank_slider.build(n_elem)[0]
+        s = (rigid_crank_slider()[0] if coupler == "rigid"
+             else crank_slider.build(4, coupler == "stiffened")[0])
+        if compiled:
+            from phmech.solvers.midpoint import ImplicitMidpoint
+            dae = s.assemble()
+            solver = ImplicitMidpoint(dae, 0.0, dae.initial_state(), 1.0, dt=1e-4)
+            assert solver._kernel is not None       # the compiled iteration is the one tested
         runs.append(s.simulate(0.03, dt=1e-4, compiled=compiled))
     a, b = runs
     assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]

@@ -31,14 +31,8 @@ checks both agree to round-off on every kind of model.
 import numpy as np
 import scipy.sparse as sp
 
-try:
-    import numba
-except ImportError:  # pragma: no cover - numba is part of the installed stack
-    numba = None
-
-
-def _jit(fn):
-    return numba.njit(cache=True)(fn) if numba is not None else fn
+from ._jit import jit as _jit, numba
+from .compiled_beams import is_compilable, nl_beams_residual, pack as pack_beams
 
 
 @_jit
@@ -54,7 +48,7 @@ def _csr_mv_add(indptr, indices, data, x, out, sign):
 @_jit
 def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                     J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
-                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, out):
+                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, out):
     """The compiled part of ``f(t, y)`` written into ``out`` (see the module docstring).
 
     ``pf_*``: (3, k) planar frame indices; ``pt_*``: point indices;
@@ -62,7 +56,8 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     gyroscopic slots stacked as one CSR of ``nslot * ne`` rows with the
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
-    velocities at ``t``; ``inactive``: redundant rows.
+    velocities at ``t``; ``inactive``: redundant rows; ``nlb``: the packed
+    consistent beams (:func:`phmech.assembly.compiled_beams.pack`).
     """
     q = y[:nq]
     e = y[nq:nq + ne]
@@ -123,6 +118,9 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         fl[Xr[m]] -= Xv[m] * e[Xc[m]]
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
+    nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops = nlb
+    if nb:
+        nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops, out, fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -161,8 +159,11 @@ class CompiledResidual:
                 self.pt = (g.q.astype(np.int64), g.e.astype(np.int64))
             elif isinstance(g, _SpatialFrames):
                 self.sf = (g.oq.astype(np.int64), g.oe.astype(np.int64))
+        beams = [(b, sq, se) for b, sq, se in d.effort_bodies if is_compilable(b)]
+        self.nlb = pack_beams(beams, d.layout)
+        compiled_beams = {id(b) for b, _, _ in beams}
         self.other_kin = [(b, d.layout.q_slices[b.name], d.layout.e_slices[b.name])
-                          for b in d.kinematics.others]
+                          for b in d.kinematics.others if id(b) not in compiled_beams]
         self.leftovers += [f"kinematics of '{b.name}'" for b, _, _ in self.other_kin]
         ne = d.ne
         self.J0 = _csr(d.J0, (ne, ne))
@@ -187,11 +188,13 @@ class CompiledResidual:
                       g.angles.astype(np.int64))
         else:
             self.G = (i0, i0, np.zeros(0), np.zeros((0, 0)), i0)
-        self.effort = d.effort_bodies
+        self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_beams]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
         self.loads = d.loads
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
         self.pure = not (self.other_kin or self.other_groups or self.effort or self.loads)
+        #: the dense Jacobian is compiled too (no consistent beams)
+        self.has_jacobian = self.pure and not beams
         self._empty_x = (i0, i0, np.zeros(0))
 
     def extra_G(self, q):
@@ -210,13 +213,13 @@ class CompiledResidual:
         X = self._empty_x if X is None else X
         inactive = self.inactive() if inactive is None else inactive
         return (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw, self.nslot,
-                *self.R, *self.G, *X, np.asarray(w, float), inactive)
+                *self.R, *self.G, *X, np.asarray(w, float), inactive, self.nlb)
 
     def jacobian(self, y):
         """Dense ``df/dy`` of a pure system (no leftovers; ``w`` does not depend on ``y``)."""
-        if not self.pure:
-            raise ValueError("compiled jacobian: the system has Python leftovers "
-                             f"({', '.join(self.leftovers)})")
+        if not self.has_jacobian:
+            raise ValueError("compiled jacobian: only for systems without Python leftovers and "
+                             f"consistent beams ({', '.join(self.leftovers) or 'consistent beams'})")
         d = self.dae
         J = np.zeros((d.n, d.n))
         jacobian_kernel(np.asarray(y, float), d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0,
@@ -293,7 +296,7 @@ def _block_scales(y, nq, ne, scale):
 @_jit
 def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, lu, piv, tol, max_newton, dae_scale,
                     nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
-                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive):
+                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb):
     """Simplified Newton iteration of one midpoint step with a fixed LU (the Python loop of
     :meth:`ImplicitMidpoint._step`, same tests).  ``z`` is updated in place.
 
@@ -313,7 +316,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, lu, piv, tol, max_newton, dae_scal
             ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
         residual_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                         Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
-                        inactive, fz)
+                        inactive, nlb, fz)
         r = np.zeros(n)
         _csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
         finite = True

@@ -120,8 +120,10 @@ class ImplicitMidpoint(Solver):
         self.dae_scale = self._scales(self.y)
 
     def _factor(self, t, ym, h):
-        if self._kernel is not None:          # dense and compiled: no sparse products
-            A = self._Ed_dense / h - self._rsc[:, None] * self._kernel.jacobian(ym) * self._dcol[None, :]
+        if self._kernel is not None:          # dense: no sparse products
+            J = (self._kernel.jacobian(ym) if self._kernel.has_jacobian
+                 else self.problem.jacobian(t, ym).toarray())
+            A = self._Ed_dense / h - self._rsc[:, None] * J * self._dcol[None, :]
         else:
             A = self.Ed / h - (self.Rsc @ self.problem.jacobian(t, ym) @ self.D)
         self.njev += 1
@@ -262,7 +264,9 @@ class ImplicitMidpoint(Solver):
         c = self._kernel
         if not isinstance(self.dae_scale, np.ndarray) or self.dae_scale.dtype != float:
             self.dae_scale = np.asarray(self.dae_scale, float)
-        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self.lu.lu, self.lu.piv,
+        if getattr(self, "_lu_c", (None,))[0] is not self.lu:     # row-major copy for the kernel
+            self._lu_c = (self.lu, np.ascontiguousarray(self.lu.lu), np.asarray(self.lu.piv, np.int64))
+        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self._lu_c[1], self._lu_c[2],
                                           self.newton_tol, self.max_newton, self.dae_scale,
                                           *c.kernel_args(self.problem.w(tm)))
         self.nfev += it + 1
