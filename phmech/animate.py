@@ -155,7 +155,6 @@ class MechanismAnimation:
 
     def to_html(self, fps=25):
         """The animation as an HTML/JavaScript player (matplotlib's ``to_jshtml``)."""
-        self.animation._interval = 1000.0 / fps
         return self.animation.to_jshtml(fps=fps)
 
     def _repr_html_(self):
