@@ -127,3 +127,14 @@ def test_compiled_midpoint_equals_python_midpoint(coupler):
     scale = np.maximum(np.max(np.abs(b.y), axis=0), 1e-6 * np.max(np.abs(b.y)))
     assert np.max(np.abs(a.y - b.y) / scale) < 1e-11
     assert abs(a.work[-1] - b.work[-1]) <= 1e-12 * max(1.0, abs(b.work[-1]))
+
+
+@pytest.mark.parametrize("Model", [cm.AndrewsSqueezer, cm.SimeonCrank])
+def test_classic_ode_kernel_equals_python(Model):
+    """The compiled ODE form (used by the scipy peers in the benchmarks) equals the Python one."""
+    m = Model()
+    y0 = m.consistent_state(0.0, m.y0[:7], m.y0[7:14])
+    x = y0[:14] * (1 + 1e-3 * np.random.default_rng(2).standard_normal(14))
+    rhs, _ = cc.ode_functions(m)
+    a, b = rhs(0.01, x), m.ode_rhs(0.01, x)
+    assert np.max(np.abs(a - b)) <= 1e-11 * np.max(np.abs(b))

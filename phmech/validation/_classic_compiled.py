@@ -307,3 +307,76 @@ def index2_functions(model):
         A, V, S = crank_data(model)
         return (lambda t, y: crank_rhs(t, y, A, V, S)), (lambda t, y: crank_jac(t, y, A, V, S))
     return None
+
+
+# ---------------------------------------------------------------- ODE form (for the scipy peers)
+@_jit
+def _augmented(M, G, f, gamma):
+    """``(w, lambda)`` of ``[[M, G^T], [G, 0]] (w, lambda) = (f, -gamma)``."""
+    n, m = M.shape[0], G.shape[0]
+    A = np.zeros((n + m, n + m))
+    A[:n, :n] = M
+    A[:n, n:] = G.T
+    A[n:, :n] = G
+    rhs = np.empty(n + m)
+    rhs[:n] = f
+    rhs[n:] = -gamma
+    return np.linalg.solve(A, rhs)
+
+
+@_jit
+def andrews_ode(t, x, P):
+    n = 7
+    p, v = x[:n], x[n:]
+    G = andrews_G(p, P)
+    Gc = andrews_G(p.astype(np.complex128) + 1j * _H * v, P)
+    gamma = (Gc.imag / _H) @ v
+    sol = _augmented(andrews_mass(p, P), G, andrews_forces(p, v, P), gamma)
+    out = np.empty(2 * n)
+    out[:n] = v
+    out[n:] = sol[:n]
+    return out
+
+
+@_jit
+def crank_ode(t, x, A, V, S):
+    n = 7
+    p, v = x[:n], x[n:]
+    M = crank_mass(p, A[0], A[1, :4, :4], V[0], V[1], V[2], V[3], A[3, :4, :4], S[0], S[1], S[6])
+    f = crank_forces(p, v, A[1, :4, :4], A[2, :4, :4], A[3, :4, :4], V[0], V[1], V[2], S[0], S[1], S[2],
+                     S[3], S[4], S[5])
+    G = crank_G(p, S[1], S[2])
+    Gc = crank_G(p.astype(np.complex128) + 1j * _H * v, S[1], S[2])
+    gamma = (Gc.imag / _H) @ v
+    sol = _augmented(M, G, f, gamma)
+    out = np.empty(2 * n)
+    out[:n] = v
+    out[n:] = sol[:n]
+    return out
+
+
+def ode_functions(model):
+    """``(rhs(t, x), jac(t, x))`` of the compiled ODE form (the Jacobian by forward differences,
+    as :meth:`ConstrainedMBS.ode_jac`), or None without numba."""
+    if numba is None:
+        return None
+    name = type(model).__name__
+    if name == "AndrewsSqueezer":
+        P = np.array([model.par[k] for k in ANDREWS_KEYS], float)
+        rhs = lambda t, x: andrews_ode(t, np.asarray(x, float), P)
+    elif name == "SimeonCrank":
+        A, V, S = crank_data(model)
+        rhs = lambda t, x: crank_ode(t, np.asarray(x, float), A, V, S)
+    else:
+        return None
+
+    def jac(t, x, eps=1e-7):
+        f0 = rhs(t, x)
+        J = np.empty((len(x), len(x)))
+        for k in range(len(x)):
+            h = eps * max(1.0, abs(x[k]))
+            xp = np.array(x, float)
+            xp[k] += h
+            J[:, k] = (rhs(t, xp) - f0) / h
+        return J
+    return rhs, jac

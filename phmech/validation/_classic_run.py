@@ -68,7 +68,9 @@ def integrate(model, solver, rtol, atol=None, t_end=None, t_eval=None, **options
     t_eval : array, optional
         Output times (default: ``t_end`` only, plus the start).
     **options
-        Passed on to the solver (e.g. ``atol_lambda`` for IDA).
+        Passed on to the solver (e.g. ``atol_lambda`` for IDA); ``compiled=False``
+        uses the Python model instead of the compiled kernels
+        (:mod:`phmech.validation._classic_compiled`) for every solver.
 
     Returns
     -------
@@ -91,21 +93,29 @@ def integrate(model, solver, rtol, atol=None, t_end=None, t_eval=None, **options
     t_eval = np.array([0.0, t_end]) if t_eval is None else np.asarray(t_eval, float)
     n = model.n_p
     y0 = model.consistent_state(0.0, model.y0[:n], model.y0[n:2 * n])
+    compiled = options.pop("compiled", True)
     if solver in INDEX2_SOLVERS:
         if solver == "ida":
             options.setdefault("atol_lambda", max(1e4 * atol, 1e-3))
-        res = solve(model.index2_problem(), (0.0, t_end), y0, method=solver, rtol=rtol, atol=atol,
-                    t_eval=t_eval, **options)
+        res = solve(model.index2_problem(compiled=compiled), (0.0, t_end), y0, method=solver, rtol=rtol,
+                    atol=atol, t_eval=t_eval, **options)
         return Run(solver, rtol, atol, res.t, res.y, res.stats["wall_time"], dict(res.stats))
+    # every solver gets the same model code: compiled kernels (the default) or the Python model
+    from ._classic_compiled import ode_functions
+    fns = ode_functions(model) if compiled else None
+    rhs, jac = fns if fns is not None else (model.ode_rhs, model.ode_jac)
     if solver == "radau-ode":
-        res = solve(model.ode_problem(), (0.0, t_end), y0[:2 * n], method="radau", rtol=rtol,
+        from ..problem import DAEProblem
+        labels = list(model.labels_p) + [f"v_{s}" for s in model.labels_p]
+        problem = DAEProblem(np.eye(2 * n), rhs, jac=jac, n_alg=0, labels=labels)
+        res = solve(problem, (0.0, t_end), y0[:2 * n], method="radau", rtol=rtol,
                     atol=atol, t_eval=t_eval, **options)
         t, x, wall, stats = res.t, res.y, res.stats["wall_time"], dict(res.stats)
     else:
         method = solver.split("-", 1)[1]
-        kw = {} if method == "DOP853" else {"jac": model.ode_jac}
+        kw = {} if method == "DOP853" else {"jac": jac}
         tic = time.perf_counter()
-        sol = solve_ivp(model.ode_rhs, (0.0, t_end), y0[:2 * n], method=method, rtol=rtol, atol=atol,
+        sol = solve_ivp(rhs, (0.0, t_end), y0[:2 * n], method=method, rtol=rtol, atol=atol,
                         t_eval=t_eval, **kw, **options)
         wall = time.perf_counter() - tic
         if sol.status != 0:
