@@ -265,6 +265,12 @@ def study(case, grid, *, fixed=None, processes=1, mpi=False, outdir=None, plot=T
         For an unknown case or a malformed grid (before any run).
     RuntimeError
         Naming every grid point whose run failed (nothing is written).
+
+    Notes
+    -----
+    The worker processes are *spawned*: they import the calling script, so a
+    script with ``processes > 1`` calls :func:`study` under
+    ``if __name__ == "__main__":``.
     """
     fixed = dict(fixed or {})
     points = grid_points(grid)
@@ -286,9 +292,15 @@ def study(case, grid, *, fixed=None, processes=1, mpi=False, outdir=None, plot=T
                 results[i] = r
         workers = comm.size
     elif processes > 1:
+        from concurrent.futures.process import BrokenProcessPool
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(processes, len(points)), mp_context=ctx) as pool:
-            results = list(pool.map(_safe, [case] * len(points), points, [fixed] * len(points)))
+        try:
+            with ProcessPoolExecutor(max_workers=min(processes, len(points)), mp_context=ctx) as pool:
+                results = list(pool.map(_safe, [case] * len(points), points, [fixed] * len(points)))
+        except BrokenProcessPool as err:
+            raise RuntimeError(f"study {case}: a worker process died ({err}); a script that calls study(..., "
+                               "processes=N) must do so under 'if __name__ == \"__main__\":' (the workers "
+                               "are spawned and import the script)") from None
         workers = min(processes, len(points))
     else:
         results = [_safe(case, p, fixed) for p in points]
