@@ -184,6 +184,11 @@ class RadauIIA(Solver):
 
     def _stages(self, t, y, h, Z, scale):
         """Simplified Newton on the collocation system; returns ``(Z, converged, iterations, theta)``."""
+        kernel = getattr(self.problem, "compiled_stages", None)
+        if kernel is not None and self.dense and self._diagonal_E():
+            out = self._stages_compiled(kernel, t, y, h, Z, scale)
+            if out is not None:
+                return out
         d, E = self.problem, self.E
         _, real, cplx = self._lus
         W = T_INV @ Z                         # rows: W_k = sum_i T_INV[k, i] Z_i
@@ -215,6 +220,28 @@ class RadauIIA(Solver):
                 return Z, True, it, theta
             norm_old = norm
         return Z, False, self.maxiter, theta
+
+    def _diagonal_E(self):
+        if not hasattr(self, "_Ediag"):
+            D = np.diag(self.E)
+            self._Ediag = D.copy() if np.array_equal(np.diag(D), self.E) else None
+        return self._Ediag is not None
+
+    def _stages_compiled(self, kernel, t, y, h, Z, scale):
+        """:meth:`_stages` as one compiled call (a problem's ``compiled_stages``, same
+        operations); None when a stage value is not finite (the Python iteration then says where)."""
+        _, real, cplx = self._lus
+        if getattr(self, "_lus_rm", (None,))[0] is not self._lus:
+            self._lus_rm = (self._lus, np.ascontiguousarray(real.lu), np.asarray(real.piv, np.int64),
+                            np.ascontiguousarray(cplx.lu), np.asarray(cplx.piv, np.int64))
+        _, lur, pivr, luc, pivc = self._lus_rm
+        Z, converged, it, theta = kernel(t, y, h, np.ascontiguousarray(Z, float), scale, self.algebraic,
+                                         self._Ediag, lur, pivr, luc, pivc, C, T, T_INV, GAMMA, ALPHA, BETA,
+                                         self.newton_tol, self.maxiter)
+        if it < 0:
+            return None
+        self.nfev += 3 * it
+        return Z, bool(converged), int(it), (None if theta < 0 else float(theta))
 
     def _local_error(self, t, y, h, Z, scale, refine):
         """Embedded estimate, filtered by the real iteration matrix (IV.8, (8.19)-(8.20)).

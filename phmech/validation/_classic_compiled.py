@@ -380,3 +380,100 @@ def ode_functions(model):
             J[:, k] = (rhs(t, xp) - f0) / h
         return J
     return rhs, jac
+
+
+# ---------------------------------------------------------------- Radau IIA stage iteration
+ANDREWS, CRANK = 0, 1
+
+
+@_jit
+def _rhs(model, t, y, A, V, S):
+    if model == ANDREWS:
+        return andrews_rhs(t, y, S)
+    return crank_rhs(t, y, A, V, S)
+
+
+@_jit
+def _lu_solve(lu, piv, b):
+    """Solve with row-major ``getrf`` factors (0-based pivots); real or complex."""
+    n = b.size
+    x = b.copy()
+    for i in range(n):
+        p = piv[i]
+        if p != i:
+            x[i], x[p] = x[p], x[i]
+    for i in range(n):
+        s = x[i]
+        for j in range(i):
+            s -= lu[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= lu[i, j] * x[j]
+        x[i] = s / lu[i, i]
+    return x
+
+
+@_jit
+def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ediag, lur, pivr, luc, pivc,
+                 C, T, TI, gamma, alpha, beta, tol, maxiter):
+    """The simplified Newton iteration of :meth:`RadauIIA._stages` for a diagonal ``E``
+    (same operations, same tests).  Returns ``(Z, converged, iterations, theta)``;
+    ``iterations < 0`` reports a non-finite stage value at stage ``-iterations - 1``."""
+    n = y.size
+    W = TI @ Z
+    s = scale.copy()
+    for i in range(n):
+        if algebraic[i]:
+            s[i] /= h
+    norm_old = -1.0
+    theta = -1.0
+    F = np.empty((3, n))
+    for it in range(1, maxiter + 1):
+        for i in range(3):
+            F[i] = _rhs(model, t + C[i] * h, y + Z[i], A, V, S)
+            for k in range(n):
+                if not np.isfinite(F[i, k]):
+                    return Z, False, -(i + 1), theta
+        G = TI @ F
+        r1 = G[0] - gamma / h * (Ediag * W[0])
+        r23 = (G[1] + 1j * G[2]) - (alpha - 1j * beta) / h * (Ediag * W[1] + 1j * (Ediag * W[2]))
+        dW = np.empty((3, n))
+        dW[0] = _lu_solve(lur, pivr, r1)
+        u = _lu_solve(luc, pivc, r23)
+        dW[1] = u.real
+        dW[2] = u.imag
+        D = T @ dW
+        acc = 0.0
+        for i in range(3):
+            for k in range(n):
+                acc += (D[i, k] / s[k]) ** 2
+        norm = np.sqrt(acc / (3 * n))
+        if norm_old >= 0.0:
+            theta = norm / norm_old
+            remaining = maxiter - it
+            if theta >= 1 or theta ** remaining / (1 - theta) * norm > tol:
+                return Z, False, it, theta
+        W = W + dW
+        Z = T @ W
+        if norm == 0 or (theta >= 0.0 and theta / (1 - theta) * norm < tol):
+            return Z, True, it, theta
+        norm_old = norm
+    return Z, False, maxiter, theta
+
+
+def stage_solver(model):
+    """A callable running :func:`radau_stages` for ``model`` (see
+    :meth:`phmech.solvers.radau.RadauIIA._stages`), or None."""
+    if numba is None:
+        return None
+    name = type(model).__name__
+    if name == "AndrewsSqueezer":
+        args = (ANDREWS, np.zeros((1, 1, 1)), np.zeros((1, 1)),
+                np.array([model.par[k] for k in ANDREWS_KEYS], float))
+    elif name == "SimeonCrank":
+        args = (CRANK, *crank_data(model))
+    else:
+        return None
+    return lambda *rest: radau_stages(*args, *rest)

@@ -170,7 +170,11 @@ class ConstrainedMBS:
         labels = (list(self.labels_p) + [f"v_{s}" for s in self.labels_p]
                   + [f"w_{s}" for s in self.labels_p] + [f"lambda{i + 1}" for i in range(m)])
         assert len(labels) == N
-        return DAEProblem(E, f, jac=jac, n_alg=n + m, labels=labels)
+        problem = DAEProblem(E, f, jac=jac, n_alg=n + m, labels=labels)
+        if fns is not None:              # Radau IIA's stage iteration compiled as well
+            from ._classic_compiled import stage_solver
+            problem.compiled_stages = stage_solver(self)
+        return problem
 
     # -- ODE form ----------------------------------------------------------
     def ode_rhs(self, t, x):
