@@ -34,6 +34,9 @@ without changing the system layer.
 The matrices are assembled once with Firedrake and converted to scipy; no
 Firedrake call happens during time integration.
 """
+import hashlib
+import os
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -104,47 +107,97 @@ class EulerBernoulliFE:
     M, J, K : scipy CSR
         Mass/compliance, structure and gyroscopic (``v . S v``) matrices.
     offsets : dict of slices for the four fields.
+
+    The matrices, the boundary traces, the rigid-body couplings and the
+    point-evaluation rows are kept in the FE cache (:mod:`phmech.fem.cache`)
+    under the beam's parameters: a second process with the same beam reads
+    them back and never imports Firedrake (``from_cache`` says which).
     """
 
     def __init__(self, name, L, n_elem, rhoA, EA, EI):
-        import firedrake as fd
+        from . import cache
 
         self.name, self.L, self.n_elem = name, L, n_elem
         self.rhoA, self.EA, self.EI = rhoA, EA, EI
-        self.mesh = mesh = fd.IntervalMesh(n_elem, L)
+        self._fd = None
+        self._points = None
+        self._key = cache.key("EulerBernoulliFE", [float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
+                              [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
+        data = cache.load(self._key)
+        self.from_cache = data is not None
+        if data is None:
+            self._setup_firedrake()
+            data = self._assemble()
+            data["memo"] = {}
+            cache.store(self._key, data)
+        self.M, self.J, self.K = data["M"], data["J"], data["K"]
+        self.offsets = {k: data["offsets"][k] for k in ("vx", "vy", "n", "m")}
+        self.nf = int(data["nf"])
+        self.trace = data["trace"]
+        self._memo = dict(data.get("memo", {}))
+
+    def _setup_firedrake(self):
+        """Mesh, spaces and test functions (only when something is not in the cache)."""
+        if self._fd is not None:
+            return
+        import firedrake as fd
+
+        self._fd = fd
+        self.mesh = mesh = fd.IntervalMesh(self.n_elem, self.L)
         self.x = fd.SpatialCoordinate(mesh)[0]
         self.Vx = fd.FunctionSpace(mesh, "CG", 1)
         self.Vy = fd.FunctionSpace(mesh, "Hermite", 3)
         self.Vn = fd.FunctionSpace(mesh, "DG", 0)
         self.Vm = fd.FunctionSpace(mesh, "DG", 1)
         self.W = W = self.Vx * self.Vy * self.Vn * self.Vm
+        self._trials = fd.TrialFunctions(W)
+        self._tests = fd.TestFunctions(W)
+
+    def _assemble(self):
+        fd = self._fd
+        rhoA, EA, EI = self.rhoA, self.EA, self.EI
         sizes = [V.dim() for V in (self.Vx, self.Vy, self.Vn, self.Vm)]
         edges = np.cumsum([0] + sizes)
-        self.offsets = {k: slice(int(edges[i]), int(edges[i + 1]))
-                        for i, k in enumerate(("vx", "vy", "n", "m"))}
-        self.nf = int(edges[-1])
-        vx, vy, n, m = fd.TrialFunctions(W)
-        dvx, dvy, dn, dm = fd.TestFunctions(W)
+        offsets = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(("vx", "vy", "n", "m"))}
+        vx, vy, n, m = self._trials
+        dvx, dvy, dn, dm = self._tests
         dx = fd.dx
-        self.M = to_scipy(fd.assemble((rhoA * (dvx * vx + dvy * vy) + dn * n / EA + dm * m / EI) * dx,
-                                      mat_type="aij"))
-        self.J = to_scipy(fd.assemble((-dvx.dx(0) * n - dvy.dx(0).dx(0) * m
-                                       + dn * vx.dx(0) + dm * vy.dx(0).dx(0)) * dx, mat_type="aij"))
-        self.K = to_scipy(fd.assemble(rhoA * (dvy * vx - dvx * vy) * dx, mat_type="aij"))
-        self.M.eliminate_zeros()
-        self.J.eliminate_zeros()
-        self.K.eliminate_zeros()
-        self._fd = fd
-        self._tests = (dvx, dvy, dn, dm)
-        self._points = None
+        out = {"offsets": offsets, "nf": int(edges[-1])}
+        out["M"] = to_scipy(fd.assemble((rhoA * (dvx * vx + dvy * vy) + dn * n / EA + dm * m / EI) * dx,
+                                        mat_type="aij"))
+        out["J"] = to_scipy(fd.assemble((-dvx.dx(0) * n - dvy.dx(0).dx(0) * m
+                                         + dn * vx.dx(0) + dm * vy.dx(0).dx(0)) * dx, mat_type="aij"))
+        out["K"] = to_scipy(fd.assemble(rhoA * (dvy * vx - dvx * vy) * dx, mat_type="aij"))
+        for k in ("M", "J", "K"):
+            out[k].eliminate_zeros()
         # boundary traces: ds(1) is x = 0, ds(2) is x = L
-        self.trace = {}
+        out["trace"] = {}
         for end, mark in (("A", 1), ("B", 2)):
-            self.trace[end] = {
+            out["trace"][end] = {
                 "vx": to_numpy(fd.assemble(dvx * fd.ds(mark))),
                 "vy": to_numpy(fd.assemble(dvy * fd.ds(mark))),
                 "slope": to_numpy(fd.assemble(dvy.dx(0) * fd.ds(mark))),
             }
+        return out
+
+    def _remember(self, tag, value):
+        """Keep a derived result in memory and in the cache entry."""
+        from . import cache
+        self._memo[tag] = value
+        data = {"M": self.M, "J": self.J, "K": self.K, "offsets": self.offsets, "nf": self.nf,
+                "trace": self.trace, "memo": self._memo}
+        cache.store(self._key, data)
+        return value
+
+    def frame_coupling(self):
+        """:meth:`rigid_coupling` of the planar frame's three rigid fields
+        (translations along x and y, rotation about the origin), cached."""
+        if "frame" not in self._memo:
+            self._setup_firedrake()
+            fd = self._fd
+            one, zero = fd.Constant(1.0), fd.Constant(0.0)
+            self._remember("frame", tuple(self.rigid_coupling([(one, zero), (zero, one), (zero, self.x)])))
+        return self._memo["frame"]
 
     def rigid_coupling(self, modes):
         """Columns of ``M`` and ``K`` between the flexible unknowns and rigid velocity fields.
@@ -152,6 +205,7 @@ class EulerBernoulliFE:
         ``modes`` is a list of UFL pairs ``(N_x, N_y)``: the velocity field of
         each rigid variable.  Returns ``(Mfr, Kfr, Mrr, Krr)``.
         """
+        self._setup_firedrake()
         fd = self._fd
         dvx, dvy, _, _ = self._tests
         rhoA, dx = self.rhoA, fd.dx(domain=self.mesh)
@@ -170,15 +224,19 @@ class EulerBernoulliFE:
 
         Point evaluation of the (physically mapped) Hermite element is not
         available in Firedrake, so each evaluation is written as an exact
-        integral (see :class:`CellPointEvaluator`).
+        integral (see :class:`CellPointEvaluator`).  Cached per point set.
         """
         points = np.atleast_1d(np.asarray(points, float))
         if np.any(points < -1e-12 * self.L) or np.any(points > self.L * (1 + 1e-12)):
             raise ValueError(f"beam '{self.name}': evaluation points must lie in [0, {self.L}], got {points}")
-        if self._points is None:
-            self._points = CellPointEvaluator(self.mesh)
-        dvx, dvy, _, _ = self._tests
-        return tuple(self._points.rows(np.clip(points, 0.0, self.L), (dvx, dvy)))
+        tag = "points_" + hashlib.sha256(points.tobytes()).hexdigest()[:16]
+        if tag not in self._memo:
+            self._setup_firedrake()
+            if self._points is None:
+                self._points = CellPointEvaluator(self.mesh)
+            dvx, dvy, _, _ = self._tests
+            self._remember(tag, tuple(self._points.rows(np.clip(points, 0.0, self.L), (dvx, dvy))))
+        return self._memo[tag]
 
 
 class CellPointEvaluator:
@@ -370,12 +428,9 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
         self._setup_fe(name, L, n_elem, rho, A, E, I)
         self.frame = frame
         fe = self.fe
-        fd = fe._fd
         condA, condB = FRAME_CONDITIONS[frame]
         self._keep = keep = _eliminate(fe.trace, {"A": condA, "B": condB}, fe.nf, name)
-        one, zero = fd.Constant(1.0), fd.Constant(0.0)
-        modes = [(one, zero), (zero, one), (zero, fe.x)]
-        Mfr, Kfr, Mrr, Krr = fe.rigid_coupling(modes)
+        Mfr, Kfr, Mrr, Krr = fe.frame_coupling()
         self._r = r = 3
         Mff = fe.M[keep][:, keep]
         Kff = fe.K[keep][:, keep]

@@ -1,0 +1,136 @@
+"""Disk cache of assembled finite-element matrices, keyed by the parameters that define them.
+
+Firedrake already caches its compiled kernels on disk, but a new process
+still imports Firedrake (seconds), builds meshes and function spaces and
+assembles every form.  The matrices of a beam depend only on a few numbers
+(length, elements, section data), so they are stored here once, as plain
+arrays in one ``.npz`` file per parameter set, and a later process with the
+same parameters builds the body from the file without importing
+Firedrake at all.
+
+The key is the SHA-256 of the parameters, of the FE class' name and of
+the source files that assemble the matrices (a change of the code makes a
+new key, so an outdated entry is never used).  A file that cannot be read
+is ignored and rebuilt.  Location: ``$PHMECH_CACHE_DIR`` or
+``~/.cache/phmech/fe``; ``PHMECH_CACHE=0`` switches the cache off.
+"""
+import hashlib
+import json
+import logging
+import os
+import tempfile
+
+import numpy as np
+import scipy.sparse as sp
+
+log = logging.getLogger("phmech")
+
+
+def enabled():
+    return os.environ.get("PHMECH_CACHE", "1") not in ("0", "false", "no", "off")
+
+
+def directory():
+    return os.environ.get("PHMECH_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "phmech", "fe")
+
+
+def _source_digest(files):
+    h = hashlib.sha256()
+    for f in files:
+        with open(f, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
+
+
+def key(kind, params, sources):
+    """The cache key of an FE object of ``kind`` with ``params`` (JSON-able), assembled by ``sources``."""
+    blob = json.dumps({"kind": kind, "params": params, "code": _source_digest(sources)}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def _flatten(prefix, value, out):
+    if sp.issparse(value):
+        A = sp.csr_matrix(value)
+        out[prefix + "#csr_data"] = A.data
+        out[prefix + "#csr_indices"] = A.indices
+        out[prefix + "#csr_indptr"] = A.indptr
+        out[prefix + "#csr_shape"] = np.array(A.shape)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}/{k}", v, out)
+    elif isinstance(value, slice):
+        out[prefix + "#slice"] = np.array([value.start, value.stop])
+    elif isinstance(value, (tuple, list)):
+        out[prefix + "#len"] = np.array(len(value))
+        for i, v in enumerate(value):
+            _flatten(f"{prefix}/{i}", v, out)
+    else:
+        out[prefix] = np.asarray(value)
+
+
+def _unflatten(arrays):
+    tree = {}
+
+    def put(path, value):
+        parts = path.split("/")
+        node = tree
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = value
+
+    csr = {}
+    for name in arrays.files:
+        base, _, tag = name.partition("#")
+        a = arrays[name]
+        if tag.startswith("csr_"):
+            csr.setdefault(base, {})[tag] = a
+        elif tag == "slice":
+            put(base, slice(int(a[0]), int(a[1])))
+        elif tag == "len":
+            put(base + "/#len", int(a))
+        else:
+            put(base, a if a.ndim else a[()])
+    for base, parts in csr.items():
+        put(base, sp.csr_matrix((parts["csr_data"], parts["csr_indices"], parts["csr_indptr"]),
+                                shape=tuple(parts["csr_shape"])))
+
+    def fix(node):
+        if isinstance(node, dict):
+            if "#len" in node:
+                return tuple(fix(node[str(i)]) for i in range(node["#len"]))
+            return {k: fix(v) for k, v in node.items()}
+        return node
+    return fix(tree)
+
+
+def load(k):
+    """The stored dictionary of key ``k``, or None."""
+    if not enabled():
+        return None
+    path = os.path.join(directory(), k + ".npz")
+    if not os.path.exists(path):
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as arrays:
+            return _unflatten(arrays)
+    except Exception as err:  # a damaged entry is rebuilt, never used
+        log.warning("FE cache: ignoring unreadable entry %s (%s)", path, err)
+        return None
+
+
+def store(k, data):
+    """Write ``data`` (dict of arrays, sparse matrices, slices, nested dicts) atomically."""
+    if not enabled():
+        return
+    d = directory()
+    try:
+        os.makedirs(d, exist_ok=True)
+        flat = {}
+        for name, v in data.items():
+            _flatten(name, v, flat)
+        fd, tmp = tempfile.mkstemp(dir=d, suffix=".npz.tmp")
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **flat)
+        os.replace(tmp, os.path.join(d, k + ".npz"))
+    except OSError as err:          # a read-only home: run without the cache
+        log.info("FE cache: not written (%s)", err)
