@@ -135,6 +135,12 @@ if ! done_ extras-2; then
   stamp extras-2
 fi
 
+if ! done_ docs; then
+  log "installing sphinx, numpydoc, pydata-sphinx-theme, sphinx-gallery (the docs in docs/)"
+  $PIP install -q sphinx numpydoc pydata-sphinx-theme sphinx-gallery
+  stamp docs
+fi
+
 # ---------------------------------------------------------------- 4. phmech
 # Editable install; reinstalled only when the checkout moves or setup.cfg changes.
 key=$(printf '%s %s' "$REPO" "$(cat "$REPO/setup.cfg" "$REPO/pyproject.toml" 2>/dev/null | sha1sum)")
