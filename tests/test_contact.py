@@ -123,7 +123,8 @@ def test_flexible_beam_strikes_stop():
     event time (Radau IIA), the energy account (kinetic + elastic - work of the tip force +
     impact dissipation) closes to round-off, the tip displacement recovered from the stresses
     equals the integrated tip velocity (no drift), and the generalized-alpha method refuses
-    stress-dependent gaps."""
+    stress-dependent gaps; sphere contacts on floating beams are refused (plane contacts on
+    them: tests/test_contact_floating.py)."""
     from phmech.validation._contact_beam import beam_model, first_impact, run_beam
     h = 5e-5
     res = run_beam(h, "moreau", t_end=0.012)
@@ -137,10 +138,12 @@ def test_flexible_beam_strikes_stop():
     with pytest.raises(ValueError, match="depend on the stresses"):
         simulate(p, (0, 0.01), y0, method="nsgenalpha", dt=h)
     from phmech import System
+    from phmech.contact import SphereSphere
     from phmech.fem.beam import FloatingEulerBernoulliBeam
     floating = FloatingEulerBernoulliBeam("arm", 0.5, 2, 7800.0, 1e-4, 2e11, 1e-8 / 12, frame="cantilever")
+    other = FloatingEulerBernoulliBeam("arm2", 0.5, 2, 7800.0, 1e-4, 2e11, 1e-8 / 12, frame="cantilever")
     with pytest.raises(ValueError, match="'arm.B' of the floating flexible body 'arm' is not supported"):
-        NonsmoothProblem(System([floating]), [PointPlane(floating.port("B"), (0.0, 1.0), name="tip")])
+        NonsmoothProblem(System([floating, other]), [SphereSphere(floating.port("B"), other.port("B"), name="tips")])
 
 
 def test_prox_parameter_per_contact():

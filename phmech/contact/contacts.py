@@ -6,7 +6,12 @@ A contact declares, for the configuration ``q`` of the assembled system,
   of a beam fixed in space, whose deformation is not part of ``q`` but of
   the stresses in ``e``, ``g_N(q, e) = g_N(q) + gap_rows . e`` with the
   displacement recovered from the stresses
-  (:meth:`phmech.fem.beam.EulerBernoulliBeam.displacement_rows`);
+  (:meth:`phmech.fem.beam.EulerBernoulliBeam.displacement_rows`); for a port
+  of a floating-frame beam (:class:`phmech.fem.beam.FloatingEulerBernoulliBeam`, plane
+  contacts only) the recovered body-frame displacement ``D e`` is turned with
+  the frame, ``g_N = g_N(q) + n . R(q) D e`` (:meth:`Contact.stress_rows`);
+  its rate ``W_N^T e`` then omits ``omega x R D e``, second order in the
+  small deformation, as the ports of the floating-frame beam do;
 * the generalized force directions ``W_N`` (``ne``) and ``W_F`` (``ne x nF``)
   so that the normal relative velocity is ``gamma_N = W_N^T e`` and the
   friction velocities are ``gamma_F = W_F^T e`` (Capobianco, Harsch,
@@ -102,10 +107,13 @@ class Contact:
         """The list of inconsistencies of this contact (empty when it is usable)."""
         out = list(self.problems)
         for port in self.ports():
-            if port.body.nq and hasattr(port.body, "displacement_rows") and np.any(port.position):
+            body = port.body
+            if body.nq and hasattr(body, "displacement_rows") and np.any(port.position) and not (
+                    isinstance(self, PointPlane) and port.dim == 2 and self._floating_flexible(port)):
                 out.append(f"contact '{self.name}': port '{port.label}' of the floating flexible body "
-                           f"'{port.body.name}' is not supported (its deflection is not part of the "
-                           f"configuration); use a beam fixed in space or a rigid body")
+                           f"'{body.name}' is not supported: contacts on floating beams need a planar "
+                           f"PointPlane and a beam whose deflection lives in the stresses "
+                           f"(FloatingEulerBernoulliBeam)")
         if self.r_c > 0 and self.dim == 2:
             out.append(f"contact '{self.name}': contensou_radius needs a spatial port, got planar "
                        f"port '{self.ports()[0].label}'")
@@ -115,6 +123,23 @@ class Contact:
         """Remember where the bodies' efforts sit in ``e`` of size ``ne`` (called by the problem view)."""
         self.e_slices, self.ne = e_slices, ne
         self.gap_rows = None
+        self._float_rows = None
+
+    @staticmethod
+    def _floating_flexible(port):
+        """True for a port of a floating-frame body whose deflection lives in the stresses
+        (configuration = the frame only, the displacement recovered by ``displacement_rows``)."""
+        body = port.body
+        return bool(body.nq) and hasattr(body, "displacement_rows") and not hasattr(body, "_trace_q")
+
+    @property
+    def depends_on_stresses(self):
+        """True when the gap depends on the stresses in ``e`` (beams fixed in space, floating beams)."""
+        return self.gap_rows is not None or self._float_rows is not None
+
+    def stress_rows(self, get_q):
+        """Row ``s`` (length ``ne``) with ``g_N = g_N(q) + s . e``, or None (see the module docstring)."""
+        return self.gap_rows
 
     @staticmethod
     def _stress_displacement(port):
@@ -203,12 +228,27 @@ class PointPlane(Contact):
 
     def bind(self, e_slices, ne):
         super().bind(e_slices, ne)
+        if self._floating_flexible(self.port):
+            body = self.port.body
+            rx, ry = body.displacement_rows([self.port.position[0]])
+            #: body-frame displacement of the port from the stresses (floating beams)
+            self._float_rows = np.zeros((2, ne))
+            self._float_rows[:, e_slices[body.name]] = np.vstack([rx, ry])
+            return
         D = self._stress_displacement(self.port)
         if D is not None:
             #: ``g_N = g_N(q) + gap_rows . e``: the deformation of a beam fixed in space, recovered
             #: from its stresses (exact for motions that start undeformed)
             self.gap_rows = np.zeros(ne)
             self.gap_rows[e_slices[self.port.body.name]] = self.n @ D
+
+    def stress_rows(self, get_q):
+        """``n . R(q) D e``: the deflection of a floating beam (body frame, from the stresses) turned
+        with its frame; the rows of a beam fixed in space; None for the other bodies."""
+        if self._float_rows is None:
+            return self.gap_rows
+        body = self.port.body
+        return self.n @ (body.rotation(get_q(body)) @ self._float_rows)
 
     def evaluate(self, get_q):
         x, Av, Aw = self._port(self.port, get_q)

@@ -143,11 +143,12 @@ class NonsmoothProblem:
         gs, Ws = [], []
         for c in self.contacts:
             g, WN, WF = c.evaluate(get)
-            if c.gap_rows is not None:
+            rows = c.stress_rows(get)
+            if rows is not None:
                 if u is None:
                     raise ValueError(f"contact '{c.name}': its gap depends on the stresses; "
                                      f"the efforts u are needed")
-                g += float(c.gap_rows @ u) + dt * float(WN @ u)
+                g += float(rows @ u) + dt * float(WN @ u)
             gs.append(g)
             Ws.append((WN, WF))
         return np.array(gs), Ws
@@ -155,7 +156,7 @@ class NonsmoothProblem:
     @property
     def stress_gaps(self):
         """Names of the contacts whose gaps depend on the stresses."""
-        return [c.name for c in self.contacts if c.gap_rows is not None]
+        return [c.name for c in self.contacts if c.depends_on_stresses]
 
     def closed(self, q, active=None, u=None, dt=0.0):
         """Closed contacts at ``q`` (``g_N <= gap_tol``, or the given indices): ``(indices, ContactSet, W)``

@@ -29,9 +29,10 @@ drilling velocity ``r_c Omega_n`` takes part of the friction budget, so the
 tangential friction acts like a viscous one for slow sliding); the sliding
 friction raises the centre of mass, the tilt passes pi/2 at 1.03 s and the
 stem touches at 1.39 s.  On the stem the drilling moment ``mu N r_c``
-slows the spin by about ``mu m g r_c / I3 = 13 rad/s^2``; near the stability
-limit the top falls back onto the big sphere (about 3 s) and ends rolling on
-it (8 s: tilt 1.13 rad, spin 13 rad/s, energy 12.05 -> 1.00 mJ: 8.31 mJ
+slows the spin by about ``mu m g r_c / I3 = 13 rad/s^2`` (98 -> 81 rad/s from
+1.6 to 3.0 s); at the stability limit the top falls back onto the big sphere
+(3.2 s, spin 80 rad/s), spins down resting on both spheres (tilt 2.46 rad)
+until 4.0 s and then rolls on the big sphere (8 s: tilt 1.13 rad, spin 13 rad/s, energy 12.05 -> 1.00 mJ: 8.31 mJ
 dissipated at the sphere, 2.74 mJ at the stem).  With Coulomb friction alone
 (``--contensou-radius 0``) the contact point soon rolls, almost nothing is
 dissipated (12.05 -> 11.96 mJ in 8 s) and the top does not turn over; then
@@ -109,7 +110,8 @@ def axis_quantities(res, **changes):
 
 def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, model_changes=None, **options):
     """The tippe top; the result has ``tilt``, ``spin``, ``jellett`` (sphere, stem), ``t_invert``
-    (first stem contact, or None) and ``t_half`` (tilt passes pi / 2).  ``model_changes`` override
+    (first stem contact, or None), ``t_half`` (tilt passes pi / 2), ``t_fall`` and ``spin_fall``
+    (the big sphere touches again after the top has spun on its stem) and ``critical_spin``.  ``model_changes`` override
     entries of :data:`DATA`."""
     p, y0 = model(**(model_changes or {}))
     res = simulate(p, (0.0, t_end), y0, method=solver, dt=dt, dt_out=dt_out, **options)
@@ -121,17 +123,20 @@ def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, model_changes=None, **
     res.t_invert = float(res.steps["t"][stem[0]]) if len(stem) else None
     up = np.flatnonzero(res.tilt > np.pi / 2)
     res.t_half = float(res.t[up[0]]) if len(up) else None
-    #: end of the first stem phase (stem percussions without a break longer than 10 ms, lasting
-    #: at least 0.1 s: the top spinning on its stem) and the spin then; None without such a phase
-    res.t_leave_stem = None
+    #: the top falls back: the first contact of the big sphere after the start of the first stem
+    #: phase (stem percussions without a break longer than 10 ms, lasting at least 0.1 s), and the
+    #: spin then; None without such a phase or fall
+    res.t_fall = res.spin_fall = None
     if len(stem):
         ts = res.steps["t"][stem]
         breaks = np.flatnonzero(np.diff(ts) > 0.01)
         starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(ts) - 1]
-        long = [(a, b) for a, b in zip(starts, ends) if ts[b] - ts[a] >= 0.1]
-        res.t_leave_stem = float(ts[long[0][1]]) if long else None
-    res.spin_leave_stem = (float(np.interp(res.t_leave_stem, res.t, res.spin))
-                           if res.t_leave_stem is not None else None)
+        long = [a for a, b in zip(starts, ends) if ts[b] - ts[a] >= 0.1]
+        if long:
+            back = np.flatnonzero((PN[:, 0] > 0) & (res.steps["t"] > ts[long[0]]))
+            if len(back):
+                res.t_fall = float(res.steps["t"][back[0]])
+                res.spin_fall = float(np.interp(res.t_fall, res.t, res.spin))
     res.critical_spin = critical_spin(**(model_changes or {}))
     return res
 
@@ -163,7 +168,7 @@ def main(argv=None):
                 "jellett_sphere": res.jellett[:, 0], "jellett_stem": res.jellett[:, 1]})
     summary = {"solver": args.solver, "dt": args.dt, "t_end": args.tfinal, "contensou_radius": args.contensou_radius,
                "t_invert": res.t_invert, "final_spin": float(res.spin[-1]),
-               "t_leave_stem": res.t_leave_stem, "spin_leave_stem": res.spin_leave_stem,
+               "t_fall_back": res.t_fall, "spin_fall_back": res.spin_fall,
                "critical_spin_on_stem": res.critical_spin,
                "t_tilt_half_pi": res.t_half, "final_tilt": float(res.tilt[-1]),
                "energy_initial": float(H[0]), "energy_final": float(H[-1]),
@@ -171,7 +176,7 @@ def main(argv=None):
                "energy_balance_max": float(np.max(np.abs(res.energy_balance()))),
                "stats": {k: v for k, v in res.stats.items()}}
     write_summary(out, "tippe_top", summary)
-    print({k: summary[k] for k in ("t_invert", "t_tilt_half_pi", "t_leave_stem", "spin_leave_stem",
+    print({k: summary[k] for k in ("t_invert", "t_tilt_half_pi", "t_fall_back", "spin_fall_back",
                                    "critical_spin_on_stem", "final_tilt", "energy_initial", "energy_final",
                                    "energy_balance_max")})
     if not args.no_plot:
