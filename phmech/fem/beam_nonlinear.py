@@ -109,50 +109,83 @@ class NonlinearBeamFE:
     Dm : CSR (nVm, nV): ``int dm phi''``
     """
 
+    #: what the FE cache (:mod:`phmech.fem.cache`) keeps of this object
+    CACHED = ("M", "J", "K", "offsets", "nV", "xi", "one", "Dm", "wq", "E1", "Nq", "trace")
+
     def __init__(self, name, L, n_elem, rhoA, EA, EI):
-        import firedrake as fd
-        import finat.ufl
+        import os
+
+        from . import cache
 
         self.name, self.L, self.n_elem = name, L, n_elem
-        mesh = self.mesh = fd.IntervalMesh(n_elem, L)
+        self.rhoA, self.EA, self.EI = rhoA, EA, EI
+        self._fd = None
+        self._points = None
+        self._key = cache.key("NonlinearBeamFE", [float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
+                              [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
+        data = cache.load(self._key)
+        self.from_cache = data is not None
+        if data is None:
+            data = self._assemble()
+            data["memo"] = {}
+            cache.store(self._key, data)
+        for k in self.CACHED:
+            setattr(self, k, data[k])
+        self.nV = int(self.nV)
+        self._memo = dict(data.get("memo", {}))
+
+    def _setup_firedrake(self):
+        if self._fd is not None:
+            return
+        import firedrake as fd
+
+        self._fd = fd
+        self.mesh = fd.IntervalMesh(self.n_elem, self.L)
+        self.V = fd.FunctionSpace(self.mesh, "Hermite", 3)
+        self._test = fd.TestFunction(self.V)
+
+    def _assemble(self):
+        import finat.ufl
+
+        self._setup_firedrake()
+        fd, mesh, V = self._fd, self.mesh, self.V
+        rhoA, EA, EI = self.rhoA, self.EA, self.EI
         x = fd.SpatialCoordinate(mesh)[0]
-        V = self.V = fd.FunctionSpace(mesh, "Hermite", 3)
         Vn = fd.FunctionSpace(mesh, "CG", 2)
         Vm = fd.FunctionSpace(mesh, "DG", 1)
         W = V * V * Vn * Vm
         sizes = [V.dim(), V.dim(), Vn.dim(), Vm.dim()]
         edges = np.cumsum([0] + sizes)
-        self.offsets = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(("ax", "ay", "n", "m"))}
-        self.nV = V.dim()
+        out = {"offsets": {k: slice(int(edges[i]), int(edges[i + 1]))
+                           for i, k in enumerate(("ax", "ay", "n", "m"))}, "nV": V.dim()}
         ax, ay, n, m = fd.TrialFunctions(W)
         dax, day, dn, dm = fd.TestFunctions(W)
         dx = fd.dx
-        self.M = to_scipy(fd.assemble((rhoA * (dax * ax + day * ay) + dn * n / EA + dm * m / EI) * dx,
-                                      mat_type="aij"))
-        self.J = to_scipy(fd.assemble((-dax.dx(0) * n - day.dx(0).dx(0) * m
-                                       + dn * ax.dx(0) + dm * ay.dx(0).dx(0)) * dx, mat_type="aij"))
-        self.K = to_scipy(fd.assemble(rhoA * (day * ax - dax * ay) * dx, mat_type="aij"))
-        for A in (self.M, self.J, self.K):
-            A.eliminate_zeros()
+        out["M"] = to_scipy(fd.assemble((rhoA * (dax * ax + day * ay) + dn * n / EA + dm * m / EI) * dx,
+                                        mat_type="aij"))
+        out["J"] = to_scipy(fd.assemble((-dax.dx(0) * n - day.dx(0).dx(0) * m
+                                         + dn * ax.dx(0) + dm * ay.dx(0).dx(0)) * dx, mat_type="aij"))
+        out["K"] = to_scipy(fd.assemble(rhoA * (day * ax - dax * ay) * dx, mat_type="aij"))
+        for k in ("M", "J", "K"):
+            out[k].eliminate_zeros()
         u, v = fd.TrialFunction(V), fd.TestFunction(V)
         MV = to_scipy(fd.assemble(u * v * dx, mat_type="aij"))
 
         lu = splu(MV.tocsc())
-        self.xi = lu.solve(to_numpy(fd.assemble(x * v * dx)))      # X (exact: X is in the space)
-        self.one = lu.solve(to_numpy(fd.assemble(v * dx)))         # the constant 1
-        self.Dm = to_scipy(fd.assemble(fd.TestFunction(Vm) * u.dx(0).dx(0) * dx, mat_type="aij"))
+        out["xi"] = lu.solve(to_numpy(fd.assemble(x * v * dx)))      # X (exact: X is in the space)
+        out["one"] = lu.solve(to_numpy(fd.assemble(v * dx)))         # the constant 1
+        out["Dm"] = to_scipy(fd.assemble(fd.TestFunction(Vm) * u.dx(0).dx(0) * dx, mat_type="aij"))
         # quadrature points: 4 Gauss points per cell (exact for the degree-6 integrands)
         Qe = finat.ufl.FiniteElement("Quadrature", mesh.ufl_cell(), degree=7, quad_scheme="default")
         Q = fd.FunctionSpace(mesh, Qe)
-        self.wq = to_numpy(fd.assemble(fd.TestFunction(Q) * fd.dx(metadata={"quadrature_degree": 7})))
-        self.E1 = self._interp(fd, u.dx(0), Q)
-        self.Nq = self._interp(fd, fd.TrialFunction(Vn), Q)
-        self.trace = {}
+        out["wq"] = to_numpy(fd.assemble(fd.TestFunction(Q) * fd.dx(metadata={"quadrature_degree": 7})))
+        out["E1"] = self._interp(fd, u.dx(0), Q)
+        out["Nq"] = self._interp(fd, fd.TrialFunction(Vn), Q)
+        out["trace"] = {}
         for end, mark in (("A", 1), ("B", 2)):
-            self.trace[end] = {"value": to_numpy(fd.assemble(v * fd.ds(mark))),
-                               "slope": to_numpy(fd.assemble(v.dx(0) * fd.ds(mark)))}
-        self._fd, self._test = fd, v
-        self._points = None
+            out["trace"][end] = {"value": to_numpy(fd.assemble(v * fd.ds(mark))),
+                                 "slope": to_numpy(fd.assemble(v.dx(0) * fd.ds(mark)))}
+        return out
 
     @staticmethod
     def _interp(fd, expr, Q):
@@ -161,11 +194,20 @@ class NonlinearBeamFE:
         return A.tocsr()
 
     def point_rows(self, points):
-        """Rows evaluating a Hermite field at ``points`` (array ``(npts, nV)``)."""
+        """Rows evaluating a Hermite field at ``points`` (array ``(npts, nV)``), cached per point set."""
+        import hashlib
+
+        from . import cache
         from .beam import CellPointEvaluator
-        if self._points is None:
-            self._points = CellPointEvaluator(self.mesh)
-        return self._points.rows(np.clip(np.atleast_1d(points), 0.0, self.L), (self._test,))[0]
+        points = np.clip(np.atleast_1d(np.asarray(points, float)), 0.0, self.L)
+        tag = "points_" + hashlib.sha256(points.tobytes()).hexdigest()[:16]
+        if tag not in self._memo:
+            self._setup_firedrake()
+            if self._points is None:
+                self._points = CellPointEvaluator(self.mesh)
+            self._memo[tag] = self._points.rows(points, (self._test,))[0]
+            cache.store(self._key, {**{k: getattr(self, k) for k in self.CACHED}, "memo": self._memo})
+        return self._memo[tag]
 
 
 class NonlinearFloatingBeam(FloatingFrameBody):
