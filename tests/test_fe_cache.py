@@ -61,6 +61,8 @@ def test_other_parameters_other_entry(cache_dir):
 def test_warm_start_does_not_import_firedrake(cache_dir):
     code = ("import sys; from phmech.validation import crank_slider as cs; s, b = cs.build(4); "
             "d = s.assemble(); d.initial_state(); b['coupler'].displacement_rows([0.15]); "
+            "s, b = cs.build(4, True); d = s.assemble(); d.initial_state(); "
+            "b['coupler'].displacement_rows([0.15]); "
             "print('FIREDRAKE', 'firedrake' in sys.modules)")
     env = {**os.environ, "PHMECH_CACHE_DIR": str(cache_dir)}
     outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout
