@@ -49,7 +49,7 @@ def row(name, ours, peer, peer_name, target=None, note=""):
     ratio = ours / peer if (ours and peer) else None
     met = None
     if target is not None and ours is not None:
-        met = target(ours, peer, ratio)
+        met = bool(target(ours, peer, ratio))
     ROWS.append(dict(name=name, phmech=ours, peer=peer, peer_name=peer_name, ratio=ratio, met=met, note=note))
     fmt = (lambda x: f"{x:.4g}" if x is not None else "-")
     print(f"  {name}: phmech {fmt(ours)} s, {peer_name} {fmt(peer)} s, ratio {fmt(ratio)}"

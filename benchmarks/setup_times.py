@@ -20,7 +20,7 @@ CASES = {
     "four_bar": "from phmech.validation.four_bar import build; s = build(6)[0]",
     "hinged_beam": "from phmech.validation.hinged_beam import build; s, _ = build(6)",
     "spin_up": "from phmech.validation.spin_up import build; s = build('stiffened', 8)[0]",
-    "spatial_pendulum": "from phmech.validation.spatial_pendulum import build; s = build('beam')[0]",
+    "spatial_pendulum": "from phmech.validation.spatial_pendulum import build; s = build('flexible', EI=1.0)[0]",
     "bricard": "from phmech.validation.bricard import build; s = build()[0]",
     "simeon_crank / andrews": ("from phmech.validation._classic_models import SimeonCrank, AndrewsSqueezer; "
                                "import numpy as np; p = SimeonCrank().index2_problem(); "

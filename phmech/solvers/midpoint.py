@@ -167,7 +167,11 @@ class ImplicitMidpoint(Solver):
         d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
         h = self.h
-        last = self.t_bound - t0 < h * (1 + 1e-9)
+        # step points of the interval are start + k h (not accumulated sums, whose rounding
+        # would leave a sliver step of ~1e-11 before t_bound after many thousand steps)
+        start = self._interval[0]
+        k = int(round((t0 - start) / h))
+        last = self.t_bound - t0 < h * (1 + 1e-9) or start + (k + 1) * h >= self.t_bound
         if last and abs(self.t_bound - t0 - h) > 1e-9 * h:
             h = self.t_bound - t0            # not reached by rounding alone (t_bound moved inside a step)
         if self.lu_h is not None and h != self.lu_h:
@@ -255,7 +259,7 @@ class ImplicitMidpoint(Solver):
         self.t_old, self.y_old = t0, y0
         self.y = z
         self._h_last = h
-        self.t = self.t_bound if last else t0 + h
+        self.t = self.t_bound if last else start + (k + 1) * h
         self.nsteps += 1
 
     def _newton_compiled(self, y0, z, h, tm):
