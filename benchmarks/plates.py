@@ -16,7 +16,9 @@ mesh and path:
   and a convergence check; the PETSc path
   :class:`phmech.parallel.LinearMidpoint`, one product and one solve).
 
-Times under MPI are the largest over the ranks.  The 2-rank column is
+``factor nnz`` is the number of entries of MUMPS's ``L D L^T`` factor of
+the step matrix (INFOG(29)): a triangular solve streams it once, so the
+step time follows it.  Times under MPI are the largest over the ranks.  The 2-rank column is
 measured by this script started again under ``mpiexec -n 2``.  The log-log
 slope of each cost against the number of unknowns is fitted over the three
 largest meshes.
@@ -33,7 +35,7 @@ import time
 
 import numpy as np
 
-KEYS = ("assembly", "modes", "factor", "step")
+KEYS = ("assembly", "modes", "factor", "step", "nnz_factor")
 
 
 def _timer(comm):
@@ -65,6 +67,7 @@ def measure_petsc(n, steps, modes=True):
     tic = _timer(comm)
     stepper = LinearMidpoint(p.E, p.J, 1e-5, [b], stress=p.is_s)
     row["factor"] = _elapsed(comm, tic)
+    row["nnz_factor"] = float(stepper.ksp.getPC().getFactorMatrix().getMumpsInfog(29))
     e = p.vector()
     stepper.run(e, 0.0, 2, lambda t: 1.0, energy=False)          # first solves allocate MUMPS work space
     tic = _timer(comm)
@@ -122,10 +125,10 @@ def slopes(rows):
 def table(name, rows):
     lines = [f"{name}",
              f"{'cells/side':>10} {'unknowns':>9} {'assembly s':>11} {'6 modes s':>10} {'factor s':>9} "
-             f"{'step ms':>9}"]
+             f"{'step ms':>9} {'factor nnz':>11}"]
     for r in rows:
         lines.append(f"{r['n']:10d} {r['unknowns']:9d} {r['assembly']:11.3f} {r.get('modes', np.nan):10.3f} "
-                     f"{r['factor']:9.3f} {1e3 * r['step']:9.3f}")
+                     f"{r['factor']:9.3f} {1e3 * r['step']:9.3f} {r.get('nnz_factor', np.nan):11.4g}")
     s = slopes(rows)
     lines.append("log-log slope vs unknowns (3 largest): " + ", ".join(f"{k} {v:.2f}" for k, v in s.items()))
     return "\n".join(lines)
