@@ -129,6 +129,14 @@ if ! done_ "slepc-$PETSC_VERSION"; then
   PIP_NO_CACHE_DIR=1 $PIP install -q --no-build-isolation --no-binary slepc4py "slepc4py==${PETSC_VERSION%.*}.*"
   stamp "slepc-$PETSC_VERSION"
 fi
+if ! done_ "slepc-rpath-$PETSC_VERSION"; then
+  # slepc4py's extension has no run path to the SLEPc library that the slepc package installed
+  SITE=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+  for so in "$SITE"/slepc4py/lib/*/SLEPc*.so; do
+    patchelf --add-rpath "$SITE/slepc/lib" "$so"
+  done
+  "$VENV/bin/python" -c "from slepc4py import SLEPc" && stamp "slepc-rpath-$PETSC_VERSION"
+fi
 if ! done_ extras-2; then
   log "installing numba (compiled time-step kernels), gmsh (meshes), imageio (animations)"
   $PIP install -q numba gmsh imageio
