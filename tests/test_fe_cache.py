@@ -68,3 +68,14 @@ def test_warm_start_does_not_import_firedrake(cache_dir):
     outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout
             for _ in range(2)]
     assert "FIREDRAKE True" in outs[0] and "FIREDRAKE False" in outs[1]
+
+
+def test_firedrake_objects_of_a_cached_beam_are_built_on_use(cache_dir):
+    """A beam read from the cache still offers its mesh and spaces (built on first use)."""
+    _beam()
+    b = _beam()
+    assert b.fe.from_cache and b.fe._fd is None
+    assert b.fe.Vy.dim() == b.fe.offsets["vy"].stop - b.fe.offsets["vy"].start
+    assert b.fe.mesh.num_cells() == 4
+    with pytest.raises(AttributeError):
+        b.fe.no_such_thing

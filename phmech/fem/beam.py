@@ -136,6 +136,15 @@ class EulerBernoulliFE:
         self.trace = data["trace"]
         self._memo = dict(data.get("memo", {}))
 
+    #: Firedrake objects, built on first use (a model read from the cache has none)
+    FIREDRAKE_ATTRIBUTES = ("mesh", "x", "Vx", "Vy", "Vn", "Vm", "W", "_trials", "_tests")
+
+    def __getattr__(self, name):
+        if name in type(self).FIREDRAKE_ATTRIBUTES and self.__dict__.get("_fd") is None:
+            self._setup_firedrake()
+            return getattr(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def _setup_firedrake(self):
         """Mesh, spaces and test functions (only when something is not in the cache)."""
         if self._fd is not None:

@@ -134,6 +134,12 @@ class NonlinearBeamFE:
         self.nV = int(self.nV)
         self._memo = dict(data.get("memo", {}))
 
+    def __getattr__(self, name):
+        if name in ("mesh", "V", "_test") and self.__dict__.get("_fd") is None:
+            self._setup_firedrake()
+            return getattr(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def _setup_firedrake(self):
         if self._fd is not None:
             return
