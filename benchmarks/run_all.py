@@ -12,9 +12,10 @@ whether the target is met.  Rows:
   (phmech with the thesis' linear floating frame and with the stiffened
   coupler).  Exudyn is an optional dependency of the benchmarks
   (``pip install exudyn``); without it these rows say so.
-* **Simeon's crank** to 1e-6 relative: phmech's Radau IIA against every
-  scipy and assimulo solver on the same formulation (the fastest one is
-  the peer);
+* **Simeon's crank** to 1e-6 relative: phmech's Radau IIA on the index-2
+  form against assimulo's IDA and Radau5 on the same form (the faster one
+  is the peer); scipy's Radau, BDF and DOP853 on the ODE form (the same
+  compiled model code) are listed beside them;
 * **Andrews' squeezer** to 1e-7, the same way;
 * **four-bar**: 360 crank angles of the eigen sweep including the model's
   set-up, in a fresh process (cold: first run; warm: a second process,
@@ -144,13 +145,16 @@ def classic(quick):
         cr.integrate(model, "radau", 1e-3, 1e-3 * factor)         # compile / warm
         ours = time_to_accuracy(model, "radau", target, factor, tols, 30.0, opts.get("radau"))
         results = {}
-        for s in (peers[:3] if quick else peers):
+        for s in peers:
             results[s] = time_to_accuracy(model, s, target, factor, tols, 30.0 if quick else 60.0, opts.get(s))
-        reached = {s: r for s, r in results.items() if r[0] is not None}
-        best = min(reached, key=lambda s: reached[s][0]) if reached else None
-        others = ", ".join(f"{s} {r[0]:.3g} s" if r[0] else f"{s} -" for s, r in results.items())
-        row(f"{name} to {target:.0e}", ours[0], reached[best][0] if best else None, best or "no peer",
-            lambda o, p, r, lim=limit: o < lim and (p is None or o < p), f"target < {limit} s; {others}")
+        # peers on the same (index-2) formulation: assimulo's IDA and Radau5; scipy's solvers
+        # need the ODE form (accelerations from the augmented system), reported beside them
+        same = {s: r for s, r in results.items() if s in ("ida", "radau5") and r[0] is not None}
+        best = min(same, key=lambda s: same[s][0]) if same else None
+        others = ", ".join(f"{s} {r[0]:.3g} s" if r[0] else f"{s} not reached" for s, r in results.items())
+        row(f"{name} to {target:.0e} (index 2)", ours[0], same[best][0] if best else None, best or "none reached",
+            lambda o, p, r, lim=limit: o < lim and (p is None or o < p),
+            f"target < {limit} s and faster than IDA/Radau5; all: {others}")
 
 
 # ---------------------------------------------------------------- four-bar
