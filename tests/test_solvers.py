@@ -400,3 +400,30 @@ def test_midpoint_long_interval_has_no_sliver_step():
     res = solve(prob, (15.4, 50.0), np.array([1.0, 0.0]), method="midpoint", dt=1.25e-3, t_eval=[15.4, 50.0])
     assert res.stats["nsteps"] == 27680
     assert res.t[-1] == 50.0
+
+
+def test_bordered_lu_of_a_floating_beam_iteration_matrix():
+    """The block elimination of the dense frame rows/columns solves like SuperLU on the whole
+    matrix (a floating beam of 400 elements: 4 dense rows and columns, 2 multipliers)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import splu
+
+    from phmech import System
+    from phmech.fem import FloatingEulerBernoulliBeam
+    from phmech.solvers._dense import BorderedLU, dense_border, sparse_factor
+
+    beam = FloatingEulerBernoulliBeam("beam", 1.0, 400, 7870.0, 1e-4, 2e11, 1e-9)
+    s = System([beam])
+    s.pin(beam.port("A"))
+    d = s.assemble()
+    y = d.initial_state()
+    y[d.se] = np.random.default_rng(0).standard_normal(d.ne)
+    A = sp.csc_matrix(d.E / 1e-4 - d.jacobian(0.0, y))
+    S = dense_border(A, np.arange(d.nq + d.ne, d.n))
+    assert set(S) >= {d.n - 2, d.n - 1} and len(S) <= 8
+    lu = sparse_factor(A, np.arange(d.nq + d.ne, d.n))
+    assert isinstance(lu, BorderedLU)
+    b = np.random.default_rng(1).standard_normal(d.n)
+    x, x_ref = lu.solve(b), splu(A).solve(b)
+    assert np.linalg.norm(A @ x - b) <= 1e-10 * np.linalg.norm(b)
+    assert np.max(np.abs(x - x_ref)) <= 1e-8 * np.max(np.abs(x_ref))

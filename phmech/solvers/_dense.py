@@ -47,3 +47,67 @@ def factorize(A):
     if A.shape[0] <= DENSE_MAX:
         return DenseLU(A)
     return splu(sp.csc_matrix(A))
+
+
+class BorderedLU:
+    """LU of a sparse matrix with a few dense rows and columns, by block elimination.
+
+    A floating-frame body couples its few frame variables to every
+    flexible unknown, so the iteration matrix has dense rows and columns.
+    SuperLU's threshold pivoting may then pull a dense row in early and
+    fill the factor catastrophically (1e8 entries at 6e4 unknowns for one
+    floating beam).  Here the border ``S`` (the dense rows and columns and
+    the multipliers, which may be coupled to the border only) is split off:
+    ``A11`` (sparse, no dense rows) is factorized by SuperLU, and the
+    Schur complement ``A22 - A21 A11^-1 A12`` (``|S| x |S|``) densely.
+    """
+
+    def __init__(self, A, border):
+        from scipy.sparse.linalg import splu
+        A = sp.csc_matrix(A)
+        n = A.shape[0]
+        self.S = S = np.asarray(border, int)
+        self.R = R = np.setdiff1d(np.arange(n), S)
+        Ar = A[R]
+        self.lu = splu(sp.csc_matrix(Ar[:, R]))
+        A12 = Ar[:, S].toarray()
+        As = A[S]
+        self.A21 = sp.csr_matrix(As[:, R])
+        self.X = self.lu.solve(A12)
+        self.schur = DenseLU(As[:, S].toarray() - self.A21 @ self.X)
+        self.n = n
+
+    def solve(self, b):
+        b = np.asarray(b)
+        z = self.lu.solve(np.ascontiguousarray(b[self.R]))
+        x2 = self.schur.solve(b[self.S] - self.A21 @ z)
+        x = np.empty(self.n, dtype=np.result_type(b, z))
+        x[self.R] = z - self.X @ x2
+        x[self.S] = x2
+        return x
+
+
+def dense_border(A, algebraic=(), max_border=200):
+    """Indices of the dense rows and columns of ``A`` (more than ``max(64, 4 sqrt(n))``
+    entries) together with ``algebraic`` ones, or an empty array when there are no
+    dense rows or columns or the border would exceed ``max_border``."""
+    A = sp.csr_matrix(A)
+    n = A.shape[0]
+    lim = max(64, int(4 * np.sqrt(n)))
+    dense = np.flatnonzero((np.diff(A.indptr) > lim) | (np.diff(A.tocsc().indptr) > lim))
+    if not dense.size:
+        return dense
+    S = np.union1d(dense, np.asarray(algebraic, int))
+    return S if S.size <= max_border else np.zeros(0, int)
+
+
+def sparse_factor(A, algebraic=()):
+    """SuperLU of ``A``, through :class:`BorderedLU` when ``A`` has a few dense rows/columns."""
+    from scipy.sparse.linalg import splu
+    S = dense_border(A, algebraic)
+    if S.size:
+        try:
+            return BorderedLU(A, S)
+        except (RuntimeError, np.linalg.LinAlgError):
+            pass                         # singular interior block: factorize the whole matrix
+    return splu(sp.csc_matrix(A))

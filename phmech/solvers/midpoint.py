@@ -29,9 +29,8 @@ the exact discrete work supplied through the ports (``Result.work``).
 """
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 
-from ._dense import DENSE_MAX, DenseLU as _DenseLU
+from ._dense import DENSE_MAX, DenseLU as _DenseLU, sparse_factor
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
 class ImplicitMidpoint(Solver):
@@ -131,7 +130,8 @@ class ImplicitMidpoint(Solver):
             if self.problem.n <= DENSE_MAX:
                 self.lu = _DenseLU(A.toarray() if sp.issparse(A) else A)
             else:
-                self.lu = splu(sp.csc_matrix(A))
+                d = self.problem
+                self.lu = sparse_factor(A, np.arange(d.nq + d.ne, d.n))
         except (RuntimeError, np.linalg.LinAlgError) as err:
             raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): the mass matrix is "
                               "singular on the motions the joints allow, or constraints are dependent") from None
