@@ -37,14 +37,14 @@ Method (Hairer & Wanner, *Solving Ordinary Differential Equations II*,
 Everything is computed from the nodes at import time (collocation matrix,
 eigenbasis, embedded weights, dense-output basis).  One real and one
 complex factorization per step size and Jacobian: dense LAPACK up to
-:data:`~phmech.solvers._dense.DENSE_MAX` unknowns, ``E`` and ``J`` sparse
-(``scipy.sparse.linalg.splu``) above.
+:data:`~phmech.solvers._dense.DENSE_MAX` unknowns, sparse above (SuperLU,
+with the dense rows and columns of floating frames eliminated as a border:
+:func:`~phmech.solvers._dense.sparse_factor`).
 """
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 
-from ._dense import DENSE_MAX, DenseLU
+from ._dense import DENSE_MAX, DenseLU, sparse_factor
 
 from .base import Solver, SolverError, count_option, positive_option
 
@@ -174,8 +174,9 @@ class RadauIIA(Solver):
                 real = DenseLU(GAMMA / h * self.E - self._J)
                 cplx = DenseLU((ALPHA - 1j * BETA) / h * self.E - self._J)
             else:
-                real = splu(sp.csc_matrix(GAMMA / h * self.E - self._J))
-                cplx = splu(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex))
+                alg = np.flatnonzero(self.algebraic)
+                real = sparse_factor(sp.csc_matrix(GAMMA / h * self.E - self._J), alg)
+                cplx = sparse_factor(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex), alg)
         except (RuntimeError, np.linalg.LinAlgError) as err:
             raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): a singular mass "
                               "matrix on the allowed motions, or dependent constraints") from None
