@@ -46,9 +46,41 @@ def _csr_mv_add(indptr, indices, data, x, out, sign):
 
 
 @_jit
+def _loads_add(q, loads, fe):
+    """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
+    2: quaternion ``R = Q(p) / |p|^2``)."""
+    kind, rot, dim, ptr, cols, AT, U = loads
+    for k in range(kind.size):
+        u = U[k]
+        ub = np.zeros(3)
+        if kind[k] == 0:
+            for i in range(3):
+                ub[i] = u[i]
+        elif kind[k] == 1:
+            c, s = np.cos(q[rot[k]]), np.sin(q[rot[k]])
+            ub[0] = c * u[0] + s * u[1]
+            ub[1] = -s * u[0] + c * u[1]
+        else:
+            o = rot[k]
+            pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
+            n2 = pw * pw + px * px + py * py + pz * pz
+            Q = np.empty((3, 3))
+            Q[0, 0], Q[0, 1], Q[0, 2] = pw * pw + px * px - py * py - pz * pz, 2 * (px * py - pw * pz), 2 * (px * pz + pw * py)
+            Q[1, 0], Q[1, 1], Q[1, 2] = 2 * (px * py + pw * pz), pw * pw - px * px + py * py - pz * pz, 2 * (py * pz - pw * px)
+            Q[2, 0], Q[2, 1], Q[2, 2] = 2 * (px * pz - pw * py), 2 * (py * pz + pw * px), pw * pw - px * px - py * py + pz * pz
+            for i in range(3):
+                ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
+        for j in range(ptr[k], ptr[k + 1]):
+            acc = 0.0
+            for i in range(dim[k]):
+                acc += AT[j, i] * ub[i]
+            fe[cols[j]] += acc
+
+
+@_jit
 def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                     J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
-                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, out):
+                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads, out):
     """The compiled part of ``f(t, y)`` written into ``out`` (see the module docstring).
 
     ``pf_*``: (3, k) planar frame indices; ``pt_*``: point indices;
@@ -57,7 +89,9 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``nlb``: the packed
-    consistent beams (:func:`phmech.assembly.compiled_beams.pack`).
+    consistent beams (:func:`phmech.assembly.compiled_beams.pack`); ``loads``:
+    the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
+    (:meth:`CompiledResidual.load_args`).
     """
     q = y[:nq]
     e = y[nq:nq + ne]
@@ -121,6 +155,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops = nlb
     if nb:
         nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops, out, fe)
+    _loads_add(q, loads, fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -179,7 +214,16 @@ class CompiledResidual:
             self.Kw = i0
         self.nslot = nslot
         planar = [g for g in d.joint_groups if isinstance(g, PlanarGroup)]
-        self.other_groups = [g for g in d.joint_groups if not isinstance(g, PlanarGroup)]
+        others = [g for g in d.joint_groups if not isinstance(g, PlanarGroup)]
+        # groups whose every joint has constant rows (spatial joints to the ground such as the
+        # spherical one): their triplets once, as constant extra rows of the kernel
+        constant = [g for g in others if not getattr(g, "items", True)]
+        self.other_groups = [g for g in others if g not in constant]
+        if constant:
+            r, c, v = d._cat([g.G_triplets(d.q0) for g in constant])
+            self.X_const = (r.astype(np.int64), c.astype(np.int64), np.asarray(v, float))
+        else:
+            self.X_const = (i0, i0, np.zeros(0))
         self.leftovers += [f"joint group {type(g).__name__}" for g in self.other_groups]
         if planar:
             (g,) = planar                       # one group per family
@@ -190,30 +234,62 @@ class CompiledResidual:
             self.G = (i0, i0, np.zeros(0), np.zeros((0, 0)), i0)
         self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_beams]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
-        self.loads = d.loads
+        from ..loads import Load
+        from ..math.rotations import PlanarAngle, UnitQuaternion
+        kinds = {None: 0, PlanarAngle: 1, UnitQuaternion: 2}
+        packed = [(ld, sq, se) for ld, sq, se in d.loads
+                  if type(ld).force is Load.force and type(ld).force_e is Load.force_e
+                  and (not ld.inertial or getattr(ld.body, "rotation_kind", None) in kinds)]
+        self.loads = [item for item in d.loads if item not in packed]
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
+        self._packed_loads = packed
+        kind, rot, dim, ptr, cols, AT = [], [], [], [0], [], []
+        for ld, sq, se in packed:
+            A = np.asarray(ld.A.toarray() if sp.issparse(ld.A) else ld.A, float)
+            m = A.shape[0]
+            kind.append(kinds[ld.body.rotation_kind] if ld.inertial else 0)
+            rot.append(sq.start + (ld.body.rotation_index if ld.inertial else 0))
+            dim.append(m)
+            cols.append(se.start + np.asarray(ld.cols, int))
+            block = np.zeros((A.shape[1], 3))
+            block[:, :m] = A.T
+            AT.append(block)
+            ptr.append(ptr[-1] + A.shape[1])
+        self._load_arrays = (np.array(kind, np.int64), np.array(rot, np.int64), np.array(dim, np.int64),
+                             np.array(ptr, np.int64),
+                             np.concatenate(cols).astype(np.int64) if cols else i0,
+                             np.vstack(AT) if AT else np.zeros((0, 3)))
         self.pure = not (self.other_kin or self.other_groups or self.effort or self.loads)
         #: the dense Jacobian is compiled too (no consistent beams)
-        self.has_jacobian = self.pure and not beams
+        self.has_jacobian = self.pure and not beams and not packed
         self._empty_x = (i0, i0, np.zeros(0))
 
     def extra_G(self, q):
-        """``G`` triplets of the joint groups that are not compiled."""
+        """Extra ``G`` triplets: the constant groups' and those of the groups not compiled."""
         if not self.other_groups:
-            return self._empty_x
-        r, c, v = self.dae._cat([g.G_triplets(q) for g in self.other_groups])
+            return self.X_const
+        r, c, v = self.dae._cat([self.X_const] + [g.G_triplets(q) for g in self.other_groups])
         return r.astype(np.int64), c.astype(np.int64), np.asarray(v, float)
+
+    def load_args(self, t):
+        """The packed loads with their inputs ``u(t)`` (rows padded to 3)."""
+        U = np.zeros((len(self._packed_loads), 3))
+        for k, (ld, _, _) in enumerate(self._packed_loads):
+            u = np.asarray(ld.fun(t), float).ravel()
+            U[k, :u.size] = u
+        return (*self._load_arrays, U)
 
     def inactive(self):
         return np.flatnonzero(~self.dae.active).astype(np.int64)
 
-    def kernel_args(self, w, X=None, inactive=None):
-        """Arguments of :func:`residual_kernel` after ``(t, y)`` (without ``out``)."""
+    def kernel_args(self, t, X=None, inactive=None):
+        """Arguments of :func:`residual_kernel` after ``(t, y)`` (without ``out``); the
+        prescribed velocities and the loads' inputs are those at ``t``."""
         d = self.dae
-        X = self._empty_x if X is None else X
+        X = self.X_const if X is None else X
         inactive = self.inactive() if inactive is None else inactive
         return (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw, self.nslot,
-                *self.R, *self.G, *X, np.asarray(w, float), inactive, self.nlb)
+                *self.R, *self.G, *X, np.asarray(d.w(t), float), inactive, self.nlb, self.load_args(t))
 
     def jacobian(self, y):
         """Dense ``df/dy`` of a pure system (no leftovers; ``w`` does not depend on ``y``)."""
@@ -224,6 +300,10 @@ class CompiledResidual:
         J = np.zeros((d.n, d.n))
         jacobian_kernel(np.asarray(y, float), d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0,
                         *self.K, self.Kw, self.nslot, *self.R, *self.G, self.inactive(), J)
+        r, c, v = self.X_const                    # constant rows: G^T in the e rows, -G in lam rows
+        act = self.dae.active[r]
+        np.add.at(J, (d.nq + c, d.nq + d.ne + r), v)
+        np.add.at(J, (d.nq + d.ne + r[act], d.nq + c[act]), -v[act])
         return J
 
     def f(self, t, y):
@@ -233,7 +313,7 @@ class CompiledResidual:
         q, e = y[d.sq], y[d.se]
         out = np.empty(d.n)
         X = self.extra_G(q) if self.other_groups else None
-        residual_kernel(t, y, *self.kernel_args(d.w(t), X), out)
+        residual_kernel(t, y, *self.kernel_args(t, X), out)
         if self.pure:
             return out
         for b, sq, se in self.other_kin:
@@ -296,7 +376,7 @@ def _block_scales(y, nq, ne, scale):
 @_jit
 def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, lu, piv, tol, max_newton, dae_scale,
                     nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
-                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb):
+                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
     """Simplified Newton iteration of one midpoint step with a fixed LU (the Python loop of
     :meth:`ImplicitMidpoint._step`, same tests).  ``z`` is updated in place.
 
@@ -316,7 +396,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, lu, piv, tol, max_newton, dae_scal
             ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
         residual_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                         Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
-                        inactive, nlb, fz)
+                        inactive, nlb, loads, fz)
         r = np.zeros(n)
         _csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
         finite = True

@@ -272,7 +272,7 @@ class ImplicitMidpoint(Solver):
             self._lu_c = (self.lu, np.ascontiguousarray(self.lu.lu), np.asarray(self.lu.piv, np.int64))
         status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self._lu_c[1], self._lu_c[2],
                                           self.newton_tol, self.max_newton, self.dae_scale,
-                                          *c.kernel_args(self.problem.w(tm)))
+                                          *c.kernel_args(tm))
         self.nfev += it + 1
         return status == 1, (err if status < 2 else np.nan)
 
