@@ -46,6 +46,16 @@ def _csr_mv_add(indptr, indices, data, x, out, sign):
 
 
 @_jit
+def _quadratic(pw, px, py, pz):
+    """``Q(p)`` with ``R(p) = Q(p) / |p|^2`` (the quaternion's rotation for any norm)."""
+    Q = np.empty((3, 3))
+    Q[0, 0], Q[0, 1], Q[0, 2] = pw * pw + px * px - py * py - pz * pz, 2 * (px * py - pw * pz), 2 * (px * pz + pw * py)
+    Q[1, 0], Q[1, 1], Q[1, 2] = 2 * (px * py + pw * pz), pw * pw - px * px + py * py - pz * pz, 2 * (py * pz - pw * px)
+    Q[2, 0], Q[2, 1], Q[2, 2] = 2 * (px * pz - pw * py), 2 * (py * pz + pw * px), pw * pw - px * px - py * py + pz * pz
+    return Q
+
+
+@_jit
 def _loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
     2: quaternion ``R = Q(p) / |p|^2``)."""
@@ -64,10 +74,7 @@ def _loads_add(q, loads, fe):
             o = rot[k]
             pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
             n2 = pw * pw + px * px + py * py + pz * pz
-            Q = np.empty((3, 3))
-            Q[0, 0], Q[0, 1], Q[0, 2] = pw * pw + px * px - py * py - pz * pz, 2 * (px * py - pw * pz), 2 * (px * pz + pw * py)
-            Q[1, 0], Q[1, 1], Q[1, 2] = 2 * (px * py + pw * pz), pw * pw - px * px + py * py - pz * pz, 2 * (py * pz - pw * px)
-            Q[2, 0], Q[2, 1], Q[2, 2] = 2 * (px * pz - pw * py), 2 * (py * pz + pw * px), pw * pw - px * px - py * py + pz * pz
+            Q = _quadratic(pw, px, py, pz)
             for i in range(3):
                 ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
         for j in range(ptr[k], ptr[k + 1]):
@@ -112,12 +119,9 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         n2 = pw * pw + px * px + py * py + pz * pz
         v0, v1, v2 = e[oe], e[oe + 1], e[oe + 2]
         w0, w1, w2 = e[oe + 3], e[oe + 4], e[oe + 5]
-        out[oq] = ((pw * pw + px * px - py * py - pz * pz) * v0 + 2 * (px * py - pw * pz) * v1
-                   + 2 * (px * pz + pw * py) * v2) / n2
-        out[oq + 1] = (2 * (px * py + pw * pz) * v0 + (pw * pw - px * px + py * py - pz * pz) * v1
-                       + 2 * (py * pz - pw * px) * v2) / n2
-        out[oq + 2] = (2 * (px * pz - pw * py) * v0 + 2 * (py * pz + pw * px) * v1
-                       + (pw * pw - px * px - py * py + pz * pz) * v2) / n2
+        Q = _quadratic(pw, px, py, pz)
+        for a in range(3):
+            out[oq + a] = (Q[a, 0] * v0 + Q[a, 1] * v1 + Q[a, 2] * v2) / n2
         out[oq + 3] = -0.5 * (w0 * px + w1 * py + w2 * pz)
         out[oq + 4] = 0.5 * (pw * w0 + py * w2 - pz * w1)
         out[oq + 5] = 0.5 * (pw * w1 + pz * w0 - px * w2)
@@ -467,10 +471,7 @@ def jacobian_kernel(y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i,
         wv = e[oe + 3:oe + 6]
         pw, px, py, pz = p[0], p[1], p[2], p[3]
         n2 = pw * pw + px * px + py * py + pz * pz
-        Q = np.empty((3, 3))
-        Q[0, 0], Q[0, 1], Q[0, 2] = pw * pw + px * px - py * py - pz * pz, 2 * (px * py - pw * pz), 2 * (px * pz + pw * py)
-        Q[1, 0], Q[1, 1], Q[1, 2] = 2 * (px * py + pw * pz), pw * pw - px * px + py * py - pz * pz, 2 * (py * pz - pw * px)
-        Q[2, 0], Q[2, 1], Q[2, 2] = 2 * (px * pz - pw * py), 2 * (py * pz + pw * px), pw * pw - px * px - py * py + pz * pz
+        Q = _quadratic(pw, px, py, pz)
         dQ = np.empty((4, 3, 3))
         dQ[0, 0, 0], dQ[0, 0, 1], dQ[0, 0, 2] = pw, -pz, py
         dQ[0, 1, 0], dQ[0, 1, 1], dQ[0, 1, 2] = pz, pw, -px

@@ -34,7 +34,6 @@ without changing the system layer.
 The matrices are assembled once with Firedrake and converted to scipy; no
 Firedrake call happens during time integration.
 """
-import hashlib
 import os
 
 import numpy as np
@@ -42,6 +41,7 @@ import scipy.sparse as sp
 
 from ..bodies.base import Body, FixedBody, FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
+from .cache import CachedFE
 
 #: velocity conditions per end: which of (v_x, v_y, slope) vanish
 END_CONDITIONS = {
@@ -99,7 +99,7 @@ def _check_positive(owner, **values):
         raise ValueError(f"beam '{owner}': parameters must be positive and finite: {', '.join(bad)}")
 
 
-class EulerBernoulliFE:
+class EulerBernoulliFE(CachedFE):
     """Mixed FE matrices of a beam on ``[0, L]`` (flexible part only).
 
     Attributes (all over the flexible unknowns ``(v_x, v_y, n, m)``)
@@ -114,36 +114,17 @@ class EulerBernoulliFE:
     them back and never imports Firedrake (``from_cache`` says which).
     """
 
-    def __init__(self, name, L, n_elem, rhoA, EA, EI):
-        from . import cache
-
-        self.name, self.L, self.n_elem = name, L, n_elem
-        self.rhoA, self.EA, self.EI = rhoA, EA, EI
-        self._fd = None
-        self._points = None
-        self._key = cache.key("EulerBernoulliFE", [float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
-                              [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
-        data = cache.load(self._key)
-        self.from_cache = data is not None
-        if data is None:
-            self._setup_firedrake()
-            data = self._assemble()
-            data["memo"] = {}
-            cache.store(self._key, data)
-        self.M, self.J, self.K = data["M"], data["J"], data["K"]
-        self.offsets = {k: data["offsets"][k] for k in ("vx", "vy", "n", "m")}
-        self.nf = int(data["nf"])
-        self.trace = data["trace"]
-        self._memo = dict(data.get("memo", {}))
-
+    KIND = "EulerBernoulliFE"
+    CACHED = ("M", "J", "K", "offsets", "nf", "trace")
     #: Firedrake objects, built on first use (a model read from the cache has none)
     FIREDRAKE_ATTRIBUTES = ("mesh", "x", "Vx", "Vy", "Vn", "Vm", "W", "_trials", "_tests")
 
-    def __getattr__(self, name):
-        if name in type(self).FIREDRAKE_ATTRIBUTES and self.__dict__.get("_fd") is None:
-            self._setup_firedrake()
-            return getattr(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    def __init__(self, name, L, n_elem, rhoA, EA, EI):
+        self.name, self.L, self.n_elem = name, L, n_elem
+        self.rhoA, self.EA, self.EI = rhoA, EA, EI
+        self._load_or_assemble([float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
+                               [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
+        self.nf = int(self.nf)
 
     def _setup_firedrake(self):
         """Mesh, spaces and test functions (only when something is not in the cache)."""
@@ -163,6 +144,7 @@ class EulerBernoulliFE:
         self._tests = fd.TestFunctions(W)
 
     def _assemble(self):
+        self._setup_firedrake()
         fd = self._fd
         rhoA, EA, EI = self.rhoA, self.EA, self.EI
         sizes = [V.dim() for V in (self.Vx, self.Vy, self.Vn, self.Vm)]
@@ -188,15 +170,6 @@ class EulerBernoulliFE:
                 "slope": to_numpy(fd.assemble(dvy.dx(0) * fd.ds(mark))),
             }
         return out
-
-    def _remember(self, tag, value):
-        """Keep a derived result in memory and in the cache entry."""
-        from . import cache
-        self._memo[tag] = value
-        data = {"M": self.M, "J": self.J, "K": self.K, "offsets": self.offsets, "nf": self.nf,
-                "trace": self.trace, "memo": self._memo}
-        cache.store(self._key, data)
-        return value
 
     def frame_coupling(self):
         """:meth:`rigid_coupling` of the planar frame's three rigid fields
@@ -238,7 +211,7 @@ class EulerBernoulliFE:
         points = np.atleast_1d(np.asarray(points, float))
         if np.any(points < -1e-12 * self.L) or np.any(points > self.L * (1 + 1e-12)):
             raise ValueError(f"beam '{self.name}': evaluation points must lie in [0, {self.L}], got {points}")
-        tag = "points_" + hashlib.sha256(points.tobytes()).hexdigest()[:16]
+        tag = self.points_tag(points)
         if tag not in self._memo:
             self._setup_firedrake()
             if self._points is None:

@@ -77,6 +77,7 @@ from scipy.sparse.linalg import splu, spsolve
 from ..bodies.base import FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
 from ._sandwich import Sandwich as _Sandwich
+from .cache import CachedFE
 from .beam import _check_positive, check_n_elem
 from .frame_rate import FrameRate
 
@@ -96,7 +97,7 @@ def _single_dof(row, what, owner):
     return int(nz[0])
 
 
-class NonlinearBeamFE:
+class NonlinearBeamFE(CachedFE):
     """Mixed FE matrices of the nonlinear planar beam on ``[0, L]``.
 
     Attributes
@@ -109,36 +110,19 @@ class NonlinearBeamFE:
     Dm : CSR (nVm, nV): ``int dm phi''``
     """
 
+    KIND = "NonlinearBeamFE"
     #: what the FE cache (:mod:`phmech.fem.cache`) keeps of this object
     CACHED = ("M", "J", "K", "offsets", "nV", "xi", "one", "Dm", "wq", "E1", "Nq", "trace")
+    FIREDRAKE_ATTRIBUTES = ("mesh", "V", "_test")
 
     def __init__(self, name, L, n_elem, rhoA, EA, EI):
         import os
 
-        from . import cache
-
         self.name, self.L, self.n_elem = name, L, n_elem
         self.rhoA, self.EA, self.EI = rhoA, EA, EI
-        self._fd = None
-        self._points = None
-        self._key = cache.key("NonlinearBeamFE", [float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
-                              [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
-        data = cache.load(self._key)
-        self.from_cache = data is not None
-        if data is None:
-            data = self._assemble()
-            data["memo"] = {}
-            cache.store(self._key, data)
-        for k in self.CACHED:
-            setattr(self, k, data[k])
+        self._load_or_assemble([float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
+                               [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
         self.nV = int(self.nV)
-        self._memo = dict(data.get("memo", {}))
-
-    def __getattr__(self, name):
-        if name in ("mesh", "V", "_test") and self.__dict__.get("_fd") is None:
-            self._setup_firedrake()
-            return getattr(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _setup_firedrake(self):
         if self._fd is not None:
@@ -201,18 +185,14 @@ class NonlinearBeamFE:
 
     def point_rows(self, points):
         """Rows evaluating a Hermite field at ``points`` (array ``(npts, nV)``), cached per point set."""
-        import hashlib
-
-        from . import cache
         from .beam import CellPointEvaluator
         points = np.clip(np.atleast_1d(np.asarray(points, float)), 0.0, self.L)
-        tag = "points_" + hashlib.sha256(points.tobytes()).hexdigest()[:16]
+        tag = self.points_tag(points)
         if tag not in self._memo:
             self._setup_firedrake()
             if self._points is None:
                 self._points = CellPointEvaluator(self.mesh)
-            self._memo[tag] = self._points.rows(points, (self._test,))[0]
-            cache.store(self._key, {**{k: getattr(self, k) for k in self.CACHED}, "memo": self._memo})
+            self._remember(tag, self._points.rows(points, (self._test,))[0])
         return self._memo[tag]
 
 

@@ -134,3 +134,49 @@ def store(k, data):
         os.replace(tmp, os.path.join(d, k + ".npz"))
     except OSError as err:          # a read-only home: run without the cache
         log.info("FE cache: not written (%s)", err)
+
+
+class CachedFE:
+    """Base of FE objects kept in the cache.
+
+    A subclass names its entries (``KIND``, ``CACHED``: the attributes
+    stored), the Firedrake objects built on first use
+    (``FIREDRAKE_ATTRIBUTES``, made by ``_setup_firedrake``) and
+    ``_assemble()``, which returns the ``CACHED`` attributes as a dict.
+    Derived results (point rows, couplings) are added with :meth:`_remember`.
+    """
+
+    KIND = None
+    CACHED = ()
+    FIREDRAKE_ATTRIBUTES = ()
+
+    def _load_or_assemble(self, params, sources):
+        self._fd = None
+        self._points = None
+        self._key = key(self.KIND, params, sources)
+        data = load(self._key)
+        self.from_cache = data is not None
+        if data is None:
+            data = self._assemble()
+            data["memo"] = {}
+            store(self._key, data)
+        for name in self.CACHED:
+            setattr(self, name, data[name])
+        self._memo = dict(data.get("memo", {}))
+
+    def __getattr__(self, name):
+        if name in type(self).FIREDRAKE_ATTRIBUTES and self.__dict__.get("_fd") is None:
+            self._setup_firedrake()
+            return getattr(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _remember(self, tag, value):
+        """Keep a derived result in memory and in the cache entry."""
+        self._memo[tag] = value
+        store(self._key, {**{name: getattr(self, name) for name in self.CACHED}, "memo": self._memo})
+        return value
+
+    @staticmethod
+    def points_tag(points):
+        """The memo tag of a set of evaluation points."""
+        return "points_" + hashlib.sha256(np.ascontiguousarray(points, float).tobytes()).hexdigest()[:16]

@@ -21,6 +21,8 @@ machine code.
 """
 import numpy as np
 
+from ..assembly.compiled import lu_solve
+
 try:
     import numba
 except ImportError:  # pragma: no cover - numba is part of the installed stack
@@ -394,28 +396,6 @@ def _rhs(model, t, y, A, V, S):
 
 
 @_jit
-def _lu_solve(lu, piv, b):
-    """Solve with row-major ``getrf`` factors (0-based pivots); real or complex."""
-    n = b.size
-    x = b.copy()
-    for i in range(n):
-        p = piv[i]
-        if p != i:
-            x[i], x[p] = x[p], x[i]
-    for i in range(n):
-        s = x[i]
-        for j in range(i):
-            s -= lu[i, j] * x[j]
-        x[i] = s
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, n):
-            s -= lu[i, j] * x[j]
-        x[i] = s / lu[i, i]
-    return x
-
-
-@_jit
 def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ediag, lur, pivr, luc, pivc,
                  C, T, TI, gamma, alpha, beta, tol, maxiter):
     """The simplified Newton iteration of :meth:`RadauIIA._stages` for a diagonal ``E``
@@ -440,8 +420,8 @@ def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ediag, lur, pivr,
         r1 = G[0] - gamma / h * (Ediag * W[0])
         r23 = (G[1] + 1j * G[2]) - (alpha - 1j * beta) / h * (Ediag * W[1] + 1j * (Ediag * W[2]))
         dW = np.empty((3, n))
-        dW[0] = _lu_solve(lur, pivr, r1)
-        u = _lu_solve(luc, pivc, r23)
+        dW[0] = lu_solve(lur, pivr, r1)
+        u = lu_solve(luc, pivc, r23)
         dW[1] = u.real
         dW[2] = u.imag
         D = T @ dW
