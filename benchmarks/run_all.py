@@ -201,7 +201,7 @@ def hinged(quick):
     w_sc, wall_sc, _ = scipy_radau(ne, te, ref.t)
     err_sc = np.max(np.abs(w_sc - ref.omega_z)) / peak
     best = None
-    for dt in (0.02, 0.01, 0.005, 0.0025):
+    for dt in (0.02, 0.01, 0.005, 0.004, 0.0033, 0.0025, 0.00125):
         o = hb.run(te, ne, dt=dt, plot=False, vtk=False)
         err = np.max(np.abs(o.omega_z - ref.omega_z)) / peak
         wall = o.summary["stats"]["wall_time"]

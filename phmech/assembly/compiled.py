@@ -85,6 +85,25 @@ def _loads_add(q, loads, fe):
 
 
 @_jit
+def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
+    """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
+    (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers)."""
+    q = y[:nq]
+    e = y[nq:nq + ne]
+    lam = y[nq + ne:]
+    P = 0.0
+    for i in range(lam.size):
+        P += w[i] * lam[i]
+    fl = np.zeros(ne)
+    _loads_add(q, loads, fl)
+    if Rp.size > 1:
+        _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
+    for i in range(ne):
+        P += e[i] * fl[i]
+    return P
+
+
+@_jit
 def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                     J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
                     Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads, out):
@@ -162,6 +181,12 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     _loads_add(q, loads, fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
+
+
+#: names of :func:`residual_kernel`'s arguments between ``(t, y)`` and ``out`` (:meth:`kernel_args`)
+_KERNEL_ARGS = ("nq", "ne", "nl", "pf_q", "pf_e", "pt_q", "pt_e", "sf_q", "sf_e", "J0p", "J0i", "J0d",
+                "Kp", "Ki", "Kd", "Kw", "nslot", "Rp", "Ri", "Rd", "Gr", "Gc", "Gv0", "Gvcs", "Gang",
+                "Xr", "Xc", "Xv", "w", "inactive", "nlb", "loads")
 
 
 def _csr(A, shape):
@@ -294,6 +319,13 @@ class CompiledResidual:
         inactive = self.inactive() if inactive is None else inactive
         return (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw, self.nslot,
                 *self.R, *self.G, *X, np.asarray(d.w(t), float), inactive, self.nlb, self.load_args(t))
+
+    def power(self, y, args):
+        """Supplied power at ``y`` of a pure system, with the :meth:`kernel_args` ``args`` of the
+        same time (prescribed velocities and load inputs)."""
+        d = self.dae
+        a = dict(zip(_KERNEL_ARGS, args))
+        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"])
 
     def jacobian(self, y):
         """Dense ``df/dy`` of a pure system (no leftovers; ``w`` does not depend on ``y``)."""

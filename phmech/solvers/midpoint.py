@@ -255,7 +255,11 @@ class ImplicitMidpoint(Solver):
         ym = z.copy()
         ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
         self.work_old = self.work
-        self.work += h * d.power(tm, ym)
+        point = getattr(self, "_kernel_point", None) if self._kernel is not None else None
+        if point is not None and point[0] == tm:
+            self.work += h * self._kernel.power(ym, point[1])
+        else:
+            self.work += h * d.power(tm, ym)
         self.t_old, self.y_old = t0, y0
         self.y = z
         self._h_last = h
@@ -270,9 +274,10 @@ class ImplicitMidpoint(Solver):
             self.dae_scale = np.asarray(self.dae_scale, float)
         if getattr(self, "_lu_c", (None,))[0] is not self.lu:     # row-major copy for the kernel
             self._lu_c = (self.lu, np.ascontiguousarray(self.lu.lu), np.asarray(self.lu.piv, np.int64))
+        args = c.kernel_args(tm)
+        self._kernel_point = (tm, args)       # reused for the step's supplied work
         status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self._lu_c[1], self._lu_c[2],
-                                          self.newton_tol, self.max_newton, self.dae_scale,
-                                          *c.kernel_args(tm))
+                                          self.newton_tol, self.max_newton, self.dae_scale, *args)
         self.nfev += it + 1
         return status == 1, (err if status < 2 else np.nan)
 
