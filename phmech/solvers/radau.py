@@ -80,6 +80,7 @@ def _tableau():
 
 
 C, A, A_INV, GAMMA, ALPHA, BETA, T, T_INV, E_WEIGHTS, DENSE_INV = _tableau()
+_POWERS = np.arange(1, 4)
 #: simplified Newton iterations per step (adaptive mode)
 MAX_NEWTON = 7
 #: bounds of the step-size change per step
@@ -128,6 +129,7 @@ class RadauIIA(Solver):
             self.E = self.E.toarray()
         self.algebraic = np.zeros(problem.n, bool)
         self.algebraic[problem.n - problem.nl:] = True
+        self._differential = np.flatnonzero(~self.algebraic)
         # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, np.sqrt(self.rtol)))
         self.maxiter = MAX_NEWTON if self.fixed_step is None else 30
@@ -160,8 +162,9 @@ class RadauIIA(Solver):
         return min(h, 1e-2 * (self.t_end - self.t0))
 
     def _error_norm(self, x, scale):
-        d = ~self.algebraic
-        return np.sqrt(np.mean((x[d] / scale[d]) ** 2))
+        d = self._differential
+        r = x[d] / scale[d]
+        return np.sqrt((r @ r) / r.size)
 
     def _newton_norm(self, dW, scale, h):
         s = scale.copy()
@@ -265,7 +268,7 @@ class RadauIIA(Solver):
             return np.zeros((3, self.problem.n))
         t_prev, h_prev, y_prev, Q = self._poly
         x = (t + C * h - t_prev) / h_prev
-        return (Q @ np.vstack([x, x ** 2, x ** 3])).T + y_prev - self.y
+        return (x[:, None] ** _POWERS) @ Q.T + (y_prev - self.y)
 
     def _step_factor(self, err_norm, iterations, h, accepted):
         """Factor of the next step size.
