@@ -63,6 +63,8 @@ def test_warm_start_does_not_import_firedrake(cache_dir):
             "d = s.assemble(); d.initial_state(); b['coupler'].displacement_rows([0.15]); "
             "s, b = cs.build(4, True); d = s.assemble(); d.initial_state(); "
             "b['coupler'].displacement_rows([0.15]); "
+            "from phmech.validation import hinged_beam as hb; s, beam = hb.build(2); "
+            "d = s.assemble(); d.initial_state(); beam.displacement_rows([0.5]); "
             "print('FIREDRAKE', 'firedrake' in sys.modules)")
     env = {**os.environ, "PHMECH_CACHE_DIR": str(cache_dir)}
     outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env).stdout

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from ..bodies.base import SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
+from .cache import CachedFE
 
 
 class FloatingSpatialBeam(SpatialFrameBody):
@@ -54,61 +55,15 @@ class FloatingSpatialBeam(SpatialFrameBody):
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0), geometric_stiffness=False):
         super().__init__(name, position, orientation)
         n_elem = check_n_elem(name, n_elem, fields=8)
-        import firedrake as fd
-
         G = E / 2.6 if G is None else G
         Jt = Iy + Iz if Jt is None else Jt
         Ip = Iy + Iz if Ip is None else Ip
         _check_positive(name, L=L, rho=rho, A=A, E=E, Iy=Iy, Iz=Iz, G=G, Jt=Jt, Ip=Ip)
         self.L, self.n_elem = float(L), int(n_elem)
         rhoA, EA, EIy, EIz, GJ, rIp = rho * A, E * A, E * Iy, E * Iz, G * Jt, rho * Ip
-        mesh = fd.IntervalMesh(n_elem, L)
-        x = fd.SpatialCoordinate(mesh)[0]
-        P1, H3 = fd.FunctionSpace(mesh, "CG", 1), fd.FunctionSpace(mesh, "Hermite", 3)
-        D0, D1 = fd.FunctionSpace(mesh, "DG", 0), fd.FunctionSpace(mesh, "DG", 1)
-        spaces = [P1, H3, H3, P1, D0, D1, D1, D0]
-        names = ["vx", "vy", "vz", "wx", "n", "mz", "my", "t"]
-        W = fd.MixedFunctionSpace(spaces)
-        vx, vy, vz, wx, n, mz, my, t = fd.TrialFunctions(W)
-        dvx, dvy, dvz, dwx, dn, dmz, dmy, dt = fd.TestFunctions(W)
-        dx = fd.dx
-        M = to_scipy(fd.assemble((rhoA * (dvx * vx + dvy * vy + dvz * vz) + rIp * dwx * wx
-                                  + dn * n / EA + dmz * mz / EIz + dmy * my / EIy + dt * t / GJ) * dx,
-                                 mat_type="aij"))
-        d2 = (lambda u: u.dx(0).dx(0))
-        J = to_scipy(fd.assemble((-dvx.dx(0) * n + dn * vx.dx(0)
-                                  - d2(dvy) * mz + dmz * d2(vy)
-                                  - d2(dvz) * my + dmy * d2(vz)
-                                  - dwx.dx(0) * t + dt * wx.dx(0)) * dx, mat_type="aij"))
-        # K_i: int rho A dv . (e_i x v); e1 x v = (0,-vz,vy), e2 x v = (vz,0,-vx), e3 x v = (-vy,vx,0)
-        Kforms = [rhoA * (-dvy * vz + dvz * vy), rhoA * (dvx * vz - dvz * vx), rhoA * (-dvx * vy + dvy * vx)]
-        Kff = [to_scipy(fd.assemble(k * dx, mat_type="aij")) for k in Kforms]
-        sizes = [V.dim() for V in spaces]
-        edges = np.cumsum([0] + sizes)
-        off = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(names)}
-        nf = int(edges[-1])
-        # rigid velocity fields (translational part, spin part) of v_P (3) and omega (3)
-        one, zero = fd.Constant(1.0), fd.Constant(0.0)
-        modes = [((one, zero, zero), zero), ((zero, one, zero), zero), ((zero, zero, one), zero),
-                 ((zero, zero, zero), one), ((zero, zero, -x), zero), ((zero, x, zero), zero)]
-        cross = [lambda a: (zero, -a[2], a[1]), lambda a: (a[2], zero, -a[0]), lambda a: (-a[1], a[0], zero)]
-        dv = (dvx, dvy, dvz)
-        Mfr = np.column_stack([to_numpy(fd.assemble((rhoA * sum(dv[j] * N[j] for j in range(3)) + rIp * dwx * s) * dx))
-                               for N, s in modes])
-        Kfr = [np.column_stack([to_numpy(fd.assemble(rhoA * sum(dv[j] * c(N)[j] for j in range(3)) * dx))
-                                for N, s in modes]) for c in cross]
-        dxm = fd.dx(domain=mesh)
-        Mrr = np.array([[fd.assemble((rhoA * sum(Ni[j] * Nj[j] for j in range(3)) + rIp * si * sj) * dxm)
-                         for Nj, sj in modes] for Ni, si in modes])
-        Krr = [np.array([[fd.assemble(rhoA * sum(Ni[j] * c(Nj)[j] for j in range(3)) * dxm)
-                          for Nj, _ in modes] for Ni, _ in modes]) for c in cross]
-        # frame condition: cantilever at x = 0
-        tr = {}
-        for end, mark in (("A", 1), ("B", 2)):
-            tr[end] = {"vx": to_numpy(fd.assemble(dvx * fd.ds(mark))), "vy": to_numpy(fd.assemble(dvy * fd.ds(mark))),
-                       "vz": to_numpy(fd.assemble(dvz * fd.ds(mark))), "wx": to_numpy(fd.assemble(dwx * fd.ds(mark))),
-                       "sy": to_numpy(fd.assemble(dvy.dx(0) * fd.ds(mark))),
-                       "sz": to_numpy(fd.assemble(dvz.dx(0) * fd.ds(mark)))}
+        fe = self.fe = SpatialBeamFE(self.L, self.n_elem, rhoA, EA, EIy, EIz, GJ, rIp)
+        M, J, Kff, off, nf = fe.M, fe.J, fe.Kff, fe.off, fe.nf
+        Mfr, Kfr, Mrr, Krr, tr = fe.Mfr, fe.Kfr, fe.Mrr, fe.Krr, fe.trace
         drop = []
         for key in ("vx", "vy", "vz", "wx", "sy", "sz"):
             row = tr["A"][key]
@@ -131,8 +86,7 @@ class FloatingSpatialBeam(SpatialFrameBody):
         spin = np.zeros(self.M.shape[0])
         spin[3] = rIp * self.L
         wx_keep = [pos[i] for i in range(off["wx"].start, off["wx"].stop) if i in pos]
-        c_wx = to_numpy(fd.assemble(rIp * dwx * dx))
-        spin[wx_keep] = c_wx[[i for i in range(off["wx"].start, off["wx"].stop) if i in pos]]
+        spin[wx_keep] = fe.c_wx[[i for i in range(off["wx"].start, off["wx"].stop) if i in pos]]
         nz = np.flatnonzero(spin)
         for k, (row, sign) in ((1, (5, -1.0)), (2, (4, 1.0))):
             Kadd = sp.csr_matrix((np.r_[sign * spin[nz], -sign * spin[nz]],
@@ -143,9 +97,7 @@ class FloatingSpatialBeam(SpatialFrameBody):
                        for k, sl in off.items()}
         self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
         self.mass = float(Mrr[0, 0])
-        self._fd, self._mesh, self._off, self._keep, self._r = fd, mesh, off, keep, r
-        self._points = None
-        self._spaces = dict(zip(names, spaces))
+        self._off, self._keep, self._r = off, keep, r
         self.EA, self.EIy, self.EIz = EA, EIy, EIz
         for end, xe in (("A", 0.0), ("B", self.L)):
             T = tr[end]
@@ -175,17 +127,117 @@ class FloatingSpatialBeam(SpatialFrameBody):
             C = M[np.ix_(is_, is_)]
             D = J[np.ix_(is_, iv)]
             U = np.linalg.lstsq(D, C, rcond=None)[0]          # stress -> velocity-space dofs
-            P = self._point_rows(self._spaces[vel], vel, pts)  # (npts, len(iv))
+            P = self._point_rows(vel, pts)                     # (npts, len(iv))
             R = np.zeros((len(pts), self.ne))
             R[:, is_] = P @ U
             rows.append(R)
         return rows
 
-    def _point_rows(self, V, key, pts):
-        if self._points is None:
-            self._points = CellPointEvaluator(self._mesh)
-        full, = self._points.rows(np.clip(pts, 0.0, self.L), (self._fd.TestFunction(V),))
+    @property
+    def _mesh(self):
+        """The Firedrake mesh (built on first use when the model came from the FE cache)."""
+        return self.fe.mesh
+
+    def _point_rows(self, key, pts):
+        full = self.fe.point_rows(key, np.clip(pts, 0.0, self.L))
         # restrict to the kept dofs of this field, in the order of self.fields[key]
         sl = self._off[key]
         kept = [i - sl.start for i in self._keep if sl.start <= i < sl.stop]
         return full[:, kept]
+
+
+class SpatialBeamFE(CachedFE):
+    """Mixed FE matrices of the spatial floating beam on ``[0, L]``, kept in the FE cache.
+
+    Fields ``(v_x, v_y, v_z, w_x, n, m_z, m_y, t)`` in P1, Hermite, Hermite,
+    P1, DG0, DG1, DG1, DG0; the couplings with the six rigid velocity
+    fields of the frame (``Mfr``, ``Kfr``, ``Mrr``, ``Krr``), the boundary
+    traces and the sections' spin moment ``c_wx`` (see
+    :class:`FloatingSpatialBeam`).
+    """
+
+    KIND = "SpatialBeamFE"
+    CACHED = ("M", "J", "Kff", "off", "nf", "Mfr", "Kfr", "Mrr", "Krr", "trace", "c_wx")
+    FIREDRAKE_ATTRIBUTES = ("mesh", "spaces")
+    NAMES = ("vx", "vy", "vz", "wx", "n", "mz", "my", "t")
+
+    def __init__(self, L, n_elem, rhoA, EA, EIy, EIz, GJ, rIp):
+        import os
+
+        self.L, self.n_elem = L, n_elem
+        self.coef = (rhoA, EA, EIy, EIz, GJ, rIp)
+        self._load_or_assemble([float(L), int(n_elem)] + [float(c) for c in self.coef],
+                               [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
+        self.nf = int(self.nf)
+
+    def _setup_firedrake(self):
+        if self._fd is not None:
+            return
+        import firedrake as fd
+
+        self._fd = fd
+        self.mesh = mesh = fd.IntervalMesh(self.n_elem, self.L)
+        P1, H3 = fd.FunctionSpace(mesh, "CG", 1), fd.FunctionSpace(mesh, "Hermite", 3)
+        D0, D1 = fd.FunctionSpace(mesh, "DG", 0), fd.FunctionSpace(mesh, "DG", 1)
+        self.spaces = dict(zip(self.NAMES, [P1, H3, H3, P1, D0, D1, D1, D0]))
+
+    def _assemble(self):
+        self._setup_firedrake()
+        fd, mesh = self._fd, self.mesh
+        rhoA, EA, EIy, EIz, GJ, rIp = self.coef
+        x = fd.SpatialCoordinate(mesh)[0]
+        spaces = [self.spaces[k] for k in self.NAMES]
+        W = fd.MixedFunctionSpace(spaces)
+        vx, vy, vz, wx, n, mz, my, t = fd.TrialFunctions(W)
+        dvx, dvy, dvz, dwx, dn, dmz, dmy, dt = fd.TestFunctions(W)
+        dx = fd.dx
+        out = {}
+        out["M"] = to_scipy(fd.assemble((rhoA * (dvx * vx + dvy * vy + dvz * vz) + rIp * dwx * wx
+                                         + dn * n / EA + dmz * mz / EIz + dmy * my / EIy + dt * t / GJ) * dx,
+                                        mat_type="aij"))
+        d2 = (lambda u: u.dx(0).dx(0))
+        out["J"] = to_scipy(fd.assemble((-dvx.dx(0) * n + dn * vx.dx(0)
+                                         - d2(dvy) * mz + dmz * d2(vy)
+                                         - d2(dvz) * my + dmy * d2(vz)
+                                         - dwx.dx(0) * t + dt * wx.dx(0)) * dx, mat_type="aij"))
+        # K_i: int rho A dv . (e_i x v); e1 x v = (0,-vz,vy), e2 x v = (vz,0,-vx), e3 x v = (-vy,vx,0)
+        Kforms = [rhoA * (-dvy * vz + dvz * vy), rhoA * (dvx * vz - dvz * vx), rhoA * (-dvx * vy + dvy * vx)]
+        out["Kff"] = tuple(to_scipy(fd.assemble(k * dx, mat_type="aij")) for k in Kforms)
+        edges = np.cumsum([0] + [V.dim() for V in spaces])
+        out["off"] = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(self.NAMES)}
+        out["nf"] = int(edges[-1])
+        # rigid velocity fields (translational part, spin part) of v_P (3) and omega (3)
+        one, zero = fd.Constant(1.0), fd.Constant(0.0)
+        modes = [((one, zero, zero), zero), ((zero, one, zero), zero), ((zero, zero, one), zero),
+                 ((zero, zero, zero), one), ((zero, zero, -x), zero), ((zero, x, zero), zero)]
+        cross = [lambda a: (zero, -a[2], a[1]), lambda a: (a[2], zero, -a[0]), lambda a: (-a[1], a[0], zero)]
+        dv = (dvx, dvy, dvz)
+        out["Mfr"] = np.column_stack([to_numpy(fd.assemble((rhoA * sum(dv[j] * N[j] for j in range(3))
+                                                            + rIp * dwx * s_) * dx)) for N, s_ in modes])
+        out["Kfr"] = tuple(np.column_stack([to_numpy(fd.assemble(rhoA * sum(dv[j] * c(N)[j] for j in range(3)) * dx))
+                                            for N, s_ in modes]) for c in cross)
+        dxm = fd.dx(domain=mesh)
+        out["Mrr"] = np.array([[fd.assemble((rhoA * sum(Ni[j] * Nj[j] for j in range(3)) + rIp * si * sj) * dxm)
+                                for Nj, sj in modes] for Ni, si in modes])
+        out["Krr"] = tuple(np.array([[fd.assemble(rhoA * sum(Ni[j] * c(Nj)[j] for j in range(3)) * dxm)
+                                      for Nj, _ in modes] for Ni, _ in modes]) for c in cross)
+        out["trace"] = {}
+        for end, mark in (("A", 1), ("B", 2)):
+            out["trace"][end] = {"vx": to_numpy(fd.assemble(dvx * fd.ds(mark))),
+                                 "vy": to_numpy(fd.assemble(dvy * fd.ds(mark))),
+                                 "vz": to_numpy(fd.assemble(dvz * fd.ds(mark))),
+                                 "wx": to_numpy(fd.assemble(dwx * fd.ds(mark))),
+                                 "sy": to_numpy(fd.assemble(dvy.dx(0) * fd.ds(mark))),
+                                 "sz": to_numpy(fd.assemble(dvz.dx(0) * fd.ds(mark)))}
+        out["c_wx"] = to_numpy(fd.assemble(rIp * dwx * dx))
+        return out
+
+    def point_rows(self, key, points):
+        """Rows evaluating field ``key`` (over its whole space) at ``points``, cached."""
+        tag = f"{key}_" + self.points_tag(points)
+        if tag not in self._memo:
+            self._setup_firedrake()
+            if self._points is None:
+                self._points = CellPointEvaluator(self.mesh)
+            self._remember(tag, self._points.rows(points, (self._fd.TestFunction(self.spaces[key]),))[0])
+        return self._memo[tag]
