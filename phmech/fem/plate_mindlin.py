@@ -89,6 +89,52 @@ def _edge_axis(fd, mesh, marker, owner):
                      f"edge {marker} is not")
 
 
+def mindlin_forms(fd, mesh, k, reduction, h, rho, E, nu, kappa):
+    """Spaces and UFL forms of the Mindlin plate (shared by the serial and the distributed plate).
+
+    Velocity CG_k, rotations CG_k^2 (plus the cubic bubble for ``k = 2`` with
+    the interpolated shear: MITC7), moments DG (DG2 with the bubble), shear
+    NED1_k.  Returns a dict with ``spaces`` ``(Vv, Vw, Vm, Vq)``, the mixed
+    space ``W``, the ``tests``, the forms ``E`` (energy metric) and ``J0``
+    (structure without the shear-rotation coupling) and the coupling forms:
+    ``"R"`` (the Nedelec interpolation of the rotations) and ``"Mq"`` for the
+    interpolation, or ``"P"`` (``(omega, dq)``) for the L2 projection.
+    """
+    from finat.ufl import EnrichedElement, FiniteElement, VectorElement
+
+    bubble = k == 2 and reduction == "interpolation"
+    cell = mesh.ufl_cell()
+    Pk = FiniteElement("CG", cell, k)
+    # k = 2: rotations P2 + cubic bubble (MITC7); the moments then need DG2 to hold eps(omega)
+    rot = EnrichedElement(Pk, FiniteElement("Bubble", cell, 3)) if bubble else Pk
+    Vv = fd.FunctionSpace(mesh, Pk)
+    Vw = fd.FunctionSpace(mesh, VectorElement(rot, dim=2))
+    Vm = fd.TensorFunctionSpace(mesh, "DG", 2 if bubble else k - 1, shape=(2, 2), symmetry=True)
+    Vq = fd.FunctionSpace(mesh, "N1curl", k)
+    W = fd.MixedFunctionSpace([Vv, Vw, Vm, Vq])
+    v, w, Mb, q = fd.TrialFunctions(W)
+    dv, dw, dM, dq = fd.TestFunctions(W)
+    D = E * h ** 3 / (12.0 * (1.0 - nu ** 2))
+    Cs = 1.0 / (kappa * E / (2.0 * (1.0 + nu)) * h)
+
+    def Cb(m):
+        return (m - nu / (1.0 + nu) * fd.tr(m) * fd.Identity(2)) / (D * (1.0 - nu))
+
+    eps = fd.sym
+    dx = fd.dx
+    out = {"spaces": (Vv, Vw, Vm, Vq), "W": W, "tests": (dv, dw, dM, dq), "D": D,
+           "E": (rho * h * dv * v + rho * h ** 3 / 12 * fd.inner(dw, w)
+                 + fd.inner(dM, Cb(Mb)) + Cs * fd.inner(dq, q)) * dx,
+           "J0": (-fd.inner(q, fd.grad(dv)) - fd.inner(Mb, eps(fd.grad(dw)))
+                  + fd.inner(eps(fd.grad(w)), dM) + fd.inner(fd.grad(v), dq)) * dx}
+    if reduction == "interpolation":
+        out["R"] = fd.interpolate(fd.TrialFunction(Vw), Vq)
+        out["Mq"] = fd.inner(fd.TrialFunction(Vq), fd.TestFunction(Vq)) * dx
+    else:
+        out["P"] = fd.inner(fd.TrialFunction(Vw), fd.TestFunction(Vq)) * dx
+    return out
+
+
 class MindlinPlate(PlateBase):
     """Mindlin-Reissner plate, ``e = (v, omega, Mb, q)`` (see the module docstring).
 
@@ -120,47 +166,23 @@ class MindlinPlate(PlateBase):
         check_boundary(name, self.markers, boundary, MINDLIN_CONDITIONS)
         self.degree = k = int(degree)
         self.reduction = reduction
-        bubble = k == 2 and reduction == "interpolation"
         self.kappa = float(kappa)
         self.boundary = {m: boundary.get(m, "free") for m in sorted(self.markers)}
-        from finat.ufl import EnrichedElement, FiniteElement, VectorElement
-
-        cell = mesh.ufl_cell()
-        Pk = FiniteElement("CG", cell, k)
-        # k = 2: rotations P2 + cubic bubble (MITC7); the moments then need DG2 to hold eps(omega)
-        rot = EnrichedElement(Pk, FiniteElement("Bubble", cell, 3)) if bubble else Pk
-        Vv = fd.FunctionSpace(mesh, Pk)
-        Vw = fd.FunctionSpace(mesh, VectorElement(rot, dim=2))
-        Vm = fd.TensorFunctionSpace(mesh, "DG", 2 if bubble else k - 1, shape=(2, 2), symmetry=True)
-        Vq = fd.FunctionSpace(mesh, "N1curl", k)
-        W = fd.MixedFunctionSpace([Vv, Vw, Vm, Vq])
-        v, w, Mb, q = fd.TrialFunctions(W)
-        dv, dw, dM, dq = fd.TestFunctions(W)
-        h, rho, D, nu = self.h, self.rho, self.D, self.nu
-        G = self.E_mod / (2.0 * (1.0 + nu))
-        Cs = 1.0 / (self.kappa * G * h)
-
-        def Cb(m):
-            return (m - nu / (1.0 + nu) * fd.tr(m) * fd.Identity(2)) / (D * (1.0 - nu))
-
-        eps = fd.sym
-        dx = fd.dx
-        Mfull = to_scipy(fd.assemble((rho * h * dv * v + rho * h ** 3 / 12 * fd.inner(dw, w)
-                                      + fd.inner(dM, Cb(Mb)) + Cs * fd.inner(dq, q)) * dx, mat_type="aij"))
-        Jfull = to_scipy(fd.assemble((-fd.inner(q, fd.grad(dv)) - fd.inner(Mb, eps(fd.grad(dw)))
-                                      + fd.inner(eps(fd.grad(w)), dM) + fd.inner(fd.grad(v), dq)) * dx,
-                                     mat_type="aij"))
+        forms = mindlin_forms(fd, mesh, k, reduction, self.h, self.rho, self.E_mod, self.nu, self.kappa)
+        Vv, Vw, Vm, Vq = forms["spaces"]
+        dv, dw, dM, dq = forms["tests"]
+        Mfull = to_scipy(fd.assemble(forms["E"], mat_type="aij"))
+        Jfull = to_scipy(fd.assemble(forms["J0"], mat_type="aij"))
         sizes = [V.dim() for V in (Vv, Vw, Vm, Vq)]
         off = np.cumsum([0] + sizes)
         # shear strain reduced by the Nedelec interpolation R_h: (C_s q', dq) = (grad v - R_h omega, dq);
         # its transpose in the rotation rows keeps J skew
         if reduction == "interpolation":
-            R = to_scipy(fd.assemble(fd.interpolate(fd.TrialFunction(Vw), Vq), mat_type="aij"))
-            Mq = to_scipy(fd.assemble(fd.inner(fd.TrialFunction(Vq), fd.TestFunction(Vq)) * dx, mat_type="aij"))
+            R = to_scipy(fd.assemble(forms["R"], mat_type="aij"))
+            Mq = to_scipy(fd.assemble(forms["Mq"], mat_type="aij"))
             MR = sp.coo_matrix(Mq @ R)
         else:   # L2 projection: (omega, dq)
-            MR = sp.coo_matrix(to_scipy(fd.assemble(fd.inner(fd.TrialFunction(Vw), fd.TestFunction(Vq)) * dx,
-                                                    mat_type="aij")))
+            MR = sp.coo_matrix(to_scipy(fd.assemble(forms["P"], mat_type="aij")))
         n = off[-1]
         Jqw = sp.csr_matrix((-MR.data, (MR.row + off[3], MR.col + off[1])), shape=(n, n))
         Jfull = sp.csr_matrix(Jfull + Jqw - Jqw.T)

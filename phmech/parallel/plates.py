@@ -20,7 +20,7 @@ exactly as ``plate.M`` and ``plate.J0`` of the serial classes.
 import numpy as np
 
 from ..fem.plate import KIRCHHOFF_CONDITIONS, check_boundary, check_plate_parameters, patch_weight
-from ..fem.plate_mindlin import MINDLIN_CONDITIONS, REDUCTIONS, _edge_axis
+from ..fem.plate_mindlin import MINDLIN_CONDITIONS, REDUCTIONS, _edge_axis, mindlin_forms
 
 
 def _mat(form_or_tensor, fd, **kw):
@@ -221,7 +221,6 @@ def mindlin_plate(mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
     :class:`DistributedPlate`.
     """
     import firedrake as fd
-    from finat.ufl import EnrichedElement, FiniteElement, VectorElement
     from petsc4py import PETSc
 
     _check_common(name, h, rho, E, nu, degree, 2)
@@ -233,34 +232,16 @@ def mindlin_plate(mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
     check_boundary(name, markers, boundary, MINDLIN_CONDITIONS)
     boundary = {m: boundary.get(m, "free") for m in sorted(markers)}
     k = int(degree)
-    bubble = k == 2 and reduction == "interpolation"
-    D = E * h ** 3 / (12.0 * (1.0 - nu ** 2))
-    cell = mesh.ufl_cell()
-    Pk = FiniteElement("CG", cell, k)
-    rot = EnrichedElement(Pk, FiniteElement("Bubble", cell, 3)) if bubble else Pk
-    Vv = fd.FunctionSpace(mesh, Pk)
-    Vw = fd.FunctionSpace(mesh, VectorElement(rot, dim=2))
-    Vm = fd.TensorFunctionSpace(mesh, "DG", 2 if bubble else k - 1, shape=(2, 2), symmetry=True)
-    Vq = fd.FunctionSpace(mesh, "N1curl", k)
-    W = fd.MixedFunctionSpace([Vv, Vw, Vm, Vq])
-    v, w, Mb, q = fd.TrialFunctions(W)
-    dv, dw, dM, dq = fd.TestFunctions(W)
-    Cs = 1.0 / (kappa * E / (2.0 * (1.0 + nu)) * h)
-
-    def Cb(m):
-        return (m - nu / (1.0 + nu) * fd.tr(m) * fd.Identity(2)) / (D * (1.0 - nu))
-
-    dx = fd.dx
-    Efull = _mat((rho * h * dv * v + rho * h ** 3 / 12 * fd.inner(dw, w)
-                  + fd.inner(dM, Cb(Mb)) + Cs * fd.inner(dq, q)) * dx, fd)
-    Jfull = _mat((-fd.inner(q, fd.grad(dv)) - fd.inner(Mb, fd.sym(fd.grad(dw)))
-                  + fd.inner(fd.sym(fd.grad(w)), dM) + fd.inner(fd.grad(v), dq)) * dx, fd)
+    forms = mindlin_forms(fd, mesh, k, reduction, h, rho, E, nu, kappa)
+    Vv, Vw, Vm, Vq = forms["spaces"]
+    dv, dw, dM, dq = forms["tests"]
+    W, D = forms["W"], forms["D"]
+    Efull = _mat(forms["E"], fd)
+    Jfull = _mat(forms["J0"], fd)
     if reduction == "interpolation":
-        R = _mat(fd.interpolate(fd.TrialFunction(Vw), Vq), fd)
-        Mq = _mat(fd.inner(fd.TrialFunction(Vq), fd.TestFunction(Vq)) * dx, fd)
-        MR = Mq.matMult(R)
+        MR = _mat(forms["Mq"], fd).matMult(_mat(forms["R"], fd))
     else:
-        MR = _mat(fd.inner(fd.TrialFunction(Vw), fd.TestFunction(Vq)) * dx, fd)
+        MR = _mat(forms["P"], fd)
     ises = W.dof_dset.field_ises
     blocks = [[None] * 4 for _ in range(4)]
     blocks[3][1] = MR.copy()
