@@ -140,30 +140,6 @@ def andrews_rhs(t, y, P):
     return out
 
 
-@_jit
-def andrews_jac(t, y, P):
-    n, N = 7, y.shape[0]
-    J = np.zeros((N, N))
-    for i in range(2 * n):
-        J[i, n + i] = 1.0
-    p = y[:n]
-    M, G = andrews_mass(p, P), andrews_G(p, P)
-    for i in range(n):
-        for j in range(n):
-            J[2 * n + i, 2 * n + j] = -M[i, j]
-        for k in range(6):
-            J[2 * n + i, 3 * n + k] = -G[k, i]
-            J[3 * n + k, n + i] = G[k, i]
-    yc = y.astype(np.complex128)
-    for k in range(2 * n):
-        yc[k] += 1j * _H
-        r = andrews_rhs(t, yc, P)
-        for i in range(2 * n, N):
-            J[i, k] = r[i].imag / _H
-        yc[k] = y[k]
-    return J
-
-
 # ---------------------------------------------------------------- Simeon's crank
 @_jit
 def _dot(a, b):
@@ -261,29 +237,55 @@ def crank_rhs(t, y, A, V, S):
     return out
 
 
+# ---------------------------------------------------------------- index-2 Jacobians
+ANDREWS, CRANK = 0, 1
+#: placeholders of the crank's array arguments where Andrews' model runs
+_NO_A, _NO_V = np.zeros((1, 1, 1)), np.zeros((1, 1))
+
+
 @_jit
-def crank_jac(t, y, A, V, S):
-    n, N = 7, y.shape[0]
+def _rhs(model, t, y, A, V, S):
+    """The index-2 residual of ``model`` (``ANDREWS``: parameters ``S``; ``CRANK``: ``A, V, S``)."""
+    if model == ANDREWS:
+        return andrews_rhs(t, y, S)
+    return crank_rhs(t, y, A, V, S)
+
+
+@_jit
+def _index2_jacobian(model, t, y, M, G, A, V, S):
+    """The constant blocks from ``M`` and ``G``; the ``p`` and ``v`` columns of the nonlinear
+    rows by complex steps of :func:`_rhs`."""
+    n, N, m = M.shape[0], y.shape[0], G.shape[0]
     J = np.zeros((N, N))
     for i in range(2 * n):
         J[i, n + i] = 1.0
-    p = y[:n]
-    M = crank_mass(p, A[0], A[1, :4, :4], V[0], V[1], V[2], V[3], A[3, :4, :4], S[0], S[1], S[6])
-    G = crank_G(p, S[1], S[2])
     for i in range(n):
         for j in range(n):
             J[2 * n + i, 2 * n + j] = -M[i, j]
-        for k in range(3):
+        for k in range(m):
             J[2 * n + i, 3 * n + k] = -G[k, i]
             J[3 * n + k, n + i] = G[k, i]
     yc = y.astype(np.complex128)
     for k in range(2 * n):
         yc[k] += 1j * _H
-        r = crank_rhs(t, yc, A, V, S)
+        r = _rhs(model, t, yc, A, V, S)
         for i in range(2 * n, N):
             J[i, k] = r[i].imag / _H
         yc[k] = y[k]
     return J
+
+
+@_jit
+def andrews_jac(t, y, P):
+    p = y[:7]
+    return _index2_jacobian(ANDREWS, t, y, andrews_mass(p, P), andrews_G(p, P), _NO_A, _NO_V, P)
+
+
+@_jit
+def crank_jac(t, y, A, V, S):
+    p = y[:7]
+    M = crank_mass(p, A[0], A[1, :4, :4], V[0], V[1], V[2], V[3], A[3, :4, :4], S[0], S[1], S[6])
+    return _index2_jacobian(CRANK, t, y, M, crank_G(p, S[1], S[2]), A, V, S)
 
 
 def crank_data(model):
@@ -385,16 +387,6 @@ def ode_functions(model):
 
 
 # ---------------------------------------------------------------- Radau IIA stage iteration
-ANDREWS, CRANK = 0, 1
-
-
-@_jit
-def _rhs(model, t, y, A, V, S):
-    if model == ANDREWS:
-        return andrews_rhs(t, y, S)
-    return crank_rhs(t, y, A, V, S)
-
-
 @_jit
 def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ediag, lur, pivr, luc, pivc,
                  C, T, TI, gamma, alpha, beta, tol, maxiter):
@@ -450,7 +442,7 @@ def stage_solver(model):
         return None
     name = type(model).__name__
     if name == "AndrewsSqueezer":
-        args = (ANDREWS, np.zeros((1, 1, 1)), np.zeros((1, 1)),
+        args = (ANDREWS, _NO_A, _NO_V,
                 np.array([model.par[k] for k in ANDREWS_KEYS], float))
     elif name == "SimeonCrank":
         args = (CRANK, *crank_data(model))
