@@ -46,6 +46,22 @@ def _csr_mv_add(indptr, indices, data, x, out, sign):
 
 
 @_jit
+def _planar_G(q, Gv0, Gvcs, Gang):
+    """Values of the planar joints' ``G`` on its pattern, ``G0 + sum cos(theta_k) Gc_k +
+    sin(theta_k) Gs_k``, and the vector ``(cos theta, sin theta)`` of the angles."""
+    na = Gang.size
+    cs = np.empty(2 * na)
+    for k in range(na):
+        cs[k] = np.cos(q[Gang[k]])
+        cs[na + k] = np.sin(q[Gang[k]])
+    G = Gv0.copy()
+    for m in range(Gv0.size):
+        for k in range(2 * na):
+            G[m] += cs[k] * Gvcs[k, m]
+    return G, cs
+
+
+@_jit
 def _quadratic(pw, px, py, pz):
     """``Q(p)`` with ``R(p) = Q(p) / |p|^2`` (the quaternion's rotation for any norm)."""
     Q = np.empty((3, 3))
@@ -159,15 +175,9 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
     fl = w.copy()
-    na = Gang.size
-    cs = np.empty(2 * na)
-    for k in range(na):
-        cs[k] = np.cos(q[Gang[k]])
-        cs[na + k] = np.sin(q[Gang[k]])
+    G, _ = _planar_G(q, Gv0, Gvcs, Gang)
     for m in range(Gr.size):
-        g = Gv0[m]
-        for k in range(2 * na):
-            g += cs[k] * Gvcs[k, m]
+        g = G[m]
         fe[Gc[m]] += g * lam[Gr[m]]
         fl[Gr[m]] -= g * e[Gc[m]]
     for m in range(Xr.size):
@@ -571,15 +581,10 @@ def jacobian_kernel(y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i,
         act[inactive[i]] = False
         J[cl + inactive[i], cl + inactive[i]] = -1.0
     na = Gang.size
-    cs = np.empty(2 * na)
-    for k in range(na):
-        cs[k] = np.cos(q[Gang[k]])
-        cs[na + k] = np.sin(q[Gang[k]])
+    G, cs = _planar_G(q, Gv0, Gvcs, Gang)
     for m in range(Gr.size):
         r, c = Gr[m], Gc[m]
-        g = Gv0[m]
-        for k in range(2 * na):
-            g += cs[k] * Gvcs[k, m]
+        g = G[m]
         J[nq + c, cl + r] += g
         if act[r]:
             J[cl + r, ce + c] -= g
