@@ -34,7 +34,6 @@ without changing the system layer.
 The matrices are assembled once with Firedrake and converted to scipy; no
 Firedrake call happens during time integration.
 """
-import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -122,8 +121,7 @@ class EulerBernoulliFE(CachedFE):
     def __init__(self, name, L, n_elem, rhoA, EA, EI):
         self.name, self.L, self.n_elem = name, L, n_elem
         self.rhoA, self.EA, self.EI = rhoA, EA, EI
-        self._load_or_assemble([float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
-                               [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
+        self._load_or_assemble([float(L), int(n_elem), float(rhoA), float(EA), float(EI)])
         self.nf = int(self.nf)
 
     def _setup_firedrake(self):

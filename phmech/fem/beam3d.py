@@ -162,12 +162,9 @@ class SpatialBeamFE(CachedFE):
     NAMES = ("vx", "vy", "vz", "wx", "n", "mz", "my", "t")
 
     def __init__(self, L, n_elem, rhoA, EA, EIy, EIz, GJ, rIp):
-        import os
-
         self.L, self.n_elem = L, n_elem
         self.coef = (rhoA, EA, EIy, EIz, GJ, rIp)
-        self._load_or_assemble([float(L), int(n_elem)] + [float(c) for c in self.coef],
-                               [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
+        self._load_or_assemble([float(L), int(n_elem)] + [float(c) for c in self.coef])
         self.nf = int(self.nf)
 
     def _setup_firedrake(self):

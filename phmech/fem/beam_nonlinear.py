@@ -116,12 +116,9 @@ class NonlinearBeamFE(CachedFE):
     FIREDRAKE_ATTRIBUTES = ("mesh", "V", "_test")
 
     def __init__(self, name, L, n_elem, rhoA, EA, EI):
-        import os
-
         self.name, self.L, self.n_elem = name, L, n_elem
         self.rhoA, self.EA, self.EI = rhoA, EA, EI
-        self._load_or_assemble([float(L), int(n_elem), float(rhoA), float(EA), float(EI)],
-                               [__file__, os.path.join(os.path.dirname(__file__), "_petsc.py")])
+        self._load_or_assemble([float(L), int(n_elem), float(rhoA), float(EA), float(EI)])
         self.nV = int(self.nV)
 
     def _setup_firedrake(self):

@@ -150,7 +150,12 @@ class CachedFE:
     CACHED = ()
     FIREDRAKE_ATTRIBUTES = ()
 
-    def _load_or_assemble(self, params, sources):
+    def _load_or_assemble(self, params):
+        """Read the entry of ``params`` or assemble it; the key also covers the source files
+        that assemble it (the subclass' module and the matrix conversion)."""
+        import sys
+        here = os.path.dirname(os.path.abspath(__file__))
+        sources = [sys.modules[type(self).__module__].__file__, os.path.join(here, "_petsc.py")]
         self._fd = None
         self._points = None
         self._key = key(self.KIND, params, sources)
