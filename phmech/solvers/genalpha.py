@@ -83,6 +83,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from ._dense import DENSE_MAX as DENSE_COMPILED_MAX
 from .base import Solver, SolverError, count_option, positive_option
 
 
@@ -90,6 +91,7 @@ from .base import Solver, SolverError, count_option, positive_option
 REUSE_MIN = 2000
 #: up to this many unknowns the iteration matrix is factorized densely (LAPACK beats SuperLU's overhead)
 DENSE_MAX = 100
+# the compiled first-order iteration (dense factors) runs up to phmech.solvers._dense.DENSE_MAX unknowns
 
 
 class _DenseLU:
@@ -247,7 +249,7 @@ class GeneralizedAlpha(Solver):
                 "constraint_curvature")
 
     def __init__(self, problem, t0, y0, t_bound=None, dt=None, rho_inf=0.9, acc0=None, newton_tol=1e-12,
-                 max_newton=10, reuse_jacobian=None, **unknown):
+                 max_newton=10, reuse_jacobian=None, compiled=True, **unknown):
         self.refuse_unknown(unknown)
         missing = [m for m in self.REQUIRED if not hasattr(problem, m)]
         first = [m for m in ("E", "f", "jacobian", "derivative", "nl") if not hasattr(problem, m)]
@@ -275,7 +277,7 @@ class GeneralizedAlpha(Solver):
         self._lu, self._lu_h, self._lu_fresh = None, None, False
         if self.form == "first-order":
             self.reuse_jacobian = reuse_jacobian is not False
-            self._init_first_order(acc0)
+            self._init_first_order(acc0, compiled)
             return
         d = problem
         q, v, lam = d.split(self.y)
@@ -311,7 +313,7 @@ class GeneralizedAlpha(Solver):
         return self.qdd.copy(), self.a.copy()
 
     # -- first-order form (Jansen, Whiting & Hulbert 2000) ---------------------------------
-    def _init_first_order(self, acc0):
+    def _init_first_order(self, acc0, compiled):
         d = self.problem
         self.nd = d.n - d.nl
         self.am, self.af, self.gamma = first_order_parameters(self.rho_inf)
@@ -327,56 +329,38 @@ class GeneralizedAlpha(Solver):
             if self.xd.shape != (self.nd,):
                 raise ValueError(f"genalpha: acc0 of the first-order form must start with x' of length {self.nd}")
         self.Ed = sp.csr_matrix(d.E)[:self.nd, :]
+        self.Ed_d = sp.csr_matrix(self.Ed[:, :self.nd])
+        self.Ed_d.sort_indices()
         self.xd_old = self.xd.copy()
         self.y_old = self.y.copy()
+        # compiled Newton iteration (phmech.assembly.compiled_genalpha): systems whose residual
+        # the kernel evaluates completely, factorized densely
+        self._kernel = None
+        make = getattr(d, "compiled_residual", None)
+        if compiled and make is not None and d.n <= DENSE_COMPILED_MAX:
+            c = make()
+            if c is not None and c.pure:
+                self._kernel = c
+                E = self.Ed_d
+                self._Ed_csr = (E.indptr.astype(np.int64), E.indices.astype(np.int64), E.data.astype(float))
+                self._Ed_dense = self.Ed.toarray()
+                self._lu_c = (None,)
+                self._no_lu, self._no_piv = np.zeros((0, 0)), np.zeros(0, np.int64)
 
     def _step_first_order(self):
         """One step: ``E x'_{n+am} = f_d(t_{n+af}, y_{n+af})`` on the differential rows, the
         constraints ``f_a(t_{n+1}, y_{n+1}) = 0`` at the step's end (index 2, no drift of ``G e = w``)."""
-        d, nd = self.problem, self.nd
+        nd = self.nd
         h, t1 = self._step_times()
-        am, af, g = self.am, self.af, self.gamma
         t0, y0, xd0 = self.t, self.y, self.xd
-        x0 = y0[:nd]
-        t_af = t0 + af * h
-        c = am / (h * g)
-
-        def parts(y1):
-            xd1 = xd0 + (y1[:nd] - x0 - h * xd0) / (h * g)
-            return xd1, xd0 + am * (xd1 - xd0), y0 + af * (y1 - y0)
-
-        def residual(y1):
-            xd1, xd_am, y_af = parts(y1)
-            self.nfev += 2
-            return np.r_[self.Ed[:, :nd] @ xd_am - d.f(t_af, y_af)[:nd], -d.f(t1, y1)[nd:]]
-
         scale = np.maximum(np.abs(y0), 1e-8)
+        newton = self._newton_compiled if self._kernel is not None else self._newton_first_order
         lu = self._lu if (self.reuse_jacobian and self._lu_h == h) else None   # simplified Newton over steps
         for attempt in range(2):
-            fresh = started_fresh = lu is None
+            started_fresh = lu is None
             y1 = y0.copy()
             y1[:nd] += h * xd0
-            prev, err, ok = None, np.inf, False
-            for it in range(self.max_newton):
-                with np.errstate(all="ignore"):
-                    r = residual(y1)
-                if not np.all(np.isfinite(r)):
-                    raise SolverError(self.name, t0, "the residual became non-finite (diverging Newton iterates, "
-                                      "or the model returns NaN): reduce dt")
-                if lu is None:
-                    lu, fresh = self._factor_first_order(t_af, t1, parts(y1)[2], y1, c, af), True
-                dy = lu.solve(r)
-                y1 = y1 - dy
-                err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
-                rate = err / prev if prev else None
-                if err < self.newton_tol or (rate is not None and (
-                        (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
-                        or (fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
-                    ok = True
-                    break
-                if rate is not None and rate > 0.2:
-                    lu = None
-                prev = err
+            lu, err, ok = newton(h, t1, y1, lu, scale)
             if ok or started_fresh:
                 break
             lu = None
@@ -385,20 +369,99 @@ class GeneralizedAlpha(Solver):
                               f"{err:.3g} after {self.max_newton} iterations): reduce dt")
         self._lu, self._lu_h = lu, h
         self.t_old, self.y_old, self.xd_old = t0, y0, xd0
-        self.y, self.xd = y1, parts(y1)[0]
+        self.y, self.xd = y1, self._parts(h, y1)[0]
         self._h_last = t1 - t0
         self.t = t1
         self.nsteps += 1
 
-    def _factor_first_order(self, t_af, t1, y_af, y1, c, af):
-        """LU of ``c E - af df/dy(t_af)`` (differential rows) over ``-df/dy(t1)`` (algebraic rows)."""
+    def _parts(self, h, y1):
+        """``(x'+, x'_{n+am}, y_{n+af})`` of the iterate ``y1`` of a step of size ``h`` from ``(t, y, xd)``."""
+        nd, y0, xd0 = self.nd, self.y, self.xd
+        xd1 = xd0 + (y1[:nd] - y0[:nd] - h * xd0) / (h * self.gamma)
+        return xd1, xd0 + self.am * (xd1 - xd0), y0 + self.af * (y1 - y0)
+
+    def _newton_first_order(self, h, t1, y1, lu, scale):
+        """Simplified Newton iteration of one step attempt from the predictor ``y1`` (updated in
+        place) with the factors ``lu`` (None: factorize at the first iterate); returns the
+        factors used, the last relative increment and whether it converged.  The reference
+        of :func:`~phmech.assembly.compiled_genalpha.genalpha_newton`."""
         d, nd = self.problem, self.nd
-        J_af = sp.csr_matrix(d.jacobian(t_af, y_af))
-        J_1 = sp.csr_matrix(d.jacobian(t1, y1))[nd:] if d.nl else sp.csr_matrix((0, d.n))
+        t_af = self.t + self.af * h
+        c = self.am / (h * self.gamma)
+
+        def residual(y1):
+            _, xd_am, y_af = self._parts(h, y1)
+            self.nfev += 2
+            return np.r_[self.Ed_d @ xd_am - d.f(t_af, y_af)[:nd], -d.f(t1, y1)[nd:]]
+
+        fresh = lu is None
+        prev, err = None, np.inf
+        for it in range(self.max_newton):
+            with np.errstate(all="ignore"):
+                r = residual(y1)
+            if not np.all(np.isfinite(r)):
+                raise SolverError(self.name, self.t, self._NONFINITE)
+            if lu is None:
+                lu, fresh = self._factor_first_order(t_af, t1, self._parts(h, y1)[2], y1, c), True
+            dy = lu.solve(r)
+            y1 -= dy
+            err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
+            rate = err / prev if prev else None
+            if err < self.newton_tol or (rate is not None and (
+                    (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
+                    or (fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
+                return lu, err, True
+            if rate is not None and rate > 0.2:
+                lu = None
+            prev = err
+        return lu, err, False
+
+    _NONFINITE = ("the residual became non-finite (diverging Newton iterates, or the model returns NaN): "
+                  "reduce dt")
+
+    def _newton_compiled(self, h, t1, y1, lu, scale):
+        """:meth:`_newton_first_order` as compiled calls
+        (:func:`~phmech.assembly.compiled_genalpha.genalpha_newton`): one per step attempt, one
+        more after each new factorization."""
+        from ..assembly.compiled_genalpha import NEED_LU, NONFINITE, CONVERGED, genalpha_newton
+        c = self._kernel
+        t_af = self.t + self.af * h
+        args_af, args_1 = c.kernel_args(t_af), c.kernel_args(t1)
+        fresh, it, prev, r_given = lu is None, 0, 0.0, False
+        r = np.empty(self.problem.n)
+        while True:
+            if lu is not None and self._lu_c[0] is not lu:       # row-major copy for the kernel
+                lu_piv = lu.lu_piv
+                self._lu_c = (lu, np.ascontiguousarray(lu_piv[0]), np.asarray(lu_piv[1], np.int64))
+            _, lu_a, piv = self._lu_c if lu is not None else (None, self._no_lu, self._no_piv)
+            status, it, err, prev, nres = genalpha_newton(
+                self.y, self.xd, y1, h, self.gamma, self.am, self.af, t_af, t1, *self._Ed_csr, lu_a, piv,
+                lu is not None, fresh, it, prev, r, r_given, scale, self.newton_tol, self.max_newton,
+                args_af, args_1)
+            self.nfev += 2 * nres
+            if status == NONFINITE:
+                raise SolverError(self.name, self.t, self._NONFINITE)
+            if status != NEED_LU:
+                return lu, err, status == CONVERGED
+            lu, fresh, r_given = self._factor_first_order(t_af, t1, self._parts(h, y1)[2], y1,
+                                                          self.am / (h * self.gamma)), True, True
+
+    def _factor_first_order(self, t_af, t1, y_af, y1, c):
+        """LU of ``c E - af df/dy(t_af)`` (differential rows) over ``-df/dy(t1)`` (algebraic rows);
+        dense for the compiled iteration (with the compiled Jacobian where there is one)."""
+        d, nd, af = self.problem, self.nd, self.af
         self.njev += 1 + bool(d.nl)
-        A = sp.vstack([c * self.Ed - af * J_af[:nd], -J_1], format="csc")
-        return self._lu_of(A.toarray() if d.n <= DENSE_MAX else A,
-                           "dependent constraints or a singular mass matrix on the allowed motions")
+        if self._kernel is not None:
+            jac = self._kernel.jacobian if self._kernel.has_jacobian else None
+            J_af = jac(y_af, t=t_af) if jac else d.jacobian(t_af, y_af).toarray()
+            J_1 = (jac(y1, t=t1) if jac else d.jacobian(t1, y1).toarray())[nd:] if d.nl else np.zeros((0, d.n))
+            A = np.vstack([c * self._Ed_dense - af * J_af[:nd], -J_1])
+        else:
+            J_af = sp.csr_matrix(d.jacobian(t_af, y_af))
+            J_1 = sp.csr_matrix(d.jacobian(t1, y1))[nd:] if d.nl else sp.csr_matrix((0, d.n))
+            A = sp.vstack([c * self.Ed - af * J_af[:nd], -J_1], format="csc")
+            A = A.toarray() if d.n <= DENSE_MAX else A
+        return self._lu_of(A, "dependent constraints or a singular mass matrix on the allowed motions")
 
     def _step_times(self):
         """``(h, t1)`` of the next step: equal steps between breakpoints, times ``t_start + k h``."""
