@@ -17,27 +17,51 @@ The pencil has exactly ``2 nl`` infinite eigenvalues, which come from
 the multipliers (``nl`` independent constraints).  They are removed by
 rule, not by index:
 
-* ``method="dense"`` eliminates the multipliers exactly: with an
+* ``method="hermitian"`` eliminates the multipliers exactly: with an
   orthonormal basis ``Z`` of ``ker G`` the reduced pencil
   ``(Z^T M Z, Z^T J0 Z)`` has only the ``ne - nl`` finite eigenvalues;
   it is solved as the Hermitian problem ``i L^-1 Z^T J0 Z L^-T`` with the
   Cholesky factor ``L`` of ``Z^T M Z``, so the eigenvalues come out purely
-  imaginary by construction.
+  imaginary by construction.  It works for any pencil of this form.
+* ``method="dense"`` uses the real split of the efforts when the pencil
+  has one (see below) and the Hermitian reduction otherwise.
 * ``method="sparse"`` works on the full sparse pencil with ARPACK in
   shift-invert mode around ``sigma``: the infinite eigenvalues become the
   zero eigenvalues of ``(A - sigma E)^-1 E`` and are never among the
   largest-magnitude ones returned; every returned value is kept only if it
   is finite, imaginary to ``1e-6`` relative and has a small residual.
 
+Real split
+----------
+In the mixed pH formulations the efforts fall into two groups ``P``
+(velocities) and ``Q`` (stresses) with ``M = diag(M_P, M_Q)``, ``J0``
+coupling only ``P`` with ``Q``, and each joint row acting on one group
+only.  With the Cholesky factors ``M_P = L_P L_P^T``, ``M_Q = L_Q L_Q^T``,
+the whitened coupling ``C = L_P^-1 J0_PQ L_Q^-T`` and orthonormal bases
+``W_P``, ``W_Q`` of the kernels of the whitened constraint rows
+``G_P L_P^-T``, ``G_Q L_Q^-T``, the reduced skew matrix is
+``[[0, B], [-B^T, 0]]`` with ``B = W_P^T C W_Q``: its eigenvalues are
+``+- j sigma_i`` with the singular values ``sigma_i`` of ``B`` and
+``|dim W_P - dim W_Q|`` zeros.  The frequencies are therefore the
+singular values of a real matrix of half the size, with the same absolute
+accuracy ``eps * max(omega)`` as the Hermitian reduction (a form through
+``omega^2``, e.g. ``K phi = omega^2 M phi``, would square the spread of the
+spectrum).  The split is found from the sparsity of ``M``, ``J0`` and
+``G`` (a two-colouring); ``L_P``, ``L_Q`` and ``C`` do not depend on the
+configuration, so :func:`sweep` factors them once and solves all values
+of a configuration sweep in stacked LAPACK calls.
+
 Modes with ``omega < zero_tol * max(omega)`` are rigid-body (mechanism)
 modes and are reported separately, not as vibration modes.
 """
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 
 
 @dataclass
@@ -112,7 +136,7 @@ def _residual(lin, omega, e, lam):
     return np.linalg.norm(r) / max(omega * np.linalg.norm(lin.M @ e), 1e-300)
 
 
-def _dense(lin, k, zero_tol):
+def _hermitian(lin, k, zero_tol):
     G = lin.G
     ne = lin.ne
     if lin.nl:
@@ -138,13 +162,120 @@ def _dense(lin, k, zero_tol):
     keep = omega > zero_tol * scale
     omega, V = omega[keep][:k], V[:, keep][:, :k]
     vecs = Z @ sla.solve_triangular(L.T, V, lower=False)
-    # multipliers of each mode: least squares on the momentum equation
+    return omega, vecs, _multipliers(lin, omega, vecs), n_rigid
+
+
+def _multipliers(lin, omega, vecs):
+    """Multipliers of each mode: least squares on the momentum equation."""
     lams = np.zeros((lin.nl, vecs.shape[1]), complex)
     if lin.nl:
         for i in range(vecs.shape[1]):
-            rhs = 1j * omega[i] * (M @ vecs[:, i]) - J @ vecs[:, i]
-            lams[:, i] = np.linalg.lstsq(G.T, rhs, rcond=None)[0]
-    return omega, vecs, lams, n_rigid
+            rhs = 1j * omega[i] * (lin.M @ vecs[:, i]) - lin.J @ vecs[:, i]
+            lams[:, i] = np.linalg.lstsq(lin.G.T, rhs, rcond=None)[0]
+    return lams
+
+
+@dataclass
+class _Split:
+    """The real split of a pencil (module docstring): groups, factors, whitened coupling."""
+
+    P: np.ndarray          # effort indices of the two groups
+    Q: np.ndarray
+    rows_P: np.ndarray     # constraint rows acting on P, on Q
+    rows_Q: np.ndarray
+    L_P: np.ndarray        # Cholesky factors of M_P, M_Q (lower)
+    L_Q: np.ndarray
+    C: np.ndarray          # L_P^-1 J_PQ L_Q^-T
+
+
+def _dense_array(A):
+    return A.toarray() if sp.issparse(A) else np.asarray(A)
+
+
+def _split(M, J, G):
+    """The real split of the pencil ``(M, J)`` with constraint rows ``G`` (array ``(nl, ne)``,
+    or ``(n, nl, ne)``: the union of the supports of ``n`` configurations); None if none."""
+    ne = M.shape[0]
+    Ms, Js = sp.coo_matrix(M), sp.coo_matrix(J)
+    G = np.asarray(G)
+    support = np.any(G.reshape(-1, *G.shape[-2:]) != 0, axis=0)      # (nl, ne)
+    r, c = np.nonzero(support)
+    chain = r[1:] == r[:-1]                                # the columns of one row: one group
+    same = (np.concatenate([Ms.row[Ms.data != 0], c[:-1][chain]]),
+            np.concatenate([Ms.col[Ms.data != 0], c[1:][chain]]))
+    diff = (Js.row[Js.data != 0], Js.col[Js.data != 0])
+    # two-colouring as connectivity of the doubled graph: i and ne + i are the two colours of i
+    rows = np.concatenate([same[0], same[0] + ne, diff[0], diff[0] + ne])
+    cols = np.concatenate([same[1], same[1] + ne, diff[1] + ne, diff[1]])
+    graph = sp.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(2 * ne, 2 * ne))
+    _, label = connected_components(graph, directed=False)
+    if np.any(label[:ne] == label[ne:]):
+        return None                                        # J or M couples a group with itself
+    in_P = label[:ne] < label[ne:]
+    P, Q = np.flatnonzero(in_P), np.flatnonzero(~in_P)
+    if len(P) == 0 or len(Q) == 0:
+        return None
+    row_in_P = np.array([np.all(in_P[support[i]]) for i in range(support.shape[0])], bool)
+    Md, Jd = _dense_array(M), _dense_array(J)
+    MP, MQ = Md[np.ix_(P, P)], Md[np.ix_(Q, Q)]
+    try:
+        L_P = np.linalg.cholesky(0.5 * (MP + MP.T))
+        L_Q = np.linalg.cholesky(0.5 * (MQ + MQ.T))
+    except np.linalg.LinAlgError:
+        return None                                        # M singular on a group: general path
+    X = sla.solve_triangular(L_P, 0.5 * (Jd[np.ix_(P, Q)] - Jd[np.ix_(Q, P)].T), lower=True)   # skew part
+    C = sla.solve_triangular(L_Q, X.T, lower=True).T
+    return _Split(P, Q, np.flatnonzero(row_in_P), np.flatnonzero(~row_in_P), L_P, L_Q, C)
+
+
+def _kernels(L, GT, rtol=1e-10):
+    """Orthonormal bases ``(n, m, m - r)`` of the kernels of the whitened rows ``GT^T L^-T``
+    for stacked ``GT`` ``(n, m, r)``, and a flag per configuration: the rows are independent."""
+    n, m, r = GT.shape
+    if r == 0:
+        return np.broadcast_to(np.eye(m), (n, m, m)), np.ones(n, bool)
+    A = sla.solve_triangular(L, GT.transpose(1, 0, 2).reshape(m, n * r), lower=True)
+    Qf, R = np.linalg.qr(A.reshape(m, n, r).transpose(1, 0, 2), mode="complete")
+    d = np.abs(np.diagonal(R, axis1=1, axis2=2))
+    return Qf[:, :, r:], np.min(d, axis=1) > rtol * np.max(d, axis=1)
+
+
+def _reduce(split, G):
+    """Kernel bases ``W_P``, ``W_Q``, ``B = W_P^T C W_Q`` and the flags for stacked ``G``."""
+    GP = G[:, split.rows_P][:, :, split.P].transpose(0, 2, 1)
+    GQ = G[:, split.rows_Q][:, :, split.Q].transpose(0, 2, 1)
+    W_P, ok_P = _kernels(split.L_P, GP)
+    W_Q, ok_Q = _kernels(split.L_Q, GQ)
+    B = np.matmul(W_P.transpose(0, 2, 1), split.C)
+    if len(split.rows_Q):
+        B = np.matmul(B, W_Q)
+    return W_P, W_Q, B, ok_P & ok_Q
+
+
+def _lowest(sigma, k, zero_tol):
+    """From descending singular values ``(n, m)``: the ``k`` lowest nonzero ones ascending
+    (NaN where there are fewer) and the number of zero ones of each configuration."""
+    n, m = sigma.shape
+    scale = np.maximum(sigma[:, 0] if m else np.zeros(n), 1e-300)
+    n_zero = m - np.sum(sigma > zero_tol * scale[:, None], axis=1)
+    asc = np.concatenate([sigma[:, ::-1], np.full((n, k), np.nan)], axis=1)
+    return np.take_along_axis(asc, n_zero[:, None] + np.arange(k), axis=1), n_zero
+
+
+def _dense_split(lin, k, zero_tol, split):
+    W_P, W_Q, B, ok = _reduce(split, lin.G[None])
+    if not ok[0]:
+        return None
+    U, sigma, Vt = np.linalg.svd(B[0], full_matrices=False)
+    omega, n_zero = _lowest(sigma[None], k, zero_tol)
+    omega, n_zero = omega[0][np.isfinite(omega[0])], int(n_zero[0])
+    n_rigid = 2 * n_zero + abs(B.shape[1] - B.shape[2])   # +-j sigma pairs and the unpaired zeros
+    j = len(sigma) - 1 - n_zero - np.arange(len(omega))     # their columns in U, V
+    # S (u, j v) = j sigma (u, j v) for B v = sigma u, B^T u = sigma v
+    vecs = np.zeros((lin.ne, len(omega)), complex)
+    vecs[split.P] = sla.solve_triangular(split.L_P.T, W_P[0] @ U[:, j], lower=False) / np.sqrt(2)
+    vecs[split.Q] = 1j * sla.solve_triangular(split.L_Q.T, W_Q[0] @ Vt[j].T, lower=False) / np.sqrt(2)
+    return omega, vecs, _multipliers(lin, omega, vecs), n_rigid
 
 
 def _sparse(lin, k, sigma, tol, zero_tol):
@@ -178,6 +309,14 @@ def _sparse(lin, k, sigma, tol, zero_tol):
     return omega, V[:lin.ne], V[lin.ne:], int(zero.sum())
 
 
+def _method(lin, method):
+    if method == "auto":
+        return "dense" if lin.ne + lin.nl <= 2000 else "sparse"
+    if method not in ("dense", "hermitian", "sparse"):
+        raise ValueError(f"eigenmodes: method must be 'dense', 'hermitian', 'sparse' or 'auto', got {method!r}")
+    return method
+
+
 def eigenmodes(lin, k=3, method="auto", sigma=0.0, zero_tol=1e-8, tol=1e-8):
     """Lowest ``k`` natural frequencies and modes of a :class:`LinearSystem`.
 
@@ -185,22 +324,27 @@ def eigenmodes(lin, k=3, method="auto", sigma=0.0, zero_tol=1e-8, tol=1e-8):
     ----------
     k : int
         Number of vibration modes.
-    method : ``"dense"``, ``"sparse"`` or ``"auto"`` (dense up to 2000 unknowns).
+    method : ``"dense"``, ``"hermitian"``, ``"sparse"`` or ``"auto"``
+        ``"dense"``: the real split if the pencil has one, else the Hermitian
+        reduction; ``"hermitian"``: always the Hermitian reduction; ``"auto"``:
+        dense up to 2000 unknowns, else sparse (see the module docstring).
     sigma : float
         Shift (rad/s) of the sparse path: modes nearest ``sigma`` are found.
     zero_tol : float
-        Relative threshold below which a mode is a rigid-body mode (dense path).
+        Relative threshold below which a mode is a rigid-body mode (dense paths).
     tol : float
         Largest accepted relative residual of a returned pair.
     """
-    if method == "auto":
-        method = "dense" if lin.ne + lin.nl <= 2000 else "sparse"
+    method = _method(lin, method)
+    out = None
     if method == "dense":
-        omega, vecs, lams, n_rigid = _dense(lin, k, zero_tol)
+        split = _split(lin.M, lin.J, lin.G)
+        out = None if split is None else _dense_split(lin, k, zero_tol, split)
+    if method in ("dense", "hermitian") and out is None:
+        out = _hermitian(lin, k, zero_tol)
     elif method == "sparse":
-        omega, vecs, lams, n_rigid = _sparse(lin, k, sigma, tol, zero_tol)
-    else:
-        raise ValueError(f"eigenmodes: method must be 'dense', 'sparse' or 'auto', got {method!r}")
+        out = _sparse(lin, k, sigma, tol, zero_tol)
+    omega, vecs, lams, n_rigid = out
     res = np.array([_residual(lin, w, vecs[:, i], lams[:, i]) for i, w in enumerate(omega)])
     good = res <= max(tol, 1e-14) * 1e3
     if not np.all(good):
@@ -211,20 +355,66 @@ def eigenmodes(lin, k=3, method="auto", sigma=0.0, zero_tol=1e-8, tol=1e-8):
     return Modes(omega, vecs, res, n_rigid, method, lin)
 
 
+class SweepModes(Sequence):
+    """The :class:`Modes` of each value of a :func:`sweep`, each computed (by
+    :func:`eigenmodes`, residuals checked) when first accessed."""
+
+    def __init__(self, lins, k, method, kw):
+        self.lins, self.k, self.method, self.kw = lins, k, method, kw
+        self._modes = [None] * len(lins)
+
+    def __len__(self):
+        return len(self.lins)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if self._modes[i] is None:
+            self._modes[i] = eigenmodes(self.lins[i], self.k, self.method, **self.kw)
+        return self._modes[i]
+
+
+def _sweep_split(lins, k, zero_tol):
+    """Frequencies ``(n, k)`` of linear systems sharing ``M`` and ``J`` by the real split in
+    stacked calls; NaN rows where a value needs the general path (or None: no split)."""
+    G = np.stack([lin.G for lin in lins])
+    split = _split(lins[0].M, lins[0].J, G)
+    if split is None:
+        return None
+    _, _, B, ok = _reduce(split, G)
+    sigma = np.linalg.svd(B, compute_uv=False)
+    omega, _ = _lowest(sigma, k, zero_tol)
+    omega[~ok] = np.nan
+    return omega
+
+
 def sweep(values, setup, k=3, method="auto", **kw):
     """Eigen study over a parameter.
 
     ``setup(value) -> LinearSystem`` builds (or updates) the system for one
     value; returns an array ``(len(values), k)`` of angular frequencies and
-    the list of :class:`Modes`.
+    the :class:`Modes` of each value (a :class:`SweepModes`, computed on access).
+
+    When all systems share the objects ``M`` and ``J`` (a configuration sweep:
+    only ``G`` changes) and have the real split, the dense path factors the
+    configuration-independent parts once and computes all frequencies with
+    stacked LAPACK calls; other values go one by one through :func:`eigenmodes`.
 
     Examples
     --------
     >>> omegas, modes = sweep(np.radians(range(360)), lambda th: fourbar.linearize(th))
     """
-    out, modes = [], []
-    for v in values:
-        m = eigenmodes(setup(v), k, method, **kw)
-        out.append(m.omega)
-        modes.append(m)
-    return np.array(out), modes
+    lins = [setup(v) for v in values]
+    modes = SweepModes(lins, k, method, kw)
+    if not lins:
+        return np.zeros((0, k)), modes
+    omega = None
+    first = lins[0]
+    if (_method(first, method) == "dense"
+            and all(lin.M is first.M and lin.J is first.J and lin.G.shape == first.G.shape for lin in lins)):
+        omega = _sweep_split(lins, k, kw.get("zero_tol", 1e-8))
+    if omega is None:
+        omega = np.full((len(lins), k), np.nan)
+    for i in np.flatnonzero(np.any(np.isnan(omega), axis=1)):
+        omega[i] = modes[i].omega
+    return omega, modes
