@@ -38,7 +38,10 @@ second-order one: the pH state has no second-order variable (efforts of
 stresses, rotation parameters with ``q' = T(q) e``).  The start uses the
 consistent ``x'(t0)`` of ``problem.derivative``.  The test set
 (``tests/test_genalpha.py``) shows second order in ``q``, ``e`` and
-``lam`` on an assembled pendulum and on an index-2 DAE.
+``lam`` on an assembled pendulum and on an index-2 DAE.  For assembled
+systems whose residual is completely compiled the Newton iteration of a
+step runs as one compiled call (:mod:`phmech.assembly.compiled_genalpha`;
+``compiled=False`` selects the Python iteration it reproduces).
 
 Method
 ------
@@ -242,6 +245,14 @@ class GeneralizedAlpha(Solver):
         Default: reuse for more than :data:`REUSE_MIN` unknowns, where the
         factorization dominates the cost of a step, and always in the
         first-order form (the descriptor Jacobian is the expensive part).
+    compiled : bool
+        First-order form: run the Newton iteration of a step as one compiled call
+        (:func:`~phmech.assembly.compiled_genalpha.genalpha_newton`, dense factors) when the
+        problem's residual is completely compiled
+        (:meth:`~phmech.assembly.dae.DescriptorDAE.compiled_residual` ``.pure``) and it has at
+        most :data:`phmech.solvers._dense.DENSE_MAX` unknowns; ``False``: the Python
+        iteration (the reference, same tests in the same order).  No effect in the
+        second-order form.
     """
 
     name = "genalpha"
