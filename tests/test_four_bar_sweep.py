@@ -135,6 +135,11 @@ def test_split_of_a_bipartite_pencil_with_rows_on_both_groups():
         lam = alpha[np.abs(beta) > 1e-10 * np.abs(alpha)] / beta[np.abs(beta) > 1e-10 * np.abs(alpha)]
         pos = np.sort(lam.imag[lam.imag > 1e-8 * np.abs(lam).max()])
         assert np.allclose(pos[:3], d.omega, rtol=1e-8, atol=0)
+    # no constraints: the singular values of C itself, p - q unpaired zeros
+    free = LinearSystem(None, np.zeros(0), M, J, np.zeros((0, p + q)))
+    d, h = eigenmodes(free, 3, "dense"), eigenmodes(free, 3, "hermitian")
+    assert d.n_rigid == h.n_rigid == p - q and np.allclose(d.omega, h.omega, rtol=1e-11, atol=0)
+    assert np.allclose(sweep([0], lambda _: free, k=3)[0][0], h.omega, rtol=1e-11, atol=0)
 
 
 @pytest.mark.parametrize("method", ["dense", "hermitian"])

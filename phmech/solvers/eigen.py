@@ -198,7 +198,7 @@ def _split(M, J, G):
     ne = M.shape[0]
     Ms, Js = sp.coo_matrix(M), sp.coo_matrix(J)
     G = np.asarray(G)
-    support = np.any(G.reshape(-1, *G.shape[-2:]) != 0, axis=0)      # (nl, ne)
+    support = np.any(G != 0, axis=0) if G.ndim == 3 else G != 0      # (nl, ne)
     r, c = np.nonzero(support)
     chain = r[1:] == r[:-1]                                # the columns of one row: one group
     same = (np.concatenate([Ms.row[Ms.data != 0], c[:-1][chain]]),
