@@ -9,7 +9,10 @@ Euler-Bernoulli beam with a cantilever deformation field; revolute joints
 are transformer interconnections; the crank is clamped at the ground
 (locked motor) and the follower pinned there.  For each crank angle the
 loop-closure equations give the configuration and the constrained pencil
-``E Phi Lambda = A Phi`` gives the natural frequencies.
+``E Phi Lambda = A Phi`` gives the natural frequencies.  Only the joint
+rows ``G`` change with the angle, so the dense sweep
+(:func:`phmech.solvers.eigen.sweep`) factors the mass and the coupling once
+and solves all angles with stacked real singular value decompositions.
 
     python -m phmech.validation.four_bar --n-angles 360 --n-elem 6
 """
@@ -207,7 +210,9 @@ def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--n-angles", type=_common.positive_int, default=360, help="crank angles over the full turn")
     p.add_argument("--n-elem", type=_common.positive_int, default=6, help="elements per link")
-    p.add_argument("--method", choices=["dense", "sparse"], default="dense", help="eigen solver")
+    p.add_argument("--method", choices=["dense", "hermitian", "sparse"], default="dense",
+                   help="eigen solver (dense: real split, all angles in stacked calls; hermitian: the "
+                        "complex Hermitian reduction angle by angle; sparse: ARPACK shift-invert)")
     p.add_argument("--convergence", action="store_true",
                    help="also print and write the mesh-convergence table (2, 4, 8, 16 elements per link)")
     p.add_argument("--animate", nargs="?", const="auto", default=None, choices=["auto", "mp4", "gif"],
