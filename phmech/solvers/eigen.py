@@ -263,7 +263,7 @@ def _lowest(sigma, k, zero_tol):
 
 
 def _dense_split(lin, k, zero_tol, split):
-    W_P, W_Q, B, ok = _reduce(split, lin.G[None])
+    W_P, W_Q, B, ok = _reduce(split, _dense_array(lin.G)[None])
     if not ok[0]:
         return None
     U, sigma, Vt = np.linalg.svd(B[0], full_matrices=False)
@@ -338,7 +338,7 @@ def eigenmodes(lin, k=3, method="auto", sigma=0.0, zero_tol=1e-8, tol=1e-8):
     method = _method(lin, method)
     out = None
     if method == "dense":
-        split = _split(lin.M, lin.J, lin.G)
+        split = _split(lin.M, lin.J, _dense_array(lin.G))
         out = None if split is None else _dense_split(lin, k, zero_tol, split)
     if method in ("dense", "hermitian") and out is None:
         out = _hermitian(lin, k, zero_tol)
@@ -374,17 +374,24 @@ class SweepModes(Sequence):
         return self._modes[i]
 
 
+#: bytes of the stacked work arrays of one chunk of a sweep
+SWEEP_CHUNK_BYTES = 64 * 2**20
+
+
 def _sweep_split(lins, k, zero_tol):
     """Frequencies ``(n, k)`` of linear systems sharing ``M`` and ``J`` by the real split in
     stacked calls; NaN rows where a value needs the general path (or None: no split)."""
-    G = np.stack([lin.G for lin in lins])
+    G = np.stack([_dense_array(lin.G) for lin in lins])
     split = _split(lins[0].M, lins[0].J, G)
     if split is None:
         return None
-    _, _, B, ok = _reduce(split, G)
-    sigma = np.linalg.svd(B, compute_uv=False)
-    omega, _ = _lowest(sigma, k, zero_tol)
-    omega[~ok] = np.nan
+    n = max(len(split.P), len(split.Q))
+    chunk = max(1, SWEEP_CHUNK_BYTES // (3 * 8 * n * n))
+    omega = np.empty((len(lins), k))
+    for i in range(0, len(lins), chunk):
+        _, _, B, ok = _reduce(split, G[i:i + chunk])
+        omega[i:i + chunk] = _lowest(np.linalg.svd(B, compute_uv=False), k, zero_tol)[0]
+        omega[i:i + chunk][~ok] = np.nan
     return omega
 
 
@@ -398,7 +405,23 @@ def sweep(values, setup, k=3, method="auto", **kw):
     When all systems share the objects ``M`` and ``J`` (a configuration sweep:
     only ``G`` changes) and have the real split, the dense path factors the
     configuration-independent parts once and computes all frequencies with
-    stacked LAPACK calls; other values go one by one through :func:`eigenmodes`.
+    stacked LAPACK calls (the residuals of the pairs are checked when a
+    value's :class:`Modes` are accessed); other values (and configurations
+    where the constraint rows are dependent) go one by one through
+    :func:`eigenmodes`.
+
+    Parameters
+    ----------
+    values : sequence
+        Parameter values.
+    setup : callable
+        ``setup(value) -> LinearSystem``.
+    k : int
+        Number of vibration modes per value.
+    method : str
+        As in :func:`eigenmodes`.
+    **kw
+        Further options of :func:`eigenmodes` (``sigma``, ``zero_tol``, ``tol``).
 
     Examples
     --------
