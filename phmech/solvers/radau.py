@@ -105,12 +105,16 @@ class RadauIIA(Solver):
         Newton iteration then may take up to 30 iterations.
     max_steps : int, optional
         Step limit of the run; reaching it is a :class:`SolverError`.
+    compiled : bool, optional
+        Run the stage iteration in one compiled call when the problem
+        provides one (``compiled_stages``, dense systems only; default
+        True).  False keeps the Python iteration, the reference.
     """
 
     name = "radau"
 
     def __init__(self, problem, t0, y0, t_bound=None, rtol=1e-6, atol=1e-6, first_step=None, max_step=None,
-                 fixed_step=None, max_steps=None, **unknown):
+                 fixed_step=None, max_steps=None, compiled=True, **unknown):
         self.refuse_unknown(unknown)
         super().__init__(problem, t0, y0, t_bound)
         self.rtol = positive_option(self.name, "rtol", rtol)
@@ -130,6 +134,14 @@ class RadauIIA(Solver):
         self.algebraic = np.zeros(problem.n, bool)
         self.algebraic[problem.n - problem.nl:] = True
         self._differential = np.flatnonzero(~self.algebraic)
+        if not isinstance(compiled, (bool, np.bool_)):
+            raise ValueError(f"radau: option compiled must be True or False, got {compiled!r}")
+        # the compiled stage iteration (same operations as _stages) on dense systems
+        self._kernel = getattr(problem, "compiled_stages", None) if compiled and self.dense else None
+        if self._kernel is not None:
+            Ec = sp.csr_matrix(self.E)
+            Ec.sort_indices()
+            self._E_csr = (Ec.indptr.astype(np.int64), Ec.indices.astype(np.int64), Ec.data.astype(float))
         # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, np.sqrt(self.rtol)))
         self.maxiter = MAX_NEWTON if self.fixed_step is None else 30
@@ -188,9 +200,8 @@ class RadauIIA(Solver):
 
     def _stages(self, t, y, h, Z, scale):
         """Simplified Newton on the collocation system; returns ``(Z, converged, iterations, theta)``."""
-        kernel = getattr(self.problem, "compiled_stages", None)
-        if kernel is not None and self.dense and self._diagonal_E():
-            out = self._stages_compiled(kernel, t, y, h, Z, scale)
+        if self._kernel is not None:
+            out = self._stages_compiled(t, y, h, Z, scale)
             if out is not None:
                 return out
         d, E = self.problem, self.E
@@ -225,13 +236,7 @@ class RadauIIA(Solver):
             norm_old = norm
         return Z, False, self.maxiter, theta
 
-    def _diagonal_E(self):
-        if not hasattr(self, "_Ediag"):
-            D = np.diag(self.E)
-            self._Ediag = D.copy() if np.array_equal(np.diag(D), self.E) else None
-        return self._Ediag is not None
-
-    def _stages_compiled(self, kernel, t, y, h, Z, scale):
+    def _stages_compiled(self, t, y, h, Z, scale):
         """:meth:`_stages` as one compiled call (a problem's ``compiled_stages``, same
         operations); None when a stage value is not finite (the Python iteration then says where)."""
         _, real, cplx = self._lus
@@ -239,9 +244,9 @@ class RadauIIA(Solver):
             self._lus_rm = (self._lus, np.ascontiguousarray(real.lu), np.asarray(real.piv, np.int64),
                             np.ascontiguousarray(cplx.lu), np.asarray(cplx.piv, np.int64))
         _, lur, pivr, luc, pivc = self._lus_rm
-        Z, converged, it, theta = kernel(t, y, h, np.ascontiguousarray(Z, float), scale, self.algebraic,
-                                         self._Ediag, lur, pivr, luc, pivc, C, T, T_INV, GAMMA, ALPHA, BETA,
-                                         self.newton_tol, self.maxiter)
+        Z, converged, it, theta = self._kernel(t, y, h, np.ascontiguousarray(Z, float), scale, self.algebraic,
+                                               *self._E_csr, lur, pivr, luc, pivc, C, T, T_INV, GAMMA, ALPHA,
+                                               BETA, self.newton_tol, self.maxiter)
         if it < 0:
             return None
         self.nfev += 3 * it

@@ -21,7 +21,7 @@ machine code.
 """
 import numpy as np
 
-from ..assembly.compiled import lu_solve
+from ..assembly.compiled_radau import newton_scales, stage_increment
 
 try:
     import numba
@@ -388,17 +388,16 @@ def ode_functions(model):
 
 # ---------------------------------------------------------------- Radau IIA stage iteration
 @_jit
-def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ediag, lur, pivr, luc, pivc,
+def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc,
                  C, T, TI, gamma, alpha, beta, tol, maxiter):
-    """The simplified Newton iteration of :meth:`RadauIIA._stages` for a diagonal ``E``
-    (same operations, same tests).  Returns ``(Z, converged, iterations, theta)``;
-    ``iterations < 0`` reports a non-finite stage value at stage ``-iterations - 1``."""
+    """The simplified Newton iteration of :meth:`RadauIIA._stages` (same operations, same
+    tests; ``E`` in CSR arrays ``Ep, Ei, Ed``; the correction by
+    :func:`~phmech.assembly.compiled_radau.stage_increment`).  Returns
+    ``(Z, converged, iterations, theta)``; ``iterations < 0`` reports a non-finite stage
+    value at stage ``-iterations - 1``."""
     n = y.size
     W = TI @ Z
-    s = scale.copy()
-    for i in range(n):
-        if algebraic[i]:
-            s[i] /= h
+    s = newton_scales(scale, algebraic, h)
     norm_old = -1.0
     theta = -1.0
     F = np.empty((3, n))
@@ -408,20 +407,7 @@ def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ediag, lur, pivr,
             for k in range(n):
                 if not np.isfinite(F[i, k]):
                     return Z, False, -(i + 1), theta
-        G = TI @ F
-        r1 = G[0] - gamma / h * (Ediag * W[0])
-        r23 = (G[1] + 1j * G[2]) - (alpha - 1j * beta) / h * (Ediag * W[1] + 1j * (Ediag * W[2]))
-        dW = np.empty((3, n))
-        dW[0] = lu_solve(lur, pivr, r1)
-        u = lu_solve(luc, pivc, r23)
-        dW[1] = u.real
-        dW[2] = u.imag
-        D = T @ dW
-        acc = 0.0
-        for i in range(3):
-            for k in range(n):
-                acc += (D[i, k] / s[k]) ** 2
-        norm = np.sqrt(acc / (3 * n))
+        dW, norm = stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta)
         if norm_old >= 0.0:
             theta = norm / norm_old
             remaining = maxiter - it

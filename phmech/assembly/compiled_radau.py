@@ -1,0 +1,167 @@
+"""Compiled stage iteration of Radau IIA for assembled systems (numba).
+
+:class:`~phmech.solvers.radau.RadauIIA` solves the collocation system of
+each step by a simplified Newton iteration in the eigenbasis of the
+collocation matrix (Hairer & Wanner, *Solving Ordinary Differential
+Equations II*, IV.8): per iteration three evaluations of ``f`` at the
+stage times ``t + c_i h``, one real and one complex solve with the
+factorized iteration matrices, and the contraction test.  For the small
+and medium systems of multibody dynamics the interpreter's overhead of
+these few array operations is the larger part of a step.  When the
+compiled residual of a :class:`~phmech.assembly.dae.DescriptorDAE` is
+the complete ``f`` (:attr:`CompiledResidual.pure
+<phmech.assembly.compiled.CompiledResidual.pure>`), the whole iteration
+runs here in one compiled call: :func:`radau_stages` performs the same
+operations and the same tests as :meth:`RadauIIA._stages
+<phmech.solvers.radau.RadauIIA._stages>` (the Python iteration stays the
+reference; ``tests/test_compiled_radau.py`` checks both take the same
+steps).
+
+The kernel's arguments after ``(t, y)`` depend on time only through the
+prescribed velocities ``w(t)`` and the loads' inputs ``u(t)``; they are
+evaluated in Python once per stage time before the call
+(:meth:`CompiledResidual.kernel_args
+<phmech.assembly.compiled.CompiledResidual.kernel_args>`), and passed as
+one argument tuple plus the stacked ``w`` and ``u`` of the three stage
+times (written into the tuple's arrays before each stage evaluation),
+which keeps the cost of the call itself small.
+
+:func:`stage_increment` (one Newton correction in the eigenbasis) is
+shared with the compiled classic benchmark models
+(:mod:`phmech.validation._classic_compiled`).
+"""
+import numpy as np
+
+from ._jit import jit as _jit
+from .compiled import _KERNEL_ARGS, _csr_mv_add, lu_solve, residual_kernel
+
+#: positions of the time-dependent kernel arguments: ``w(t)`` and the loads (inputs ``u(t)`` last)
+_IW, _IL = _KERNEL_ARGS.index("w"), _KERNEL_ARGS.index("loads")
+
+
+@_jit
+def newton_scales(scale, algebraic, h):
+    """The Newton norm's weights: ``scale`` with the algebraic components divided by ``h``."""
+    s = scale.copy()
+    for i in range(s.size):
+        if algebraic[i]:
+            s[i] /= h
+    return s
+
+
+@_jit
+def stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta):
+    """One simplified Newton correction ``dW`` in the eigenbasis and its norm.
+
+    ``F``: the stage values ``f(t + c_i h, y + Z_i)`` (rows); ``W = T^-1 Z``;
+    ``s``: :func:`newton_scales`; ``E`` in CSR arrays ``(Ep, Ei, Ed)``; the
+    LAPACK ``getrf`` factors of ``gamma/h E - J`` and ``(alpha - i beta)/h E - J``.
+    The norm is the root mean square of ``T dW / s`` (the stage increments).
+    """
+    n = W.shape[1]
+    G = TI @ F
+    EW = np.zeros((3, n))
+    for k in range(3):
+        _csr_mv_add(Ep, Ei, Ed, W[k], EW[k], 1.0)
+    r1 = G[0] - gamma / h * EW[0]
+    r23 = (G[1] + 1j * G[2]) - (alpha - 1j * beta) / h * (EW[1] + 1j * EW[2])
+    dW = np.empty((3, n))
+    dW[0] = lu_solve(lur, pivr, r1)
+    u = lu_solve(luc, pivc, r23)
+    dW[1] = u.real
+    dW[2] = u.imag
+    D = T @ dW
+    acc = 0.0
+    for i in range(3):
+        for k in range(n):
+            acc += (D[i, k] / s[k]) ** 2
+    return dW, np.sqrt(acc / (3 * n))
+
+
+@_jit
+def _finite(x):
+    for k in range(x.size):
+        if not np.isfinite(x[k]):
+            return False
+    return True
+
+
+@_jit
+def _stage_value(t, y, Z, i, args, w, U, F):
+    """``F[i] = f(t, y + Z[i])`` by the residual kernel with ``args`` and the prescribed
+    velocities ``w`` and load inputs ``U`` of time ``t``."""
+    args[_IW][:] = w
+    args[_IL][-1][:, :] = U
+    Y = y + Z[i]
+    residual_kernel(t, Y, *(args + (F[i],)))
+
+
+@_jit
+def radau_stages(t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc, C, T, TI,
+                 gamma, alpha, beta, tol, maxiter, args, w, U):
+    """The simplified Newton iteration of :meth:`RadauIIA._stages
+    <phmech.solvers.radau.RadauIIA._stages>` (same operations, same tests) with ``f`` the
+    residual kernel; ``args``: its arguments after ``(t, y)``, ``w[i]``, ``U[i]``: the
+    prescribed velocities and load inputs at the stage time ``t + c_i h``.
+
+    Returns ``(Z, converged, iterations, theta)`` (``theta = -1`` for none yet);
+    ``iterations < 0`` reports a non-finite stage value (at stage ``-iterations - 1``).
+    """
+    n = y.size
+    W = TI @ Z
+    s = newton_scales(scale, algebraic, h)
+    norm_old = -1.0
+    theta = -1.0
+    F = np.empty((3, n))
+    for it in range(1, maxiter + 1):
+        for i in range(3):
+            _stage_value(t + C[i] * h, y, Z, i, args, w[i], U[i], F)
+        for i in range(3):
+            if not _finite(F[i]):
+                return Z, False, -(i + 1), theta
+        dW, norm = stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta)
+        if norm_old >= 0.0:
+            theta = norm / norm_old
+            remaining = maxiter - it
+            if theta >= 1 or theta ** remaining / (1 - theta) * norm > tol:
+                return Z, False, it, theta
+        W = W + dW
+        Z = T @ W
+        if norm == 0 or (theta >= 0.0 and theta / (1 - theta) * norm < tol):
+            return Z, True, it, theta
+        norm_old = norm
+    return Z, False, maxiter, theta
+
+
+class StageSolver:
+    """``compiled_stages`` of a pure compiled residual (the protocol of
+    :meth:`RadauIIA._stages_compiled <phmech.solvers.radau.RadauIIA._stages_compiled>`):
+    the kernel's arguments at the three stage times, then one :func:`radau_stages` call.
+
+    Parameters
+    ----------
+    compiled : :class:`~phmech.assembly.compiled.CompiledResidual`
+        With ``pure`` True (the kernel is the complete right-hand side).
+    """
+
+    def __init__(self, compiled):
+        if not compiled.pure:
+            raise ValueError("compiled Radau stages need a pure compiled residual (Python leftovers: "
+                             f"{', '.join(compiled.leftovers)})")
+        self.compiled = compiled
+
+    def __call__(self, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc, C, T, TI,
+                 gamma, alpha, beta, tol, maxiter):
+        a = [self.compiled.kernel_args(t + c * h) for c in C]
+        w = np.array([ai[_IW] for ai in a])
+        U = np.array([ai[_IL][-1] for ai in a])
+        return radau_stages(t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc, C, T, TI,
+                            gamma, alpha, beta, tol, maxiter, a[0], w, U)
+
+
+def stage_solver(compiled):
+    """A :class:`StageSolver` for the :class:`CompiledResidual` ``compiled``, or None when
+    there is none (no numba) or it is not pure."""
+    if compiled is None or not compiled.pure:
+        return None
+    return StageSolver(compiled)
