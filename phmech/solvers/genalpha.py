@@ -463,9 +463,9 @@ class GeneralizedAlpha(Solver):
         d, nd, af = self.problem, self.nd, self.af
         self.njev += 1 + bool(d.nl)
         if self._kernel is not None:
-            jac = self._kernel.jacobian if self._kernel.has_jacobian else None
-            J_af = jac(y_af, t=t_af) if jac else d.jacobian(t_af, y_af).toarray()
-            J_1 = (jac(y1, t=t1) if jac else d.jacobian(t1, y1).toarray())[nd:] if d.nl else np.zeros((0, d.n))
+            jac = self._compiled_jacobian if self._kernel.has_jacobian else None
+            J_af = jac(t_af, y_af) if jac else d.jacobian(t_af, y_af).toarray()
+            J_1 = (jac(t1, y1) if jac else d.jacobian(t1, y1).toarray())[nd:] if d.nl else np.zeros((0, d.n))
             A = np.vstack([c * self._Ed_dense - af * J_af[:nd], -J_1])
         else:
             J_af = sp.csr_matrix(d.jacobian(t_af, y_af))
@@ -473,6 +473,15 @@ class GeneralizedAlpha(Solver):
             A = sp.vstack([c * self.Ed - af * J_af[:nd], -J_1], format="csc")
             A = A.toarray() if d.n <= DENSE_MAX else A
         return self._lu_of(A, "dependent constraints or a singular mass matrix on the allowed motions")
+
+    def _compiled_jacobian(self, t, y):
+        """The compiled dense ``df/dy`` at ``(t, y)`` (``t``: the load inputs, where the
+        Jacobian takes it)."""
+        import inspect
+        jac = self._kernel.jacobian
+        if not hasattr(self, "_jac_takes_t"):
+            self._jac_takes_t = "t" in inspect.signature(jac).parameters
+        return jac(y, t=t) if self._jac_takes_t else jac(y)
 
     def _step_times(self):
         """``(h, t1)`` of the next step: equal steps between breakpoints, times ``t_start + k h``."""
