@@ -86,15 +86,14 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from ._dense import DENSE_MAX as DENSE_COMPILED_MAX
 from .base import Solver, SolverError, count_option, positive_option
+from .genalpha_first_order import FirstOrderForm, first_order_parameters  # noqa: F401 (public)
 
 
 #: above this many unknowns the iteration matrix is kept over steps by default
 REUSE_MIN = 2000
 #: up to this many unknowns the iteration matrix is factorized densely (LAPACK beats SuperLU's overhead)
 DENSE_MAX = 100
-# the compiled first-order iteration (dense factors) runs up to phmech.solvers._dense.DENSE_MAX unknowns
 
 
 class _DenseLU:
@@ -141,13 +140,6 @@ def spectral_properties(omega_h, rho_inf):
         return rho, np.nan, np.nan
     Wb = np.arctan2(z.imag, z.real)
     return rho, float(-np.log(abs(z) ** 2) / (2 * Wb)), float(omega_h / Wb - 1.0)
-
-
-def first_order_parameters(rho_inf):
-    """``(alpha_m, alpha_f, gamma)`` of the first-order method of Jansen, Whiting & Hulbert (2000, eqs. 17, 19)."""
-    r = float(rho_inf)
-    am, af = 0.5 * (3 - r) / (1 + r), 1 / (1 + r)
-    return am, af, 0.5 + am - af
 
 
 def _hermite(s, h, p0, p1, m0, m1):
@@ -216,7 +208,7 @@ class SecondOrderProblem:
         return 0.0
 
 
-class GeneralizedAlpha(Solver):
+class GeneralizedAlpha(FirstOrderForm, Solver):
     """Fixed-step generalized-alpha method (see the module docstring).
 
     Parameters
@@ -256,6 +248,7 @@ class GeneralizedAlpha(Solver):
     """
 
     name = "genalpha"
+    DENSE_MAX = DENSE_MAX
     REQUIRED = ("force", "force_jacobians", "g", "G", "constraint_hessian", "constraint_velocity_jacobian",
                 "constraint_curvature")
 
@@ -322,166 +315,6 @@ class GeneralizedAlpha(Solver):
         if self.form == "first-order":
             return self.xd.copy(), self.xd.copy()
         return self.qdd.copy(), self.a.copy()
-
-    # -- first-order form (Jansen, Whiting & Hulbert 2000) ---------------------------------
-    def _init_first_order(self, acc0, compiled):
-        d = self.problem
-        self.nd = d.n - d.nl
-        self.am, self.af, self.gamma = first_order_parameters(self.rho_inf)
-        res = np.asarray(d.constraint_residual(self.t, self.y), float)
-        if res.size and np.max(np.abs(res)) > 1e-8 * max(1.0, float(np.max(np.abs(self.y)))):
-            k = int(np.argmax(np.abs(res)))
-            raise ValueError(f"genalpha: inconsistent initial state: constraint row {d.labels()[d.sl][k]} has "
-                             f"residual {res[k]:.3g}")
-        if acc0 is None:
-            self.xd = np.asarray(d.derivative(self.t, self.y), float)[:self.nd].copy()
-        else:
-            self.xd = np.array(acc0[0], dtype=float)
-            if self.xd.shape != (self.nd,):
-                raise ValueError(f"genalpha: acc0 of the first-order form must start with x' of length {self.nd}")
-        self.Ed = sp.csr_matrix(d.E)[:self.nd, :]
-        self.Ed_d = sp.csr_matrix(self.Ed[:, :self.nd])
-        self.Ed_d.sort_indices()
-        self.xd_old = self.xd.copy()
-        self.y_old = self.y.copy()
-        # compiled Newton iteration (phmech.assembly.compiled_genalpha): systems whose residual
-        # the kernel evaluates completely, factorized densely
-        self._kernel = None
-        make = getattr(d, "compiled_residual", None)
-        if compiled and make is not None and d.n <= DENSE_COMPILED_MAX:
-            c = make()
-            if c is not None and c.pure:
-                self._kernel = c
-                E = self.Ed_d
-                self._Ed_csr = (E.indptr.astype(np.int64), E.indices.astype(np.int64), E.data.astype(float))
-                self._Ed_dense = self.Ed.toarray()
-                self._lu_c = (None,)
-                self._no_lu, self._no_piv = np.zeros((0, 0)), np.zeros(0, np.int64)
-
-    def _step_first_order(self):
-        """One step: ``E x'_{n+am} = f_d(t_{n+af}, y_{n+af})`` on the differential rows, the
-        constraints ``f_a(t_{n+1}, y_{n+1}) = 0`` at the step's end (index 2, no drift of ``G e = w``)."""
-        nd = self.nd
-        h, t1 = self._step_times()
-        t0, y0, xd0 = self.t, self.y, self.xd
-        scale = np.maximum(np.abs(y0), 1e-8)
-        newton = self._newton_compiled if self._kernel is not None else self._newton_first_order
-        lu = self._lu if (self.reuse_jacobian and self._lu_h == h) else None   # simplified Newton over steps
-        for attempt in range(2):
-            started_fresh = lu is None
-            y1 = y0.copy()
-            y1[:nd] += h * xd0
-            lu, err, ok = newton(h, t1, y1, lu, scale)
-            if ok or started_fresh:
-                break
-            lu = None
-        if not ok:
-            raise SolverError(self.name, t0, f"Newton iteration did not converge (last relative increment "
-                              f"{err:.3g} after {self.max_newton} iterations): reduce dt")
-        self._lu, self._lu_h = lu, h
-        self.t_old, self.y_old, self.xd_old = t0, y0, xd0
-        self.y, self.xd = y1, self._parts(h, y1)[0]
-        self._h_last = t1 - t0
-        self.t = t1
-        self.nsteps += 1
-
-    def _parts(self, h, y1):
-        """``(x'+, x'_{n+am}, y_{n+af})`` of the iterate ``y1`` of a step of size ``h`` from ``(t, y, xd)``."""
-        nd, y0, xd0 = self.nd, self.y, self.xd
-        xd1 = xd0 + (y1[:nd] - y0[:nd] - h * xd0) / (h * self.gamma)
-        return xd1, xd0 + self.am * (xd1 - xd0), y0 + self.af * (y1 - y0)
-
-    def _newton_first_order(self, h, t1, y1, lu, scale):
-        """Simplified Newton iteration of one step attempt from the predictor ``y1`` (updated in
-        place) with the factors ``lu`` (None: factorize at the first iterate); returns the
-        factors used, the last relative increment and whether it converged.  The reference
-        of :func:`~phmech.assembly.compiled_genalpha.genalpha_newton`."""
-        d, nd = self.problem, self.nd
-        t_af = self.t + self.af * h
-        c = self.am / (h * self.gamma)
-
-        def residual(y1):
-            _, xd_am, y_af = self._parts(h, y1)
-            self.nfev += 2
-            return np.r_[self.Ed_d @ xd_am - d.f(t_af, y_af)[:nd], -d.f(t1, y1)[nd:]]
-
-        fresh = lu is None
-        prev, err = None, np.inf
-        for it in range(self.max_newton):
-            with np.errstate(all="ignore"):
-                r = residual(y1)
-            if not np.all(np.isfinite(r)):
-                raise SolverError(self.name, self.t, self._NONFINITE)
-            if lu is None:
-                lu, fresh = self._factor_first_order(t_af, t1, self._parts(h, y1)[2], y1, c), True
-            dy = lu.solve(r)
-            y1 -= dy
-            err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
-            rate = err / prev if prev else None
-            if err < self.newton_tol or (rate is not None and (
-                    (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
-                    or (fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
-                return lu, err, True
-            if rate is not None and rate > 0.2:
-                lu = None
-            prev = err
-        return lu, err, False
-
-    _NONFINITE = ("the residual became non-finite (diverging Newton iterates, or the model returns NaN): "
-                  "reduce dt")
-
-    def _newton_compiled(self, h, t1, y1, lu, scale):
-        """:meth:`_newton_first_order` as compiled calls
-        (:func:`~phmech.assembly.compiled_genalpha.genalpha_newton`): one per step attempt, one
-        more after each new factorization."""
-        from ..assembly.compiled_genalpha import NEED_LU, NONFINITE, CONVERGED, genalpha_newton
-        c = self._kernel
-        t_af = self.t + self.af * h
-        args_af, args_1 = c.kernel_args(t_af), c.kernel_args(t1)
-        fresh, it, prev, r_given = lu is None, 0, 0.0, False
-        r = np.empty(self.problem.n)
-        while True:
-            if lu is not None and self._lu_c[0] is not lu:       # row-major copy for the kernel
-                lu_piv = lu.lu_piv
-                self._lu_c = (lu, np.ascontiguousarray(lu_piv[0]), np.asarray(lu_piv[1], np.int64))
-            _, lu_a, piv = self._lu_c if lu is not None else (None, self._no_lu, self._no_piv)
-            status, it, err, prev, nres = genalpha_newton(
-                self.y, self.xd, y1, h, self.gamma, self.am, self.af, t_af, t1, *self._Ed_csr, lu_a, piv,
-                lu is not None, fresh, it, prev, r, r_given, scale, self.newton_tol, self.max_newton,
-                args_af, args_1)
-            self.nfev += 2 * nres
-            if status == NONFINITE:
-                raise SolverError(self.name, self.t, self._NONFINITE)
-            if status != NEED_LU:
-                return lu, err, status == CONVERGED
-            lu, fresh, r_given = self._factor_first_order(t_af, t1, self._parts(h, y1)[2], y1,
-                                                          self.am / (h * self.gamma)), True, True
-
-    def _factor_first_order(self, t_af, t1, y_af, y1, c):
-        """LU of ``c E - af df/dy(t_af)`` (differential rows) over ``-df/dy(t1)`` (algebraic rows);
-        dense for the compiled iteration (with the compiled Jacobian where there is one)."""
-        d, nd, af = self.problem, self.nd, self.af
-        self.njev += 1 + bool(d.nl)
-        if self._kernel is not None:
-            jac = self._compiled_jacobian if self._kernel.has_jacobian else None
-            J_af = jac(t_af, y_af) if jac else d.jacobian(t_af, y_af).toarray()
-            J_1 = (jac(t1, y1) if jac else d.jacobian(t1, y1).toarray())[nd:] if d.nl else np.zeros((0, d.n))
-            A = np.vstack([c * self._Ed_dense - af * J_af[:nd], -J_1])
-        else:
-            J_af = sp.csr_matrix(d.jacobian(t_af, y_af))
-            J_1 = sp.csr_matrix(d.jacobian(t1, y1))[nd:] if d.nl else sp.csr_matrix((0, d.n))
-            A = sp.vstack([c * self.Ed - af * J_af[:nd], -J_1], format="csc")
-            A = A.toarray() if d.n <= DENSE_MAX else A
-        return self._lu_of(A, "dependent constraints or a singular mass matrix on the allowed motions")
-
-    def _compiled_jacobian(self, t, y):
-        """The compiled dense ``df/dy`` at ``(t, y)`` (``t``: the load inputs, where the
-        Jacobian takes it)."""
-        import inspect
-        jac = self._kernel.jacobian
-        if not hasattr(self, "_jac_takes_t"):
-            self._jac_takes_t = "t" in inspect.signature(jac).parameters
-        return jac(y, t=t) if self._jac_takes_t else jac(y)
 
     def _step_times(self):
         """``(h, t1)`` of the next step: equal steps between breakpoints, times ``t_start + k h``."""
