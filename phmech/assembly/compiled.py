@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._jit import jit as _jit, numba
-from .compiled_beams import is_compilable, nl_beams_residual, pack as pack_beams
+from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
 
 
 @_jit
@@ -72,6 +72,25 @@ def _quadratic(pw, px, py, pz):
 
 
 @_jit
+def _quadratic_halfgrad(pw, px, py, pz):
+    """``dQ[m] = (1/2) dQ(p)/dp_m`` of :func:`_quadratic` (``m`` over ``w, x, y, z``)."""
+    dQ = np.empty((4, 3, 3))
+    dQ[0, 0, 0], dQ[0, 0, 1], dQ[0, 0, 2] = pw, -pz, py
+    dQ[0, 1, 0], dQ[0, 1, 1], dQ[0, 1, 2] = pz, pw, -px
+    dQ[0, 2, 0], dQ[0, 2, 1], dQ[0, 2, 2] = -py, px, pw
+    dQ[1, 0, 0], dQ[1, 0, 1], dQ[1, 0, 2] = px, py, pz
+    dQ[1, 1, 0], dQ[1, 1, 1], dQ[1, 1, 2] = py, -px, -pw
+    dQ[1, 2, 0], dQ[1, 2, 1], dQ[1, 2, 2] = pz, pw, -px
+    dQ[2, 0, 0], dQ[2, 0, 1], dQ[2, 0, 2] = -py, px, pw
+    dQ[2, 1, 0], dQ[2, 1, 1], dQ[2, 1, 2] = px, py, pz
+    dQ[2, 2, 0], dQ[2, 2, 1], dQ[2, 2, 2] = -pw, pz, -py
+    dQ[3, 0, 0], dQ[3, 0, 1], dQ[3, 0, 2] = -pz, -pw, px
+    dQ[3, 1, 0], dQ[3, 1, 1], dQ[3, 1, 2] = pw, -pz, py
+    dQ[3, 2, 0], dQ[3, 2, 1], dQ[3, 2, 2] = px, py, pz
+    return dQ
+
+
+@_jit
 def _loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
     2: quaternion ``R = Q(p) / |p|^2``)."""
@@ -98,6 +117,41 @@ def _loads_add(q, loads, fe):
             for i in range(dim[k]):
                 acc += AT[j, i] * ub[i]
             fe[cols[j]] += acc
+
+
+@_jit
+def _loads_jacobian_add(q, loads, J, r0):
+    """``d(A^T R(q)^T u)/dq`` of the compiled loads added to ``J[r0 + cols, q]`` (only the
+    rotated loads depend on ``q``)."""
+    kind, rot, dim, ptr, cols, AT, U = loads
+    for k in range(kind.size):
+        if kind[k] == 0:
+            continue
+        u = U[k]
+        o = rot[k]
+        nrot = 1 if kind[k] == 1 else 4
+        dub = np.zeros((3, 4))                # d(R^T u)_i / d(rotation coordinate m)
+        if kind[k] == 1:
+            c, s = np.cos(q[o]), np.sin(q[o])
+            dub[0, 0] = -s * u[0] + c * u[1]
+            dub[1, 0] = -c * u[0] - s * u[1]
+        else:
+            pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
+            p = np.array([pw, px, py, pz])
+            n2 = pw * pw + px * px + py * py + pz * pz
+            Q = _quadratic(pw, px, py, pz)
+            dQ = _quadratic_halfgrad(pw, px, py, pz)
+            for i in range(3):
+                qu = Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]
+                for m in range(4):
+                    dqu = dQ[m, 0, i] * u[0] + dQ[m, 1, i] * u[1] + dQ[m, 2, i] * u[2]
+                    dub[i, m] = 2 * dqu / n2 - 2 * p[m] * qu / (n2 * n2)
+        for j in range(ptr[k], ptr[k + 1]):
+            for m in range(nrot):
+                acc = 0.0
+                for i in range(dim[k]):
+                    acc += AT[j, i] * dub[i, m]
+                J[r0 + cols[j], o + m] += acc
 
 
 @_jit
@@ -299,8 +353,8 @@ class CompiledResidual:
                              np.concatenate(cols).astype(np.int64) if cols else i0,
                              np.vstack(AT) if AT else np.zeros((0, 3)))
         self.pure = not (self.other_kin or self.other_groups or self.effort or self.loads)
-        #: the dense Jacobian is compiled too (no consistent beams)
-        self.has_jacobian = self.pure and not beams and not packed
+        #: the dense Jacobian is compiled too
+        self.has_jacobian = self.pure
         self._empty_x = (i0, i0, np.zeros(0))
 
     def extra_G(self, q):
@@ -337,19 +391,17 @@ class CompiledResidual:
         a = dict(zip(_KERNEL_ARGS, args))
         return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"])
 
-    def jacobian(self, y):
-        """Dense ``df/dy`` of a pure system (no leftovers; ``w`` does not depend on ``y``)."""
+    def jacobian(self, y, t=None):
+        """Dense ``df/dy`` at ``(t, y)`` of a pure system (no leftovers; ``w`` does not depend
+        on ``y``).  ``t`` is needed only for the loads' inputs ``u(t)``."""
         if not self.has_jacobian:
-            raise ValueError("compiled jacobian: only for systems without Python leftovers and "
-                             f"consistent beams ({', '.join(self.leftovers) or 'consistent beams'})")
-        d = self.dae
-        J = np.zeros((d.n, d.n))
-        jacobian_kernel(np.asarray(y, float), d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0,
-                        *self.K, self.Kw, self.nslot, *self.R, *self.G, self.inactive(), J)
-        r, c, v = self.X_const                    # constant rows: G^T in the e rows, -G in lam rows
-        act = self.dae.active[r]
-        np.add.at(J, (d.nq + c, d.nq + d.ne + r), v)
-        np.add.at(J, (d.nq + d.ne + r[act], d.nq + c[act]), -v[act])
+            raise ValueError("compiled jacobian: only for systems without Python leftovers "
+                             f"({', '.join(self.leftovers)})")
+        if t is None and self._packed_loads:
+            raise ValueError("compiled jacobian: the system has loads, give the time t of their inputs")
+        t = 0.0 if t is None else t
+        J = np.zeros((self.dae.n, self.dae.n))
+        jacobian_kernel(t, np.asarray(y, float), *self.kernel_args(t), J)
         return J
 
     def f(self, t, y):
@@ -420,62 +472,6 @@ def _block_scales(y, nq, ne, scale):
 
 
 @_jit
-def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, lu, piv, tol, max_newton, dae_scale,
-                    nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
-                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
-    """Simplified Newton iteration of one midpoint step with a fixed LU (the Python loop of
-    :meth:`ImplicitMidpoint._step`, same tests).  ``z`` is updated in place.
-
-    Returns ``(status, iterations, err)``: 1 converged, 0 not converged or slow
-    (refresh the iteration matrix), 2 non-finite residual, 3 non-finite increment.
-    """
-    nd = nq + ne
-    n = y0.size
-    Edy0 = np.zeros(n)
-    _csr_mv_add(Ep, Ei, Ed, y0, Edy0, 1.0)
-    ym = np.empty(n)
-    fz = np.empty(n)
-    prev = 0.0
-    err = np.nan
-    for it in range(max_newton):
-        for i in range(n):
-            ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-        residual_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
-                        Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
-                        inactive, nlb, loads, fz)
-        r = np.zeros(n)
-        _csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
-        finite = True
-        for i in range(n):
-            r[i] = (r[i] - Edy0[i]) / h - fz[i]
-            if not np.isfinite(r[i]):
-                finite = False
-        if not finite:
-            return 2, it, err
-        dz = lu_solve(lu, piv, r)
-        for i in range(n):
-            z[i] -= dz[i]
-        if it == 0:
-            _block_scales(z, nq, ne, dae_scale)
-        err = 0.0
-        for i in range(n):
-            term = abs(dz[i]) / (abs(z[i]) + dae_scale[i])
-            if not np.isfinite(term):
-                return 3, it, term
-            err = max(err, term)
-        if err < tol:
-            return 1, it, err
-        if prev > 0.0:
-            rate = err / prev
-            if rate < 0.9 and rate / (1 - rate) * err < tol:
-                return 1, it, err
-            if rate > 0.5 and it >= 2:
-                return 0, it, err
-        prev = err
-    return 0, max_newton - 1, err
-
-
-@_jit
 def _csr_add_dense(indptr, indices, data, J, r0, c0, sign):
     """``J[r0 + i, c0 + j] += sign * A[i, j]`` for ``A`` in CSR arrays."""
     for i in range(indptr.size - 1):
@@ -484,9 +480,11 @@ def _csr_add_dense(indptr, indices, data, J, r0, c0, sign):
 
 
 @_jit
-def jacobian_kernel(y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
-                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, inactive, J):
-    """Dense ``df/dy`` of :func:`residual_kernel` (no extra ``G`` triplets) into ``J`` (zeroed)."""
+def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
+                    J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
+                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads, J):
+    """Dense ``df/dy`` of :func:`residual_kernel` (same arguments) added to ``J`` (zeroed):
+    exact, with the constant extra ``G`` triplets ``X`` and the loads' inputs of the call."""
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
@@ -514,19 +512,7 @@ def jacobian_kernel(y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i,
         pw, px, py, pz = p[0], p[1], p[2], p[3]
         n2 = pw * pw + px * px + py * py + pz * pz
         Q = _quadratic(pw, px, py, pz)
-        dQ = np.empty((4, 3, 3))
-        dQ[0, 0, 0], dQ[0, 0, 1], dQ[0, 0, 2] = pw, -pz, py
-        dQ[0, 1, 0], dQ[0, 1, 1], dQ[0, 1, 2] = pz, pw, -px
-        dQ[0, 2, 0], dQ[0, 2, 1], dQ[0, 2, 2] = -py, px, pw
-        dQ[1, 0, 0], dQ[1, 0, 1], dQ[1, 0, 2] = px, py, pz
-        dQ[1, 1, 0], dQ[1, 1, 1], dQ[1, 1, 2] = py, -px, -pw
-        dQ[1, 2, 0], dQ[1, 2, 1], dQ[1, 2, 2] = pz, pw, -px
-        dQ[2, 0, 0], dQ[2, 0, 1], dQ[2, 0, 2] = -py, px, pw
-        dQ[2, 1, 0], dQ[2, 1, 1], dQ[2, 1, 2] = px, py, pz
-        dQ[2, 2, 0], dQ[2, 2, 1], dQ[2, 2, 2] = -pw, pz, -py
-        dQ[3, 0, 0], dQ[3, 0, 1], dQ[3, 0, 2] = -pz, -pw, px
-        dQ[3, 1, 0], dQ[3, 1, 1], dQ[3, 1, 2] = pw, -pz, py
-        dQ[3, 2, 0], dQ[3, 2, 1], dQ[3, 2, 2] = px, py, pz
+        dQ = _quadratic_halfgrad(pw, px, py, pz)
         Qv = Q @ v
         for a in range(3):
             for m in range(4):
@@ -593,3 +579,11 @@ def jacobian_kernel(y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i,
             J[nq + c, Gang[k]] += dg * lam[r]
             if act[r]:
                 J[cl + r, Gang[k]] -= dg * e[c]
+    for m in range(Xr.size):
+        J[nq + Xc[m], cl + Xr[m]] += Xv[m]
+        if act[Xr[m]]:
+            J[cl + Xr[m], ce + Xc[m]] -= Xv[m]
+    nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops = nlb
+    if nb:
+        nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops, J)
+    _loads_jacobian_add(q, loads, J, nq)

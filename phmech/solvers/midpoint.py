@@ -33,6 +33,10 @@ import scipy.sparse as sp
 from ._dense import DENSE_MAX, DenseLU as _DenseLU, sparse_factor
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
+#: a step that needed more simplified-Newton iterations refactorizes for the next (dense factors)
+REFRESH_DENSE = 4
+
+
 class ImplicitMidpoint(Solver):
     """Fixed-step implicit midpoint rule (see the module docstring).
 
@@ -53,19 +57,29 @@ class ImplicitMidpoint(Solver):
         does not help, the step fails).
     fresh_jacobian : bool
         Factorize the iteration matrix anew in every step.
+    refresh_iterations : int, optional
+        After a step that needed more Newton iterations, the next step starts
+        with a fresh iteration matrix instead of finding out by a failed
+        iteration.  Default: :data:`REFRESH_DENSE` for dense factors,
+        ``max_newton`` (no early refresh) for sparse ones.
     """
 
     name = "midpoint"
     records_work = True
 
     def __init__(self, problem, t0, y0, t_bound=None, dt=None, constraints="midpoint",
-                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False, compiled=True, **unknown):
+                 newton_tol=1e-10, max_newton=7, fresh_jacobian=False, refresh_iterations=None,
+                 compiled=True, **unknown):
         self.refuse_unknown(unknown)
         super().__init__(problem, t0, y0, t_bound)
         if constraints not in ("midpoint", "endpoint"):
             raise ValueError(f"midpoint: constraints must be 'midpoint' or 'endpoint', got {constraints!r}")
         self.endpoint = constraints == "endpoint"
         self.fresh_jacobian = bool(fresh_jacobian)
+        if refresh_iterations is None:     # dense factors are cheap next to a few iterations
+            refresh_iterations = REFRESH_DENSE if problem.n <= DENSE_MAX else max_newton
+        self.refresh_iterations = count_option(self.name, "refresh_iterations", refresh_iterations)
+        self._iterations = 0
         if dt is None:
             raise ValueError("midpoint: a positive step size dt is required, got None")
         self.dt = positive_option(self.name, "dt", dt)
@@ -110,6 +124,20 @@ class ImplicitMidpoint(Solver):
             s[sl] = max(float(blk.mean()) if blk.size else 0.0, 1e-8)
         return s
 
+    def _continue_interval(self):
+        """After :meth:`restore_state` at the end of the saved run's interval: extend that
+        interval to the new ``t_bound`` when its step grid carries on unchanged (same ``h``), so
+        that predictor, factor and step points are those of an uninterrupted run."""
+        resumed, self._resumed = getattr(self, "_resumed", False), False
+        if not resumed or self._interval is None or self.t != self._interval[1] or self.h is None:
+            return False
+        start = self._interval[0]
+        span = self.t_bound - start
+        if span / max(1, int(round(span / self.dt))) != self.h:
+            return False
+        self._interval = (start, self.t_bound)
+        return True
+
     def _start_interval(self):
         """A new interval ``[t, t_bound]``: equal steps near ``dt``, Newton restarted."""
         span = self.t_bound - self.t
@@ -119,25 +147,43 @@ class ImplicitMidpoint(Solver):
         self.dae_scale = self._scales(self.y)
 
     def _factor(self, t, ym, h):
-        if self._kernel is not None:          # dense: no sparse products
-            J = (self._kernel.jacobian(ym) if self._kernel.has_jacobian
-                 else self.problem.jacobian(t, ym).toarray())
-            A = self._Ed_dense / h - self._rsc[:, None] * J * self._dcol[None, :]
-        else:
-            A = self.Ed / h - (self.Rsc @ self.problem.jacobian(t, ym) @ self.D)
+        if self._kernel is not None:          # compiled Jacobian, matrix and LAPACK factors
+            self._factor_compiled(t, ym, h)
+            return
+        A = self.Ed / h - (self.Rsc @ self.problem.jacobian(t, ym) @ self.D)
         self.njev += 1
         try:
             if self.problem.n <= DENSE_MAX:
-                self.lu = _DenseLU(A.toarray() if sp.issparse(A) else A)
+                self.lu = _DenseLU(A.toarray())
             else:
                 d = self.problem
                 self.lu = sparse_factor(A, np.arange(d.nq + d.ne, d.n))
         except (RuntimeError, np.linalg.LinAlgError) as err:
-            raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): the mass matrix is "
-                              "singular on the motions the joints allow, or constraints are dependent") from None
+            raise SolverError(self.name, self.t, self._singular_why(err)) from None
+        self._factored(t, ym, h)
+
+    def _singular_why(self, err):
+        return (f"singular iteration matrix ({err}): the mass matrix is singular on the motions the "
+                "joints allow, or constraints are dependent")
+
+    def _factored(self, t, ym, h):
         self.lu_h = h
         self._lu_point = (t, np.array(ym))
         self.nlu += 1
+
+    def _factor_compiled(self, t, ym, h):
+        from ..assembly.compiled_midpoint import TransposedLU, iteration_matrix
+        lu = TransposedLU(self.problem.n)
+        bad = iteration_matrix(np.asarray(ym, float), h, t, self._Ed_dense, self._rsc, self._dcol, lu.F,
+                               lu.ipiv, *self._kernel.kernel_args(t))
+        self.njev += 1
+        if bad:
+            k = bad - 1
+            raise SolverError(self.name, self.t, self._singular_why(
+                f"pivot of column {k} ({self.problem.labels()[k]}) vanishes" if k < self.problem.n
+                else "LAPACK getrf argument error"))
+        self.lu = lu
+        self._factored(t, ym, h)
 
     def _nonfinite_cause(self, t, y0, r):
         """Say why the residual is not finite: a model function, or a diverging iterate."""
@@ -163,7 +209,8 @@ class ImplicitMidpoint(Solver):
     def _step(self):
         """One step of size ``h``; the last step of an interval ends exactly on ``t_bound``."""
         if self._interval is None or self._interval[1] != self.t_bound:
-            self._start_interval()
+            if not self._continue_interval():
+                self._start_interval()
         d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
         h = self.h
@@ -183,7 +230,7 @@ class ImplicitMidpoint(Solver):
         if extrapolate:
             z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
         Edy0 = self.Ed_mv @ y0
-        if self.fresh_jacobian:
+        if self.fresh_jacobian or self._iterations > self.refresh_iterations:
             self.lu = None
 
         def residual(z):
@@ -207,7 +254,7 @@ class ImplicitMidpoint(Solver):
             prev = None
             err = np.nan
             if self._kernel is not None:
-                converged, err = self._newton_compiled(y0, z, h, tm)
+                converged, err, self._iterations = self._newton_compiled(y0, z, h, tm)
                 if converged:
                     break
                 if not np.isfinite(err):         # leave the diagnosis to the Python iteration
@@ -236,6 +283,7 @@ class ImplicitMidpoint(Solver):
                 if err < self.newton_tol or (rate is not None and rate < 0.9
                                              and rate / (1 - rate) * err < self.newton_tol):
                     converged = True
+                    self._iterations = it + 1
                     break
                 if rate is not None and rate > 0.5 and it >= 2:
                     break  # slow contraction: refresh the Jacobian
@@ -268,18 +316,16 @@ class ImplicitMidpoint(Solver):
 
     def _newton_compiled(self, y0, z, h, tm):
         """The Newton iteration of :meth:`_step` in one compiled call (same tests, same order)."""
-        from ..assembly.compiled import midpoint_newton
+        from ..assembly.compiled_midpoint import midpoint_newton
         c = self._kernel
         if not isinstance(self.dae_scale, np.ndarray) or self.dae_scale.dtype != float:
             self.dae_scale = np.asarray(self.dae_scale, float)
-        if getattr(self, "_lu_c", (None,))[0] is not self.lu:     # row-major copy for the kernel
-            self._lu_c = (self.lu, np.ascontiguousarray(self.lu.lu), np.asarray(self.lu.piv, np.int64))
         args = c.kernel_args(tm)
         self._kernel_point = (tm, args)       # reused for the step's supplied work
-        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self._lu_c[1], self._lu_c[2],
+        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self.lu.F, self.lu.ipiv,
                                           self.newton_tol, self.max_newton, self.dae_scale, *args)
         self.nfev += it + 1
-        return status == 1, (err if status < 2 else np.nan)
+        return status == 1, (err if status < 2 else np.nan), it + 1
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):
@@ -296,7 +342,7 @@ class ImplicitMidpoint(Solver):
                 "interval": list(self._interval) if self._interval is not None else None,
                 "z_prev": None if self.z_prev is None else np.array(self.z_prev),
                 "dae_scale": np.array(self.dae_scale) if hasattr(self, "dae_scale") else None,
-                "work": self.work, "work_old": self.work_old,
+                "work": self.work, "work_old": self.work_old, "iterations": self._iterations,
                 "lu_h": self.lu_h if live else None,
                 "lu_t": self._lu_point[0] if live else None,
                 "lu_y": np.array(self._lu_point[1]) if live else None}
@@ -310,6 +356,8 @@ class ImplicitMidpoint(Solver):
         if state.get("dae_scale") is not None:
             self.dae_scale = np.array(state["dae_scale"])
         self.work, self.work_old = float(state["work"]), float(state["work_old"])
+        self._iterations = int(state.get("iterations", 0))
+        self._resumed = True
         self.lu = self.lu_h = None
         if state.get("lu_h") is not None:
             self._factor(float(state["lu_t"]), np.array(state["lu_y"]), float(state["lu_h"]))

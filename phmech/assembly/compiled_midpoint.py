@@ -1,0 +1,164 @@
+"""The implicit midpoint rule's step for compiled systems (numba).
+
+:class:`~phmech.solvers.midpoint.ImplicitMidpoint` runs a step of a system
+whose residual is compiled completely (:attr:`CompiledResidual.pure
+<phmech.assembly.compiled.CompiledResidual.pure>`) and small enough for dense
+factors as one call of :func:`midpoint_step`: the simplified Newton
+iteration of the step (:func:`midpoint_newton`) and, when it fails or no
+factor is at hand, the exact Jacobian (:func:`~phmech.assembly.compiled.
+jacobian_kernel`), the iteration matrix
+
+.. math::
+
+    A = E / h - D_r \\, \\frac{\\partial f}{\\partial y}(t_{1/2}, y_{1/2}) \\, D_c
+
+(``D_c`` halves the differential columns, ``D_r`` scales the constraint
+rows) and its LU factorization by LAPACK's ``getrf`` -- the same operations
+in the same order as the Python step, which stays the reference
+(``tests/test_compiled.py`` checks that both take the same iterations and
+the same trajectory).  ``getrf`` is reached through numba's own LAPACK
+binding (the one behind ``np.linalg.inv``), so the compiled functions are
+cached on disk like the others.
+
+The factors are kept in Fortran order: ``F`` (C order) holds ``A^T``, so
+that ``getrf`` on ``F`` factors ``A`` itself, with the pivots of
+:func:`scipy.linalg.lu_factor` (1-based).
+"""
+import numpy as np
+
+from ._jit import jit as _jit, numba
+from .compiled import _block_scales, _csr_mv_add, jacobian_kernel, residual_kernel
+
+if numba is not None:
+    from numba import types
+    from numba.np.linalg import _LAPACK, F_INT_nptype
+    _getrf = _LAPACK().numba_xxgetrf(types.float64)
+    PIVOT_TYPE = F_INT_nptype
+else:  # pragma: no cover - numba is part of the installed stack
+    PIVOT_TYPE = np.int32
+
+
+@_jit
+def getrf(F, ipiv):
+    """LU factorization in place of the matrix whose transpose ``F`` holds (``info`` of LAPACK)."""
+    n = F.shape[0]
+    return _getrf(ord("d"), n, n, F.ctypes, n, ipiv.ctypes)
+
+
+@_jit
+def lu_solve_t(F, ipiv, b):
+    """Solve ``A x = b`` with the factors of :func:`getrf` (``F[j, i] = LU[i, j]``, 1-based pivots)."""
+    n = b.size
+    x = b.copy()
+    for i in range(n):
+        p = ipiv[i] - 1
+        if p != i:
+            x[i], x[p] = x[p], x[i]
+    # by columns of L and U (rows of F: contiguous)
+    for j in range(n):
+        xj = x[j]
+        if xj != 0.0:
+            for i in range(j + 1, n):
+                x[i] -= F[j, i] * xj
+    for j in range(n - 1, -1, -1):
+        x[j] /= F[j, j]
+        xj = x[j]
+        if xj != 0.0:
+            for i in range(j):
+                x[i] -= F[j, i] * xj
+    return x
+
+
+@_jit
+def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, tol, max_newton, dae_scale,
+                    nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
+                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
+    """Simplified Newton iteration of one midpoint step with a fixed LU (the Python loop of
+    :meth:`ImplicitMidpoint._step`, same tests).  ``z`` is updated in place.
+
+    Returns ``(status, iterations, err)``: 1 converged, 0 not converged or slow
+    (refresh the iteration matrix), 2 non-finite residual, 3 non-finite increment.
+    """
+    nd = nq + ne
+    n = y0.size
+    Edy0 = np.zeros(n)
+    _csr_mv_add(Ep, Ei, Ed, y0, Edy0, 1.0)
+    ym = np.empty(n)
+    fz = np.empty(n)
+    prev = 0.0
+    err = np.nan
+    for it in range(max_newton):
+        for i in range(n):
+            ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
+        residual_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
+                        Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
+                        inactive, nlb, loads, fz)
+        r = np.zeros(n)
+        _csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
+        finite = True
+        for i in range(n):
+            r[i] = (r[i] - Edy0[i]) / h - fz[i]
+            if not np.isfinite(r[i]):
+                finite = False
+        if not finite:
+            return 2, it, err
+        dz = lu_solve_t(F, ipiv, r)
+        for i in range(n):
+            z[i] -= dz[i]
+        if it == 0:
+            _block_scales(z, nq, ne, dae_scale)
+        err = 0.0
+        for i in range(n):
+            term = abs(dz[i]) / (abs(z[i]) + dae_scale[i])
+            if not np.isfinite(term):
+                return 3, it, term
+            err = max(err, term)
+        if err < tol:
+            return 1, it, err
+        if prev > 0.0:
+            rate = err / prev
+            if rate < 0.9 and rate / (1 - rate) * err < tol:
+                return 1, it, err
+            if rate > 0.5 and it >= 2:
+                return 0, it, err
+        prev = err
+    return 0, max_newton - 1, err
+
+
+@_jit
+def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv,
+                     nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
+                     nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
+    """Factorize ``A = E/h - D_r J(t_m, y_m) D_c`` at the step's midpoint ``ym`` into ``F``,
+    ``ipiv``.  Returns 0, or ``k + 1`` for a (numerically) zero pivot in column ``k`` (the
+    test of :class:`~phmech.solvers._dense.DenseLU`)."""
+    n = ym.size
+    J = np.zeros((n, n))
+    jacobian_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
+                    Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
+                    inactive, nlb, loads, J)
+    col = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            a = Edense[i, j] / h - rsc[i] * J[i, j] * dcol[j]
+            F[j, i] = a
+            col[j] = max(col[j], abs(a))
+    info = getrf(F, ipiv)
+    if info < 0:
+        return n + 1
+    eps = np.finfo(np.float64).eps
+    for k in range(n):
+        if abs(F[k, k]) <= n * eps * col[k]:
+            return k + 1
+    return 0
+
+
+class TransposedLU:
+    """The factors of :func:`iteration_matrix` with the ``solve`` of the solvers' LU objects."""
+
+    def __init__(self, n):
+        self.F = np.empty((n, n))
+        self.ipiv = np.empty(n, PIVOT_TYPE)
+
+    def solve(self, b):
+        return lu_solve_t(self.F, self.ipiv, np.asarray(b, float))
