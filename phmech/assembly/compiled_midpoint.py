@@ -27,7 +27,7 @@ that ``getrf`` on ``F`` factors ``A`` itself, with the pivots of
 import numpy as np
 
 from ._jit import jit as _jit, numba
-from .compiled import _block_scales, _csr_mv_add, jacobian_kernel, residual_kernel
+from .compiled import _block_scales, _csr_mv_add, jacobian_kernel, power_kernel, residual_kernel
 
 if numba is not None:
     from numba import types
@@ -162,3 +162,54 @@ class TransposedLU:
 
     def solve(self, b):
         return lu_solve_t(self.F, self.ipiv, np.asarray(b, float))
+
+
+@_jit
+def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, tol, max_newton,
+                  dae_scale, ym_lu, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
+                  Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
+                  inactive, nlb, loads):
+    """The two attempts of a midpoint step (:meth:`ImplicitMidpoint._step`): the Newton
+    iteration with the factors at hand (``has_lu``), else or after a failure from ``y0`` with
+    factors at the new midpoint (written to ``F``, ``ipiv``; the point to ``ym_lu``).
+
+    Returns ``(status, nfev, nlu, err, iterations, power)``: status 1 converged (``z`` the
+    end point, ``power`` the supplied power at the step's midpoint), 0 not converged,
+    2 or 3 a non-finite residual or increment, 4 a vanishing pivot (column ``err - 1``).
+    """
+    n = y0.size
+    nd = nq + ne
+    nfev = 0
+    nlu = 0
+    err = np.nan
+    it = 0
+    status = 0
+    for attempt in range(2):
+        if not has_lu:
+            for i in range(n):
+                ym_lu[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
+            bad = iteration_matrix(ym_lu, h, tm, Edense, rsc, dcol, F, ipiv,
+                                   nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
+                                   Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
+                                   Xr, Xc, Xv, w, inactive, nlb, loads)
+            nlu += 1
+            if bad:
+                return 4, nfev, nlu, float(bad), 0, 0.0
+            has_lu = True
+        status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, tol, max_newton, dae_scale,
+                                          nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
+                                          Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
+                                          Xr, Xc, Xv, w, inactive, nlb, loads)
+        nfev += it + 1
+        if status != 0:
+            break
+        has_lu = False
+        for i in range(n):
+            z[i] = y0[i]
+    power = 0.0
+    if status == 1:
+        ym = np.empty(n)
+        for i in range(n):
+            ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
+        power = power_kernel(ym, nq, ne, w, Rp, Ri, Rd, loads)
+    return status, nfev, nlu, err, it + 1, power

@@ -229,9 +229,12 @@ class ImplicitMidpoint(Solver):
         z = y0.copy()
         if extrapolate:
             z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
-        Edy0 = self.Ed_mv @ y0
         if self.fresh_jacobian or self._iterations > self.refresh_iterations:
             self.lu = None
+        if self._kernel is not None and self._step_compiled(y0, z, h, tm):
+            self._accept(t0, y0, z, h, last, start, k)
+            return
+        Edy0 = self.Ed_mv @ y0
 
         def residual(z):
             ym = z.copy()
@@ -253,15 +256,7 @@ class ImplicitMidpoint(Solver):
             converged = False
             prev = None
             err = np.nan
-            if self._kernel is not None:
-                converged, err, self._iterations = self._newton_compiled(y0, z, h, tm)
-                if converged:
-                    break
-                if not np.isfinite(err):         # leave the diagnosis to the Python iteration
-                    self._kernel = None
-                    self.lu = None
-                    return self._step()
-            for it in range(self.max_newton if self._kernel is None else 0):
+            for it in range(self.max_newton):
                 with np.errstate(all="ignore"):
                     r, ym = residual(z)
                 if not np.all(np.isfinite(r)):
@@ -298,34 +293,55 @@ class ImplicitMidpoint(Solver):
             raise SolverError(self.name, t0, cause or (
                 f"Newton iteration converged too slowly (last relative increment {err:.3g} after "
                 f"{self.max_newton} iterations, also with a fresh Jacobian): reduce dt"))
-        self.z_prev = y0
         # exact discrete supplied work of the step (power at the midpoint)
         ym = z.copy()
         ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
         self.work_old = self.work
-        point = getattr(self, "_kernel_point", None) if self._kernel is not None else None
-        if point is not None and point[0] == tm:
-            self.work += h * self._kernel.power(ym, point[1])
-        else:
-            self.work += h * d.power(tm, ym)
+        self.work += h * d.power(tm, ym)
+        self._accept(t0, y0, z, h, last, start, k)
+
+    def _accept(self, t0, y0, z, h, last, start, k):
+        self.z_prev = y0
         self.t_old, self.y_old = t0, y0
         self.y = z
         self._h_last = h
         self.t = self.t_bound if last else start + (k + 1) * h
         self.nsteps += 1
 
-    def _newton_compiled(self, y0, z, h, tm):
-        """The Newton iteration of :meth:`_step` in one compiled call (same tests, same order)."""
-        from ..assembly.compiled_midpoint import midpoint_newton
+    def _step_compiled(self, y0, z, h, tm):
+        """Both attempts of the step in one compiled call (:func:`~phmech.assembly.
+        compiled_midpoint.midpoint_step`, the operations of the Python loop); ``z`` becomes the
+        end point.  False hands the step to the Python iteration, which then says why it fails."""
+        from ..assembly.compiled_midpoint import TransposedLU, midpoint_step
         c = self._kernel
         if not isinstance(self.dae_scale, np.ndarray) or self.dae_scale.dtype != float:
             self.dae_scale = np.asarray(self.dae_scale, float)
-        args = c.kernel_args(tm)
-        self._kernel_point = (tm, args)       # reused for the step's supplied work
-        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, self.lu.F, self.lu.ipiv,
-                                          self.newton_tol, self.max_newton, self.dae_scale, *args)
-        self.nfev += it + 1
-        return status == 1, (err if status < 2 else np.nan), it + 1
+        lu = self.lu if self.lu is not None else TransposedLU(self.problem.n)
+        ym_lu = np.empty(self.problem.n)
+        status, nfev, nlu, err, iterations, power = midpoint_step(
+            y0, z, h, tm, *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv,
+            self.lu is not None, self.newton_tol, self.max_newton, self.dae_scale, ym_lu,
+            *c.kernel_args(tm))
+        self.nfev += nfev
+        self.njev += nlu
+        if nlu:
+            self.lu = lu
+            self._factored(tm, ym_lu, h)
+            self.nlu += nlu - 1
+        if status == 4:
+            k = int(err) - 1
+            raise SolverError(self.name, self.t, self._singular_why(
+                f"pivot of column {k} ({self.problem.labels()[k]}) vanishes" if k < self.problem.n
+                else "LAPACK getrf argument error"))
+        if status != 1:
+            # not converged or not finite: the Python iteration repeats the step and reports
+            self._kernel = None
+            self.lu = None
+            return False
+        self._iterations = iterations
+        self.work_old = self.work
+        self.work += h * power
+        return True
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):
