@@ -65,6 +65,11 @@ def timed(fn):
 
 
 # ---------------------------------------------------------------- crank-slider vs Exudyn
+#: Newton tolerance of phmech's runs against Exudyn: the relative tolerance the Exudyn model uses
+#: (peers/exudyn_crank_slider.py, newton_rtol; its absolute tolerance 1e-6 is looser still)
+NEWTON_TOL = 1e-8
+
+
 def crank_slider(quick):
     from phmech.validation import crank_slider as cs
     try:
@@ -73,40 +78,56 @@ def crank_slider(quick):
         exu_run = None
         why = f"Exudyn not installed ({err})"
     t_end = 0.1
-    grid = [(4, 2e-4), (4, 1e-4), (8, 1e-4), (8, 5e-5)] if quick else \
-        [(2, 1e-4), (4, 2e-4), (4, 1e-4), (8, 2e-4), (8, 1e-4), (4, 5e-5), (8, 5e-5), (8, 2.5e-5)]
+    grid = [(3, 2e-4), (4, 2e-4), (4, 1e-4), (8, 1e-4)] if quick else \
+        [(2, 1e-4), (3, 2e-4), (4, 2e-4), (4, 1e-4), (8, 2e-4), (8, 1e-4), (4, 5e-5), (8, 5e-5), (8, 2.5e-5)]
     ref_setting = (8, 2.5e-5) if quick else (16, 1e-5)
 
-    def ours(ne, dt):
-        r, wall = timed(lambda: cs.run(t_end, ne, dt=dt, geometric_stiffness=True, quasi_static=True,
-                                       plot=False))
-        return float(np.max(np.abs(r.uy_mid))), wall
+    def ours(ne, dt, quasi_static):
+        """Model set-up (build, assembly, consistent start) and the run with the midpoint
+        deflection at every step, timed as Exudyn's set-up and solve are; the peak after."""
+        from phmech.fem.quasi_static import quasi_static_state
+        tic = time.perf_counter()
+        system, bodies = cs.build(ne, geometric_stiffness=True)
+        dae = system.assemble()
+        y0 = dae.initial_state()
+        if quasi_static:
+            y0 = quasi_static_state(dae, y0, [bodies["coupler"]])
+        res = system.simulate(t_end, y0=y0, dt=dt, dt_out=dt, newton_tol=NEWTON_TOL)
+        wall = time.perf_counter() - tic
+        coupler = bodies["coupler"]
+        _, rows_y = coupler.displacement_rows([coupler.L / 2])
+        return float(np.max(np.abs(res.q("coupler") @ rows_y[0]))) / coupler.L, wall
 
-    print("crank-slider, stiffened, 0.1 s: phmech reference run ...", flush=True)
-    cs.run(2e-3, 4, dt=1e-4, geometric_stiffness=True, quasi_static=True, plot=False)   # warm the caches
-    peak_ref, _ = ours(*ref_setting)
+    print("crank-slider, stiffened, 0.1 s: phmech reference runs ...", flush=True)
+    ours(4, 1e-4, True)                                  # warm the caches
     best = None
-    for ne, dt in grid:
-        peak, wall = ours(ne, dt)
-        err = abs(peak / peak_ref - 1)
-        print(f"    phmech {ne:2d} elements dt={dt:.1e}: peak {peak:.6f} err {err:.1e} wall {wall:.2f} s")
-        if err <= 1e-3 and (best is None or wall < best[2]):
-            best = (ne, dt, wall)
+    for start, quasi_static in (("undeformed", False), ("quasi-static", True)):
+        peak_ref, _ = ours(*ref_setting, quasi_static)
+        for ne, dt in grid:
+            peak, wall = min((ours(ne, dt, quasi_static) for _ in range(3)), key=lambda pw: pw[1])
+            err = abs(peak / peak_ref - 1)
+            print(f"    phmech {ne:2d} elements dt={dt:.1e} {start} start: peak {peak:.6f} "
+                  f"(reference {peak_ref:.6f}) err {err:.1e} wall {wall:.3f} s")
+            if err <= 1e-3 and (best is None or wall < best[2]):
+                best = (ne, dt, wall, start)
     exu_best = None
     if exu_run is not None:
         exu_run(4, 1e-4, t_end=2e-3)
         r = exu_run(*ref_setting, t_end=t_end)
         exu_ref = r["peak"]
-        print(f"    Exudyn reference {ref_setting}: peak {exu_ref:.6f} (phmech {peak_ref:.6f}, "
-              f"difference {exu_ref / peak_ref - 1:+.1e})")
+        print(f"    Exudyn reference {ref_setting}: peak {exu_ref:.6f} (phmech, quasi-static start, "
+              f"{peak_ref:.6f}, difference {exu_ref / peak_ref - 1:+.1e})")
+        exu_run(4, 1e-4, t_end=t_end)
         for ne, dt in grid:
-            r = exu_run(ne, dt, t_end=t_end)
+            r = min((exu_run(ne, dt, t_end=t_end) for _ in range(3)),
+                    key=lambda r: r["wall"] + r.get("setup", 0.0))
             err = abs(r["peak"] / exu_ref - 1)
             wall = r["wall"] + r.get("setup", 0.0)
             print(f"    Exudyn {ne:2d} elements dt={dt:.1e}: peak {r['peak']:.6f} err {err:.1e} wall {wall:.3f} s")
             if err <= 1e-3 and (exu_best is None or wall < exu_best[2]):
                 exu_best = (ne, dt, wall)
-    note = (f"phmech {best[0]} el. dt={best[1]:.0e}" if best else "phmech: no setting within 0.1 %")
+    note = (f"phmech {best[0]} el. dt={best[1]:.0e} {best[3]} start" if best
+            else "phmech: no setting within 0.1 %")
     note += (f", Exudyn {exu_best[0]} el. dt={exu_best[1]:.0e}" if exu_best else
              (", Exudyn: no setting within 0.1 %" if exu_run else f", {why}"))
     row("crank-slider 0.1 s at 0.1 % of the peak (stiffened)", best[2] if best else None,
@@ -120,10 +141,12 @@ def crank_slider(quick):
         cs.run(10 * 1e-4, ne, dt=1e-4, plot=False)
         cs.run(10 * 1e-4, ne, dt=1e-4, plot=False, geometric_stiffness=True)
     for ne in sizes:
-        r_lin = cs.run(steps * 1e-4, ne, dt=1e-4, plot=False).result.stats["wall_time"] / steps
-        r_gs = cs.run(steps * 1e-4, ne, dt=1e-4, plot=False,
-                      geometric_stiffness=True).result.stats["wall_time"] / steps
-        exu = exu_run(ne, 1e-4, t_end=steps * 1e-4)["per_step"] if exu_run else None
+        opts = dict(solver_options=dict(newton_tol=NEWTON_TOL), plot=False)
+        r_lin = min(cs.run(steps * 1e-4, ne, dt=1e-4, **opts).result.stats["wall_time"]
+                    for _ in range(3)) / steps
+        r_gs = min(cs.run(steps * 1e-4, ne, dt=1e-4, geometric_stiffness=True, **opts).result.stats["wall_time"]
+                   for _ in range(3)) / steps
+        exu = min(exu_run(ne, 1e-4, t_end=steps * 1e-4)["per_step"] for _ in range(3)) if exu_run else None
         print(f"    {ne:2d} elements: phmech linear {r_lin * 1e6:8.1f} us, stiffened {r_gs * 1e6:8.1f} us"
               + (f", Exudyn {exu * 1e6:8.1f} us" if exu else ""), flush=True)
         row(f"crank-slider per step, {ne} elements (linear frame)", r_lin, exu, "Exudyn")

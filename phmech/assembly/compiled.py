@@ -366,6 +366,10 @@ class CompiledResidual:
 
     def load_args(self, t):
         """The packed loads with their inputs ``u(t)`` (rows padded to 3)."""
+        if not self._packed_loads:
+            if getattr(self, "_no_loads", None) is None:
+                self._no_loads = (*self._load_arrays, np.zeros((0, 3)))
+            return self._no_loads
         U = np.zeros((len(self._packed_loads), 3))
         for k, (ld, _, _) in enumerate(self._packed_loads):
             u = np.asarray(ld.fun(t), float).ravel()
@@ -373,7 +377,12 @@ class CompiledResidual:
         return (*self._load_arrays, U)
 
     def inactive(self):
-        return np.flatnonzero(~self.dae.active).astype(np.int64)
+        """Indices of the redundant constraint rows (the DAE's ``active`` mask, which the
+        consistent start may change; recomputed when it does)."""
+        mask = self.dae.active.tobytes()
+        if getattr(self, "_inactive", (None,))[0] != mask:
+            self._inactive = (mask, np.flatnonzero(~self.dae.active).astype(np.int64))
+        return self._inactive[1]
 
     def kernel_args(self, t, X=None, inactive=None):
         """Arguments of :func:`residual_kernel` after ``(t, y)`` (without ``out``); the
@@ -381,8 +390,10 @@ class CompiledResidual:
         d = self.dae
         X = self.X_const if X is None else X
         inactive = self.inactive() if inactive is None else inactive
-        return (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw, self.nslot,
-                *self.R, *self.G, *X, np.asarray(d.w(t), float), inactive, self.nlb, self.load_args(t))
+        if getattr(self, "_fixed_args", None) is None:     # the arguments that never change
+            self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
+                                self.nslot, *self.R, *self.G)
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, self.nlb, self.load_args(t))
 
     def power(self, y, args):
         """Supplied power at ``y`` of a pure system, with the :meth:`kernel_args` ``args`` of the

@@ -72,7 +72,7 @@ driven or coupled with :class:`FrameRate`.
 """
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu, spsolve
+from scipy.sparse.linalg import splu
 
 from ..bodies.base import FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
@@ -494,11 +494,12 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         ux, uy = self.Pq_x @ q, self.Pq_y @ q
         sx, sy = fe.E1 @ ux, fe.E1 @ uy
         eps = sx if self.strain == "linear" else sx + 0.5 * (sx * sx + sy * sy)
-        Cn = fe.M[fe.offsets["n"], :][:, fe.offsets["n"]].tocsc()
-        Cm = fe.M[fe.offsets["m"], :][:, fe.offsets["m"]].tocsc()
+        if getattr(self, "_compliance", None) is None:      # factors of the stress blocks of M, once
+            self._compliance = tuple(splu(fe.M[fe.offsets[f], :][:, fe.offsets[f]].tocsc()) for f in ("n", "m"))
+        Cn, Cm = self._compliance
         e = np.zeros(self.ne)
-        e[self.fields["n"]] = spsolve(Cn, fe.Nq.T @ (fe.wq * eps))
-        e[self.fields["m"]] = spsolve(Cm, fe.Dm @ uy)
+        e[self.fields["n"]] = Cn.solve(fe.Nq.T @ (fe.wq * eps))
+        e[self.fields["m"]] = Cm.solve(fe.Dm @ uy)
         return e
 
     def displacement_rows(self, points):

@@ -103,19 +103,32 @@ def _unflatten(arrays):
     return fix(tree)
 
 
+#: entries read in this process, by path: ``(mtime_ns, size), data`` (read once, shared; the
+#: FE objects treat their matrices as constants)
+_READ = {}
+
+
 def load(k):
     """The stored dictionary of key ``k``, or None."""
     if not enabled():
         return None
     path = os.path.join(directory(), k + ".npz")
-    if not os.path.exists(path):
+    try:
+        st = os.stat(path)
+    except OSError:
         return None
+    stamp = (st.st_mtime_ns, st.st_size)
+    hit = _READ.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
     try:
         with np.load(path, allow_pickle=False) as arrays:
-            return _unflatten(arrays)
+            data = _unflatten(arrays)
     except Exception as err:  # a damaged entry is rebuilt, never used
         log.warning("FE cache: ignoring unreadable entry %s (%s)", path, err)
         return None
+    _READ[path] = (stamp, data)
+    return data
 
 
 def store(k, data):
