@@ -28,7 +28,8 @@ which keeps the cost of the call itself small.
 
 :func:`stage_increment` (one Newton correction in the eigenbasis) is
 shared with the compiled classic benchmark models
-(:mod:`phmech.validation._classic_compiled`).
+(:mod:`phmech.validation._classic_compiled`); :func:`local_error` (the
+step's embedded error estimate) serves every problem with compiled stages.
 """
 import numpy as np
 
@@ -50,6 +51,19 @@ def newton_scales(scale, algebraic, h):
 
 
 @_jit
+def transform(A, X):
+    """``A X`` for the 3 x 3 matrix ``A`` and the rows ``X`` (3 x n), written out (no BLAS
+    call for a product this small)."""
+    n = X.shape[1]
+    out = np.empty((3, n))
+    for k in range(n):
+        x0, x1, x2 = X[0, k], X[1, k], X[2, k]
+        for i in range(3):
+            out[i, k] = A[i, 0] * x0 + A[i, 1] * x1 + A[i, 2] * x2
+    return out
+
+
+@_jit
 def stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta):
     """One simplified Newton correction ``dW`` in the eigenbasis and its norm.
 
@@ -59,23 +73,54 @@ def stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, 
     The norm is the root mean square of ``T dW / s`` (the stage increments).
     """
     n = W.shape[1]
-    G = TI @ F
+    G = transform(TI, F)
     EW = np.zeros((3, n))
     for k in range(3):
         _csr_mv_add(Ep, Ei, Ed, W[k], EW[k], 1.0)
-    r1 = G[0] - gamma / h * EW[0]
-    r23 = (G[1] + 1j * G[2]) - (alpha - 1j * beta) / h * (EW[1] + 1j * EW[2])
+    gh = gamma / h
+    ch = (alpha - 1j * beta) / h
+    r1 = np.empty(n)
+    r23 = np.empty(n, np.complex128)
+    for k in range(n):
+        r1[k] = G[0, k] - gh * EW[0, k]
+        r23[k] = (G[1, k] + 1j * G[2, k]) - ch * (EW[1, k] + 1j * EW[2, k])
     dW = np.empty((3, n))
     dW[0] = lu_solve(lur, pivr, r1)
     u = lu_solve(luc, pivc, r23)
-    dW[1] = u.real
-    dW[2] = u.imag
-    D = T @ dW
     acc = 0.0
+    for k in range(n):
+        dW[1, k] = u[k].real
+        dW[2, k] = u[k].imag
+        for i in range(3):
+            d = T[i, 0] * dW[0, k] + T[i, 1] * dW[1, k] + T[i, 2] * dW[2, k]
+            acc += (d / s[k]) ** 2
+    return dW, np.sqrt(acc / (3 * n))
+
+
+@_jit
+def newton_update(W, dW, T):
+    """``W += dW`` and the stages ``Z = T W``."""
+    n = W.shape[1]
     for i in range(3):
         for k in range(n):
-            acc += (D[i, k] / s[k]) ** 2
-    return dW, np.sqrt(acc / (3 * n))
+            W[i, k] += dW[i, k]
+    return transform(T, W)
+
+
+@_jit
+def predictor(t, h, C, t_prev, h_prev, y_prev, QT, y):
+    """Starting stages from the previous step's collocation polynomial
+    ``u(t_prev + x h_prev) = y_prev + sum_k QT[k - 1] x^k`` at the stage times, as increments
+    from ``y`` (:meth:`RadauIIA._predictor <phmech.solvers.radau.RadauIIA._predictor>`)."""
+    n = y.size
+    Z = np.empty((3, n))
+    for i in range(3):
+        x = (t + C[i] * h - t_prev) / h_prev
+        x2 = x * x
+        x3 = x2 * x
+        for k in range(n):
+            Z[i, k] = x * QT[0, k] + x2 * QT[1, k] + x3 * QT[2, k] + (y_prev[k] - y[k])
+    return Z
 
 
 @_jit
@@ -108,7 +153,7 @@ def radau_stages(t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc,
     ``iterations < 0`` reports a non-finite stage value (at stage ``-iterations - 1``).
     """
     n = y.size
-    W = TI @ Z
+    W = transform(TI, Z)
     s = newton_scales(scale, algebraic, h)
     norm_old = -1.0
     theta = -1.0
@@ -125,12 +170,39 @@ def radau_stages(t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc,
             remaining = maxiter - it
             if theta >= 1 or theta ** remaining / (1 - theta) * norm > tol:
                 return Z, False, it, theta
-        W = W + dW
-        Z = T @ W
+        Z = newton_update(W, dW, T)
         if norm == 0 or (theta >= 0.0 and theta / (1 - theta) * norm < tol):
             return Z, True, it, theta
         norm_old = norm
     return Z, False, maxiter, theta
+
+
+@_jit
+def local_error(y, abs_y, Z, f0, h, atol, rtol, Ep, Ei, Ed, lur, pivr, ew, gamma, nd):
+    """The step's end point and the embedded error estimate of :meth:`RadauIIA._local_error
+    <phmech.solvers.radau.RadauIIA._local_error>` (without the refinement), in one call.
+
+    Returns ``(y_new, scale, err, gEZ, err_norm)``: ``y_new = y + Z_3``, the error scale
+    ``atol + rtol max(|y|, |y_new|)``, the filtered estimate ``err = (gamma/h E - J)^-1
+    (f0 + gEZ)`` with ``gEZ = gamma/h E (ew . Z)``, and the root mean square of
+    ``err / scale`` over the first ``nd`` (differential) variables.
+    """
+    n = y.size
+    y_new = np.empty(n)
+    scale = np.empty(n)
+    v = np.empty(n)
+    for k in range(n):
+        y_new[k] = y[k] + Z[2, k]
+        scale[k] = atol + rtol * max(abs_y[k], abs(y_new[k]))
+        v[k] = ew[0] * Z[0, k] + ew[1] * Z[1, k] + ew[2] * Z[2, k]
+    EZ = np.zeros(n)
+    _csr_mv_add(Ep, Ei, Ed, v, EZ, 1.0)
+    gEZ = gamma / h * EZ
+    err = lu_solve(lur, pivr, f0 + gEZ)
+    acc = 0.0
+    for k in range(nd):
+        acc += (err[k] / scale[k]) ** 2
+    return y_new, scale, err, gEZ, np.sqrt(acc / max(nd, 1))
 
 
 class StageSolver:

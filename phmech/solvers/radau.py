@@ -41,6 +41,8 @@ complex factorization per step size and Jacobian: dense LAPACK up to
 with the dense rows and columns of floating frames eliminated as a border:
 :func:`~phmech.solvers._dense.sparse_factor`).
 """
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -81,6 +83,7 @@ def _tableau():
 
 C, A, A_INV, GAMMA, ALPHA, BETA, T, T_INV, E_WEIGHTS, DENSE_INV = _tableau()
 _POWERS = np.arange(1, 4)
+_C = tuple(float(c) for c in C)
 #: simplified Newton iterations per step (adaptive mode)
 MAX_NEWTON = 7
 #: bounds of the step-size change per step
@@ -133,7 +136,7 @@ class RadauIIA(Solver):
             self.E = self.E.toarray()
         self.algebraic = np.zeros(problem.n, bool)
         self.algebraic[problem.n - problem.nl:] = True
-        self._differential = np.flatnonzero(~self.algebraic)
+        self._nd = problem.n - problem.nl          # the differential variables come first
         if not isinstance(compiled, (bool, np.bool_)):
             raise ValueError(f"radau: option compiled must be True or False, got {compiled!r}")
         # the compiled stage iteration (same operations as _stages) on dense systems
@@ -160,6 +163,7 @@ class RadauIIA(Solver):
         self._previous = None    # (h, err) of the last accepted step, for the controller
         self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
         self._nonfinite = None   # (t, label) where a stage evaluation gave NaN or inf
+        self._lus_rm = (None,)   # (lus, row-major factors and pivots) for the compiled stages
 
     # -- pieces ----------------------------------------------------------------
     def _starting_step(self):
@@ -174,9 +178,10 @@ class RadauIIA(Solver):
         return min(h, 1e-2 * (self.t_end - self.t0))
 
     def _error_norm(self, x, scale):
-        d = self._differential
-        r = x[d] / scale[d]
-        return np.sqrt((r @ r) / r.size)
+        """Root mean square of ``x / scale`` over the differential variables (a float)."""
+        nd = self._nd
+        r = x[:nd] / scale[:nd]
+        return math.sqrt(float(r @ r) / max(nd, 1))
 
     def _newton_norm(self, dW, scale, h):
         s = scale.copy()
@@ -236,44 +241,66 @@ class RadauIIA(Solver):
             norm_old = norm
         return Z, False, self.maxiter, theta
 
+    def _row_major_factors(self):
+        """``(lu, piv)`` of the real and the complex iteration matrix for the compiled kernels."""
+        if self._lus_rm[0] is not self._lus:
+            _, real, cplx = self._lus
+            self._lus_rm = (self._lus, np.ascontiguousarray(real.lu), np.asarray(real.piv, np.int64),
+                            np.ascontiguousarray(cplx.lu), np.asarray(cplx.piv, np.int64))
+        return self._lus_rm[1:]
+
     def _stages_compiled(self, t, y, h, Z, scale):
         """:meth:`_stages` as one compiled call (a problem's ``compiled_stages``, same
         operations); None when a stage value is not finite (the Python iteration then says where)."""
-        _, real, cplx = self._lus
-        if getattr(self, "_lus_rm", (None,))[0] is not self._lus:
-            self._lus_rm = (self._lus, np.ascontiguousarray(real.lu), np.asarray(real.piv, np.int64),
-                            np.ascontiguousarray(cplx.lu), np.asarray(cplx.piv, np.int64))
-        _, lur, pivr, luc, pivc = self._lus_rm
-        Z, converged, it, theta = self._kernel(t, y, h, np.ascontiguousarray(Z, float), scale, self.algebraic,
-                                               *self._E_csr, lur, pivr, luc, pivc, C, T, T_INV, GAMMA, ALPHA,
-                                               BETA, self.newton_tol, self.maxiter)
+        lur, pivr, luc, pivc = self._row_major_factors()
+        Ep, Ei, Ed = self._E_csr
+        Z, converged, it, theta = self._kernel(t, y, h, Z, scale, self.algebraic, Ep, Ei, Ed, lur, pivr, luc,
+                                               pivc, C, T, T_INV, GAMMA, ALPHA, BETA, self.newton_tol,
+                                               self.maxiter)
         if it < 0:
             return None
         self.nfev += 3 * it
-        return Z, bool(converged), int(it), (None if theta < 0 else float(theta))
+        return Z, converged, it, (None if theta < 0 else theta)
 
-    def _local_error(self, t, y, h, Z, scale, refine):
-        """Embedded estimate, filtered by the real iteration matrix (IV.8, (8.19)-(8.20)).
+    def _local_error(self, t, y, abs_y, h, Z, refine):
+        """The step's end point and the norm of its embedded error estimate, filtered by
+        the real iteration matrix (IV.8, (8.19)-(8.20)): ``(y_new, err_norm)``.
 
+        The error scale is ``atol + rtol max(|y|, |y_new|)`` (``abs_y = |y|``).
         With ``refine`` (the first step, and after a rejection) an estimate
         above the tolerance is improved by one more solve with ``f`` at the
         filtered point, which suppresses the estimate's growth for stiff
-        components, (8.20)."""
+        components, (8.20).  With compiled stages the estimate is one compiled
+        call as well (:func:`~phmech.assembly.compiled_radau.local_error`)."""
         _, real, _ = self._lus
-        EZ = self.E @ (E_WEIGHTS @ Z)
-        err = real.solve(self._f0 + GAMMA / h * EZ)
-        if refine and self._error_norm(err, scale) > 1:
-            err = real.solve(self.problem.f(t, y + err) + GAMMA / h * EZ)
+        if self._kernel is not None:
+            from ..assembly.compiled_radau import local_error
+            lur, pivr, _, _ = self._row_major_factors()
+            Ep, Ei, Ed = self._E_csr
+            y_new, scale, err, gEZ, err_norm = local_error(y, abs_y, Z, self._f0, h, self.atol, self.rtol, Ep,
+                                                           Ei, Ed, lur, pivr, E_WEIGHTS, GAMMA, self._nd)
+        else:
+            y_new = y + Z[-1]
+            scale = self.atol + self.rtol * np.maximum(abs_y, np.abs(y_new))
+            gEZ = GAMMA / h * (self.E @ (E_WEIGHTS @ Z))
+            err = real.solve(self._f0 + gEZ)
+            err_norm = self._error_norm(err, scale)
+        if refine and err_norm > 1:
+            err = real.solve(self.problem.f(t, y + err) + gEZ)
             self.nfev += 1
-        return err
+            err_norm = self._error_norm(err, scale)
+        return y_new, err_norm
 
     def _predictor(self, t, h):
         """Starting stages from the previous collocation polynomial (zero on the first step)."""
         if self._poly is None:
             return np.zeros((3, self.problem.n))
         t_prev, h_prev, y_prev, Q = self._poly
-        x = (t + C * h - t_prev) / h_prev
-        return (x[:, None] ** _POWERS) @ Q.T + (y_prev - self.y)
+        if self._kernel is not None:
+            from ..assembly.compiled_radau import predictor
+            return predictor(t, h, C, t_prev, h_prev, y_prev, Q.T, self.y)
+        x = np.array([[(t + c * h - t_prev) / h_prev] for c in _C])
+        return (x ** _POWERS) @ Q.T + (y_prev - self.y)
 
     def _step_factor(self, err_norm, iterations, h, accepted):
         """Factor of the next step size.
@@ -305,18 +332,22 @@ class RadauIIA(Solver):
         if self._f0 is None:
             self._f0 = d.f(t, y)
             self.nfev += 1
-            if not np.all(np.isfinite(self._f0)):
+            if not np.isfinite(self._f0).all():
                 bad = d.labels()[int(np.flatnonzero(~np.isfinite(self._f0))[0])]
                 raise SolverError(self.name, t, f"the right-hand side is non-finite ({bad}) at the "
                                   "current state (a load or drive function returning NaN or inf?)")
         if self._J is None:
             self._refresh_jacobian(t, y)
-        h = min(self.h, self.max_step, self.t_bound - t)
-        if self.t_bound - (t + h) < 1e-12 * max(1.0, abs(self.t_bound)):
-            h = self.t_bound - t
+        t_bound = self.t_bound
+        h = min(self.h, self.max_step, t_bound - t)
+        if t_bound - (t + h) < 1e-12 * max(1.0, abs(t_bound)):
+            h = t_bound - t
         refine = self._poly is None
+        h_min = 10 * np.spacing(max(abs(t), abs(self.t_end)))
+        abs_y = np.abs(y)
+        scale_y = self.atol + self.rtol * abs_y
         while True:
-            if h < 10 * np.spacing(max(abs(t), abs(self.t_end))):
+            if h < h_min:
                 if self._nonfinite:
                     raise SolverError(self.name, t, "the right-hand side became non-finite at t = "
                                       f"{self._nonfinite[0]:.9g} in {self._nonfinite[1]} on every step size "
@@ -325,8 +356,7 @@ class RadauIIA(Solver):
                                   "or error test fails on every step size)")
             if self._lus is None or self._lus[0] != h:
                 self._iteration_matrices(h)
-            scale = self.atol + self.rtol * np.abs(y)
-            Z, converged, iterations, theta = self._stages(t, y, h, self._predictor(t, h), scale)
+            Z, converged, iterations, theta = self._stages(t, y, h, self._predictor(t, h), scale_y)
             if not converged:
                 if not self._J_fresh:          # first a fresh Jacobian, then a smaller step
                     self._refresh_jacobian(t, y)
@@ -337,9 +367,7 @@ class RadauIIA(Solver):
                 h *= 0.5
                 self.nreject += 1
                 continue
-            y_new = y + Z[-1]
-            scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
-            err_norm = self._error_norm(self._local_error(t, y, h, Z, scale, refine), scale)
+            y_new, err_norm = self._local_error(t, y, abs_y, h, Z, refine)
             if err_norm > 1 and self.fixed_step is None:
                 h *= 0.1 if self._poly is None else self._step_factor(err_norm, iterations, h, False)
                 self.nreject += 1
@@ -350,7 +378,7 @@ class RadauIIA(Solver):
         self._nonfinite = None
         self._poly = (t, h, y, (DENSE_INV @ Z).T)
         self.t_old, self.y_old = t, y
-        self.t = t + h if t + h < self.t_bound else self.t_bound
+        self.t = t + h if t + h < t_bound else t_bound
         self.y = y_new
         self.nsteps += 1
         self._f0 = d.f(self.t, y_new)

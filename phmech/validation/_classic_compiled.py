@@ -19,9 +19,11 @@ functions are cached on disk (``cache=True``): the first call of a fresh
 installation compiles for a few seconds, later processes load the
 machine code.
 """
+import functools
+
 import numpy as np
 
-from ..assembly.compiled_radau import newton_scales, stage_increment
+from ..assembly.compiled_radau import newton_scales, newton_update, stage_increment, transform
 
 try:
     import numba
@@ -396,7 +398,7 @@ def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, 
     ``(Z, converged, iterations, theta)``; ``iterations < 0`` reports a non-finite stage
     value at stage ``-iterations - 1``."""
     n = y.size
-    W = TI @ Z
+    W = transform(TI, Z)
     s = newton_scales(scale, algebraic, h)
     norm_old = -1.0
     theta = -1.0
@@ -413,8 +415,7 @@ def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, 
             remaining = maxiter - it
             if theta >= 1 or theta ** remaining / (1 - theta) * norm > tol:
                 return Z, False, it, theta
-        W = W + dW
-        Z = T @ W
+        Z = newton_update(W, dW, T)
         if norm == 0 or (theta >= 0.0 and theta / (1 - theta) * norm < tol):
             return Z, True, it, theta
         norm_old = norm
@@ -434,4 +435,4 @@ def stage_solver(model):
         args = (CRANK, *crank_data(model))
     else:
         return None
-    return lambda *rest: radau_stages(*args, *rest)
+    return functools.partial(radau_stages, *args)
