@@ -3,7 +3,11 @@
 Set-up is everything before the first time step: the imports, building the
 bodies and joints (Firedrake assembly, or the FE cache of
 :mod:`phmech.fem.cache`), assembling the descriptor DAE and the consistent
-initial state.  *Cold* runs with an empty FE cache, *warm* with the cache
+initial state (the cases' model functions for the nonsmooth and network
+cases; the beams of the convergence study, whose error norms against the
+closed-form solutions are Firedrake integrals and import it in any case).
+The comparison models without pH assembly (``crank_slider_reduced``,
+``spin_up_reduced``, ``four_bar_frame``) have no set-up to speak of.  *Cold* runs with an empty FE cache, *warm* with the cache
 that the cold run filled (Firedrake's own kernel cache is warm in both).
 The last column says whether the warm process imported Firedrake at all.
 
@@ -22,6 +26,16 @@ CASES = {
     "spin_up": "from phmech.validation.spin_up import build; s = build('stiffened', 8)[0]",
     "spatial_pendulum": "from phmech.validation.spatial_pendulum import build; s = build('flexible', EI=1.0)[0]",
     "bricard": "from phmech.validation.bricard import build; s = build()[0]",
+    "beam_convergence (5 meshes)": ("from phmech.fem.beam import SimplySupportedBeam; "
+                                    "from phmech.validation.beam_convergence import DATA, _section; "
+                                    "A, I = _section(DATA); [SimplySupportedBeam('b', DATA['L'], n, DATA['rho'], "
+                                    "A, DATA['E'], I).M for n in (4, 8, 16, 32, 64)]; s = None"),
+    "bouncing_ball": "from phmech.validation.bouncing_ball import model; model(1); s = None",
+    "contact_cases (block, cradle)": ("from phmech.validation._contact_simple import block_model, cradle_model; "
+                                      "block_model(); cradle_model(); s = None"),
+    "contact_cases (flexible beam)": "from phmech.validation._contact_beam import beam_model; beam_model(); s = None",
+    "tippe_top": "from phmech.validation.tippe_top import model; model(); s = None",
+    "mass_spring (bridge)": "from phmech.validation._mass_spring_cases import bridge; bridge(); s = None",
     "simeon_crank / andrews": ("from phmech.validation._classic_models import SimeonCrank, AndrewsSqueezer; "
                                "import numpy as np; p = SimeonCrank().index2_problem(); "
                                "p.f(0.0, SimeonCrank().y0); p = AndrewsSqueezer().index2_problem(); "

@@ -177,10 +177,5 @@ class FirstOrderForm:
         return self._lu_of(A, "dependent constraints or a singular mass matrix on the allowed motions")
 
     def _compiled_jacobian(self, t, y):
-        """The compiled dense ``df/dy`` at ``(t, y)`` (``t``: the load inputs, where the
-        Jacobian takes it)."""
-        import inspect
-        jac = self._kernel.jacobian
-        if not hasattr(self, "_jac_takes_t"):
-            self._jac_takes_t = "t" in inspect.signature(jac).parameters
-        return jac(y, t=t) if self._jac_takes_t else jac(y)
+        """The compiled dense ``df/dy`` at ``(t, y)`` (``t``: the loads' inputs)."""
+        return self._kernel.jacobian(y, t=t)
