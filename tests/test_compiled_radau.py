@@ -88,3 +88,28 @@ def test_compiled_radau_order_on_a_driven_mechanism():
     print(f"compiled radau, driven crank-slider: errors {np.array2string(errs, precision=3)}, "
           f"rates {np.round(rates, 3)}")
     assert np.all(np.abs(rates - 5) < 0.3), (errs, rates)
+
+
+def test_dense_factors_equal_dense_lu_and_refuse_singular_matrices():
+    """The compiled path's factorization (the same LAPACK getrf) gives DenseLU's factors and
+    solutions, and refuses the same matrices: an exact zero pivot, and a matrix singular in
+    exact arithmetic whose pivot is of rounding size."""
+    from numpy.linalg import LinAlgError
+
+    from phmech.assembly.compiled_radau import DenseFactors
+    from phmech.solvers._dense import DenseLU
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((12, 12))
+    for M in (A, A + 1j * rng.standard_normal((12, 12))):
+        a, b = DenseFactors(M), DenseLU(M)
+        assert np.array_equal(a.lu, b.lu) and np.array_equal(a.piv, b.piv)
+        assert np.array_equal(a.lu_rm, b.lu) and a.lu_rm.flags.c_contiguous
+        rhs = rng.standard_normal(12)
+        x = a.solve(rhs)
+        assert np.array_equal(x, b.solve(rhs)) and np.allclose(M @ x, rhs, rtol=0, atol=1e-12)
+    rank2 = rng.standard_normal((5, 2)) @ rng.standard_normal((2, 5))     # pivots ~1e-16, no zero
+    zero_column = np.array([[1.0, 0.0], [2.0, 0.0]])                       # getrf reports it
+    for M in (rank2, rank2 * (1 + 1j), zero_column):
+        for Factor in (DenseFactors, DenseLU):
+            with pytest.raises(LinAlgError, match="singular matrix"):
+                Factor(M)

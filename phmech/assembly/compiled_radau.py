@@ -205,6 +205,55 @@ def local_error(y, abs_y, Z, f0, h, atol, rtol, Ep, Ei, Ed, lur, pivr, ew, gamma
     return y_new, scale, err, gEZ, np.sqrt(acc / max(nd, 1))
 
 
+@_jit
+def small_pivot(A, lu):
+    """The first column whose pivot in the ``getrf`` factors ``lu`` of ``A`` is of rounding
+    size against the column's largest entry (``|u_kk| <= n eps max_i |A_ik|``; row
+    pivoting keeps the columns), or -1: a matrix singular in exact arithmetic."""
+    n = A.shape[0]
+    eps = np.finfo(np.float64).eps
+    for k in range(n):
+        col = 0.0
+        for i in range(n):
+            col = max(col, abs(A[i, k]))
+        if abs(lu[k, k]) <= n * eps * col:
+            return k
+    return -1
+
+
+class DenseFactors:
+    """LAPACK ``getrf`` factors of a small dense matrix for the compiled kernels: the
+    singularity test of :class:`~phmech.solvers._dense.DenseLU` compiled
+    (:func:`small_pivot`), the row-major copies ``lu_rm``, ``piv64`` the kernels take, and
+    :meth:`solve` as ``DenseLU.solve``.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For a singular matrix.
+    """
+
+    def __init__(self, A):
+        from scipy.linalg import lapack
+        if A.dtype.kind == "c":
+            getrf, self._getrs = lapack.zgetrf, lapack.zgetrs
+        else:
+            getrf, self._getrs = lapack.dgetrf, lapack.dgetrs
+        self.lu, self.piv, info = getrf(A)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"singular matrix (getrf info {info})")
+        k = small_pivot(A, self.lu)
+        if k >= 0:
+            raise np.linalg.LinAlgError(f"singular matrix (pivot {abs(self.lu[k, k]):.3g} of column {k} "
+                                        f"against its largest entry {np.abs(A[:, k]).max():.3g})")
+        self.lu_rm = np.ascontiguousarray(self.lu)
+        self.piv64 = self.piv.astype(np.int64)
+
+    def solve(self, b):
+        """``A^-1 b``."""
+        return self._getrs(self.lu, self.piv, b)[0]
+
+
 class StageSolver:
     """``compiled_stages`` of a pure compiled residual (the protocol of
     :meth:`RadauIIA._stages_compiled <phmech.solvers.radau.RadauIIA._stages_compiled>`):

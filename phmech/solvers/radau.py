@@ -163,7 +163,6 @@ class RadauIIA(Solver):
         self._previous = None    # (h, err) of the last accepted step, for the controller
         self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
         self._nonfinite = None   # (t, label) where a stage evaluation gave NaN or inf
-        self._lus_rm = (None,)   # (lus, row-major factors and pivots) for the compiled stages
 
     # -- pieces ----------------------------------------------------------------
     def _starting_step(self):
@@ -191,8 +190,11 @@ class RadauIIA(Solver):
     def _iteration_matrices(self, h):
         try:
             if self.dense:
-                real = DenseLU(GAMMA / h * self.E - self._J)
-                cplx = DenseLU((ALPHA - 1j * BETA) / h * self.E - self._J)
+                Factor = DenseLU
+                if self._kernel is not None:         # with the row-major copies the kernels take
+                    from ..assembly.compiled_radau import DenseFactors as Factor
+                real = Factor(GAMMA / h * self.E - self._J)
+                cplx = Factor((ALPHA - 1j * BETA) / h * self.E - self._J)
             else:
                 alg = np.flatnonzero(self.algebraic)
                 real = sparse_factor(sp.csc_matrix(GAMMA / h * self.E - self._J), alg)
@@ -243,11 +245,8 @@ class RadauIIA(Solver):
 
     def _row_major_factors(self):
         """``(lu, piv)`` of the real and the complex iteration matrix for the compiled kernels."""
-        if self._lus_rm[0] is not self._lus:
-            _, real, cplx = self._lus
-            self._lus_rm = (self._lus, np.ascontiguousarray(real.lu), np.asarray(real.piv, np.int64),
-                            np.ascontiguousarray(cplx.lu), np.asarray(cplx.piv, np.int64))
-        return self._lus_rm[1:]
+        _, real, cplx = self._lus
+        return real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64
 
     def _stages_compiled(self, t, y, h, Z, scale):
         """:meth:`_stages` as one compiled call (a problem's ``compiled_stages``, same
