@@ -94,10 +94,13 @@ class ImplicitMidpoint(Solver):
         # compiled Newton iteration (phmech.assembly.compiled): dense systems whose residual
         # the kernel evaluates completely, constraints at the midpoint
         self._kernel = None
+        self._fun = d.f
         make = getattr(d, "compiled_residual", None)
-        if compiled and make is not None and d.n <= DENSE_MAX and not self.endpoint:
-            c = make()
-            if c is not None and c.pure:
+        c = make() if compiled and make is not None else None
+        if c is not None and c.pure:
+            self._fun = c.f               # the Python iteration (larger systems, sparse factors)
+        if c is not None and d.n <= DENSE_MAX and not self.endpoint:
+            if c.pure:
                 E = sp.csr_matrix(d.E)
                 E.sort_indices()
                 self._kernel = c
@@ -239,7 +242,7 @@ class ImplicitMidpoint(Solver):
         def residual(z):
             ym = z.copy()
             ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
-            fz = d.f(tm, ym)
+            fz = self._fun(tm, ym)
             self.nfev += 1
             r = (self.Ed_mv @ z - Edy0) / h - fz
             if self.endpoint:
