@@ -10,7 +10,6 @@ output.
 import time
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..result import Result
 from .assimulo_adapters import IDA, Radau5DAE
@@ -214,6 +213,7 @@ def _crossings(events, g_old, solver, dense):
             if g1 == 0:
                 te = t_new
             else:
+                from scipy.optimize import brentq      # on the first event only (import cost)
                 te = brentq(lambda s: float(ev(s, dense()(s))), t_old, t_new,
                             xtol=4 * np.finfo(float).eps * max(1.0, abs(t_new)))
             found.append((te, i))
