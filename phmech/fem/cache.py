@@ -162,6 +162,8 @@ class CachedFE:
     KIND = None
     CACHED = ()
     FIREDRAKE_ATTRIBUTES = ()
+    #: further modules (names) whose source enters the key, e.g. a base class that assembles ports
+    EXTRA_SOURCES = ()
 
     def _load_or_assemble(self, params):
         """Read the entry of ``params`` or assemble it; the key also covers the source files
@@ -169,6 +171,7 @@ class CachedFE:
         import sys
         here = os.path.dirname(os.path.abspath(__file__))
         sources = [sys.modules[type(self).__module__].__file__, os.path.join(here, "_petsc.py")]
+        sources += [sys.modules[m].__file__ for m in self.EXTRA_SOURCES]
         self._fd = None
         self._points = None
         self._key = key(self.KIND, params, sources)

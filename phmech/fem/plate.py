@@ -56,6 +56,8 @@ condition couples two bodies and carries the interconnection force.  An
 edge rotation driven by another body can also enter without a multiplier
 through a ``"guided"`` edge (:meth:`KirchhoffPlate.edge_moment_rows`).
 """
+import hashlib
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
@@ -63,6 +65,8 @@ import scipy.sparse.linalg as spla
 from ..bodies.base import FixedBody
 from ..loads import Load
 from ._petsc import to_numpy, to_scipy
+from .cache import CachedFE
+from .mesh_recipe import MeshRecipe, expression_key, mesh_key
 
 KIRCHHOFF_CONDITIONS = ("clamped", "simply_supported", "free", "guided")
 
@@ -135,7 +139,9 @@ def condensed_modes(Mv, C, B, k=6, sigma=0.0, G=None):
 
     K = spla.LinearOperator((nv, nv), matvec=lambda x: B.T @ luC.solve(B @ x), dtype=float)
     Op = spla.LinearOperator((nv, nv), matvec=opinv, dtype=float)
-    w2, V = spla.eigsh(K, k=k, M=Mv, sigma=sigma, OPinv=Op, which="LM", tol=1e-12)
+    # a fixed (generic) start vector: the same matrices give the same frequencies in every process
+    v0 = np.random.default_rng(12345).standard_normal(nv)
+    w2, V = spla.eigsh(K, k=k, M=Mv, sigma=sigma, OPinv=Op, which="LM", tol=1e-12, v0=v0)
     order = np.argsort(w2)
     w2, V = w2[order], V[:, order]
     return np.sqrt(np.maximum(w2, 0.0)), V
@@ -180,47 +186,104 @@ def load_mesh(path, coordinate_degree=1, circle=None, marker="on_boundary"):
     return fd.Mesh(X)
 
 
-class PlateBase(FixedBody):
+class PlateBase(FixedBody, CachedFE):
     """What the Kirchhoff and the Mindlin plate share: fixed plate in the plane z = 0.
 
-    Subclasses build the mixed matrices over ``(velocities, stresses)`` and
-    call :meth:`_finish`.  The plate has no configuration (``nq = 0``) and
+    Subclasses build the mixed matrices over ``(velocities, stresses)`` in
+    ``_assemble`` (ending with :meth:`_finish`) and their spaces in
+    ``_build_spaces``.  The plate has no configuration (``nq = 0``) and
     no frame variables; ports are spatial (``dim = 3``): the vertical
     velocity in the third row of ``Y`` and the rotation rates about x and y
     in ``W``.
+
+    The matrices, the port rows and the load vectors are kept in the FE
+    cache (:mod:`phmech.fem.cache`), keyed by the mesh (a
+    :class:`~phmech.fem.mesh_recipe.MeshRecipe` or a built mesh's content),
+    the material, the degree and the boundary conditions.  With a recipe, a
+    plate read from the cache builds its mesh and spaces (and imports
+    Firedrake) only when they are used: ``mesh``, ``x``, ``n``, ``spaces``.
     """
 
     dim = 3
+    FIREDRAKE_ATTRIBUTES = ("mesh", "x", "n", "spaces", "_tests")
+    CACHED = ("M", "J0", "_keep", "nf", "fields", "velocity_dofs", "stress_dofs", "mesh_markers")
+    EXTRA_SOURCES = ("phmech.fem.plate", "phmech.fem.mesh_recipe")
 
     def _setup_mesh(self, name, mesh, h, rho, E, nu):
-        import firedrake as fd
-
         FixedBody.__init__(self, name)
         check_plate_parameters(name, h=h, rho=rho, E=E)
         if not (isinstance(nu, (int, float, np.floating)) and -1.0 < nu < 0.5):
             raise ValueError(f"plate '{name}': Poisson ratio nu must lie in (-1, 0.5), got {nu!r}")
-        self._fd = fd
-        self.mesh = mesh
-        self.x = fd.SpatialCoordinate(mesh)
-        self.n = fd.FacetNormal(mesh)
+        self._fd = None
+        self.mesh_source = mesh
         self.h, self.rho, self.E_mod, self.nu = float(h), float(rho), float(E), float(nu)
         self.D = E * h ** 3 / (12.0 * (1.0 - nu ** 2))
-        self.markers = set(int(m) for m in mesh.exterior_facets.unique_markers)
         self.q0 = np.zeros(0)
 
+    def _cache_params(self, boundary, **extra):
+        """Key parameters: mesh, material, boundary conditions as given and the subclass' ``extra``."""
+        bc = [[repr(m), str(c)] for m, c in sorted(boundary.items(), key=lambda mc: repr(mc[0]))]
+        return {"mesh": mesh_key(self.mesh_source), "h": self.h, "rho": self.rho, "E": self.E_mod,
+                "nu": self.nu, "boundary": bc, **extra}
+
+    def _setup_firedrake(self):
+        """Build (or take) the mesh, the coordinate, the normal and the subclass' spaces."""
+        if self._fd is not None:
+            return
+        import firedrake as fd
+
+        src = self.mesh_source
+        self.mesh = mesh = src.build() if isinstance(src, MeshRecipe) else src
+        self.x = fd.SpatialCoordinate(mesh)
+        self.n = fd.FacetNormal(mesh)
+        self._build_spaces(fd)
+        self._fd = fd
+
+    def _firedrake(self):
+        """The firedrake module, after building the mesh and spaces if needed."""
+        self._setup_firedrake()
+        return self._fd
+
+    def _set_boundary(self, markers, boundary, allowed):
+        """Check ``boundary`` against the mesh markers and complete it with ``"free"``."""
+        self.markers = set(int(m) for m in markers)
+        check_boundary(self.name, self.markers, boundary, allowed)
+        self.boundary = {m: boundary.get(m, "free") for m in sorted(self.markers)}
+
+    def _load(self, boundary, allowed, **extra):
+        """Read the cached matrices of this plate or assemble them (``_assemble``)."""
+        self._boundary_given = boundary
+        self._allowed = allowed
+        self._load_or_assemble(self._cache_params(boundary, **extra))
+        self._set_boundary(self.mesh_markers, boundary, allowed)
+        self.nf = int(self.nf)
+        self._full_to_e = np.full(self.nf, -1)
+        self._full_to_e[self._keep] = np.arange(len(self._keep))
+
     def _finish(self, Mfull, Jfull, drop, vel, stress):
-        """Remove the strong boundary conditions and set ``M``, ``J0`` and the field indices."""
+        """Remove the strong boundary conditions: ``M``, ``J0`` and the field indices (the cached dict)."""
         nf = Mfull.shape[0]
-        self._keep = keep = np.setdiff1d(np.arange(nf), np.asarray(drop, int))
-        self._full_to_e = np.full(nf, -1)
-        self._full_to_e[keep] = np.arange(len(keep))
-        self.M = sp.csr_matrix(Mfull[keep][:, keep])
-        self.J0 = sp.csr_matrix(Jfull[keep][:, keep])
-        self.M.eliminate_zeros()
-        self.J0.eliminate_zeros()
-        self.fields = {k: self._full_to_e[idx][self._full_to_e[idx] >= 0] for k, idx in {**vel, **stress}.items()}
-        self.velocity_dofs = np.sort(np.concatenate([self.fields[k] for k in vel]))
-        self.stress_dofs = np.sort(np.concatenate([self.fields[k] for k in stress]))
+        keep = np.setdiff1d(np.arange(nf), np.asarray(drop, int))
+        full_to_e = np.full(nf, -1)
+        full_to_e[keep] = np.arange(len(keep))
+        M = sp.csr_matrix(Mfull[keep][:, keep])
+        J0 = sp.csr_matrix(Jfull[keep][:, keep])
+        M.eliminate_zeros()
+        J0.eliminate_zeros()
+        fields = {k: full_to_e[idx][full_to_e[idx] >= 0] for k, idx in {**vel, **stress}.items()}
+        return {"M": M, "J0": J0, "_keep": keep, "nf": nf, "fields": fields,
+                "velocity_dofs": np.sort(np.concatenate([fields[k] for k in vel])),
+                "stress_dofs": np.sort(np.concatenate([fields[k] for k in stress])),
+                "mesh_markers": np.array(sorted(self.markers), int)}
+
+    @staticmethod
+    def _tag(kind, *parts):
+        return kind + "_" + hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+    def _shape_tag(self, kind, marker, shapes):
+        """Memo tag of rows over ``shapes`` on edge ``marker`` (None: a shape the key cannot follow)."""
+        keys = [expression_key(psi) for psi in shapes]
+        return None if any(k is None for k in keys) else self._tag(kind, repr(marker), keys)
 
     def _reduce(self, row):
         """A row over the full mixed space restricted to the kept unknowns."""
@@ -245,19 +308,23 @@ class PlateBase(FixedBody):
         force ``F_z`` at the port is the pressure ``F_z * weight`` and a moment
         its distributed couple.
         """
-        fd = self._fd
         check_plate_parameters(self.name, patch_radius=radius)
         center = np.asarray(center, float)
         if center.shape != (2,) or not np.all(np.isfinite(center)):
             raise ValueError(f"plate '{self.name}', port '{name}': center must be 2 finite numbers, got {center!r}")
         qd = quadrature_degree or 2 * self.degree + 8
-        dxq = fd.dx(domain=self.mesh, metadata={"quadrature_degree": qd})
-        wgt = patch_weight(fd, self.x, center, radius)
-        area = fd.assemble(wgt * dxq)
-        if area <= 0:
-            raise ValueError(f"plate '{self.name}', port '{name}': the patch of radius {radius} around "
-                             f"{tuple(center)} does not meet the plate")
-        rows = [self._reduce(to_numpy(fd.assemble(wgt / area * t * dxq))) for t in self._velocity_tests()]
+        tag = self._tag("patch", center.tobytes(), float(radius).hex(), int(qd))
+        if tag not in self._memo:
+            fd = self._firedrake()
+            dxq = fd.dx(domain=self.mesh, metadata={"quadrature_degree": qd})
+            wgt = patch_weight(fd, self.x, center, radius)
+            area = fd.assemble(wgt * dxq)
+            if area <= 0:
+                raise ValueError(f"plate '{self.name}', port '{name}': the patch of radius {radius} around "
+                                 f"{tuple(center)} does not meet the plate")
+            self._remember(tag, np.array([self._reduce(to_numpy(fd.assemble(wgt / area * t * dxq)))
+                                          for t in self._velocity_tests()]))
+        rows = self._memo[tag]
         Y = np.zeros((3, self.ne))
         W = np.zeros((3, self.ne))
         Y[2] = rows[0]
@@ -274,31 +341,47 @@ class PlateBase(FixedBody):
         and bending moment along the edge.  Returns ``(Yw, Yr)``, each
         ``(len(shapes), ne)``.
         """
-        fd = self._fd
         if marker not in self.markers:
             raise ValueError(f"plate '{self.name}': edge marker {marker!r} is not one of {sorted(self.markers)}")
+        tag = self._shape_tag("edge", marker, shapes)
+        if tag is not None and tag in self._memo:
+            return tuple(np.array(a) for a in self._memo[tag])
+        fd = self._firedrake()
         tw, tr = self._edge_tests()
         dsq = fd.ds(marker, domain=self.mesh, metadata={"quadrature_degree": 2 * self.degree + 6})
         Yw = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * tw * dsq))) for psi in shapes])
         Yr = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * tr * dsq))) for psi in shapes])
+        if tag is not None:
+            self._remember(tag, (Yw.copy(), Yr.copy()))
         return Yw, Yr
 
     def edge_nodes(self, marker):
         """Indices (into ``e``) and coordinates of the velocity nodes on an edge (CG_k Lagrange nodes)."""
-        fd = self._fd
-        Vv = self.spaces[0]
-        nodes = fd.DirichletBC(Vv, 0.0, marker).nodes
-        X = fd.Function(fd.VectorFunctionSpace(self.mesh, "CG", self.degree)).interpolate(self.x)
+        tag = self._tag("edge_nodes", repr(marker))
+        if tag not in self._memo:
+            fd = self._firedrake()
+            Vv = self.spaces[0]
+            nodes = fd.DirichletBC(Vv, 0.0, marker).nodes
+            X = fd.Function(fd.VectorFunctionSpace(self.mesh, "CG", self.degree)).interpolate(self.x)
+            self._remember(tag, (np.asarray(nodes, int), np.array(X.dat.data_ro)[nodes]))
+        nodes, X = self._memo[tag]
         idx = self._full_to_e[nodes]
         if np.any(idx < 0):
             raise ValueError(f"plate '{self.name}': edge {marker} has velocity nodes removed by a condition")
-        return idx, np.asarray(X.dat.data_ro)[nodes]
+        return idx, np.array(X)
 
     def load_vector(self, pressure):
         """Input column of a distributed pressure ``p(x)`` (callable of the UFL coordinate): ``int p dv``."""
-        fd = self._fd
+        key = expression_key(pressure)
+        tag = None if key is None else self._tag("load", key)
+        if tag is not None and tag in self._memo:
+            return np.array(self._memo[tag])
+        fd = self._firedrake()
         tw = self._velocity_tests()[0]
-        return self._reduce(to_numpy(fd.assemble(pressure(self.x) * tw * fd.dx(domain=self.mesh))))
+        b = self._reduce(to_numpy(fd.assemble(pressure(self.x) * tw * fd.dx(domain=self.mesh))))
+        if tag is not None:
+            self._remember(tag, b.copy())
+        return b
 
     # -- modes ------------------------------------------------------------------
     def natural_frequencies(self, k=6, sigma=0.0):
@@ -332,20 +415,30 @@ class KirchhoffPlate(PlateBase):
         listed are free.
     """
 
+    KIND = "KirchhoffPlate"
+
     def __init__(self, name, mesh, h, rho, E, nu, degree=2, boundary=None):
         self._setup_mesh(name, mesh, h, rho, E, nu)
-        fd = self._fd
         if not isinstance(degree, (int, np.integer)) or degree < 1:
             raise ValueError(f"plate '{name}': degree must be an integer >= 1, got {degree!r}")
         boundary = {} if boundary is None else dict(boundary)
-        check_boundary(name, self.markers, boundary, KIRCHHOFF_CONDITIONS)
-        self.degree = k = int(degree)
-        self.boundary = {m: boundary.get(m, "free") for m in sorted(self.markers)}
-        Vv = fd.FunctionSpace(mesh, "CG", k)
-        Vm = fd.FunctionSpace(mesh, "HHJ", k - 1)
-        W = Vv * Vm
+        self.degree = int(degree)
+        self._load(boundary, KIRCHHOFF_CONDITIONS, degree=self.degree)
+
+    def _build_spaces(self, fd):
+        k = self.degree
+        Vv = fd.FunctionSpace(self.mesh, "CG", k)
+        Vm = fd.FunctionSpace(self.mesh, "HHJ", k - 1)
+        self._W = Vv * Vm
+        self.spaces = (Vv, Vm)
+        self._tests = fd.TestFunctions(self._W)
+
+    def _assemble(self):
+        fd = self._firedrake()
+        self._set_boundary(self.mesh.exterior_facets.unique_markers, self._boundary_given, self._allowed)
+        (Vv, Vm), W = self.spaces, self._W
         v, Mb = fd.TrialFunctions(W)
-        dv, dM = fd.TestFunctions(W)
+        dv, dM = self._tests
         n = self.n
         rho_h, D, nu = self.rho * self.h, self.D, self.nu
 
@@ -369,9 +462,7 @@ class KirchhoffPlate(PlateBase):
                 drop += list(fd.DirichletBC(Vv, 0.0, m).nodes)
             if cond in ("simply_supported", "free"):
                 drop += list(nv + fd.DirichletBC(Vm, 0.0, m).nodes)
-        self.spaces = (Vv, Vm)
-        self._tests = (dv, dM)
-        self._finish(Mfull, Jfull, np.unique(drop), vel, stress)
+        return self._finish(Mfull, Jfull, np.unique(drop), vel, stress)
 
     def _velocity_tests(self):
         dv = self._tests[0]
@@ -379,7 +470,8 @@ class KirchhoffPlate(PlateBase):
 
     def _edge_tests(self):
         dv = self._tests[0]
-        return dv, self._fd.dot(self._fd.grad(dv), self.n)
+        fd = self._firedrake()
+        return dv, fd.dot(fd.grad(dv), self.n)
 
     def edge_moment_rows(self, marker, shapes):
         """Rows ``int_edge M_nn psi_j ds`` over ``e`` of a ``"guided"`` edge (rotation port).
@@ -389,18 +481,24 @@ class KirchhoffPlate(PlateBase):
         ``d_n v = g`` on the edge with the edge moment as the conjugate
         effort.  Returns an array ``(len(shapes), ne)``.
         """
-        fd = self._fd
         if self.boundary.get(marker) != "guided":
             raise ValueError(f"plate '{self.name}': edge {marker!r} must be 'guided' for a rotation port, "
                              f"it is {self.boundary.get(marker)!r}")
+        tag = self._shape_tag("edge_moment", marker, shapes)
+        if tag is not None and tag in self._memo:
+            return np.array(self._memo[tag])
+        fd = self._firedrake()
         dM, n = self._tests[1], self.n
         dsq = fd.ds(marker, domain=self.mesh, metadata={"quadrature_degree": 2 * self.degree + 6})
-        return np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * fd.dot(fd.dot(dM, n), n) * dsq)))
+        rows = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * fd.dot(fd.dot(dM, n), n) * dsq)))
                          for psi in shapes])
+        if tag is not None:
+            self._remember(tag, rows.copy())
+        return rows
 
     def deflection_function(self, e_v):
         """A Firedrake Function on CG_k from the velocity part of an effort vector (for plots)."""
-        fd = self._fd
+        fd = self._firedrake()
         f = fd.Function(self.spaces[0])
         full = np.zeros(len(self._full_to_e))
         full[self._keep] = e_v

@@ -68,7 +68,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._petsc import to_scipy
-from .plate import PlateBase, check_boundary, check_plate_parameters
+from .plate import PlateBase, check_plate_parameters
 
 MINDLIN_CONDITIONS = ("clamped", "simply_supported", "free")
 #: reductions of the shear strain: Nedelec interpolation (locking-free) or L2 projection
@@ -152,25 +152,34 @@ class MindlinPlate(PlateBase):
     reduction : ``"interpolation"`` (default, locking-free) or ``"projection"``.
     """
 
+    KIND = "MindlinPlate"
+
     def __init__(self, name, mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
                  reduction="interpolation"):
         self._setup_mesh(name, mesh, h, rho, E, nu)
         check_plate_parameters(name, kappa=kappa)
-        fd = self._fd
         if not isinstance(degree, (int, np.integer)) or degree < 2:
             raise ValueError(f"plate '{name}': degree must be an integer >= 2 (degree 1 locks in the "
                              f"thin limit), got {degree!r}")
         if reduction not in REDUCTIONS:
             raise ValueError(f"plate '{name}': reduction must be one of {REDUCTIONS}, got {reduction!r}")
         boundary = {} if boundary is None else dict(boundary)
-        check_boundary(name, self.markers, boundary, MINDLIN_CONDITIONS)
-        self.degree = k = int(degree)
+        self.degree = int(degree)
         self.reduction = reduction
         self.kappa = float(kappa)
-        self.boundary = {m: boundary.get(m, "free") for m in sorted(self.markers)}
-        forms = mindlin_forms(fd, mesh, k, reduction, self.h, self.rho, self.E_mod, self.nu, self.kappa)
+        self._load(boundary, MINDLIN_CONDITIONS, degree=self.degree, kappa=self.kappa, reduction=reduction)
+
+    def _build_spaces(self, fd):
+        self._forms = forms = mindlin_forms(fd, self.mesh, self.degree, self.reduction, self.h, self.rho,
+                                            self.E_mod, self.nu, self.kappa)
+        self.spaces = forms["spaces"]
+        self._tests = forms["tests"]
+
+    def _assemble(self):
+        fd = self._firedrake()
+        self._set_boundary(self.mesh.exterior_facets.unique_markers, self._boundary_given, self._allowed)
+        forms, mesh, name, reduction = self._forms, self.mesh, self.name, self.reduction
         Vv, Vw, Vm, Vq = forms["spaces"]
-        dv, dw, dM, dq = forms["tests"]
         Mfull = to_scipy(fd.assemble(forms["E"], mat_type="aij"))
         Jfull = to_scipy(fd.assemble(forms["J0"], mat_type="aij"))
         sizes = [V.dim() for V in (Vv, Vw, Vm, Vq)]
@@ -200,9 +209,7 @@ class MindlinPlate(PlateBase):
                 tangential = 1 - _edge_axis(fd, mesh, m, name)   # x = const: omega_y is tangential
                 nodes = fd.DirichletBC(Vw.sub(tangential), 0.0, m).nodes
                 drop += [off[1] + 2 * i + tangential for i in nodes]
-        self.spaces = (Vv, Vw, Vm, Vq)
-        self._tests = (dv, dw, dM, dq)
-        self._finish(Mfull, Jfull, np.unique(drop), vel, stress)
+        return self._finish(Mfull, Jfull, np.unique(drop), vel, stress)
 
     def _velocity_tests(self):
         dv, dw = self._tests[:2]
@@ -210,4 +217,4 @@ class MindlinPlate(PlateBase):
 
     def _edge_tests(self):
         dv, dw = self._tests[:2]
-        return dv, self._fd.dot(dw, self.n)
+        return dv, self._firedrake().dot(dw, self.n)
