@@ -257,7 +257,9 @@ class DenseFactors:
 class StageSolver:
     """``compiled_stages`` of a pure compiled residual (the protocol of
     :meth:`RadauIIA._stages_compiled <phmech.solvers.radau.RadauIIA._stages_compiled>`):
-    the kernel's arguments at the three stage times, then one :func:`radau_stages` call.
+    the kernel's arguments at the three stage times, then one :func:`radau_stages` call;
+    its ``jacobian`` attribute is the compiled dense Jacobian (when the system has one),
+    which the solver then uses instead of the sparse one.
 
     Parameters
     ----------
@@ -270,14 +272,23 @@ class StageSolver:
             raise ValueError("compiled Radau stages need a pure compiled residual (Python leftovers: "
                              f"{', '.join(compiled.leftovers)})")
         self.compiled = compiled
+        #: ``jacobian(t, y)``: the compiled dense Jacobian where there is one, else None
+        self.jacobian = self._jacobian if compiled.has_jacobian else None
+
+    def _jacobian(self, t, y):
+        return self.compiled.jacobian(y, t=t)
 
     def __call__(self, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc, C, T, TI,
                  gamma, alpha, beta, tol, maxiter):
         a = [self.compiled.kernel_args(t + c * h) for c in C]
         w = np.array([ai[_IW] for ai in a])
         U = np.array([ai[_IL][-1] for ai in a])
+        # the kernel writes each stage's w and u into the tuple: arrays of this call, not the
+        # (possibly cached) ones of kernel_args
+        a0, loads = a[0], a[0][_IL]
+        args = a0[:_IW] + (w[0].copy(),) + a0[_IW + 1:_IL] + (loads[:-1] + (U[0].copy(),),) + a0[_IL + 1:]
         return radau_stages(t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc, C, T, TI,
-                            gamma, alpha, beta, tol, maxiter, a[0], w, U)
+                            gamma, alpha, beta, tol, maxiter, args, w, U)
 
 
 def stage_solver(compiled):

@@ -142,6 +142,8 @@ class RadauIIA(Solver):
         # the compiled stage iteration (same operations as _stages) on dense systems
         self._kernel = getattr(problem, "compiled_stages", None) if compiled and self.dense else None
         if self._kernel is not None:
+            from ..assembly import compiled_radau
+            self._cr = compiled_radau                # its predictor, error estimate, factorization
             Ec = sp.csr_matrix(self.E)
             Ec.sort_indices()
             self._E_csr = (Ec.indptr.astype(np.int64), Ec.indices.astype(np.int64), Ec.data.astype(float))
@@ -190,9 +192,8 @@ class RadauIIA(Solver):
     def _iteration_matrices(self, h):
         try:
             if self.dense:
-                Factor = DenseLU
-                if self._kernel is not None:         # with the row-major copies the kernels take
-                    from ..assembly.compiled_radau import DenseFactors as Factor
+                # with compiled stages: the same LAPACK factors and the row-major copies the kernels take
+                Factor = DenseLU if self._kernel is None else self._cr.DenseFactors
                 real = Factor(GAMMA / h * self.E - self._J)
                 cplx = Factor((ALPHA - 1j * BETA) / h * self.E - self._J)
             else:
@@ -273,10 +274,9 @@ class RadauIIA(Solver):
         call as well (:func:`~phmech.assembly.compiled_radau.local_error`)."""
         _, real, _ = self._lus
         if self._kernel is not None:
-            from ..assembly.compiled_radau import local_error
             lur, pivr, _, _ = self._row_major_factors()
             Ep, Ei, Ed = self._E_csr
-            y_new, scale, err, gEZ, err_norm = local_error(y, abs_y, Z, self._f0, h, self.atol, self.rtol, Ep,
+            y_new, scale, err, gEZ, err_norm = self._cr.local_error(y, abs_y, Z, self._f0, h, self.atol, self.rtol, Ep,
                                                            Ei, Ed, lur, pivr, E_WEIGHTS, GAMMA, self._nd)
         else:
             y_new = y + Z[-1]
@@ -296,8 +296,7 @@ class RadauIIA(Solver):
             return np.zeros((3, self.problem.n))
         t_prev, h_prev, y_prev, Q = self._poly
         if self._kernel is not None:
-            from ..assembly.compiled_radau import predictor
-            return predictor(t, h, C, t_prev, h_prev, y_prev, Q.T, self.y)
+            return self._cr.predictor(t, h, C, t_prev, h_prev, y_prev, Q.T, self.y)
         x = np.array([[(t + c * h - t_prev) / h_prev] for c in _C])
         return (x ** _POWERS) @ Q.T + (y_prev - self.y)
 
@@ -317,7 +316,9 @@ class RadauIIA(Solver):
         return min(FACTOR_MAX, max(FACTOR_MIN, fac))
 
     def _refresh_jacobian(self, t, y):
-        J = self.problem.jacobian(t, y)
+        # compiled stages may come with the problem's Jacobian as a dense array (no sparse round trip)
+        jac = getattr(self._kernel, "jacobian", None)
+        J = jac(t, y) if jac is not None else self.problem.jacobian(t, y)
         self._J = (J.toarray() if sp.issparse(J) else np.asarray(J, float)) if self.dense else J
         self._J_point = (t, np.array(y))
         self.njev += 1

@@ -424,7 +424,9 @@ def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, 
 
 def stage_solver(model):
     """A callable running :func:`radau_stages` for ``model`` (see
-    :meth:`phmech.solvers.radau.RadauIIA._stages`), or None."""
+    :meth:`phmech.solvers.radau.RadauIIA._stages`), with the compiled index-2 Jacobian as its
+    ``jacobian`` attribute (a dense array, the problem's Jacobian without the sparse round
+    trip), or None."""
     if numba is None:
         return None
     name = type(model).__name__
@@ -435,4 +437,6 @@ def stage_solver(model):
         args = (CRANK, *crank_data(model))
     else:
         return None
-    return functools.partial(radau_stages, *args)
+    stages = functools.partial(radau_stages, *args)
+    stages.jacobian = index2_functions(model)[1]     # dense, as the solver uses it
+    return stages
