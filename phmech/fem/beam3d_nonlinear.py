@@ -49,6 +49,7 @@ from ._petsc import to_numpy, to_scipy
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
 from ._sandwich import Sandwich as _Sandwich
 from .beam_nonlinear import STRAINS, _single_dof
+from .cache import CachedFE
 
 #: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
 _CROSS = {0: ((1, 2, 1.0), (2, 1, -1.0)),      # (Omega x p)_x = Omega_2 p_z - Omega_3 p_y (0-based: 1, 2)
@@ -86,49 +87,17 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         _check_positive(name, L=L, rho=rho, A=A, E=E, Iy=Iy, Iz=Iz, G=G, Jt=Jt, Ip=Ip)
         if strain not in STRAINS:
             raise ValueError(f"beam '{name}': strain must be one of {list(STRAINS)}, got {strain!r}")
-        import firedrake as fd
-        import finat.ufl
-
         self.L, self.n_elem, self.strain = float(L), n_elem, strain
         rhoA, EA, EIy, EIz, GJ, rIp = rho * A, E * A, E * Iy, E * Iz, G * Jt, rho * Ip
         self.rhoA, self.EA = rhoA, EA
-        mesh = self._mesh = fd.IntervalMesh(n_elem, self.L)
-        x = fd.SpatialCoordinate(mesh)[0]
-        V, P1 = fd.FunctionSpace(mesh, "Hermite", 3), fd.FunctionSpace(mesh, "CG", 1)
-        Vn, D1, D0 = fd.FunctionSpace(mesh, "CG", 2), fd.FunctionSpace(mesh, "DG", 1), fd.FunctionSpace(mesh, "DG", 0)
-        self._V = V
-        spaces = [V, V, V, P1, Vn, D1, D1, D0]
+        fe = self.fe = SpatialConsistentBeamFE(self.L, int(n_elem), rhoA, EA, EIy, EIz, GJ, rIp)
+        Mw, Jw, Kw, MV, xi, one, wq = fe.Mw, fe.Jw, list(fe.Kw), fe.MV, fe.xi, fe.one, fe.wq
+        E1, Nq, D2, trv, trs, trP = fe.E1, fe.Nq, fe.D2, fe.trv, fe.trs, fe.trP
+        edges = fe.edges
         names = ["ax", "ay", "az", "s", "n", "mz", "my", "t"]
-        W = fd.MixedFunctionSpace(spaces)
-        ax, ay, az, s, n, mz, my, t = fd.TrialFunctions(W)
-        dax, day, daz, ds_, dn, dmz, dmy, dt = fd.TestFunctions(W)
-        dx = fd.dx
-        d2 = (lambda f: f.dx(0).dx(0))
-        Mw = to_scipy(fd.assemble((rhoA * (dax * ax + day * ay + daz * az) + rIp * ds_ * s + dn * n / EA
-                                   + dmz * mz / EIz + dmy * my / EIy + dt * t / GJ) * dx, mat_type="aij"))
-        Jw = to_scipy(fd.assemble((-dax.dx(0) * n + dn * ax.dx(0) - d2(day) * mz + dmz * d2(ay)
-                                   - d2(daz) * my + dmy * d2(az) - ds_.dx(0) * t + dt * s.dx(0)) * dx,
-                                  mat_type="aij"))
-        Kforms = [rhoA * (-day * az + daz * ay), rhoA * (dax * az - daz * ax), rhoA * (-dax * ay + day * ax)]
-        Kw = [to_scipy(fd.assemble(k * dx, mat_type="aij")) for k in Kforms]
-        edges = np.cumsum([0] + [Vi.dim() for Vi in spaces])
         off = {k: np.arange(edges[i], edges[i + 1]) for i, k in enumerate(names)}
-        nV, nP = V.dim(), P1.dim()
-        # Hermite coefficients of X and 1, P1 coefficients of 1; derivative and quadrature operators
-        u_, v_ = fd.TrialFunction(V), fd.TestFunction(V)
-        MV = to_scipy(fd.assemble(u_ * v_ * dx, mat_type="aij"))
-        lu = splu(MV.tocsc())
-        xi, one = lu.solve(to_numpy(fd.assemble(x * v_ * dx))), lu.solve(to_numpy(fd.assemble(v_ * dx)))
+        nV, nP = len(off["ax"]), len(off["s"])
         oneP = np.ones(nP)
-        Qe = finat.ufl.FiniteElement("Quadrature", mesh.ufl_cell(), degree=7, quad_scheme="default")
-        Q = fd.FunctionSpace(mesh, Qe)
-        wq = to_numpy(fd.assemble(fd.TestFunction(Q) * fd.dx(metadata={"quadrature_degree": 7})))
-        E1 = to_scipy(fd.assemble(fd.interpolate(u_.dx(0), Q))).tocsr()
-        Nq = to_scipy(fd.assemble(fd.interpolate(fd.TrialFunction(Vn), Q))).tocsr()
-        D2 = to_scipy(fd.assemble(fd.TestFunction(D1) * d2(u_) * dx, mat_type="aij")).tocsr()
-        trv = {e_: to_numpy(fd.assemble(v_ * fd.ds(m_))) for e_, m_ in (("A", 1), ("B", 2))}
-        trs = to_numpy(fd.assemble(v_.dx(0) * fd.ds(1)))
-        trP = to_numpy(fd.assemble(fd.TestFunction(P1) * fd.ds(1)))
         zero = _single_dof(trv["A"], "the value at X = 0", name)
         slope = _single_dof(trs, "the slope at X = 0", name)
         zeroP = _single_dof(trP, "the twist at X = 0", name)
@@ -165,7 +134,7 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         self.J0 = (full @ Jw @ full.T).tocsr()      # rigid fields have no strain: no rigid entries
         self.J0.eliminate_zeros()
         K = [(full @ Ki @ full.T).tolil() for Ki in Kw]
-        spin = np.asarray(full[:, off["s"]] @ to_numpy(fd.assemble(rIp * fd.TestFunction(P1) * dx))).ravel()
+        spin = np.asarray(full[:, off["s"]] @ fe.spinP).ravel()
         nz = np.flatnonzero(spin)
         for k, row, sign in ((1, 5, -1.0), (2, 4, 1.0)):      # -Omega x (h e1) on the frame rows
             K[k][row, nz] = K[k][row, nz].toarray() + sign * spin[nz]
@@ -225,7 +194,6 @@ class NonlinearSpatialBeam(SpatialFrameBody):
             Y = np.vstack([P.T @ trv[pname] for P in self.Pe])
             self.add_port(pname, Y, None, (X, 0.0, 0.0))
         self._trace_q = {pn: np.vstack([P.T @ trv[pn] for P in self.Pq]) for pn in ("A", "B")}
-        self._points = None
         self._Mfield = rhoA * MV
         self._one, self._spin_row = one, spin
 
@@ -410,11 +378,13 @@ class NonlinearSpatialBeam(SpatialFrameBody):
     # -- state helpers ---------------------------------------------------------------
     def displacement_rows(self, points):
         """Rows giving ``(u_x, u_y, u_z)`` at ``points`` from ``q`` (three arrays ``(npts, nq)``)."""
-        if self._points is None:
-            self._points = CellPointEvaluator(self._mesh)
-        import firedrake as fd
-        P, = self._points.rows(np.clip(np.atleast_1d(points), 0.0, self.L), (fd.TestFunction(self._V),))
+        P = self.fe.point_rows(np.clip(np.atleast_1d(np.asarray(points, float)), 0.0, self.L))
         return [P @ Pq for Pq in self._dense["Pq"]]
+
+    @property
+    def _mesh(self):
+        """The Firedrake mesh (built on first use when the model came from the FE cache)."""
+        return self.fe.mesh
 
     def angular_momentum(self, q, e):
         """Inertial angular momentum about the inertial origin."""
@@ -430,6 +400,91 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         rel[0] += self._spin_row @ e
         P = np.array([self._one @ m for m in mv])
         return R @ rel + np.cross(q[:3], R @ P)
+
+
+class SpatialConsistentBeamFE(CachedFE):
+    """FE matrices and operators of :class:`NonlinearSpatialBeam` on ``[0, L]``, kept in the FE cache.
+
+    Over the mixed space ``(a_x, a_y, a_z, s, n, m_z, m_y, t)`` (Hermite x 3,
+    P1, P2, DG1, DG1, DG0): the energy metric ``Mw``, the structure ``Jw``,
+    the rotating-frame forms ``Kw``; on the Hermite space ``V`` its mass
+    matrix ``MV``, the coefficients ``xi`` of ``X`` and ``one`` of 1, the
+    values of ``u'`` (``E1``) and of ``n`` (``Nq``) at the degree-7
+    quadrature points with weights ``wq``, the curvature test ``D2``, the
+    end traces ``trv``, ``trs`` (slope at 0), ``trP`` (P1 at 0) and the
+    spin moment ``spinP = int rho I_p dphi``.
+    """
+
+    KIND = "SpatialConsistentBeamFE"
+    CACHED = ("Mw", "Jw", "Kw", "edges", "MV", "xi", "one", "wq", "E1", "Nq", "D2", "trv", "trs", "trP",
+              "spinP")
+    FIREDRAKE_ATTRIBUTES = ("mesh", "V")
+
+    def __init__(self, L, n_elem, rhoA, EA, EIy, EIz, GJ, rIp):
+        self.L, self.n_elem = float(L), int(n_elem)
+        self.coef = (rhoA, EA, EIy, EIz, GJ, rIp)
+        self._load_or_assemble([self.L, self.n_elem] + [float(c) for c in self.coef])
+
+    def _setup_firedrake(self):
+        if self._fd is not None:
+            return
+        import firedrake as fd
+
+        self.mesh = fd.IntervalMesh(self.n_elem, self.L)
+        self.V = fd.FunctionSpace(self.mesh, "Hermite", 3)
+        self._fd = fd
+
+    def _assemble(self):
+        import finat.ufl
+
+        self._setup_firedrake()
+        fd, mesh, V = self._fd, self.mesh, self.V
+        rhoA, EA, EIy, EIz, GJ, rIp = self.coef
+        x = fd.SpatialCoordinate(mesh)[0]
+        P1 = fd.FunctionSpace(mesh, "CG", 1)
+        Vn, D1, D0 = fd.FunctionSpace(mesh, "CG", 2), fd.FunctionSpace(mesh, "DG", 1), fd.FunctionSpace(mesh, "DG", 0)
+        spaces = [V, V, V, P1, Vn, D1, D1, D0]
+        W = fd.MixedFunctionSpace(spaces)
+        ax, ay, az, s, n, mz, my, t = fd.TrialFunctions(W)
+        dax, day, daz, ds_, dn, dmz, dmy, dt = fd.TestFunctions(W)
+        dx = fd.dx
+        d2 = (lambda f: f.dx(0).dx(0))
+        out = {}
+        out["Mw"] = to_scipy(fd.assemble((rhoA * (dax * ax + day * ay + daz * az) + rIp * ds_ * s + dn * n / EA
+                                          + dmz * mz / EIz + dmy * my / EIy + dt * t / GJ) * dx, mat_type="aij"))
+        out["Jw"] = to_scipy(fd.assemble((-dax.dx(0) * n + dn * ax.dx(0) - d2(day) * mz + dmz * d2(ay)
+                                          - d2(daz) * my + dmy * d2(az) - ds_.dx(0) * t + dt * s.dx(0)) * dx,
+                                         mat_type="aij"))
+        Kforms = [rhoA * (-day * az + daz * ay), rhoA * (dax * az - daz * ax), rhoA * (-dax * ay + day * ax)]
+        out["Kw"] = tuple(to_scipy(fd.assemble(k * dx, mat_type="aij")) for k in Kforms)
+        out["edges"] = np.cumsum([0] + [Vi.dim() for Vi in spaces])
+        # Hermite coefficients of X and 1; derivative and quadrature operators
+        u_, v_ = fd.TrialFunction(V), fd.TestFunction(V)
+        out["MV"] = MV = to_scipy(fd.assemble(u_ * v_ * dx, mat_type="aij"))
+        lu = splu(MV.tocsc())
+        out["xi"] = lu.solve(to_numpy(fd.assemble(x * v_ * dx)))
+        out["one"] = lu.solve(to_numpy(fd.assemble(v_ * dx)))
+        Qe = finat.ufl.FiniteElement("Quadrature", mesh.ufl_cell(), degree=7, quad_scheme="default")
+        Q = fd.FunctionSpace(mesh, Qe)
+        out["wq"] = to_numpy(fd.assemble(fd.TestFunction(Q) * fd.dx(metadata={"quadrature_degree": 7})))
+        out["E1"] = to_scipy(fd.assemble(fd.interpolate(u_.dx(0), Q))).tocsr()
+        out["Nq"] = to_scipy(fd.assemble(fd.interpolate(fd.TrialFunction(Vn), Q))).tocsr()
+        out["D2"] = to_scipy(fd.assemble(fd.TestFunction(D1) * d2(u_) * dx, mat_type="aij")).tocsr()
+        out["trv"] = {e_: to_numpy(fd.assemble(v_ * fd.ds(m_))) for e_, m_ in (("A", 1), ("B", 2))}
+        out["trs"] = to_numpy(fd.assemble(v_.dx(0) * fd.ds(1)))
+        out["trP"] = to_numpy(fd.assemble(fd.TestFunction(P1) * fd.ds(1)))
+        out["spinP"] = to_numpy(fd.assemble(rIp * fd.TestFunction(P1) * dx))
+        return out
+
+    def point_rows(self, points):
+        """Rows evaluating a Hermite field at ``points`` (cached)."""
+        tag = "V_" + self.points_tag(points)
+        if tag not in self._memo:
+            self._setup_firedrake()
+            if self._points is None:
+                self._points = CellPointEvaluator(self.mesh)
+            self._remember(tag, self._points.rows(points, (self._fd.TestFunction(self.V),))[0])
+        return self._memo[tag]
 
 
 class FrameMoment(Load):
