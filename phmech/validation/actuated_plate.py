@@ -147,6 +147,19 @@ def plate_mesh(length=0.28, level=1, source="auto", refine=0):
     return mesh
 
 
+def plate_mesh_recipe(length=0.28, level=1, source="auto", refine=0):
+    """:func:`plate_mesh` as a :class:`~phmech.fem.mesh_recipe.MeshRecipe`: built on first use, keyed
+    by its arguments and the content of the gmsh file it may read (FE cache)."""
+    from ..fem.mesh_recipe import MeshRecipe
+    if source not in ("gmsh", "structured", "auto"):
+        raise ValueError(f"actuated_plate: mesh source must be 'gmsh', 'structured' or 'auto', got {source!r}")
+    path = mesh_file(length, level)
+    if source == "gmsh" and not os.path.exists(path):
+        raise ValueError(f"actuated_plate: no mesh file {path!r} (run scripts/make_meshes.py)")
+    return MeshRecipe("phmech.validation.actuated_plate:plate_mesh", float(length), int(level), source, int(refine),
+                      files=(path,) if source != "structured" else ())
+
+
 class ActuatedPlate:
     """The coupled model ``M e' = J e + G^T lam + B_u F``, ``0 = -G e``.
 
@@ -160,8 +173,8 @@ class ActuatedPlate:
         Velocity degree ``k`` of the HHJ plate.
     level : int
         Mesh level of :func:`plate_mesh` (cells of about 1 cm / 2^level).
-    mesh : firedrake mesh, optional
-        Default :func:`plate_mesh` ``(length, level, mesh_source)``.
+    mesh : firedrake mesh or MeshRecipe, optional
+        Default :func:`plate_mesh_recipe` ``(length, level, mesh_source)``.
     patch_radius : float
         Radius [m] of the patch ports (the thesis gives no footprint).
     E : float
@@ -183,7 +196,7 @@ class ActuatedPlate:
         if problems:
             raise ValueError("actuated_plate: bad parameters: " + "; ".join(problems))
         self.length, self.patch_radius = float(length), float(patch_radius)
-        mesh = plate_mesh(length, level, mesh_source) if mesh is None else mesh
+        mesh = plate_mesh_recipe(length, level, mesh_source) if mesh is None else mesh
         self.plate = p = KirchhoffPlate("plate", mesh, THICK, RHO, E, NU, degree=degree,
                                         boundary={TAG_CLAMPED: "clamped"})
         self.bodies = []
@@ -385,8 +398,8 @@ def convergence(length=0.28, degree=2, levels=(0, 1, 2), refine_last=0, k=6, **k
     Returns ``(f (n_meshes, k), observed orders (n_meshes - 2, k))`` with the
     orders ``log2(|f_i - f_{i-1}| / |f_{i+1} - f_i|)`` of consecutive halvings.
     """
-    meshes = [plate_mesh(length, lv) for lv in levels]
-    meshes += [plate_mesh(length, levels[-1], refine=r) for r in range(1, refine_last + 1)]
+    meshes = [plate_mesh_recipe(length, lv) for lv in levels]
+    meshes += [plate_mesh_recipe(length, levels[-1], refine=r) for r in range(1, refine_last + 1)]
     f = np.array([ActuatedPlate(length, degree, mesh=m, **kw).modes(k)[0] for m in meshes])
     d = np.abs(np.diff(f, axis=0))
     return f, np.log2(d[:-1] / d[1:])
@@ -448,7 +461,7 @@ def run(length=0.28, degree=2, level=1, patch_radius=0.01, n_frf=600, frf_check_
     out = ActuatedPlateResult(f, labels, fractions, frf_freqs, frf, check, direct, t, H, work, bal, angles, F)
     out.model, out.V = model, V
     beam_full, beam_bare = beam_check(length)
-    bare = ActuatedPlate(length, degree, mesh=model.plate.mesh, patch_radius=patch_radius,
+    bare = ActuatedPlate(length, degree, mesh=model.plate.mesh_source, patch_radius=patch_radius,
                          attachments=False).modes(6)[0]
     summary = {"length_m": length, "degree": degree, "mesh_level": level, "mesh_source": mesh_source,
                "patch_radius_m": patch_radius, "ne": model.ne, "nl": model.nl,

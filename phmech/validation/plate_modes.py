@@ -161,8 +161,15 @@ class Table:
 
 
 def square(N):
-    import firedrake as fd
-    return fd.UnitSquareMesh(N, N)
+    """The unit square of ``N x N`` squares cut in two, built on first use (FE cache key)."""
+    from ..fem.mesh_recipe import MeshRecipe
+    return MeshRecipe("firedrake:UnitSquareMesh", int(N), int(N))
+
+
+def disk(refinement, degree):
+    """:func:`disk_mesh` built on first use (FE cache key)."""
+    from ..fem.mesh_recipe import MeshRecipe
+    return MeshRecipe("phmech.validation.plate_modes:disk_mesh", int(refinement), int(degree))
 
 
 def case_table(case, degree, meshes, n_modes=6, reference=None):
@@ -176,7 +183,7 @@ def case_table(case, degree, meshes, n_modes=6, reference=None):
     elif case == "kirchhoff_cantilever":
         model, bc, ref, mk = "kirchhoff", CANTILEVER, reference, square
     elif case == "kirchhoff_circular":
-        model, bc, mk = "kirchhoff", {1: "clamped"}, (lambda r: disk_mesh(r, degree))
+        model, bc, mk = "kirchhoff", {1: "clamped"}, (lambda r: disk(r, degree))
         ref = np.r_[circular_clamped_exact(), np.full(n_modes - 1, np.nan)]
     else:
         raise ValueError(f"plate_modes: unknown case {case!r}")

@@ -49,15 +49,14 @@ class PlateRod:
     """
 
     def __init__(self, variant="transformer", n=8, degree=2, rod_radius=0.02, rod_mass=M_ROD):
-        import firedrake as fd
-
+        from ..fem.mesh_recipe import MeshRecipe
         from ..fem.plate import KirchhoffPlate
 
         if variant not in MODELS:
             raise ValueError(f"plate_rigid: variant must be one of {MODELS}, got {variant!r}")
         self.variant = variant
         edge = "guided" if variant == "welded" else "free"
-        mesh = fd.RectangleMesh(n, n, L, L)
+        mesh = MeshRecipe("firedrake:RectangleMesh", int(n), int(n), L, L)      # built on first use
         self.plate = p = KirchhoffPlate("plate", mesh, THICK, RHO, E_MOD, NU, degree=degree,
                                         boundary={1: "clamped", 2: edge, 3: "free", 4: "free"})
         rod_inertia = [] if variant == "no_rod" else [rod_mass, rod_mass * L ** 2 / 12]
