@@ -258,8 +258,9 @@ class StageSolver:
     """``compiled_stages`` of a pure compiled residual (the protocol of
     :meth:`RadauIIA._stages_compiled <phmech.solvers.radau.RadauIIA._stages_compiled>`):
     the kernel's arguments at the three stage times, then one :func:`radau_stages` call;
-    its ``jacobian`` attribute is the compiled dense Jacobian (when the system has one),
-    which the solver then uses instead of the sparse one.
+    its ``f`` and ``jacobian`` attributes are the compiled right-hand side and dense
+    Jacobian (when the system has one), which the solver then uses outside the stage
+    iteration as well.
 
     Parameters
     ----------
@@ -272,6 +273,8 @@ class StageSolver:
             raise ValueError("compiled Radau stages need a pure compiled residual (Python leftovers: "
                              f"{', '.join(compiled.leftovers)})")
         self.compiled = compiled
+        #: ``f(t, y)``: the compiled right-hand side
+        self.f = compiled.f
         #: ``jacobian(t, y)``: the compiled dense Jacobian where there is one, else None
         self.jacobian = self._jacobian if compiled.has_jacobian else None
 

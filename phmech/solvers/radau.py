@@ -141,6 +141,9 @@ class RadauIIA(Solver):
             raise ValueError(f"radau: option compiled must be True or False, got {compiled!r}")
         # the compiled stage iteration (same operations as _stages) on dense systems
         self._kernel = getattr(problem, "compiled_stages", None) if compiled and self.dense else None
+        # f outside the stage iteration (f at the step points, the refined error estimate): the
+        # compiled stages' own evaluation where they bring one
+        self._f = getattr(self._kernel, "f", None) or problem.f
         if self._kernel is not None:
             from ..assembly import compiled_radau
             self._cr = compiled_radau                # its predictor, error estimate, factorization
@@ -285,7 +288,7 @@ class RadauIIA(Solver):
             err = real.solve(self._f0 + gEZ)
             err_norm = self._error_norm(err, scale)
         if refine and err_norm > 1:
-            err = real.solve(self.problem.f(t, y + err) + gEZ)
+            err = real.solve(self._f(t, y + err) + gEZ)
             self.nfev += 1
             err_norm = self._error_norm(err, scale)
         return y_new, err_norm
@@ -296,7 +299,7 @@ class RadauIIA(Solver):
             return np.zeros((3, self.problem.n))
         t_prev, h_prev, y_prev, Q = self._poly
         if self._kernel is not None:
-            return self._cr.predictor(t, h, C, t_prev, h_prev, y_prev, Q.T, self.y)
+            return self._cr.predictor(t, h, C, t_prev, h_prev, y_prev, np.ascontiguousarray(Q.T), self.y)
         x = np.array([[(t + c * h - t_prev) / h_prev] for c in _C])
         return (x ** _POWERS) @ Q.T + (y_prev - self.y)
 
@@ -330,7 +333,7 @@ class RadauIIA(Solver):
         d = self.problem
         t, y = self.t, self.y
         if self._f0 is None:
-            self._f0 = d.f(t, y)
+            self._f0 = self._f(t, y)
             self.nfev += 1
             if not np.isfinite(self._f0).all():
                 bad = d.labels()[int(np.flatnonzero(~np.isfinite(self._f0))[0])]
@@ -381,7 +384,7 @@ class RadauIIA(Solver):
         self.t = t + h if t + h < t_bound else t_bound
         self.y = y_new
         self.nsteps += 1
-        self._f0 = d.f(self.t, y_new)
+        self._f0 = self._f(self.t, y_new)
         self.nfev += 1
         h_next = self.fixed_step or h * self._step_factor(err_norm, iterations, h, True)
         self._previous = (h, max(err_norm, 1e-2))
@@ -422,7 +425,7 @@ class RadauIIA(Solver):
                 self._iteration_matrices(float(state["lus_h"]))
         self._J_fresh = bool(state["J_fresh"])
         restore_common(self, state)
-        self._f0 = self.problem.f(self.t, self.y) if self.nsteps else None   # as after the last step
+        self._f0 = self._f(self.t, self.y) if self.nsteps else None   # as after the last step
         self._nonfinite = None
 
     def dense_output(self):

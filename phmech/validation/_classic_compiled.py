@@ -424,9 +424,9 @@ def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, 
 
 def stage_solver(model):
     """A callable running :func:`radau_stages` for ``model`` (see
-    :meth:`phmech.solvers.radau.RadauIIA._stages`), with the compiled index-2 Jacobian as its
-    ``jacobian`` attribute (a dense array, the problem's Jacobian without the sparse round
-    trip), or None."""
+    :meth:`phmech.solvers.radau.RadauIIA._stages`), with the compiled index-2 right-hand side
+    and Jacobian as its ``f`` and ``jacobian`` attributes (the Jacobian a dense array: the
+    problem's without the sparse round trip), or None."""
     if numba is None:
         return None
     name = type(model).__name__
@@ -438,5 +438,5 @@ def stage_solver(model):
     else:
         return None
     stages = functools.partial(radau_stages, *args)
-    stages.jacobian = index2_functions(model)[1]     # dense, as the solver uses it
+    stages.f, stages.jacobian = index2_functions(model)      # the Jacobian dense, as the solver uses it
     return stages
