@@ -113,3 +113,9 @@ def test_dense_factors_equal_dense_lu_and_refuse_singular_matrices():
         for Factor in (DenseFactors, DenseLU):
             with pytest.raises(LinAlgError, match="singular matrix"):
                 Factor(M)
+
+
+def test_compiled_option_is_checked():
+    dae = rigid_crank_slider()[0].assemble()
+    with pytest.raises(ValueError, match=r"radau: option compiled must be True or False, got 'yes'"):
+        RadauIIA(dae, 0.0, dae.initial_state(), 1.0, compiled="yes")

@@ -40,6 +40,17 @@ complex factorization per step size and Jacobian: dense LAPACK up to
 :data:`~phmech.solvers._dense.DENSE_MAX` unknowns, sparse above (SuperLU,
 with the dense rows and columns of floating frames eliminated as a border:
 :func:`~phmech.solvers._dense.sparse_factor`).
+
+**Compiled path.**  A dense problem may bring its stage iteration compiled
+(an attribute ``compiled_stages``: the assembled systems whose compiled
+residual is complete, :mod:`phmech.assembly.compiled_radau`, and the
+classic benchmark models, :mod:`phmech.validation._classic_compiled`).
+The solver then runs the simplified Newton iteration, the predictor and
+the error estimate as compiled calls (the same formulas, summed in another
+order, so the results agree to round-off), factorizes with the same
+LAPACK routine plus a compiled singularity test, and takes ``f`` and a
+dense Jacobian from ``compiled_stages.f`` / ``.jacobian`` where given.
+``compiled=False`` keeps the Python iteration, the reference.
 """
 import math
 
