@@ -406,7 +406,7 @@ class KirchhoffPlate(PlateBase):
     Parameters
     ----------
     name : str
-    mesh : firedrake mesh (2D)
+    mesh : firedrake mesh (2D) or :class:`~phmech.fem.mesh_recipe.MeshRecipe` (built on first use)
     h, rho, E, nu : thickness [m], density [kg/m^3], Young's modulus [Pa], Poisson ratio.
     degree : int
         ``k`` in 1, 2, 3 (any ``k >= 1`` works).

@@ -141,7 +141,7 @@ class MindlinPlate(PlateBase):
     Parameters
     ----------
     name : str
-    mesh : firedrake mesh (2D)
+    mesh : firedrake mesh (2D) or :class:`~phmech.fem.mesh_recipe.MeshRecipe` (built on first use)
     h, rho, E, nu : thickness, density, Young's modulus, Poisson ratio.
     kappa : float
         Shear correction factor (default 5/6).
