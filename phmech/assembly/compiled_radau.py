@@ -1,4 +1,5 @@
-"""Compiled stage iteration of Radau IIA for assembled systems (numba).
+"""Compiled step pieces of Radau IIA: the stage iteration of assembled systems and the
+predictor, error estimate and factorization check of every problem with compiled stages (numba).
 
 :class:`~phmech.solvers.radau.RadauIIA` solves the collocation system of
 each step by a simplified Newton iteration in the eigenbasis of the
@@ -11,11 +12,11 @@ these few array operations is the larger part of a step.  When the
 compiled residual of a :class:`~phmech.assembly.dae.DescriptorDAE` is
 the complete ``f`` (:attr:`CompiledResidual.pure
 <phmech.assembly.compiled.CompiledResidual.pure>`), the whole iteration
-runs here in one compiled call: :func:`radau_stages` performs the same
-operations and the same tests as :meth:`RadauIIA._stages
-<phmech.solvers.radau.RadauIIA._stages>` (the Python iteration stays the
-reference; ``tests/test_compiled_radau.py`` checks both take the same
-steps).
+runs here in one compiled call: :func:`radau_stages` evaluates the same
+formulas and applies the same tests as :meth:`RadauIIA._stages
+<phmech.solvers.radau.RadauIIA._stages>`, with sums in another order (the
+Python iteration stays the reference; ``tests/test_compiled_radau.py``
+checks both take the same steps and agree to round-off).
 
 The kernel's arguments after ``(t, y)`` depend on time only through the
 prescribed velocities ``w(t)`` and the loads' inputs ``u(t)``; they are
@@ -28,8 +29,15 @@ which keeps the cost of the call itself small.
 
 :func:`stage_increment` (one Newton correction in the eigenbasis) is
 shared with the compiled classic benchmark models
-(:mod:`phmech.validation._classic_compiled`); :func:`local_error` (the
-step's embedded error estimate) serves every problem with compiled stages.
+(:mod:`phmech.validation._classic_compiled`); :func:`predictor`,
+:func:`local_error` (the embedded error estimate) and
+:class:`DenseFactors` (LAPACK factors with a compiled singularity test)
+serve every problem with compiled stages.
+
+numba's disk cache is invalidated by changes of this file only: after
+editing :func:`~phmech.assembly.compiled.residual_kernel` (another file)
+delete this package's ``__pycache__`` so that :func:`radau_stages` is
+compiled again.
 """
 import numpy as np
 
