@@ -290,8 +290,8 @@ class RadauIIA(Solver):
         if self._kernel is not None:
             lur, pivr, _, _ = self._row_major_factors()
             Ep, Ei, Ed = self._E_csr
-            y_new, scale, err, gEZ, err_norm = self._cr.local_error(y, abs_y, Z, self._f0, h, self.atol, self.rtol, Ep,
-                                                           Ei, Ed, lur, pivr, E_WEIGHTS, GAMMA, self._nd)
+            y_new, scale, err, gEZ, err_norm = self._cr.local_error(
+                y, abs_y, Z, self._f0, h, self.atol, self.rtol, Ep, Ei, Ed, lur, pivr, E_WEIGHTS, GAMMA, self._nd)
         else:
             y_new = y + Z[-1]
             scale = self.atol + self.rtol * np.maximum(abs_y, np.abs(y_new))
