@@ -291,12 +291,14 @@ class StageSolver:
 
     def __call__(self, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc, C, T, TI,
                  gamma, alpha, beta, tol, maxiter):
-        a = [self.compiled.kernel_args(t + c * h) for c in C]
-        w = np.array([ai[_IW] for ai in a])
-        U = np.array([ai[_IL][-1] for ai in a])
+        c = self.compiled
+        a0 = c.kernel_args(t + C[0] * h)
+        t1, t2 = t + C[1] * h, t + C[2] * h
+        w = np.array([a0[_IW], c.dae.w(t1), c.dae.w(t2)], float)
+        loads = a0[_IL]
+        U = np.array([loads[-1], c.load_args(t1)[-1], c.load_args(t2)[-1]], float)
         # the kernel writes each stage's w and u into the tuple: arrays of this call, not the
         # (possibly cached) ones of kernel_args
-        a0, loads = a[0], a[0][_IL]
         args = a0[:_IW] + (w[0].copy(),) + a0[_IW + 1:_IL] + (loads[:-1] + (U[0].copy(),),) + a0[_IL + 1:]
         return radau_stages(t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc, C, T, TI,
                             gamma, alpha, beta, tol, maxiter, args, w, U)
