@@ -174,3 +174,22 @@ def test_compiled_residual_in_the_sparse_midpoint_iteration():
     scale = np.maximum(np.max(np.abs(b.y), axis=0), 1e-6 * np.max(np.abs(b.y)))
     assert np.max(np.abs(a.y - b.y) / scale) < 1e-10
     assert abs(a.work[-1] - b.work[-1]) <= 1e-12 * max(1.0, abs(b.work[-1]))
+
+
+def test_every_kernel_module_keys_the_compiled_cache():
+    """The compiled functions' disk cache is keyed by the digest of all modules with compiled
+    functions (they contain one another); the list must name every such module."""
+    import os
+    import re
+    from phmech.assembly import _jit
+    root = os.path.dirname(os.path.dirname(os.path.abspath(_jit.__file__)))
+    found = set()
+    for folder, _, files in os.walk(root):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(folder, f)
+                with open(path) as fh:
+                    if re.search(r"^@_jit\b|numba\.njit\(", fh.read(), re.M):
+                        found.add(os.path.relpath(path, root).replace(os.sep, "/"))
+    assert found and found <= set(_jit.KERNEL_MODULES), sorted(found - set(_jit.KERNEL_MODULES))
+    assert os.path.basename(os.path.dirname(_jit.cache_directory())) == "numba"

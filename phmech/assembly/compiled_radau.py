@@ -32,12 +32,9 @@ shared with the compiled classic benchmark models
 (:mod:`phmech.validation._classic_compiled`); :func:`predictor`,
 :func:`local_error` (the embedded error estimate) and
 :class:`DenseFactors` (LAPACK factors with a compiled singularity test)
-serve every problem with compiled stages.
-
-numba's disk cache is invalidated by changes of this file only: after
-editing :func:`~phmech.assembly.compiled.residual_kernel` (another file)
-delete this package's ``__pycache__`` so that :func:`radau_stages` is
-compiled again.
+serve every problem with compiled stages.  The kernels contain
+:func:`~phmech.assembly.compiled.residual_kernel` of another module; the
+disk cache follows edits of either (:mod:`phmech.assembly._jit`).
 """
 import numpy as np
 

@@ -23,12 +23,8 @@ import functools
 
 import numpy as np
 
+from ..assembly._jit import jit as _jit, numba
 from ..assembly.compiled_radau import newton_scales, newton_update, stage_increment, transform
-
-try:
-    import numba
-except ImportError:  # pragma: no cover - numba is part of the installed stack
-    numba = None
 
 _H = 1e-30
 
@@ -41,10 +37,6 @@ ANDREWS_KEYS = ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "xa", "ya", "xb", "yb"
 def available():
     """True when numba is importable."""
     return numba is not None
-
-
-def _jit(fn):
-    return numba.njit(cache=True)(fn) if numba is not None else fn
 
 
 # ---------------------------------------------------------------- Andrews
