@@ -23,6 +23,20 @@ CASES = {
     "crank_slider (stiffened)": "from phmech.validation.crank_slider import build; s, _ = build(8, True)",
     "four_bar": "from phmech.validation.four_bar import build; s = build(6)[0]",
     "hinged_beam": "from phmech.validation.hinged_beam import build; s, _ = build(6)",
+    "hinged_beam (consistent)": "from phmech.validation.hinged_beam import build; s, _ = build(6, geometric_stiffness=True)",
+    "plate_modes (all plates of the default run)": (
+        "from phmech.validation import plate_modes as pm; from phmech.fem import KirchhoffPlate, MindlinPlate; "
+        "D = 12 * (1 - pm.NU ** 2); "
+        "ps = [KirchhoffPlate('p', pm.square(N), 1.0, 1.0, D, pm.NU, degree=k, boundary=bc) for k in (1, 2, 3) "
+        "for N in pm.DEFAULT_MESHES[k] for bc in (pm.SS_ALL, pm.CANTILEVER)]; "
+        "ps += [KirchhoffPlate('p', pm.disk(r, k), 1.0, 1.0, D, pm.NU, degree=k, boundary={1: 'clamped'}) "
+        "for k in (1, 2, 3) for r in pm.DISC_MESHES[k]]; "
+        "ps += [MindlinPlate('p', pm.square(N), h, 1.0 / h, D / h ** 3, pm.NU, degree=k, boundary=pm.SS_ALL) "
+        "for k in (2, 3) for N in pm.DEFAULT_MESHES[k] for h in (0.01, 0.1, 0.2)]; s = None"),
+    "plate_rigid (3 models)": ("from phmech.validation.plate_rigid import PlateRod, MODELS; "
+                               "m = [PlateRod(v, 8, 2).problem() for v in MODELS]; s = None"),
+    "actuated_plate (level 1)": ("from phmech.validation.actuated_plate import ActuatedPlate; "
+                                 "m = ActuatedPlate(0.28, 2, 1); s = None"),
     "spin_up": "from phmech.validation.spin_up import build; s = build('stiffened', 8)[0]",
     "spatial_pendulum": "from phmech.validation.spatial_pendulum import build; s = build('flexible', EI=1.0)[0]",
     "bricard": "from phmech.validation.bricard import build; s = build()[0]",

@@ -8,9 +8,10 @@ arrays in one ``.npz`` file per parameter set, and a later process with the
 same parameters builds the body from the file without importing
 Firedrake at all.
 
-The key is the SHA-256 of the parameters, of the FE class' name and of
-the source files that assemble the matrices (a change of the code makes a
-new key, so an outdated entry is never used).  A file that cannot be read
+The key is the SHA-256 of the parameters, of the FE class' name, of
+the source files that assemble the matrices and of the versions of
+Firedrake and petsc4py (a change of the code or an upgrade makes a new
+key, so an outdated entry is never used).  A file that cannot be read
 is ignored and rebuilt.  Location: ``$PHMECH_CACHE_DIR`` or
 ``~/.cache/phmech/fe``; ``PHMECH_CACHE=0`` switches the cache off.
 """
@@ -42,9 +43,29 @@ def _source_digest(files):
     return h.hexdigest()
 
 
+_STACK = []
+
+
+def stack_versions():
+    """Versions of the FE stack (an upgrade may renumber meshes and dofs: a new key), read from
+    the installed distributions without importing them."""
+    if not _STACK:
+        from importlib import metadata
+        found = {}
+        for dist in ("firedrake", "petsc4py"):
+            try:
+                found[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                found[dist] = None
+        _STACK.append(found)
+    return _STACK[0]
+
+
 def key(kind, params, sources):
-    """The cache key of an FE object of ``kind`` with ``params`` (JSON-able), assembled by ``sources``."""
-    blob = json.dumps({"kind": kind, "params": params, "code": _source_digest(sources)}, sort_keys=True)
+    """The cache key of an FE object of ``kind`` with ``params`` (JSON-able), assembled by ``sources``
+    with the FE stack of :func:`stack_versions`."""
+    blob = json.dumps({"kind": kind, "params": params, "code": _source_digest(sources),
+                       "stack": stack_versions()}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
