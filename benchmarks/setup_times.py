@@ -79,15 +79,15 @@ def measure(code, cache_dir):
 
 
 def main():
-    print(f"{'case':28s} {'cold [s]':>9s} {'warm [s]':>9s} {'ratio':>7s}  Firedrake imported when warm")
+    print(f"{'case':44s} {'cold [s]':>9s} {'warm [s]':>9s} {'ratio':>7s}  Firedrake imported when warm")
     for name, code in CASES.items():
         with tempfile.TemporaryDirectory() as d:
             cold, _ = measure(code, d)
             warm, fd = measure(code, d)
         if cold is None or warm is None:
-            print(f"{name:28s} failed: {_ if cold is None else fd}")
+            print(f"{name:44s} failed: {_ if cold is None else fd}")
             continue
-        print(f"{name:28s} {cold:9.2f} {warm:9.2f} {cold / warm:7.1f}  {fd}", flush=True)
+        print(f"{name:44s} {cold:9.2f} {warm:9.2f} {cold / warm:7.1f}  {fd}", flush=True)
 
 
 if __name__ == "__main__":
