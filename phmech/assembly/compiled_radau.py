@@ -38,6 +38,7 @@ disk cache follows edits of either (:mod:`phmech.assembly._jit`).
 """
 import numpy as np
 
+from ..solvers._dense import DenseLU
 from ._jit import jit as _jit
 from .compiled import _KERNEL_ARGS, _csr_mv_add, lu_solve, residual_kernel
 
@@ -226,11 +227,10 @@ def small_pivot(A, lu):
     return -1
 
 
-class DenseFactors:
+class DenseFactors(DenseLU):
     """LAPACK ``getrf`` factors of a small dense matrix for the compiled kernels: the
     singularity test of :class:`~phmech.solvers._dense.DenseLU` compiled
-    (:func:`small_pivot`), the row-major copies ``lu_rm``, ``piv64`` the kernels take, and
-    :meth:`solve` as ``DenseLU.solve``.
+    (:func:`small_pivot`), and the row-major copies ``lu_rm``, ``piv64`` the kernels take.
 
     Raises
     ------
@@ -239,24 +239,12 @@ class DenseFactors:
     """
 
     def __init__(self, A):
-        from scipy.linalg import lapack
-        if A.dtype.kind == "c":
-            getrf, self._getrs = lapack.zgetrf, lapack.zgetrs
-        else:
-            getrf, self._getrs = lapack.dgetrf, lapack.dgetrs
-        self.lu, self.piv, info = getrf(A)
-        if info != 0:
-            raise np.linalg.LinAlgError(f"singular matrix (getrf info {info})")
-        k = small_pivot(A, self.lu)
-        if k >= 0:
-            raise np.linalg.LinAlgError(f"singular matrix (pivot {abs(self.lu[k, k]):.3g} of column {k} "
-                                        f"against its largest entry {np.abs(A[:, k]).max():.3g})")
+        super().__init__(A)
         self.lu_rm = np.ascontiguousarray(self.lu)
         self.piv64 = self.piv.astype(np.int64)
 
-    def solve(self, b):
-        """``A^-1 b``."""
-        return self._getrs(self.lu, self.piv, b)[0]
+    def _small_pivot(self, A):
+        return small_pivot(A, self.lu)
 
 
 class StageSolver:

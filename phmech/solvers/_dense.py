@@ -26,15 +26,18 @@ class DenseLU:
         self.lu, self.piv, info = getrf(A)
         if info != 0:
             raise np.linalg.LinAlgError(f"singular matrix (getrf info {info})")
-        # a matrix singular in exact arithmetic may leave a pivot of rounding size instead of
-        # zero: compare each pivot with its column of A (row pivoting keeps the columns)
+        k = self._small_pivot(A)
+        if k >= 0:
+            raise np.linalg.LinAlgError(f"singular matrix (pivot {abs(self.lu[k, k]):.3g} of column {k} "
+                                        f"against its largest entry {np.abs(A[:, k]).max():.3g})")
+
+    def _small_pivot(self, A):
+        """The first column whose pivot is of rounding size against the column's largest entry,
+        or -1: a matrix singular in exact arithmetic may leave such a pivot instead of zero
+        (row pivoting keeps the columns)."""
         piv_abs = np.abs(np.diagonal(self.lu))
-        col = np.abs(A).max(axis=0)
-        small = piv_abs <= piv_abs.size * np.finfo(float).eps * col
-        if np.any(small):
-            k = int(np.flatnonzero(small)[0])
-            raise np.linalg.LinAlgError(f"singular matrix (pivot {piv_abs[k]:.3g} of column {k} "
-                                        f"against its largest entry {col[k]:.3g})")
+        small = piv_abs <= piv_abs.size * np.finfo(float).eps * np.abs(A).max(axis=0)
+        return int(np.flatnonzero(small)[0]) if np.any(small) else -1
 
     def solve(self, b):
         x, info = self._getrs(self.lu, self.piv, b)
