@@ -29,13 +29,16 @@ import numpy as np
 from ._jit import jit as _jit, numba
 from .compiled import _block_scales, _csr_mv_add, jacobian_kernel, power_kernel, residual_kernel
 
-if numba is not None:
+try:       # numba's LAPACK binding is not public API: without it the step is not compiled
     from numba import types
     from numba.np.linalg import _LAPACK, F_INT_nptype
     _getrf = _LAPACK().numba_xxgetrf(types.float64)
     PIVOT_TYPE = F_INT_nptype
-else:  # pragma: no cover - numba is part of the installed stack
+    #: the compiled step can be used (numba and its LAPACK binding are there)
+    AVAILABLE = numba is not None
+except (ImportError, AttributeError):  # pragma: no cover - depends on the numba version
     PIVOT_TYPE = np.int32
+    AVAILABLE = False
 
 
 @_jit

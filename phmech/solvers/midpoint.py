@@ -100,7 +100,8 @@ class ImplicitMidpoint(Solver):
         if c is not None and c.pure:
             self._fun = c.f               # the Python iteration (larger systems, sparse factors)
         if c is not None and d.n <= DENSE_MAX and not self.endpoint:
-            if c.pure:
+            from ..assembly.compiled_midpoint import AVAILABLE
+            if c.pure and AVAILABLE:
                 E = sp.csr_matrix(d.E)
                 E.sort_indices()
                 self._kernel = c
