@@ -54,6 +54,15 @@ def _rows_tmv_add(op, b, v, out, scale):
 
 
 @_jit
+def _effort_state(q, e, b, Sx, Sy, Nn, DmPx, W):
+    """Slopes ``s_x, s_y`` and axial forces ``N`` at the quadrature points of beam ``b``, its
+    curvature term ``b = D_m P_x q`` and the quadrature weights ``w``."""
+    sx, sy = _rows_mv(Sx, b, q), _rows_mv(Sy, b, q)
+    g0 = Sx[3][b]
+    return sx, sy, _rows_mv(Nn, b, e), _rows_mv(DmPx, b, q), W[g0:g0 + sx.size]
+
+
+@_jit
 def nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops, outq, fe):
     """Kinematic rows of the beams into ``outq`` (global q rows) and their effort terms added
     to ``fe`` (global e rows).  ``xi`` and ``W`` are stacked like ``Pq_x`` and ``_Sx`` rows."""
@@ -76,11 +85,7 @@ def nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops
         outq[iq + 1] = s * e[ie] + c * e[ie + 1]
         outq[iq + 2] = th
         # efforts
-        sx, sy = _rows_mv(Sx, b, q), _rows_mv(Sy, b, q)
-        N = _rows_mv(Nn, b, e)
-        bm = _rows_mv(DmPx, b, q)
-        g0 = Sx[3][b]
-        w = W[g0:g0 + sx.size]
+        sx, sy, N, bm, w = _effort_state(q, e, b, Sx, Sy, Nn, DmPx, W)
         if green[b]:
             Fxe, Fye = _rows_mv(Fx, b, e), _rows_mv(Fy, b, e)
             _rows_tmv_add(Nn, b, w * (sx * Fxe + sy * Fye), fe, 1.0)
@@ -227,11 +232,7 @@ def nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W,
         _column_add(J, 0, ew, vx, sig, lo)
         _column_add(J, 0, kc, vx, om * dsig, lo)
         # -- efforts
-        sx, sy = _rows_mv(Sx, b, q), _rows_mv(Sy, b, q)
-        N = _rows_mv(Nn, b, e)
-        bm = _rows_mv(DmPx, b, q)
-        g0 = Sx[3][b]
-        w = W[g0:g0 + sx.size]
+        sx, sy, N, bm, w = _effort_state(q, e, b, Sx, Sy, Nn, DmPx, W)
         if green[b]:
             Fxe, Fye = _rows_mv(Fx, b, e), _rows_mv(Fy, b, e)
             _sandwich_add(Nn, Fx, b, w * sx, J, nq, nq, 1.0, 0)

@@ -170,6 +170,13 @@ class ImplicitMidpoint(Solver):
         return (f"singular iteration matrix ({err}): the mass matrix is singular on the motions the "
                 "joints allow, or constraints are dependent")
 
+    def _vanishing_pivot(self, bad):
+        """Raise for the compiled factorization's report ``bad`` (column + 1 of a vanishing pivot)."""
+        k = bad - 1
+        raise SolverError(self.name, self.t, self._singular_why(
+            f"pivot of column {k} ({self.problem.labels()[k]}) vanishes" if k < self.problem.n
+            else "LAPACK getrf argument error"))
+
     def _factored(self, t, ym, h):
         self.lu_h = h
         self._lu_point = (t, np.array(ym))
@@ -182,10 +189,7 @@ class ImplicitMidpoint(Solver):
                                lu.ipiv, *self._kernel.kernel_args(t))
         self.njev += 1
         if bad:
-            k = bad - 1
-            raise SolverError(self.name, self.t, self._singular_why(
-                f"pivot of column {k} ({self.problem.labels()[k]}) vanishes" if k < self.problem.n
-                else "LAPACK getrf argument error"))
+            self._vanishing_pivot(bad)
         self.lu = lu
         self._factored(t, ym, h)
 
@@ -333,10 +337,7 @@ class ImplicitMidpoint(Solver):
             self._factored(tm, ym_lu, h)
             self.nlu += nlu - 1
         if status == 4:
-            k = int(err) - 1
-            raise SolverError(self.name, self.t, self._singular_why(
-                f"pivot of column {k} ({self.problem.labels()[k]}) vanishes" if k < self.problem.n
-                else "LAPACK getrf argument error"))
+            self._vanishing_pivot(int(err))
         if status != 1:
             # not converged or not finite: the Python iteration repeats the step and reports
             self._kernel = None
