@@ -341,7 +341,11 @@ def test_assimulo_through_the_driver_with_breakpoints():
 def test_midpoint_results_are_unchanged():
     """The step of the midpoint rule is the one before the driver (values of that version, with
     that version's refresh of the iteration matrix only after a failed iteration); the early
-    refresh of the default changes the result within the Newton tolerance only."""
+    refresh of the default changes the result within the Newton tolerance only.
+
+    The stored values are compared within what the algorithm guarantees: 200 steps, each solved
+    to the Newton tolerance 1e-10, so 1e-8 relative; round-off differs between processors and
+    between the compiled and the Python residual, so a tighter bound would test the machine."""
     for constraints, ref in (("midpoint", (0.15075057579807116, 74.43814201184215, -4.03695241959049,
                                            0.2911494947542383)),
                              ("endpoint", (0.15075903970358867, 74.43495838558268, -4.324568963240335,
@@ -350,7 +354,7 @@ def test_midpoint_results_are_unchanged():
         r = s.simulate(0.02, dt=1e-4, constraints=constraints, refresh_iterations=7)
         assert len(r.t) == 201 and r.t[-1] == 0.02
         got = (r.y[-1, 6], r.y[-1, 13], r.y[-1, 18], r.work[-1])
-        assert np.allclose(got, ref, rtol=1e-12, atol=0), (constraints, got)
+        assert np.allclose(got, ref, rtol=1e-8, atol=0), (constraints, got)
         r = s.simulate(0.02, dt=1e-4, constraints=constraints)
         got = (r.y[-1, 6], r.y[-1, 13], r.y[-1, 18], r.work[-1])
         assert np.allclose(got, ref, rtol=1e-7, atol=0), (constraints, got)
