@@ -110,8 +110,8 @@ class Contact:
         Depth [length] beyond which a penetration is reported: a warning when the run
         starts with the contact penetrated that deeply and when a gap goes below
         ``-penetration_tol`` during a run (:class:`~phmech.solvers.moreau.NonsmoothStepper`).
-        Default: a tenth of the contact's radius (sum of the radii), ``1e-3`` for a
-        contact of radius zero.
+        Default: a tenth of the contact's radius (sum of the radii), ``1e-2`` (1 cm in
+        SI units) for a contact of radius zero.
     """
 
     def __init__(self, name, e_N=0.0, e_F=0.0, mu=0.0, contensou_radius=0.0, penetration_tol=None):
@@ -154,7 +154,7 @@ class Contact:
         """Reported penetrations are deeper than this (see the class docstring)."""
         if self._penetration_tol is not None:
             return self._penetration_tol
-        return 0.1 * self.size if self.size > 0 else 1e-3
+        return 0.1 * self.size if self.size > 0 else 1e-2
 
     @property
     def dim(self):
