@@ -59,7 +59,6 @@ import numpy as np
 import scipy.linalg as la
 
 from ..contact.contacts import PenetrationWarning
-
 from ..contact.prox import ProxSolver
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
