@@ -135,6 +135,66 @@ def test_semismooth_newton_iterations(runs):
     assert 1 <= res.stats["max_newton_iterations"] <= 10
 
 
+# -- records per output interval ---------------------------------------------------------
+@pytest.mark.parametrize("solver", ["moreau", "nsgenalpha"])
+def test_records_are_per_output_row(solver):
+    """Case 4 (impacts, friction, rest) with ``dt_out``: the solver keeps one record per output row,
+    not one per step; the rows are the states of the run without ``dt_out`` at those times (output
+    times at step points up to the round-off of the summed steps: the chord of the last step), the
+    percussions and dissipations of a row are the sums over its steps, the cumulative dissipation
+    is that run's, and the energy account holds to the same tolerance."""
+    h, t_end, every = H, 1.0, 10 * H
+    ref = bb.run(4, h, solver, t_end=t_end)
+    res = bb.run(4, h, solver, t_end=t_end, dt_out=every)
+    rec = res.solver_object.records
+    assert len(res.t) == 51 and len(rec["t"]) == len(res.t) and res.solver_object.nsteps == 500
+    assert np.array_equal(rec["t"], res.t) and len(res.steps["P_N"]) == len(res.t)
+    k = np.searchsorted(ref.t, res.t - 1e-9)
+    off = np.max(np.abs(ref.t[k] - res.t)) / h          # output times off the step points, in steps
+    assert off < 1e-10
+    scale = np.max(np.abs(ref.y))
+    assert np.max(np.abs(ref.y[k] - res.y)) < 1e-12 * scale
+    assert np.max(np.abs(ref.dissipated[k] - res.dissipated)) < 1e-12
+    for key in ("P_N", "dissipation"):
+        # a row ends off its step point by `off` steps: that fraction of the step goes to the next row
+        sums = np.add.reduceat(ref.steps[key], np.r_[0, k[:-1] + 1])[1:]
+        bound = (off + 1e-14) * np.max(np.abs(ref.steps[key]))
+        assert np.max(np.abs(sums - res.steps[key][1:])) <= bound, key
+    assert res.steps["P_N"][1:, 0].sum() > 1.0                   # the impacts are in the rows
+    tol = 1e-10 if solver == "moreau" else 2 * bb.M_BALL * bb.G * 2 * bb.G * ref.exact.impacts[0] * h
+    for r in (ref, res):
+        assert r.errors["energy_balance"] < tol
+
+
+def test_records_between_steps_and_at_a_terminal_event():
+    """Output times inside steps (``dt_out`` not a multiple of the step): the cumulative
+    percussions and dissipations grow linearly within a step, as the work record and the dense
+    output do, so each row holds the chord of the run without ``dt_out`` (states, cumulative
+    percussions and dissipation; the energy of a state on a chord is not the chord of the
+    energies, so the energy account is checked at step points, above).  A terminal event (the ball
+    rising through 0.3 m after its first bounce) ends the rows at the event: the rows carry the
+    first impact's percussion."""
+    ref = bb.run(1, H, "moreau", t_end=1.0)
+    res = bb.run(1, H, "moreau", t_end=1.0, dt_out=0.0173)
+    assert len(res.solver_object.records["t"]) == len(res.t) == 59
+    cum = np.cumsum(ref.steps["P_N"][:, 0])
+    P_rows = np.interp(res.t, ref.t, cum)
+    assert np.max(np.abs(np.cumsum(res.steps["P_N"][:, 0]) - P_rows)) < 1e-12
+    assert np.max(np.abs(res.dissipated[:, 0] - np.interp(res.t, ref.t, ref.dissipated[:, 0]))) < 1e-12
+    y_rows = np.column_stack([np.interp(res.t, ref.t, c) for c in ref.y.T])
+    assert np.max(np.abs(res.y - y_rows)) < 1e-12
+
+    def rising(t, y):
+        return y[1] - 0.3
+    rising.terminal, rising.direction = True, 1
+    hit = bb.run(1, H, "moreau", t_end=1.0, dt_out=0.1, events=[rising])
+    t_cut = hit.t_events[0][0]
+    assert hit.t[-1] == t_cut and len(hit.steps["t"]) == len(hit.t) == 7
+    first = cum[np.searchsorted(ref.t, t_cut)]                # all percussions up to the event
+    assert abs(hit.steps["P_N"][:, 0].sum() - first) < 1e-12 and first > 1.0
+    assert abs(hit.dissipated[-1, 0] - np.interp(t_cut, ref.t, ref.dissipated[:, 0])) < 1e-12
+
+
 def test_options_are_checked():
     problem, y0, _ = bb.model(1)
     from phmech.contact import simulate
@@ -209,15 +269,17 @@ def test_double_pendulum_wall():
 # -- the tippe top ------------------------------------------------------------------------------
 def test_tippe_top_short():
     """The first 0.03 s of the tippe top (Moreau, h = 1e-4): the big sphere stays in contact, the
-    stem does not touch, Coulomb-Contensou friction dissipates at every step, and the energy
+    stem does not touch, Coulomb-Contensou friction dissipates in every output interval, and the energy
     account (kinetic + potential + dissipated) closes to round-off (midpoint scheme; the
     gyroscopic term at the mean velocity does no work)."""
     from phmech.validation import tippe_top
     res = tippe_top.run(t_end=0.03, dt=1e-4, dt_out=1e-3)
-    PN = res.steps["P_N"][3:]                # the table is 1.25e-8 m below the sphere at t = 0
+    # percussions and dissipation accumulated over the output intervals of 10 steps
+    assert len(res.steps["t"]) == len(res.t) == len(res.solver_object.records["t"]) == 31
+    PN = res.steps["P_N"][1:] / np.diff(res.t)[:, None]        # the mean normal force of each interval
     assert np.all(PN[:, 0] > 0) and np.all(PN[:, 1] == 0)
-    assert np.allclose(PN[:, 0], 6e-3 * 9.81 * 1e-4, rtol=0.05)     # carries the weight
-    diss = res.steps["dissipation"][3:, 0]
+    assert np.allclose(PN[:, 0], 6e-3 * 9.81, rtol=0.05)     # carries the weight
+    diss = res.steps["dissipation"][1:, 0]
     assert np.all(diss > 0)
     H = res.hamiltonian()
     assert np.max(np.abs(res.energy_balance())) < 1e-12 * H[0]

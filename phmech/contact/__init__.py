@@ -17,11 +17,11 @@
 """
 import numpy as np
 
-from .contacts import Contact, PointPlane, SphereSphere, tangents
+from .contacts import Contact, PenetrationWarning, PointPlane, SphereSphere, tangents
 from .problem import NonsmoothProblem
 from .prox import ContactSet, ProxSolver, prox_parameters, residual
 
-__all__ = ["Contact", "PointPlane", "SphereSphere", "tangents", "NonsmoothProblem", "ContactSet",
+__all__ = ["Contact", "PenetrationWarning", "PointPlane", "SphereSphere", "tangents", "NonsmoothProblem", "ContactSet",
            "ProxSolver", "prox_parameters", "residual", "simulate"]
 
 
@@ -40,10 +40,14 @@ def simulate(problem, t_span, y0, method="moreau", **options):
     Returns
     -------
     Result
-        With ``contacts`` (names), ``steps`` (a dict of per-step arrays: ``t``,
-        ``P_N`` (steps x contacts), ``dissipation`` (per step and contact)),
-        ``dissipated`` (cumulative per contact at the output times) and
-        ``solver_object``.
+        With ``contacts`` (names); ``steps``, a dict of arrays over the output rows
+        (every step without ``t_eval``/``dt_out``): ``t`` (the rows' times), ``P_N``
+        (rows x contacts, the normal percussion accumulated over the interval ending at
+        the row) and ``dissipation`` (likewise); ``dissipated`` (cumulative per contact
+        at the rows); ``max_penetration`` and ``max_penetration_time`` (per contact, the
+        deepest penetration of the run, >= 0) and ``solver_object``.  Within a step the
+        accumulated quantities grow linearly in time, as the work record does, so the
+        energy account of a row is that of the run without ``dt_out``.
     """
     from ..solvers.driver import DRIVER_OPTIONS, _solver_class, integrate
     cls = _solver_class(method)
@@ -51,15 +55,32 @@ def simulate(problem, t_span, y0, method="moreau", **options):
     t0, t_end = t_span
     solver = cls(problem, t0, y0, t_end, **options)
     res = integrate(solver, **drv)
-    nc = len(problem.contacts)
-    hist = solver.history
-    steps = {"t": np.r_[t0, hist["t"]],
-             "P_N": np.vstack([np.zeros((1, nc)), np.array(hist["P_N"]).reshape(-1, nc)]),
-             "dissipation": np.vstack([np.zeros((1, nc)), np.array(hist["dissipation"]).reshape(-1, nc)]),
-             "newton": np.array(hist["newton"], int)}
-    cum = np.cumsum(steps["dissipation"], axis=0)
+    P, P_tot, D, D_tot = _rows(solver, np.asarray(res.t, float))
     res.contacts = [c.name for c in problem.contacts]
-    res.steps = steps
-    res.dissipated = np.array([np.interp(res.t, steps["t"], cum[:, i]) for i in range(nc)]).T.reshape(len(res.t), nc)
+    res.steps = {"t": np.array(res.t, float), "P_N": P, "dissipation": D}
+    res.dissipated = D_tot
+    res.max_penetration = solver.max_penetration.copy()
+    res.max_penetration_time = solver.max_penetration_time.copy()
     res.solver_object = solver
     return res
+
+
+def _rows(solver, t_rows):
+    """The solver's records (:attr:`~phmech.solvers.moreau.NonsmoothStepper.records`) at the output
+    rows: ``(P_N, P_N_total, dissipation, dissipated)``, each rows x contacts.  A row that is not
+    a record time (the time of a terminal event) lies in the last step, where the cumulative
+    values are linear in time."""
+    rec = solver.records
+    rt = np.asarray(rec["t"], float)
+    nc = solver.nc
+    out = [np.array(rec[k], float).reshape(-1, nc) for k in ("P_N", "P_N_total", "dissipation", "dissipated")]
+    j = np.minimum(np.searchsorted(rt, t_rows), len(rt) - 1)
+    hit = rt[j] == t_rows
+    rows = [a[j] for a in out]
+    for k in np.flatnonzero(~hit):
+        a = (t_rows[k] - solver.t_old) / (solver.t - solver.t_old)
+        for tot, old, new, per in ((rows[1], solver.percussion_old, solver.percussion, rows[0]),
+                                   (rows[3], solver.dissipated_old, solver.dissipated, rows[2])):
+            tot[k] = old + a * (new - old)
+            per[k] = tot[k] - (tot[k - 1] if k else 0.0)
+    return rows

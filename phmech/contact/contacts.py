@@ -38,15 +38,45 @@ points of flexible beams.
 """
 import numpy as np
 
+from ..bodies.base import Port
 
-def _positive(owner, what, value, allow_zero=True):
+
+class PenetrationWarning(UserWarning):
+    """A contact penetrated deeper than its ``penetration_tol`` (at the start or during a run)."""
+
+
+def _number(what, value, problems, upper=None, default=0.0):
+    """``float(value)`` if a finite non-negative number (at most ``upper``); else ``default`` and one
+    line appended to ``problems`` naming ``what`` and the value."""
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        problems.append(f"{what} must be a number, got {value!r}")
+        return default
     try:
         v = float(value)
     except (TypeError, ValueError):
-        return None, f"{owner}: {what} must be a number, got {value!r}"
-    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        return None, f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, got {value!r}"
-    return v, None
+        problems.append(f"{what} must be a number, got {value!r}")
+        return default
+    if not np.isfinite(v) or v < 0:
+        problems.append(f"{what} must be non-negative and finite, got {value!r}")
+        return default
+    if upper is not None and v > upper:
+        problems.append(f"{what} must lie in [0, {upper:g}], got {value!r}")
+        return default
+    return v
+
+
+def _vector(what, value, dim, problems, nonzero=False):
+    """``value`` as ``dim`` finite numbers (not all zero with ``nonzero``), or None and one line in
+    ``problems``."""
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        v = None
+    if v is None or v.shape != (dim,) or not np.all(np.isfinite(v)) or (nonzero and not np.any(v)):
+        problems.append(f"{what} must be {dim} finite numbers{', not all zero' if nonzero else ''}, "
+                        f"got {value!r}")
+        return None
+    return v
 
 
 def tangents(n):
@@ -63,6 +93,10 @@ def tangents(n):
 class Contact:
     """Base class of the unilateral contacts (see the module docstring).
 
+    Every parameter is checked when the contact is built: all problems of one
+    contact are reported together in one ``ValueError`` naming the contact,
+    the parameter and the value.
+
     Parameters
     ----------
     name : str
@@ -72,22 +106,55 @@ class Contact:
         Friction coefficient (0: frictionless, no friction rows).
     contensou_radius : float
         Radius ``r_c`` of the Coulomb--Contensou law (spatial only); 0 for Coulomb friction.
+    penetration_tol : float, optional
+        Depth [length] beyond which a penetration is reported: a warning when the run
+        starts with the contact penetrated that deeply and when a gap goes below
+        ``-penetration_tol`` during a run (:class:`~phmech.solvers.moreau.NonsmoothStepper`).
+        Default: a tenth of the contact's radius (sum of the radii), ``1e-2`` (1 cm in
+        SI units) for a contact of radius zero.
     """
 
-    def __init__(self, name, e_N=0.0, e_F=0.0, mu=0.0, contensou_radius=0.0):
+    def __init__(self, name, e_N=0.0, e_F=0.0, mu=0.0, contensou_radius=0.0, penetration_tol=None):
+        if name is not None and not isinstance(name, str):
+            name = repr(name)
+            self.problems = [f"name must be a string, got {name}"]
+        else:
+            self.problems = []
         self.name = name
-        self.problems = []
-        vals = {}
-        for what, v in (("e_N", e_N), ("e_F", e_F), ("mu", mu), ("contensou_radius", contensou_radius)):
-            vals[what], err = _positive(f"contact '{name}'", what, v)
-            if err:
-                self.problems.append(err)
-        for what in ("e_N", "e_F"):
-            if vals[what] is not None and vals[what] > 1:
-                self.problems.append(f"contact '{name}': {what} must lie in [0, 1], got {vals[what]!r}")
-        self.e_N, self.e_F = vals["e_N"] or 0.0, vals["e_F"] or 0.0
-        self.mu, self.r_c = vals["mu"] or 0.0, vals["contensou_radius"] or 0.0
+        pr = self.problems
+        self.e_N = _number("e_N", e_N, pr, upper=1.0)
+        self.e_F = _number("e_F", e_F, pr, upper=1.0)
+        self.mu = _number("mu", mu, pr)
+        self.r_c = _number("contensou_radius", contensou_radius, pr)
+        self._penetration_tol = None if penetration_tol is None else _number("penetration_tol",
+                                                                             penetration_tol, pr)
         self.e_slices = None
+
+    def _port_problems(self, what, port):
+        """One line in ``problems`` unless ``port`` is a :class:`~phmech.bodies.base.Port`; its dim or None."""
+        if not isinstance(port, Port):
+            self.problems.append(f"{what} must be a port of a body (body.port(name)), got {port!r}")
+            return None
+        return port.dim
+
+    def _raise_problems(self):
+        """Raise the problems found by the constructor as one ValueError naming the contact."""
+        if self.problems:
+            items = self.problems
+            raise ValueError(f"contact '{self.name}': " + (items[0] if len(items) == 1 else
+                             f"{len(items)} invalid parameters:\n  " + "\n  ".join(items)))
+
+    @property
+    def size(self):
+        """Radius of the contact (sum of the radii); the scale of :attr:`penetration_tol`."""
+        return 0.0
+
+    @property
+    def penetration_tol(self):
+        """Reported penetrations are deeper than this (see the class docstring)."""
+        if self._penetration_tol is not None:
+            return self._penetration_tol
+        return 0.1 * self.size if self.size > 0 else 1e-2
 
     @property
     def dim(self):
@@ -105,7 +172,9 @@ class Contact:
 
     def check(self):
         """The list of inconsistencies of this contact (empty when it is usable)."""
-        out = list(self.problems)
+        out = [f"contact '{self.name}': {p}" for p in self.problems]
+        if out:
+            return out
         for port in self.ports():
             body = port.body
             if body.nq and hasattr(body, "displacement_rows") and np.any(port.position) and not (
@@ -114,9 +183,6 @@ class Contact:
                            f"'{body.name}' is not supported: contacts on floating beams need a planar "
                            f"PointPlane and a beam whose deflection lives in the stresses "
                            f"(FloatingEulerBernoulliBeam)")
-        if self.r_c > 0 and self.dim == 2:
-            out.append(f"contact '{self.name}': contensou_radius needs a spatial port, got planar "
-                       f"port '{self.ports()[0].label}'")
         return out
 
     def bind(self, e_slices, ne):
@@ -204,24 +270,24 @@ class PointPlane(Contact):
     """
 
     def __init__(self, port, normal, point=None, radius=0.0, name=None, **law):
-        super().__init__(name or f"contact({port.label})", **law)
+        label = port.label if isinstance(port, Port) else "?"
+        super().__init__(name or f"contact({label})", **law)
         self.port = port
-        n = np.asarray(normal, float)
-        if n.shape != (port.dim,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
-            self.problems.append(f"contact '{self.name}': normal must be {port.dim} finite numbers, "
-                                 f"not all zero, got {normal!r}")
-            n = np.eye(port.dim)[-1]
-        self.n = n / np.linalg.norm(n)
+        dim = self._port_problems("port", port) or 2
+        n = _vector("normal", normal, dim, self.problems, nonzero=True)
+        self.n = np.eye(dim)[-1] if n is None else n / np.linalg.norm(n)
         self.t = tangents(self.n)
-        p0 = np.zeros(port.dim) if point is None else np.asarray(point, float)
-        if p0.shape != (port.dim,) or not np.all(np.isfinite(p0)):
-            self.problems.append(f"contact '{self.name}': point must be {port.dim} finite numbers, got {point!r}")
-            p0 = np.zeros(port.dim)
-        self.p0 = p0
-        r, err = _positive(f"contact '{self.name}'", "radius", radius)
-        if err:
-            self.problems.append(err)
-        self.radius = r or 0.0
+        p0 = np.zeros(dim) if point is None else _vector("point", point, dim, self.problems)
+        self.p0 = np.zeros(dim) if p0 is None else p0
+        self.radius = _number("radius", radius, self.problems)
+        if self.r_c > 0 and dim == 2:
+            self.problems.append(f"contensou_radius needs a spatial port, got {self.r_c!r} for the planar "
+                                 f"port '{label}'")
+        self._raise_problems()
+
+    @property
+    def size(self):
+        return self.radius
 
     def ports(self):
         return [self.port]
@@ -272,18 +338,25 @@ class SphereSphere(Contact):
     """
 
     def __init__(self, port1, port2, r1=0.0, r2=0.0, name=None, **law):
-        super().__init__(name or f"contact({port1.label}, {port2.label})", **law)
+        labels = [p.label if isinstance(p, Port) else "?" for p in (port1, port2)]
+        super().__init__(name or f"contact({labels[0]}, {labels[1]})", **law)
         self.port1, self.port2 = port1, port2
-        rr = []
-        for what, v in (("r1", r1), ("r2", r2)):
-            x, err = _positive(f"contact '{self.name}'", what, v)
-            if err:
-                self.problems.append(err)
-            rr.append(x or 0.0)
-        self.r1, self.r2 = rr
-        if port1.dim != port2.dim:
-            self.problems.append(f"contact '{self.name}': ports '{port1.label}' and '{port2.label}' "
-                                 f"are of different dimension")
+        dims = [self._port_problems("port1", port1), self._port_problems("port2", port2)]
+        self.r1 = _number("r1", r1, self.problems)
+        self.r2 = _number("r2", r2, self.problems)
+        if None not in dims and dims[0] != dims[1]:
+            self.problems.append(f"ports '{labels[0]}' and '{labels[1]}' are of different dimension "
+                                 f"({dims[0]} and {dims[1]})")
+        elif self.r_c > 0 and dims[0] == 2:
+            self.problems.append(f"contensou_radius needs spatial ports, got {self.r_c!r} for the planar "
+                                 f"ports '{labels[0]}' and '{labels[1]}'")
+        if None not in dims and port1 is port2:
+            self.problems.append(f"port1 and port2 are the same port '{labels[0]}'")
+        self._raise_problems()
+
+    @property
+    def size(self):
+        return self.r1 + self.r2
 
     def ports(self):
         return [self.port1, self.port2]

@@ -25,6 +25,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .contacts import Contact
 from .prox import ContactSet
 
 #: up to this many efforts the mass matrix is factorized densely
@@ -41,19 +42,27 @@ class NonsmoothProblem:
     gap_tol : float
         A contact counts as closed for ``g_N <= gap_tol`` [m]: touching bodies
         whose gap is zero up to round-off (``1e-17`` either way) are closed.
+        Finite and non-negative (a negative or NaN tolerance would let bodies
+        pass through each other).
 
     Everything the DAE provides (``q_slices``, ``potential_energy``, ...) is
     available on this object too.
     """
 
     def __init__(self, system, contacts, gap_tol=1e-12):
+        self.gap_tol = self._gap_tol(gap_tol)
         dae = system.assemble() if hasattr(system, "assemble") else system
         self.dae = dae
-        self.contacts = list(contacts)
-        self.gap_tol = float(gap_tol)
+        try:
+            self.contacts = list(contacts)
+        except TypeError:
+            raise ValueError(f"NonsmoothProblem: contacts must be a list of contacts, got {contacts!r}") from None
         owners = {b.name: b for b in dae.layout.bodies}
         problems, names = [], set()
-        for c in self.contacts:
+        for k, c in enumerate(self.contacts):
+            if not isinstance(c, Contact):
+                problems.append(f"contacts[{k}] must be a contact (PointPlane, SphereSphere, ...), got {c!r}")
+                continue
             problems += c.check()
             if c.name in names:
                 problems.append(f"contact '{c.name}': the name is used twice")
@@ -74,6 +83,18 @@ class NonsmoothProblem:
         self._quat = [dae.q_slices[b.name].start + 3 for b in dae.layout.bodies
                       if b.q_labels[3:7] == ["p0", "p1", "p2", "p3"]]
         self._potential = bool(dae.potential_loads)
+
+    @staticmethod
+    def _gap_tol(value):
+        if not isinstance(value, (bool, np.bool_)):
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                v = None
+            if v is not None and np.isfinite(v) and v >= 0:
+                return v
+        raise ValueError(f"NonsmoothProblem: gap_tol must be a finite non-negative length (a contact "
+                         f"closes for g_N <= gap_tol), got {value!r}")
 
     def __getattr__(self, name):
         if name == "dae":
@@ -131,6 +152,37 @@ class NonsmoothProblem:
         G = self.dae.G(q)
         return G.toarray() if sp.issparse(G) else np.asarray(G)
 
+    def position_rows(self, q):
+        """``[(joint, lam slice, s_j)]``: the joints whose position residual ``g_j(q)`` matches their rows
+        of ``G``, with the sign ``s_j`` of ``d g_j / dt = s_j G_j u`` (checked by central differences
+        along a test velocity at ``q``)."""
+        d = self.dae
+        u = np.random.default_rng(0).normal(size=d.ne)
+        eps = 1e-7
+        qd = self.qdot(q, u)
+        rp, rm = d.position_residuals(0.0, q + eps * qd), d.position_residuals(0.0, q - eps * qd)
+        G = self.G(q)
+        out = []
+        for name, r0 in d.position_residuals(0.0, q).items():
+            sl = d.lam_slices[name]
+            if len(r0) != sl.stop - sl.start:
+                continue
+            rate, Gu = (rp[name] - rm[name]) / (2 * eps), G[sl] @ u
+            for sign in (1.0, -1.0):
+                if np.allclose(rate, sign * Gu, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(Gu).max())):
+                    out.append((name, sl, sign))
+                    break
+        return out
+
+    def position_residual(self, t, q, rows):
+        """``-s_j g_j(q)`` on the rows of ``G`` of the joints ``rows`` (:meth:`position_rows`), zero elsewhere."""
+        out = np.zeros(self.dae.nl)
+        if rows:
+            res = self.dae.position_residuals(t, q)
+            for name, sl, sign in rows:
+                out[sl] = -sign * res[name]
+        return out
+
     # -- contacts -------------------------------------------------------------------
     def contact_state(self, q, u=None, dt=0.0):
         """Gaps of all contacts and their force directions: ``(g_N (nc,), [(W_N, W_F)])``.
@@ -170,6 +222,45 @@ class NonsmoothProblem:
             W[:, k] = WN
             W[:, cs.F[k]] = WF
         return idx, cs, W, g
+
+    def project(self, y, t=0.0, max_iterations=20):
+        """A copy of the state ``y`` with every penetrating contact brought to touch (``g_N = 0``).
+
+        Gauss--Newton on the gaps: the smallest correction ``du`` in the kinetic-energy
+        norm with ``W_N^T du = -g_N`` on the contacts that penetrate (and stay closed
+        once corrected) and ``G du = -s_j g_j(q)`` on the joints that hold on position
+        level (:meth:`position_rows`; the other joints ``G du = 0``), applied as
+        ``q <- q + T(q) du`` until the gaps and these joints close to round-off;
+        velocities are kept.  Contacts whose gap depends on the stresses (beams) cannot
+        be projected: a ``ValueError`` names them.
+        """
+        d = self.dae
+        y = np.array(y, float)
+        q, u = y[d.sq].copy(), y[d.se]
+        act = np.flatnonzero(d.active)
+        rows = self.position_rows(q) if len(act) else []
+        active = set()
+        for _ in range(max_iterations + 1):
+            g, Ws = self.contact_state(q, u)
+            tol = 1e-12 * max(1.0, np.max(np.abs(q), initial=0.0))
+            pen = np.flatnonzero(g < -tol)
+            stress = [self.contacts[i].name for i in pen if self.contacts[i].depends_on_stresses]
+            if stress:
+                raise ValueError(f"NonsmoothProblem.project: the gaps of contacts {stress} depend on the "
+                                 f"stresses of a beam and cannot be projected; correct y0")
+            active.update(pen.tolist())
+            A = sorted(active)
+            joints = self.position_residual(t, q, rows)[act]
+            if not len(pen) and np.max(np.abs(joints), initial=0.0) <= tol:
+                y[d.sq] = q
+                return y
+            C = np.column_stack([Ws[i][0] for i in A] + ([self.G(q)[act].T] if len(act) else []))
+            Z = self.solve_M(C)
+            lam = np.linalg.lstsq(C.T @ Z, np.r_[-g[A], joints], rcond=None)[0]
+            q = self.normalize(q + self.T(q) @ (Z @ lam))
+        names = [self.contacts[i].name for i in pen]
+        raise ValueError(f"NonsmoothProblem.project: the contacts {names} (or the joints) do not close after "
+                         f"{max_iterations} corrections (largest depth {max(0.0, -g.min()):.3g}); correct y0")
 
     def restitution(self, idx, cs):
         """Vector of ``e_N`` / ``e_F`` over the rows of ``P`` for the contacts ``idx``."""

@@ -66,7 +66,9 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
         ``terminal`` (stop at the first crossing; the last row is the state
         there) and ``direction`` (``+1``: upward crossings only, ``-1``:
         downward, ``0``: both).  The result gets ``t_events`` and
-        ``y_events``, one array per event.
+        ``y_events``, one array per event.  An event that returns NaN or
+        something other than a number stops the run with a ``ValueError``
+        naming the event, the time and the value.
     progress : bool
         Show a progress bar (tqdm, when installed).
     callbacks : list of callables ``cb(solver)``, optional
@@ -200,12 +202,28 @@ class _Rows:
             self.add(t, dense(t), work(t) if work is not None else 0.0)
 
 
+def _event_value(name, events, i, t, y):
+    """``float(events[i](t, y))``; a value that is not a number, or NaN (never a crossing), is one
+    ValueError naming the event, the time and the value."""
+    ev = events[i]
+    value = ev(t, y)
+    try:
+        g = float(value)
+    except (TypeError, ValueError):
+        g = None
+    if g is None or np.isnan(g):
+        raise ValueError(f"{name}: event {i} ({getattr(ev, '__name__', repr(ev))!r}) returned {value!r} at "
+                         f"t = {float(t):.9g}; an event function must return a number (NaN is never a zero "
+                         f"crossing)")
+    return g
+
+
 def _crossings(events, g_old, solver, dense):
     """``[(t_event, index)]`` of the events crossing zero in the last step, sorted, and the new g."""
     t_old, t_new = solver.t_old, solver.t
     found, g_new = [], []
     for i, ev in enumerate(events):
-        g1 = float(ev(t_new, solver.y))
+        g1 = _event_value(solver.name, events, i, t_new, solver.y)
         g_new.append(g1)
         g0, direction = g_old[i], getattr(ev, "direction", 0)
         up, down = g0 < 0 <= g1, g0 > 0 >= g1
@@ -214,7 +232,7 @@ def _crossings(events, g_old, solver, dense):
                 te = t_new
             else:
                 from scipy.optimize import brentq      # on the first event only (import cost)
-                te = brentq(lambda s: float(ev(s, dense()(s))), t_old, t_new,
+                te = brentq(lambda s: _event_value(solver.name, events, i, s, dense()(s)), t_old, t_new,
                             xtol=4 * np.finfo(float).eps * max(1.0, abs(t_new)))
             found.append((te, i))
     return sorted(found), g_new
@@ -247,7 +265,7 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     if checkpoint is not None:
         from ..checkpoint import Checkpointer
         callbacks.append(Checkpointer(checkpoint, checkpoint_every, rows, t0, t_events, y_events))
-    g_old = [float(ev(solver.t, solver.y)) for ev in events]
+    g_old = [_event_value(name, events, i, solver.t, solver.y) for i in range(len(events))]
     bar = _progress(progress, solver.t, t_end, name)
     terminated = False
     tic = time.perf_counter()

@@ -42,10 +42,23 @@ recorded as the dissipation of the contact.  The supplied work
 (``Result.work``) is ``h P_in(t_m, q_m, \\bar u)`` (ports other than
 potential loads) minus the dissipation, so that ``Result.energy_balance()``
 (energy = kinetic + potential) measures the scheme's energy error.
+
+Records: the percussions and dissipations are accumulated over the output
+intervals of the driver (every step when the output is every step), so that
+the memory of a run is proportional to its output, not to its step count
+(:attr:`NonsmoothStepper.records`).  Penetrations: the scheme acts on
+velocities, so a gap that went negative stays negative; the deepest
+penetration of each contact is kept and reported (a
+:class:`~phmech.contact.contacts.PenetrationWarning` when it exceeds the
+contact's ``penetration_tol``, the largest in ``stats()``), measured at the
+step points (the states of the result).
 """
+import warnings
+
 import numpy as np
 import scipy.linalg as la
 
+from ..contact.contacts import PenetrationWarning
 from ..contact.prox import ProxSolver
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
@@ -65,11 +78,18 @@ class NonsmoothStepper(Solver):
         Semismooth Newton iterations before the Gauss--Seidel fallback.
     relax : float
         ``alpha`` of the prox parameters ``r_i = alpha / D_ii``.
+    initial_penetration : ``"warn"``, ``"raise"`` or ``"project"``
+        What to do when a contact starts penetrated deeper than its ``penetration_tol``:
+        a :class:`~phmech.contact.contacts.PenetrationWarning` (the schemes act on
+        velocities: Moreau's keep the penetration, the generalized-alpha method closes it
+        in the first step), a ``ValueError``, or start from the state projected onto the
+        contact surfaces (:meth:`~phmech.contact.NonsmoothProblem.project`).
     """
 
     records_work = True
 
-    def __init__(self, problem, t0, y0, t_bound=None, dt=None, tol=1e-12, max_newton=50, relax=1.0):
+    def __init__(self, problem, t0, y0, t_bound=None, dt=None, tol=1e-12, max_newton=50, relax=1.0,
+                 initial_penetration="warn"):
         if not hasattr(problem, "contact_state"):
             raise ValueError(f"{self.name}: the problem must be a NonsmoothProblem "
                              f"(phmech.contact.NonsmoothProblem), got {type(problem).__name__}")
@@ -83,16 +103,94 @@ class NonsmoothStepper(Solver):
             raise ValueError(f"{self.name}: option relax must lie in (0, 2), got {relax!r}")
         self.prox = ProxSolver(tol=self.tol, max_newton=count_option(self.name, "max_newton", max_newton),
                                relax=relax)
+        if initial_penetration not in ("warn", "raise", "project"):
+            raise ValueError(f"{self.name}: option initial_penetration must be 'warn', 'raise' or 'project', "
+                             f"got {initial_penetration!r}")
         d = problem
         self.active_rows = np.flatnonzero(d.dae.active)
         self.nc = len(d.contacts)
+        #: deepest penetration per contact (>= 0) and its time
+        self.max_penetration, self.max_penetration_time = np.zeros(self.nc), np.full(self.nc, self.t)
+        self._warned = set()
+        self._start_penetration(initial_penetration)
         #: cumulative work supplied through the ports minus the contact dissipation
         self.work = self.work_old = 0.0
-        #: cumulative dissipation per contact
-        self.dissipated = np.zeros(self.nc)
-        #: per step: (t_{n+1}, normal percussion per contact, dissipation per contact in the step)
-        self.history = {"t": [], "P_N": [], "dissipation": [], "newton": []}
+        #: cumulative dissipation and normal percussion per contact (at ``t``; ``*_old`` at ``t_old``)
+        self.dissipated, self.percussion = np.zeros(self.nc), np.zeros(self.nc)
+        self.dissipated_old, self.percussion_old = np.zeros(self.nc), np.zeros(self.nc)
+        #: per output time (``t0`` and the driver's ``t_outputs``; every step without them):
+        #: ``P_N`` and ``dissipation`` per contact accumulated over the interval ending there and
+        #: their cumulative values ``P_N_total``, ``dissipated`` (linear in time within a step)
+        self.records = {"t": [self.t], "P_N": [np.zeros(self.nc)], "dissipation": [np.zeros(self.nc)],
+                        "P_N_total": [np.zeros(self.nc)], "dissipated": [np.zeros(self.nc)]}
+        self._acc = (np.zeros(self.nc), np.zeros(self.nc))
         self.max_smooth_iterations = 20
+
+    # -- penetrations -----------------------------------------------------------------
+    def _start_penetration(self, mode):
+        """Check the initial gaps against the contacts' ``penetration_tol`` (see ``initial_penetration``)."""
+        d = self.problem
+        g, _ = d.contact_state(self.y[d.sq], self.y[d.se])
+        deep = [i for i, c in enumerate(d.contacts) if -g[i] > c.penetration_tol]
+        if deep and mode == "project":
+            self.y = d.project(self.y, self.t)
+            self.y_old = self.y.copy()
+            g, _ = d.contact_state(self.y[d.sq], self.y[d.se])
+        elif deep:
+            where = "; ".join(f"contact '{d.contacts[i].name}' is {-g[i]:.6g} deep (its penetration_tol is "
+                              f"{d.contacts[i].penetration_tol:.3g})" for i in deep)
+            keeps = "the first step closes it" if self.name == "nsgenalpha" else "the penetration stays"
+            msg = (f"{self.name}: the initial state penetrates at t = {self.t:.9g}: {where}; {keeps}: correct "
+                   f"y0 or pass initial_penetration='project'")
+            if mode == "raise":
+                raise ValueError(msg)
+            warnings.warn(msg, PenetrationWarning, stacklevel=4)
+            self._warned.update(deep)
+        self.max_penetration = np.maximum(0.0, -g)
+
+    def _track_gaps(self, t, g):
+        """Keep the deepest penetration per contact; warn once per contact beyond its ``penetration_tol``."""
+        depth = -np.asarray(g, float)
+        deeper = depth > self.max_penetration
+        self.max_penetration[deeper] = depth[deeper]
+        self.max_penetration_time[deeper] = t
+        for i in np.flatnonzero(deeper):
+            c = self.problem.contacts[i]
+            if depth[i] > c.penetration_tol and i not in self._warned:
+                self._warned.add(i)
+                warnings.warn(f"{self.name}: contact '{c.name}' penetrates {depth[i]:.6g} deep at t = {t:.9g} "
+                              f"(beyond its penetration_tol {c.penetration_tol:.3g}): the step dt = {self.dt:.3g} "
+                              f"is too coarse for this contact (the deepest penetration of each contact is in "
+                              f"the solver's max_penetration, the largest in stats()['max_penetration'])",
+                              PenetrationWarning, stacklevel=2)
+
+    # -- records ------------------------------------------------------------------------
+    def _account(self, t1, PN, diss):
+        """Add the normal percussions and dissipations of the step ``[t, t1]`` to the records."""
+        t, h = self.t, t1 - self.t
+        self.percussion_old, self.dissipated_old = self.percussion.copy(), self.dissipated.copy()
+        self.percussion += PN
+        self.dissipated += diss
+        outs = self.t_outputs
+        if outs is None:
+            times = (t1,)
+        else:
+            times = outs[np.searchsorted(outs, t, side="right"):np.searchsorted(outs, t1, side="right")]
+        accP, accD = self._acc
+        done = 0.0                                   # fraction of the step already recorded
+        rec = self.records
+        for to in times:
+            a = 1.0 if to >= t1 else (to - t) / h
+            accP, accD = accP + (a - done) * PN, accD + (a - done) * diss
+            rec["t"].append(float(to))
+            rec["P_N"].append(accP)
+            rec["dissipation"].append(accD)
+            rec["P_N_total"].append(self.percussion.copy() if a == 1.0 else self.percussion_old + a * PN)
+            rec["dissipated"].append(self.dissipated.copy() if a == 1.0 else self.dissipated_old + a * diss)
+            accP, accD, done = np.zeros(self.nc), np.zeros(self.nc), a
+        if done < 1.0:
+            accP, accD = accP + (1.0 - done) * PN, accD + (1.0 - done) * diss
+        self._acc = (accP, accD)
 
     # -- the velocity problem of one step -------------------------------------------
     def velocity_update(self, t1, q, u_start, smooth, W, cs, b_contact, w=None):
@@ -134,7 +232,6 @@ class NonsmoothStepper(Solver):
                     P = self.prox.solve(xi0, D, cs, P0=P, scale=scale)
                 except RuntimeError as err:
                     raise SolverError(self.name, self.t, str(err)) from None
-                self.history["newton"].append(self.prox.last[0])
             u_new = u_f + Z @ P
             Pg = Pg_f + Zg @ P
             du = np.max(np.abs(u_new - u), initial=0.0)
@@ -159,12 +256,9 @@ class NonsmoothStepper(Solver):
             for k, i in enumerate(idx):
                 diss[i] = -(Pw[k] + Pw[cs.F[k]].sum())
                 PN[i] = P[k]
-        self.dissipated += diss
+        self._account(t1, PN, diss)
         self.work_old = self.work
         self.work += h * d.power_in(t1 - h / 2, y_mid) - diss.sum()
-        self.history["t"].append(t1)
-        self.history["P_N"].append(PN)
-        self.history["dissipation"].append(diss)
 
     def _h(self):
         return min(self.dt, self.t_bound - self.t) if self.t_bound - self.t > self.dt * (1 + 1e-9) \
@@ -177,7 +271,10 @@ class NonsmoothStepper(Solver):
         return linear_interpolant(self.t_old, self.t, self.work_old, self.work)
 
     def stats(self):
-        return {**super().stats(), **self.prox.stats}
+        k = int(np.argmax(self.max_penetration)) if self.nc else 0
+        return {**super().stats(), **self.prox.stats,
+                "max_penetration": float(self.max_penetration[k]) if self.nc else 0.0,
+                "max_penetration_time": float(self.max_penetration_time[k]) if self.nc else self.t0}
 
     def _smooth(self, t, q, u0, h, implicit):
         """The smooth residual ``r(u) = M (u - u0) - h h(t, q, u_eval)`` and its Jacobian."""
@@ -220,12 +317,13 @@ class Moreau(NonsmoothStepper):
     shifted = False
 
     def __init__(self, problem, t0, y0, t_bound=None, dt=None, smooth="implicit", tol=1e-12, max_newton=50,
-                 relax=1.0, **unknown):
+                 relax=1.0, initial_penetration="warn", **unknown):
         self.refuse_unknown(unknown)
         if smooth not in ("implicit", "explicit"):
             raise ValueError(f"{self.name}: option smooth must be 'implicit' or 'explicit', got {smooth!r}")
         self.implicit = smooth == "implicit"
-        super().__init__(problem, t0, y0, t_bound, dt=dt, tol=tol, max_newton=max_newton, relax=relax)
+        super().__init__(problem, t0, y0, t_bound, dt=dt, tol=tol, max_newton=max_newton, relax=relax,
+                         initial_penetration=initial_penetration)
 
     def _step(self):
         d = self.problem
@@ -240,6 +338,7 @@ class Moreau(NonsmoothStepper):
         b = d.restitution(idx, cs) * (W.T @ u)
         u1, Pg, P = self.velocity_update(t + h, qm, u, self._smooth(tm, qm, u, h, self.implicit), W, cs, b)
         q1 = qm.copy() if self.shifted else d.normalize(qm + 0.5 * h * d.qdot(qm, u1))
+        self._track_gaps(t + h, d.contact_state(q1, u1)[0])
         y1 = np.concatenate([q1, u1, self._lam(Pg, h)])
         y_mid = np.concatenate([qm, 0.5 * (u + u1), y1[d.sl]])
         self._record(t + h, h, idx, P, W, cs, 0.5 * (u + u1), y_mid)

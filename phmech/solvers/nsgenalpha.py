@@ -85,7 +85,7 @@ class NonsmoothGenAlpha(NonsmoothStepper):
     name = "nsgenalpha"
 
     def __init__(self, problem, t0, y0, t_bound=None, dt=None, rho_inf=0.8, tol=1e-12, max_newton=50,
-                 relax=1.0, max_iterations=30, **unknown):
+                 relax=1.0, max_iterations=30, initial_penetration="warn", **unknown):
         self.refuse_unknown(unknown)
         try:
             rho = float(rho_inf)
@@ -93,11 +93,12 @@ class NonsmoothGenAlpha(NonsmoothStepper):
             rho = -1.0
         if not 0 <= rho <= 1:
             raise ValueError(f"nsgenalpha: option rho_inf must lie in [0, 1], got {rho_inf!r}")
-        super().__init__(problem, t0, y0, t_bound, dt=dt, tol=tol, max_newton=max_newton, relax=relax)
-        if problem.stress_gaps:
+        if getattr(problem, "stress_gaps", None):
             raise ValueError(f"nsgenalpha: the gaps of contacts {problem.stress_gaps} depend on the "
                              f"stresses of a beam fixed in space; their position-level correction is not "
                              f"available, use moreau or moreau_shifted")
+        super().__init__(problem, t0, y0, t_bound, dt=dt, tol=tol, max_newton=max_newton, relax=relax,
+                         initial_penetration=initial_penetration)
         self.max_iterations = count_option(self.name, "max_iterations", max_iterations)
         self.rho_inf = rho
         self.am, self.af, self.gamma, self.beta = genalpha_parameters(rho)
@@ -120,39 +121,18 @@ class NonsmoothGenAlpha(NonsmoothStepper):
 
     # -- bilateral constraints ---------------------------------------------------------
     def _bilateral_positions(self, q):
-        """Joints whose position residual ``g_j(q)`` matches their rows of ``G``: remember the sign
-        ``s_j`` with ``d g_j / dt = s_j G_j u`` (checked by central differences along a test velocity)."""
+        """The joints that hold on position level (:meth:`~phmech.contact.NonsmoothProblem.position_rows`)."""
         d = self.problem
-        rng = np.random.default_rng(0)
-        u = rng.normal(size=d.ne)
-        eps = 1e-7
-        qd = d.qdot(q, u)
-        rp, rm = d.dae.position_residuals(0.0, q + eps * qd), d.dae.position_residuals(0.0, q - eps * qd)
-        G = d.G(q)
-        self._g_rows = []
+        self._g_rows = d.position_rows(q)
         pos = np.zeros(d.nl, bool)
-        for name, r0 in d.dae.position_residuals(0.0, q).items():
-            sl = d.dae.lam_slices[name]
-            if len(r0) != sl.stop - sl.start:
-                continue
-            rate, Gu = (rp[name] - rm[name]) / (2 * eps), G[sl] @ u
-            for sign in (1.0, -1.0):
-                if np.allclose(rate, sign * Gu, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(Gu).max())):
-                    self._g_rows.append((name, sl, sign))
-                    pos[sl] = True
-                    break
+        for _, sl, _ in self._g_rows:
+            pos[sl] = True
         #: rows of the active constraints that hold on position level
         self.pos_rows = np.flatnonzero(pos[self.active_rows])
 
     def _position_residual(self, t, q):
-        """``-s_j g_j(q)`` on the rows of ``G`` (zero for joints without a matching position residual)."""
-        d = self.problem
-        out = np.zeros(d.nl)
-        if self._g_rows:
-            res = d.dae.position_residuals(t, q)
-            for name, sl, sign in self._g_rows:
-                out[sl] = -sign * res[name]
-        return out[self.active_rows]
+        """``-s_j g_j(q)`` on the active rows of ``G`` (zero for joints without a matching position residual)."""
+        return self.problem.position_residual(t, q, self._g_rows)[self.active_rows]
 
     def _accel_rhs(self, t, q, u, G):
         """``w'(t) - d(G u)/dq T(q) u``: right side of ``G a = ...`` (bilateral acceleration level)."""
@@ -212,7 +192,6 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         st["max_newton_iterations"] = max(st["max_newton_iterations"], it)
         st["gs_sweeps"] += sw
         st["gs_fallbacks"] += int(sw > 0)
-        self.history["newton"].append(it)
         return X
 
     # -- start ----------------------------------------------------------------------------------
@@ -352,7 +331,8 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         # contact work: trapezoidal on the smooth forces, exact on the impulsive part
         lam_c = X[lv.L]
         Lam = X[lv.P] - h * lam_c
-        W1 = self._W(q1)[1]
+        g1, W1 = self._W(q1)
+        self._track_gaps(t1, g1)
         p1 = self._contact_power(q1, u1, lam_c)
         jw = Lam * (W1.T @ (u1 - 0.5 * U))
         diss, PN = np.zeros(self.nc), np.zeros(self.nc)
@@ -360,12 +340,9 @@ class NonsmoothGenAlpha(NonsmoothStepper):
             diss[k] = -(0.5 * h * (self._power_c[k] + p1[k]) + jw[k] + jw[cs.F[k]].sum())
             PN[k] = X[lv.P][k]
         self._power_c = p1
-        self.dissipated += diss
+        self._account(t1, PN, diss)
         self.work_old = self.work
         self.work += 0.5 * h * (d.power_in(t, y) + d.power_in(t1, y1)) - diss.sum()
-        self.history["t"].append(t1)
-        self.history["P_N"].append(PN)
-        self.history["dissipation"].append(diss)
         self.X = X
         self.a, self.a_alpha = a1, aal0 + c * a1
         self.t_old, self.y_old = t, y

@@ -129,7 +129,7 @@ def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, model_changes=None, **
     res.t_fall = res.spin_fall = None
     if len(stem):
         ts = res.steps["t"][stem]
-        breaks = np.flatnonzero(np.diff(ts) > 0.01)
+        breaks = np.flatnonzero(np.diff(ts) > max(0.01, 1.5 * (dt_out or 0.0)))    # rows: output intervals
         starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(ts) - 1]
         long = [a for a, b in zip(starts, ends) if ts[b] - ts[a] >= 0.1]
         if long:
