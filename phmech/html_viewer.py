@@ -187,7 +187,9 @@ _SCRIPT = r"""
       i.style.background = b.color;
       s.appendChild(i);
       var label = b.name + " (" + b.kind + ")";
-      if (b.kind === "surface") { label += ": deflection up to " + b.scalar_max.toPrecision(3) + " m"; }
+      if (b.kind === "surface") {
+        label += ": deflection up to " + b.scalar_max.toPrecision(3) + " m (red up, blue down)";
+      }
       s.appendChild(document.createTextNode(label));
       el.appendChild(s);
     });
@@ -302,7 +304,9 @@ _SCRIPT = r"""
     view.zoom *= Math.exp(-0.001 * ev.deltaY);
     draw();
   }, {passive: false});
-  canvas.addEventListener("dblclick", function () { view.yaw = home.yaw; view.pitch = home.pitch; view.zoom = 1; draw(); });
+  canvas.addEventListener("dblclick", function () {
+    view.yaw = home.yaw; view.pitch = home.pitch; view.zoom = 1; draw();
+  });
   window.addEventListener("resize", fit);
   legend();
   fit();
