@@ -217,9 +217,13 @@ class MechanismAnimation:
         else:
             writer = animation.PillowWriter(fps=fps)
         bar = _progress_bar(len(self.frames), progress)
-        callback = None if bar is None else (lambda i, n: bar.update(1))
-        try:
-            self.animation.save(path, writer=writer, dpi=self.dpi, progress_callback=callback)
+        try:               # each frame drawn once (matplotlib's Animation.save draws every frame twice)
+            with writer.saving(self.fig, path, self.dpi):
+                for k in range(len(self.frames)):
+                    self._draw(k)
+                    writer.grab_frame()
+                    if bar is not None:
+                        bar.update(1)
         finally:
             if bar is not None:
                 bar.close()

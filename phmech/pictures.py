@@ -217,6 +217,7 @@ class PlateSurface:
         # columns: the moment space's part of the full mixed vector, then the kept unknowns
         full = sp.csr_matrix((Am.data, Am.indices + offset, Am.indptr), shape=(Am.shape[0], plate.nf))
         self.moment_mean = full[:, plate._keep].tocsr()
+        self.held = self.recovery = None             # filled by plate_held and _stiffness_factor
 
     def _split(self, cells, k):
         if k == 1:
@@ -268,31 +269,46 @@ def _rigid_velocity_fields(plate):
     columns over the velocity unknowns, the removed ones left out."""
     fd = plate._firedrake()
     x = plate.x
+    Vv = plate.spaces[0]
     cols = []
-    for w, g in ((1.0, (0.0, 0.0)), (x[0], (1.0, 0.0)), (x[1], (0.0, 1.0))):
+    for w, g in ((1.0 + 0.0 * x[0], (0.0, 0.0)), (x[0], (1.0, 0.0)), (x[1], (0.0, 1.0))):
         full = np.zeros(plate.nf)
-        Vv = plate.spaces[0]
-        full[:Vv.dim()] = fd.Function(Vv).interpolate(w + 0.0 * x[0]).dat.data_ro
-        if len(plate.spaces) == 4:                                # Mindlin: rotations = grad w
+        full[:Vv.dim()] = fd.Function(Vv).interpolate(w).dat.data_ro
+        if len(plate.spaces) == 4:                                # Mindlin: rotations = grad w (constants)
             Vw = plate.spaces[1]
-            f = fd.Function(Vw).interpolate(fd.as_vector(g))
+            f = fd.project(fd.as_vector(g), Vw, solver_parameters={"ksp_type": "preonly", "pc_type": "lu"})
             full[Vv.dim():Vv.dim() + Vw.dim()] = np.asarray(f.dat.data_ro).ravel()
         cols.append(full[plate._keep][plate.velocity_dofs])
     return np.column_stack(cols)
 
 
 def plate_held(plate):
-    """True when the plate's supports leave no rigid motion (``B d = 0`` only for ``d = 0`` among
-    the rigid fields)."""
-    v, s = plate.velocity_dofs, plate.stress_dofs
-    B = plate.J0[s][:, v]
-    R = _rigid_velocity_fields(plate)
-    absB = abs(B)
-    for c in np.linalg.svd(R, full_matrices=False)[2]:           # an orthonormal basis of span(R)
-        r = R @ c
-        if np.linalg.norm(B @ r) <= 1e-9 * np.linalg.norm(absB @ np.abs(r)):
-            return False
-    return True
+    """True when the plate's supports leave it no rigid motion (no combination of the rigid
+    fields :func:`_rigid_velocity_fields` strains it by nothing)."""
+    surf = plate_surface(plate)
+    if surf.held is None:
+        v, s = plate.velocity_dofs, plate.stress_dofs
+        B = plate.J0[s][:, v]
+        R = _rigid_velocity_fields(plate)
+        absB = abs(B)
+        surf.held = True
+        for c in np.linalg.svd(R, full_matrices=False)[2]:       # an orthonormal basis of span(R)
+            r = R @ c
+            if np.linalg.norm(B @ r) <= 1e-9 * np.linalg.norm(absB @ np.abs(r)):
+                surf.held = False
+    return surf.held
+
+
+def _stiffness_factor(plate):
+    """Sparse LU of ``[[0, B^T], [B, -C]]`` (the displacement from the stresses), kept with the surface."""
+    surf = plate_surface(plate)
+    if surf.recovery is None:
+        from scipy.sparse.linalg import splu
+        v, s = plate.velocity_dofs, plate.stress_dofs
+        B = plate.J0[s][:, v].tocsc()
+        C = plate.M[s][:, s].tocsc()
+        surf.recovery = (B, splu(sp.bmat([[sp.csc_matrix((len(v), len(v))), B.T], [B, -C]], format="csc")))
+    return surf.recovery
 
 
 def deflection_history(plate, t, E, rows=None):
@@ -319,12 +335,9 @@ def deflection_history(plate, t, E, rows=None):
     E = np.atleast_2d(np.asarray(E, float))
     rows = np.arange(len(E)) if rows is None else np.asarray(rows, int)
     if plate_held(plate):
-        from scipy.sparse.linalg import splu
         v, s = plate.velocity_dofs, plate.stress_dofs
-        B = plate.J0[s][:, v].tocsc()
-        C = plate.M[s][:, s].tocsc()
+        B, lu = _stiffness_factor(plate)
         nv = len(v)
-        lu = splu(sp.bmat([[sp.csc_matrix((nv, nv)), B.T], [B, -C]], format="csc"))
         dS = E[rows][:, s] - E[0, s]
         rhs = np.vstack([B.T @ dS.T, np.zeros((len(s), len(rows)))])
         d = np.asarray(lu.solve(rhs))[:nv].T                    # over the velocity unknowns
