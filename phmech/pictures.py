@@ -201,7 +201,10 @@ class PlateSurface:
         self.xy = np.array(X.dat.data_ro, float).reshape(-1, 2)
         self.node_e = np.asarray(plate._full_to_e[:Vv.dim()], np.int64)
         cells = np.asarray(Vv.cell_node_list, np.int64)
-        self.triangles, self.cell_of_triangle = self._split(cells, k)
+        dofs = Vv.finat_element.entity_dofs()                   # local numbering: vertices, edges
+        vcols = [dofs[0][i][0] for i in range(3)]
+        ecols = [dofs[1][i][0] for i in range(3)] if k == 2 else []
+        self.triangles, self.cell_of_triangle = self._split(cells, vcols, ecols)
         # cell means of the moment tensor: (int_T M_ij) / |T| from the moment part of the full vector
         ims = 1 if len(plate.spaces) == 2 else 2               # Kirchhoff (v, M); Mindlin (v, omega, M, q)
         Vm = plate.spaces[ims]
@@ -219,25 +222,25 @@ class PlateSurface:
         self.moment_mean = full[:, plate._keep].tocsr()
         self.held = self.recovery = None             # filled by plate_held and _stiffness_factor
 
-    def _split(self, cells, k):
-        if k == 1:
-            return cells[:, :3], np.arange(len(cells))
-        if k != 2:
-            return cells[:, :3], np.arange(len(cells))
-        # P2: three vertex nodes, three edge nodes; find each edge node's vertex pair from the geometry
+    def _split(self, cells, vcols, ecols):
+        """Triangles over the nodes: each P2 cell split in four at its edge nodes, else the cells'
+        vertices."""
+        v = cells[:, vcols]
+        whole = (v, np.arange(len(cells)))
+        if not ecols:
+            return whole
+        # each edge node's vertex pair, from the geometry
         xy = self.xy
-        v = cells[:, :3]
-        pairs = ((1, 2), (0, 2), (0, 1))
+        tol = 1e-9 * (1.0 + np.abs(xy).max())
         mid = {}
-        for col in range(3, 6):
+        for col in ecols:
             node = xy[cells[:, col]]
-            for a, b in pairs:
-                ok = np.linalg.norm(node - 0.5 * (xy[v[:, a]] + xy[v[:, b]]), axis=1) < 1e-9 * (1 + np.abs(node).max())
-                mid.setdefault((a, b), np.full(len(cells), -1))
-                mid[(a, b)][ok] = cells[ok, col]
+            for a, b in ((1, 2), (0, 2), (0, 1)):
+                ok = np.linalg.norm(node - 0.5 * (xy[v[:, a]] + xy[v[:, b]]), axis=1) < tol
+                mid.setdefault((a, b), np.full(len(cells), -1))[ok] = cells[ok, col]
         m01, m02, m12 = mid[(0, 1)], mid[(0, 2)], mid[(1, 2)]
         if min(m01.min(), m02.min(), m12.min()) < 0:          # curved cells: the vertices only
-            return v, np.arange(len(cells))
+            return whole
         tri = np.concatenate([np.column_stack(t) for t in ((v[:, 0], m01, m02), (v[:, 1], m12, m01),
                                                            (v[:, 2], m02, m12), (m01, m12, m02))])
         return tri, np.tile(np.arange(len(cells)), 4)
