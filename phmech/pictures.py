@@ -279,7 +279,11 @@ def _rigid_velocity_fields(plate):
         full[:Vv.dim()] = fd.Function(Vv).interpolate(w).dat.data_ro
         if len(plate.spaces) == 4:                                # Mindlin: rotations = grad w (constants)
             Vw = plate.spaces[1]
-            f = fd.project(fd.as_vector(g), Vw, solver_parameters={"ksp_type": "preonly", "pc_type": "lu"})
+            f = fd.Function(Vw)
+            if any(g):                                            # L2 projection: exact for constants
+                u, dv = fd.TrialFunction(Vw), fd.TestFunction(Vw)
+                fd.solve(fd.inner(u, dv) * fd.dx == fd.inner(fd.Constant(g), dv) * fd.dx(domain=plate.mesh), f,
+                         solver_parameters={"ksp_type": "preonly", "pc_type": "lu"})
             full[Vv.dim():Vv.dim() + Vw.dim()] = np.asarray(f.dat.data_ro).ravel()
         cols.append(full[plate._keep][plate.velocity_dofs])
     return np.column_stack(cols)

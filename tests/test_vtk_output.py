@@ -247,3 +247,29 @@ def test_free_plate_without_ports(tmp_path):
         np.testing.assert_allclose(pd["deflection"], w, rtol=1e-9, atol=1e-15)
         np.testing.assert_allclose(np.abs(cd["bending_moment"]).max(), 0.0, atol=1e-9)
     assert frames[-1][3]["deflection"].min() > 0
+
+
+@needs_firedrake
+def test_mindlin_plate_surface(tmp_path):
+    """A Mindlin plate: clamped, its deflection from the moments and shear forces equals the time
+    integral of the written velocities; free, it is found free to move rigidly."""
+    import firedrake as fd
+    from phmech import System
+    from phmech.fem.plate_mindlin import MindlinPlate
+    from phmech.pictures import plate_held
+    p = MindlinPlate("m", fd.UnitSquareMesh(3, 3), 0.02, 2700.0, 70e9, 0.3, degree=2, boundary=CLAMPED)
+    port = p.add_patch_port("c", (0.5, 0.5), 0.3)
+    s = System([p])
+    s.apply_force(port, (0.0, 0.0, 100.0))
+    res = s.simulate(1e-3, solver="midpoint", dt=1e-4)
+    frames = read_frames(res.to_pvd(str(tmp_path / "m.pvd"), scale=1e3)[0])
+    t = np.array([f[0] for f in frames])
+    W = np.array([f[3]["deflection"] for f in frames])
+    V = np.array([f[3]["velocity"][:, 2] for f in frames])
+    trap = np.concatenate([np.zeros((1, V.shape[1])), np.cumsum(0.5 * (V[1:] + V[:-1]) * np.diff(t)[:, None], 0)])
+    assert plate_held(p) and np.abs(W).max() > 1e-7
+    np.testing.assert_allclose(W, trap, atol=1e-8 * np.abs(W).max())
+    np.testing.assert_allclose(frames[-1][1][:, 2], 1e3 * W[-1], rtol=1e-15, atol=0)
+    assert np.abs(frames[-1][4]["bending_moment"]).max() > 0
+    free = MindlinPlate("f", fd.UnitSquareMesh(2, 2), 0.02, 2700.0, 70e9, 0.3, degree=2)
+    assert not plate_held(free)
