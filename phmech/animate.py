@@ -112,7 +112,6 @@ class MechanismAnimation:
 
     def __init__(self, times, names, frames, plane=None, colors=None, title=None, size=(6.4, 4.0), dpi=100,
                  time_label="t = {t:.4f} s", margin=0.08, legend=True, cmap="RdBu_r"):
-        from matplotlib import animation
         from matplotlib.figure import Figure
         if len(frames) == 0:
             raise ValueError("animate: no frames to draw")
@@ -145,10 +144,20 @@ class MechanismAnimation:
             self.artists.append(self._first(b, name, colors.get(name, f"C{b % 10}"), cmap))
         self.label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top")
         self.time_label = time_label
-        if legend:
+        if legend and ax.get_legend_handles_labels()[0]:
             ax.legend(loc="upper right", fontsize="small")
-        self.animation = animation.FuncAnimation(self.fig, self._draw, frames=len(self.frames), blit=False,
-                                                 init_func=lambda: self._draw(0))
+        self._draw(0)
+        self._animation = None
+
+    @property
+    def animation(self):
+        """matplotlib's ``FuncAnimation`` of the frames (made on first use: the files are written
+        frame by frame without it)."""
+        if self._animation is None:
+            from matplotlib import animation
+            self._animation = animation.FuncAnimation(self.fig, self._draw, frames=len(self.frames), blit=False,
+                                                      init_func=lambda: self._draw(0))
+        return self._animation
 
     def _first(self, b, name, color, cmap):
         """The artist of body ``b`` in the first frame."""
@@ -167,7 +176,9 @@ class MechanismAnimation:
             lim = max(float(np.abs(w).max()), 1e-300)
             art = ax.tripcolor(Triangulation(p2[:, 0], p2[:, 1], part.triangles()),
                                part.point_data["deflection"], shading="gouraud", cmap=cmap, vmin=-lim, vmax=lim)
-            self.fig.colorbar(art, ax=ax, label=f"{name}: deflection w [m]", shrink=0.8)
+            ax.set_position([0.1, 0.13, 0.62, 0.8])        # room for the colour bar on the right
+            cax = self.fig.add_axes([0.78, 0.15, 0.025, 0.72])
+            self.fig.colorbar(art, cax=cax, label=f"{name}: deflection w [m]")
             return art
         if part.kind == "surface":                         # side view of the lifted surface
             return ax.plot(p2[:, 0], p2[:, 1], ".", color=color, markersize=2, label=name)[0]
