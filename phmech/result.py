@@ -179,25 +179,41 @@ class Result:
         return res
 
     # -- output ------------------------------------------------------------
-    def to_pvd(self, path, n_points=21, every=1):
+    def to_pvd(self, path, n_points=21, every=1, scale=1.0, max_frames=None):
         """Write the mechanism for ParaView: a ``.pvd`` collection of ``.vtu`` frames.
 
         Rigid bodies as the segments between their ports, beams as their
-        deformed axes (``n_points`` each), inertial velocity as point data and
-        each body's stored energy as cell data; every ``every``-th output row.
-        See :func:`phmech.vtk_output.write_pvd`; returns the written paths.
+        current axes (``n_points`` each), plates as triangulated surfaces,
+        networks as lines between their masses; the deformation drawn
+        magnified by ``scale``; velocity, displacement and a plate's
+        deflection as point data, each body's stored energy and a plate's
+        bending moments as cell data; every ``every``-th output row (at most
+        ``max_frames``).  See :func:`phmech.vtk_output.write_pvd`; returns the
+        written paths.
         """
         from .vtk_output import write_pvd
-        return write_pvd(self, path, n_points=n_points, every=every)
+        return write_pvd(self, path, n_points=n_points, every=every, scale=scale, max_frames=max_frames)
 
     def animate(self, path=None, **options):
         """Animate the mechanism: write ``path`` (``.mp4`` with ffmpeg, ``.gif``) or, without a path,
         return an animation a notebook shows inline (``html=True``: its HTML text).
 
-        See :func:`phmech.animate.animate` for the options (``every``, ``fps``, ``plane``, ...).
+        At most ``max_frames=100`` frames by default, evenly sampled.  See
+        :func:`phmech.animate.animate` for the options (``every``,
+        ``max_frames``, ``scale``, ``fps``, ``plane``, ``progress``, ...).
         """
         from .animate import animate
         return animate(self, path, **options)
+
+    def to_html(self, path, **options):
+        """Write a self-contained HTML viewer of the run (3D, orbit by mouse drag, play/pause, time
+        slider; no server, no network): all bodies, beams, plates and networks per frame.
+
+        See :func:`phmech.html_viewer.write_html` for the options (``max_frames``,
+        ``scale``, ``n_points``, ``title``); returns ``path``.
+        """
+        from .html_viewer import write_html
+        return write_html(self, path, **options)
 
     def to_csv(self, path, columns):
         """Write ``columns`` (dict name -> array of length N) with a time column.

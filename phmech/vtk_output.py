@@ -1,20 +1,21 @@
 """ParaView output of a whole mechanism: one ``.vtu`` per output time and a ``.pvd`` collection.
 
-Every body becomes one cell of an unstructured grid:
-
-* bodies with a deformable axis (the planar floating beams of
-  :mod:`phmech.fem.beam` and :mod:`phmech.fem.beam_nonlinear`, the spatial
-  beam of :mod:`phmech.fem.beam3d`): a poly-line through ``n_points``
-  points of the deformed axis;
-* other bodies with ports (rigid bodies, point masses): the poly-line
-  through their ports (a vertex for a single port).
+The pictures are those of :mod:`phmech.pictures`: rigid bodies as the
+poly-line through their ports (a vertex for a single port), beams as their
+current axis (rigid motion plus the deformation magnified by ``scale``),
+plates as their triangulated mid-surface lifted by ``scale`` times the
+deflection, mass-spring networks as lines between the masses.
 
 Point data: ``velocity`` (inertial, ``[m/s]``; zero where a body does not
-provide it, flagged by the cell field ``has_velocity``).  Cell data:
-``energy`` (the body's stored energy ``e^T M e / 2``, kinetic plus elastic,
-``[J]``) and ``body`` (its index in the system).  Planar models get
-``z = 0``.  Written with the ``vtk`` package, so models without Firedrake
-bodies work too.
+provide it, flagged by the cell field ``has_velocity``), ``displacement``
+(the deformation, unmagnified, inertial components ``[m]``) and
+``deflection`` (a plate's ``w`` ``[m]``, zero on other bodies).  Cell data:
+``body`` (the body's index in the system), ``energy`` (the stored energy
+``e^T M e / 2`` of the body the cell belongs to, kinetic plus elastic,
+``[J]``) and ``bending_moment`` (a plate triangle's ``(M_xx, M_yy, M_xy)``,
+the cell means ``[N m/m]``, zero elsewhere).  Field data:
+``deformation_scale``.  Planar models get ``z = 0``.  Written with the
+``vtk`` package, so models without Firedrake bodies work too.
 """
 import inspect
 import logging
@@ -23,113 +24,73 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from .pictures import (Part, _pad3, axis_state, check_drawing_options, frame_rows, has_axis, port_state,
+                       trajectory_parts, unique_ports)
+
 log = logging.getLogger("phmech")
 
-
-def _pad3(a):
-    a = np.atleast_2d(np.asarray(a, float))
-    return np.hstack([a, np.zeros((a.shape[0], 3 - a.shape[1]))]) if a.shape[1] < 3 else a
+_VTK_TYPES = {"vertex": "VTK_VERTEX", "polyline": "VTK_POLY_LINE", "line": "VTK_LINE", "triangle": "VTK_TRIANGLE"}
 
 
 def _takes_u(method):
     return "u" in inspect.signature(method).parameters
 
 
-def body_geometry(body, q, e, n_points=21):
-    """Points of a body's picture and their inertial velocities.
+def body_geometry(body, q, e, n_points=21, scale=1.0):
+    """Points of a body's picture and their inertial velocities (beams and bodies with ports).
 
-    Parameters
-    ----------
-    body : Body
-    q, e : arrays
-        The body's configuration and efforts.
-    n_points : int
-        Points along a deformable axis.
-
-    Returns
-    -------
-    points : ndarray, shape (k, 3)
-    velocity : ndarray, shape (k, 3), or None when the body does not provide it
+    Returns ``(points (k, 3), velocity (k, 3) or None)``; see :mod:`phmech.pictures`.
     """
-    axis = getattr(body, "deformed_axis", None)
-    L = getattr(body, "L", None)
-    if axis is not None and not _takes_u(axis):                 # configuration carries the deformation
-        pts = axis(q, n_points=n_points)
-        return _pad3(pts), _beam_velocity(body, q, e, np.linspace(0.0, L, n_points))
-    if L is not None and hasattr(body, "displacement_rows") and body.nq:
-        x = np.linspace(0.0, L, n_points)
-        rows = body.displacement_rows(x)                        # displacements from the stresses
-        local = np.zeros((n_points, body.dim))
-        local[:, 0] = x
-        for i, r in enumerate(rows):
-            local[:, i] += r @ e
-        pts = body.position(q) + local @ body.rotation(q).T
-        return _pad3(pts), _beam_velocity(body, q, e, x)
-    ports = list(body.ports.values()) if isinstance(body.ports, dict) else list(body.ports)
-    if not ports:
-        raise ValueError(f"to_pvd: body '{body.name}' ({type(body).__name__}) has neither ports nor an axis "
-                         "to draw")
-    unique = []                                                 # ports at the same body point drawn once
-    for p in ports:
-        if not any(np.array_equal(p.position, u.position) for u in unique):
-            unique.append(p)
-    ports = unique
-    R = body.rotation(q)
-    pts = np.array([body.port_position(q, p) for p in ports])
-    vel = np.array([R @ (p.Y @ e) for p in ports])
-    return _pad3(pts), _pad3(vel)
+    if has_axis(body):
+        pts, vel, _ = axis_state(body, q, e, n_points, scale)
+        return pts, vel
+    return port_state(body, q, e)
 
 
-def _beam_velocity(body, q, e, x):
-    """Inertial velocity along a beam axis from its ``velocity_rows`` (planar beams), else None."""
-    rows = getattr(body, "velocity_rows", None)
-    if rows is None:
-        return None
-    try:
-        rx, ry = rows(x)
-    except (TypeError, ValueError, NotImplementedError):
-        return None
-    if rx.shape[1] != len(e):
-        return None
-    local = np.stack([rx @ e, ry @ e], axis=1)
-    return _pad3(local @ body.rotation(q).T)
-
-
-def _grid(parts):
-    """The vtkUnstructuredGrid of one picture: ``parts`` = ``[(points, velocity or None, energy)]``
-    per body (energy ``None``: no energy field)."""
+def _grid(parts, energies=None, scale=1.0):
+    """The vtkUnstructuredGrid of one picture: the :class:`~phmech.pictures.Part` of each body
+    (``energies``: each body's stored energy, or None for no energy field)."""
     import vtk
     from vtk.util.numpy_support import numpy_to_vtk
-    points = [p for p, _, _ in parts]
-    vels = [v if v is not None else np.zeros_like(p) for p, v, _ in parts]
-    flags = [v is not None for _, v, _ in parts]
     grid = vtk.vtkUnstructuredGrid()
     vp = vtk.vtkPoints()
-    vp.SetData(numpy_to_vtk(np.ascontiguousarray(np.vstack(points)), deep=True))
+    vp.SetData(numpy_to_vtk(np.ascontiguousarray(np.vstack([p.points for p in parts])), deep=True))
     grid.SetPoints(vp)
+    point, cell = {"velocity": [], "displacement": [], "deflection": []}, \
+        {"body": [], "has_velocity": [], "bending_moment": [], "energy": []}
     n = 0
-    for pts in points:
-        idl = vtk.vtkIdList()
-        for i in range(n, n + len(pts)):
-            idl.InsertNextId(i)
-        grid.InsertNextCell(vtk.VTK_VERTEX if len(pts) == 1 else vtk.VTK_POLY_LINE, idl)
-        n += len(pts)
-    fields = [("velocity", np.vstack(vels), grid.GetPointData()),
-              ("body", np.arange(len(parts), dtype=np.int32), grid.GetCellData()),
-              ("has_velocity", np.array(flags, np.int32), grid.GetCellData())]
-    if all(E is not None for _, _, E in parts):
-        fields.append(("energy", np.array([E for _, _, E in parts], float), grid.GetCellData()))
+    for b, p in enumerate(parts):
+        m, nc = len(p.points), p.n_cells
+        for kind, conn in p.cells:
+            vtype = getattr(vtk, _VTK_TYPES[kind])
+            for row in conn:
+                idl = vtk.vtkIdList()
+                for i in row:
+                    idl.InsertNextId(int(i) + n)
+                grid.InsertNextCell(vtype, idl)
+        pd = p.point_data
+        point["velocity"].append(pd.get("velocity", np.zeros((m, 3))))
+        point["displacement"].append(pd.get("displacement", np.zeros((m, 3))))
+        point["deflection"].append(pd.get("deflection", np.zeros(m)))
+        cell["body"].append(np.full(nc, b, np.int32))
+        cell["has_velocity"].append(np.full(nc, int("velocity" in pd), np.int32))
+        cell["bending_moment"].append(p.cell_data.get("bending_moment", np.zeros((nc, 3))))
+        if energies is not None:
+            cell["energy"].append(np.full(nc, float(energies[b])))
+        n += m
+    fields = [(k, np.concatenate(v), grid.GetPointData()) for k, v in point.items()]
+    fields += [(k, np.concatenate(v), grid.GetCellData()) for k, v in cell.items() if v]
+    fields.append(("deformation_scale", np.array([float(scale)]), grid.GetFieldData()))
     for name, data, target in fields:
         if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
             raise ValueError(f"to_pvd: non-finite {name}; not writing")
         arr = numpy_to_vtk(np.ascontiguousarray(data), deep=True)
         arr.SetName(name)
+        if name == "bending_moment":
+            for i, c in enumerate(("Mxx", "Myy", "Mxy")):
+                arr.SetComponentName(i, c)
         target.AddArray(arr)
     return grid
-
-
-def _state_parts(bodies, qs, es, n_points):
-    return [(*body_geometry(b, q, e, n_points), float(b.hamiltonian(e))) for b, q, e in zip(bodies, qs, es)]
 
 
 def _write_collection(path, frames):
@@ -137,7 +98,10 @@ def _write_collection(path, frames):
     import vtk
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as err:
+        raise OSError(f"to_pvd: cannot create the directory of {path!r}: {err}") from None
     stem = os.path.splitext(os.path.basename(path))[0]
     writer = vtk.vtkXMLUnstructuredGridWriter()
     files, entries = [], []
@@ -163,19 +127,25 @@ def _check_counts(n_points, **counts):
             raise ValueError(f"to_pvd: {name} must be a positive integer, got {v!r}")
 
 
-def write_pvd(result, path, n_points=21, every=1):
+def write_pvd(result, path, n_points=21, every=1, scale=1.0, max_frames=None):
     """Write ``result`` as a ParaView collection (see the module docstring).
 
     Parameters
     ----------
     result : :class:`phmech.result.Result`
-        With its assembled system (``result.dae.system``).
+        With its assembled system (``result.dae.system``), or a mass-spring run.
     path : str
         The ``.pvd`` file; the frames go to ``<stem>_<k>.vtu`` next to it.
     n_points : int
         Points along each beam axis.
     every : int
         Write every ``every``-th output row (the last row always).
+    scale : float
+        Magnification of the deformation drawn (beams' axes, plates'
+        deflection); the ``displacement`` and ``deflection`` fields stay
+        unmagnified.
+    max_frames : int, optional
+        At most this many frames, evenly sampled from those of ``every``.
 
     Returns
     -------
@@ -183,42 +153,25 @@ def write_pvd(result, path, n_points=21, every=1):
         The ``.pvd`` file followed by the ``.vtu`` files.
     """
     _check_counts(n_points, every=every)
-    bodies, rows = _bodies(result, "to_pvd"), output_rows(result, every)
-    frames = [(result.t[i], _grid(_state_parts(bodies, qs, es, n_points)))
-              for i, qs, es in _states(result, rows)]
-    written = _write_collection(path, frames)
-    log.info("to_pvd: %d frames of %d bodies in %s", len(rows), len(bodies), path)
+    try:
+        check_drawing_options(n_points, scale)
+        rows = frame_rows(len(result.t), every, max_frames)
+    except ValueError as err:
+        raise ValueError(f"to_pvd: {err}") from None
+    times, names, frames, energies = trajectory_parts(result, rows, n_points, scale)
+    written = _write_collection(path, [(t, _grid(parts, E, scale))
+                                       for t, parts, E in zip(times, frames, energies)])
+    log.info("to_pvd: %d frames of %d bodies in %s", len(rows), len(names), path)
     return written
-
-
-def _bodies(result, who):
-    system = getattr(result.dae, "system", None)
-    if system is None:
-        raise ValueError(f"{who}: the result has no assembled system of bodies (load it with its model: "
-                         "Result.load(path, system))")
-    return system.bodies
 
 
 def output_rows(result, every=1):
     """Every ``every``-th output row of ``result``, the last row always included."""
-    rows = list(range(0, len(result.t), every))
-    if rows[-1] != len(result.t) - 1:
-        rows.append(len(result.t) - 1)
-    return rows
+    return frame_rows(len(result.t), every)
 
 
-def _states(result, rows):
-    """``(row, [q of each body], [e of each body])`` at the rows."""
-    dae = result.dae
-    bodies = dae.system.bodies
-    q_all, e_all = result.y[:, dae.sq], result.y[:, dae.se]
-    for i in rows:
-        yield (i, [q_all[i, dae.q_slices[b.name]] for b in bodies],
-               [e_all[i, dae.e_slices[b.name]] for b in bodies])
-
-
-def trajectory_geometry(result, every=1, n_points=21):
-    """The pictures of the mechanism over a run (the geometry of :func:`write_pvd`).
+def trajectory_geometry(result, every=1, n_points=21, scale=1.0):
+    """The points of the mechanism's pictures over a run (:mod:`phmech.pictures`).
 
     Returns
     -------
@@ -228,13 +181,12 @@ def trajectory_geometry(result, every=1, n_points=21):
         The bodies, in the system's order.
     frames : list of list of ndarray
         ``frames[k][b]``: the points ``(m, 3)`` of body ``b`` at ``times[k]``
-        (port-to-port segments of rigid bodies, deformed axes of beams).
+        (port-to-port segments of rigid bodies, current axes of beams, the
+        nodes of plates and networks).
     """
     _check_counts(n_points, every=every)
-    bodies, rows = _bodies(result, "trajectory_geometry"), output_rows(result, every)
-    frames = [[body_geometry(b, q, e, n_points)[0] for b, q, e in zip(bodies, qs, es)]
-              for _, qs, es in _states(result, rows)]
-    return np.asarray(result.t)[rows], [b.name for b in bodies], frames
+    times, names, frames, _ = trajectory_parts(result, output_rows(result, every), n_points, scale)
+    return times, names, [[p.points for p in parts] for parts in frames]
 
 
 # -- mode shapes ------------------------------------------------------------------------------
@@ -250,11 +202,7 @@ def body_mode_geometry(body, q, u, n_points=21):
     if axis is not None and _takes_u(axis):
         return _pad3(axis(q, u, n_points=n_points))
     pts, _ = body_geometry(body, q, np.zeros(body.ne), n_points)
-    ports = list(body.ports.values())
-    unique = []
-    for p in ports:
-        if not any(np.array_equal(p.position, v.position) for v in unique):
-            unique.append(p)
+    unique = unique_ports(body)
     if len(unique) != len(pts):            # a body drawn by its axis without a modal form: undisplaced
         return pts
     R = body.rotation(q)
@@ -291,8 +239,9 @@ def write_modes_pvd(modes, path, which=None, n_frames=24, scale=0.05, n_points=2
     stem, ext = os.path.splitext(os.fspath(path))
     out = []
     for i in which:
-        times, _, pictures = mode_geometry(modes, i, n_frames, scale, n_points)
-        frames = [(t, _grid([(pts, None, None) for pts in picture])) for t, picture in zip(times, pictures)]
+        times, names, pictures = mode_geometry(modes, i, n_frames, scale, n_points)
+        frames = [(t, _grid([_mode_part(name, pts) for name, pts in zip(names, picture)]))
+                  for t, picture in zip(times, pictures)]
         out.append(_write_collection(f"{stem}_mode{i}{ext or '.pvd'}", frames)[0])
     log.info("modes: %d mode series written next to %s", len(out), path)
     return out
@@ -331,3 +280,9 @@ def mode_geometry(modes, i, n_frames=24, scale=0.05, n_points=21):
         phi = phi0 + 2 * np.pi * k / n_frames
         frames.append([g0 + s * (np.cos(phi) * dr - np.sin(phi) * di) for g0, dr, di in zip(base, D[0], D[1])])
     return 2 * np.pi * np.arange(n_frames) / n_frames / w, [b.name for b in bodies], frames
+
+
+def _mode_part(name, pts):
+    if len(pts) == 1:
+        return Part(name, "vertex", pts, [("vertex", [[0]])])
+    return Part(name, "line", pts, [("polyline", np.arange(len(pts))[None, :])])

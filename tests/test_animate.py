@@ -1,4 +1,5 @@
 """Animations read back frame by frame: counts, sizes, and the drawn slider where the result puts it."""
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -112,3 +113,124 @@ def test_flexible_coupler_drawn_as_its_deformed_axis(tmp_path):
         np.testing.assert_allclose(frame[1][-1, :2], res.q("slider")[k], atol=3e-5 * L)
     path = anim.save(str(tmp_path / "flex.gif"), fps=5)
     assert os.path.getsize(path) > 0
+
+
+# -- bounded frames, progress, networks, plates, deformation scale -------------------------------
+def test_frames_bounded_and_evenly_sampled(rigid_crank_slider, capsys, tmp_path):
+    """401 output rows: 100 frames by default (first and last kept, evenly spaced), the bound
+    overridden by ``max_frames``; the written GIF has as many frames as the animation."""
+    s = rigid_crank_slider[0]
+    res = s.simulate(0.04, solver="midpoint", dt=1e-4, dt_out=1e-4)
+    assert len(res.t) == 401
+    anim = res.animate()
+    assert len(anim.frames) == 100
+    assert anim.times[0] == res.t[0] and anim.times[-1] == res.t[-1]
+    gaps = np.round(np.diff(anim.times) / 1e-4).astype(int)                  # in output rows: 400 / 99
+    assert set(gaps) == {4, 5}
+    assert len(res.animate(max_frames=7).frames) == 7
+    assert len(res.animate(max_frames=None).frames) == 401
+    assert len(res.animate(every=100).frames) == 5 and len(res.animate(every=2, max_frames=3).frames) == 3
+    with pytest.raises(ValueError, match="animate: max_frames must be a positive integer or None, got 0"):
+        res.animate(max_frames=0)
+    iio = pytest.importorskip("imageio.v3")
+    path = res.animate(str(tmp_path / "bounded.gif"), max_frames=12, dpi=40)
+    assert iio.imread(path, index=None).shape[0] == 12
+    if importlib.util.find_spec("tqdm") is not None:            # the progress bar counted the frames
+        assert "12/12" in capsys.readouterr().err
+
+
+def _spring_network():
+    from phmech import massspring as ms
+    mss = ms.MassSpringSystem2d()
+    mss.gravity = [0.0, -9.81]
+    f = mss.add(ms.Fix([0.0, 0.0]))
+    a = mss.add(ms.Mass(1.0, [1.0, 0.0]))
+    b = mss.add(ms.Mass(1.0, [2.0, 0.0]))
+    c = mss.add(ms.Mass(1.0, [2.0, -1.0]))
+    mss.add(ms.Spring(1.0, 300.0, (f, a)))
+    mss.add(ms.Spring(1.0, 300.0, (a, b)))
+    mss.add(ms.Spring(1.0, 300.0, (b, c)))
+    mss.add(ms.Dashpot(0.5, (a, c)))
+    return mss
+
+
+def test_network_drawn_as_its_springs():
+    """A mass-spring run: one line per spring and dashpot between the masses' (and the fixed
+    point's) positions of the result, and the drawn lines in the pixels of the frame."""
+    from matplotlib.collections import LineCollection
+    res = _spring_network().simulate(0.5, 100)
+    anim = res.animate(colors={"network": "#ff0000"}, legend=False, max_frames=10)
+    art = anim.artists[0]
+    assert isinstance(art, LineCollection) and anim.names == ["network"]
+    P = res.positions()
+    rows = [int(np.argmin(np.abs(res.t - t))) for t in anim.times]
+    fixed = np.zeros(2)
+    for k, i in enumerate(rows):
+        anim._draw(k)
+        nodes = np.vstack([P[i], fixed])                     # masses first, then the fixed point
+        want = [nodes[[3, 0]], nodes[[0, 1]], nodes[[1, 2]], nodes[[0, 2]]]
+        np.testing.assert_allclose(art.get_segments(), want, atol=1e-12)
+    # the spring from the fixed point to the first mass is drawn: red pixels along its middle half
+    anim._draw(len(rows) - 1)
+    anim.fig.canvas.draw()
+    img = np.asarray(anim.fig.canvas.buffer_rgba())[..., :3].astype(int)
+    a, b = P[rows[-1], 0], fixed
+    for s in (0.3, 0.5, 0.7):
+        col, row = anim.pixel(np.r_[a + s * (b - a), 0.0])[0]
+        patch = img[int(row) - 2:int(row) + 3, int(col) - 2:int(col) + 3]
+        assert (np.abs(patch - RED).sum(axis=-1) < 60).any(), (s, col, row)
+
+
+def test_network_body_of_a_system_drawn_as_a_network():
+    from matplotlib.collections import LineCollection
+    from phmech import System
+    from phmech.massspring import network_body
+    body, loads = network_body(_spring_network())
+    s = System([body])
+    for ld in loads:
+        s.add_load(ld)
+    res = s.simulate(0.05, solver="midpoint", dt=1e-3)
+    anim = res.animate()
+    assert isinstance(anim.artists[0], LineCollection) and len(anim.artists[0].get_segments()) == 4
+    q = res.q(body)[-1].reshape(-1, 2)
+    anim._draw(len(anim.frames) - 1)
+    np.testing.assert_allclose(anim.artists[0].get_segments()[1], q[[0, 1]], atol=1e-12)
+
+
+@needs_firedrake
+def test_deformation_scale_of_a_beam():
+    """The flexible coupler drawn with scale s: the axis moves by (s - 1) times the displacement."""
+    from phmech.pictures import frame_rows, trajectory_parts
+    from phmech.validation import crank_slider
+    system, b = crank_slider.build(2)
+    res = system.simulate(0.003, solver="midpoint", dt=1e-4, dt_out=1e-3)
+    a1, a20 = res.animate(n_points=7), res.animate(n_points=7, scale=20.0)
+    _, _, parts, _ = trajectory_parts(res, frame_rows(len(res.t)), n_points=7)
+    for k in range(len(res.t)):
+        d = parts[k][1].point_data["displacement"]
+        np.testing.assert_allclose(a20.frames[k][1] - a1.frames[k][1], 19.0 * d, atol=1e-12)
+    assert np.abs(parts[-1][1].point_data["displacement"]).max() > 1e-7
+
+
+@needs_firedrake
+def test_plate_drawn_as_a_coloured_surface():
+    import firedrake as fd
+    from phmech import System
+    from phmech.fem.plate import KirchhoffPlate
+    p = KirchhoffPlate("plate", fd.UnitSquareMesh(3, 3), 0.01, 2700.0, 70e9, 0.3, degree=1,
+                       boundary={1: "clamped", 2: "clamped", 3: "clamped", 4: "clamped"})
+    port = p.add_patch_port("centre", (0.5, 0.5), 0.3)
+    s = System([p])
+    s.apply_force(port, (0.0, 0.0, 100.0))
+    res = s.simulate(2e-3, solver="midpoint", dt=1e-4)
+    anim = res.animate(max_frames=5)
+    from phmech.pictures import deflection_history
+    W, how = deflection_history(p, res.t, res.e(p), [int(np.argmin(np.abs(res.t - t))) for t in anim.times])
+    assert how == "moments"
+    for k in range(5):
+        anim._draw(k)
+        np.testing.assert_allclose(anim.artists[0].get_array(), W[k], atol=0)
+    assert np.abs(W[-1]).max() > 0
+    side = res.animate(plane="xz", scale=100.0, max_frames=5)
+    side._draw(4)
+    np.testing.assert_allclose(side.artists[0].get_data()[1], 100.0 * W[-1], rtol=1e-12)

@@ -40,36 +40,6 @@ def _energy_figure(plt, outdir, stem, res):
     plt.close(fig)
 
 
-def animate(res, path, edges=(), every=5, fps=25):
-    """GIF of the masses (and the element lines ``edges``: pairs of mass indices) with the pillow writer.
-
-    Returns the path, or None when pillow is not available."""
-    plt = _common.figure_style()
-    from matplotlib import animation
-    if not animation.writers.is_available("pillow"):
-        return None
-    P = res.positions()[::every]
-    fig, ax = plt.subplots()
-    ax.set_aspect("equal")
-    lo, hi = P.reshape(-1, P.shape[2]).min(axis=0), P.reshape(-1, P.shape[2]).max(axis=0)
-    pad = 0.1 * np.max(hi - lo) + 1e-9
-    axes = (0, 1) if P.shape[2] == 2 or np.ptp(P[..., 1]) > np.ptp(P[..., 2]) else (0, 2)
-    ax.set_xlim(lo[axes[0]] - pad, hi[axes[0]] + pad)
-    ax.set_ylim(lo[axes[1]] - pad, hi[axes[1]] + pad)
-    pts, = ax.plot([], [], "o", ms=4)
-    lines = [ax.plot([], [], "-", lw=0.8, color="0.4")[0] for _ in edges]
-
-    def frame(k):
-        pts.set_data(P[k, :, axes[0]], P[k, :, axes[1]])
-        for ln, (a, b) in zip(lines, edges):
-            ln.set_data(P[k, [a, b], axes[0]], P[k, [a, b], axes[1]])
-        return [pts, *lines]
-    anim = animation.FuncAnimation(fig, frame, frames=len(P), blit=True)
-    anim.save(path, writer=animation.PillowWriter(fps=fps))
-    plt.close(fig)
-    return path
-
-
 def write(case, out, outdir, plot=True, animate_gif=False):
     """Write the CSV (and figures, and a GIF) of one case into ``outdir``."""
     res, s = out["result"], out["summary"]
@@ -143,9 +113,5 @@ def write(case, out, outdir, plot=True, animate_gif=False):
             _convergence(plt, outdir, "kreisel_convergence", b["steps"], b["max_radius_error"], "radius")
         if case in ("pendulum", "bridge", "kreisel", "stability"):
             _energy_figure(plt, outdir, f"{case}_energy", res)
-    if animate_gif:
-        prob = res.dae
-        nm = prob.net.nm
-        edges = [(a, b) for a, b in zip(prob.net.springs.i, prob.net.springs.j) if a < nm and b < nm]
-        edges += [(a, b) for a, b in zip(prob.net.cons.i, prob.net.cons.j) if a < nm and b < nm]
-        animate(res, os.path.join(outdir, f"{case}.gif"), edges, every=max(1, len(res.t) // 150))
+    if animate_gif:          # the network drawn as its springs, dashpots and constraints
+        res.animate(os.path.join(outdir, f"{case}.gif"), legend=False, title=f"mass_spring: {case}")

@@ -168,25 +168,9 @@ def write(out, beam, outdir, plot=True, vtk=True):
 
 
 def write_vtk(out, beam, path, every=20):
-    """ParaView series of the deformed beam axis (field ``position``: inertial coordinates)."""
-    import firedrake as fd
-    from ..math.rotations import rot3
-    mesh = beam._mesh
-    V = fd.VectorFunctionSpace(mesh, "CG", 1, dim=3)
-    pos = fd.Function(V, name="position")
-    disp = fd.Function(V, name="displacement")
-    xv = np.asarray(fd.Function(fd.FunctionSpace(mesh, "CG", 1)).interpolate(
-        fd.SpatialCoordinate(mesh)[0]).dat.data_ro)
-    ux, uy, uz = beam.displacement_rows(xv)
-    f = fd.VTKFile(path)
-    q, e = out.result.q(beam), out.result.e(beam)
-    src = q if q.shape[1] > 7 else e          # the consistent beam keeps its displacement in q
-    for k in range(0, len(out.t), every):
-        local = np.stack([xv + ux @ src[k], uy @ src[k], uz @ src[k]], axis=1)
-        pos.dat.data[:] = q[k, :3] + local @ rot3(q[k, 3:7]).T
-        disp.dat.data[:] = pos.dat.data_ro - np.stack([xv, 0 * xv, 0 * xv], axis=1)
-        f.write(pos, disp, time=float(out.t[k]))
-    return path
+    """ParaView series of the beam in its current configuration (rigid motion plus deformation;
+    point data ``displacement``): :meth:`phmech.result.Result.to_pvd`."""
+    return out.result.to_pvd(path, every=every)[0]
 
 
 def main(argv=None):
