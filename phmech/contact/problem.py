@@ -25,10 +25,8 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .._sizes import DENSE_MAX
 from .prox import ContactSet
-
-#: up to this many efforts the mass matrix is factorized densely
-DENSE_MAX = 400
 
 
 class NonsmoothProblem:

@@ -86,14 +86,14 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .._sizes import DENSE_MAX
+from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, positive_option
 from .genalpha_first_order import FirstOrderForm, first_order_parameters  # noqa: F401 (public)
 
 
 #: above this many unknowns the iteration matrix is kept over steps by default
 REUSE_MIN = 2000
-#: up to this many unknowns the iteration matrix is factorized densely (LAPACK beats SuperLU's overhead)
-DENSE_MAX = 100
 
 
 class _DenseLU:
@@ -242,13 +242,12 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         (:func:`~phmech.assembly.compiled_genalpha.genalpha_newton`, dense factors) when the
         problem's residual is completely compiled
         (:meth:`~phmech.assembly.dae.DescriptorDAE.compiled_residual` ``.pure``) and it has at
-        most :data:`phmech.solvers._dense.DENSE_MAX` unknowns; ``False``: the Python
+        most :data:`phmech._sizes.DENSE_MAX` unknowns; ``False``: the Python
         iteration (the reference, same tests in the same order).  No effect in the
         second-order form.
     """
 
     name = "genalpha"
-    DENSE_MAX = DENSE_MAX
     REQUIRED = ("force", "force_jacobians", "g", "G", "constraint_hessian", "constraint_velocity_jacobian",
                 "constraint_curvature")
 
@@ -452,15 +451,9 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
                       float(np.max(np.abs(dx[nq + nl:]), initial=0.0))) / q_scale
             if not np.isfinite(err):
                 raise SolverError(self.name, self.t, "the Newton increment became non-finite")
-            rate = err / prev if prev else None
-            # converged: small increment, small error left after a contracting iteration
-            # (rate / (1 - rate) * increment), or, with a fresh matrix (quadratic convergence
-            # expected), stagnation at the round-off floor
-            if err < self.newton_tol or (rate is not None and (
-                    (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
-                    or (self._lu_fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
+            if newton_converged(err, prev or 0.0, self.newton_tol, self._lu_fresh):
                 break
-            if rate is not None and rate > 0.2:
+            if prev and err / prev > 0.2:
                 lu = None                       # slow contraction: fresh iteration matrix
             prev = err
         else:
