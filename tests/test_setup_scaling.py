@@ -184,3 +184,32 @@ def test_random_sparse_matrices_as_the_definition(seed, tree):
     assert np.array_equal(found.active[nonzero], expected)
     assert not found.active[~nonzero].any() and np.array_equal(found.zero_rows, np.flatnonzero(~nonzero))
     assert found.active.sum() == np.linalg.matrix_rank(G.toarray())
+
+
+# -- the times in Result.stats -----------------------------------------------------
+def test_stats_keep_kernel_compilation_out_of_the_stepping_time():
+    """A kernel compiled during the run (here by a callback after the first step) is counted
+    in ``kernel_time``, not in ``wall_time``; set-up, kernels and steps add up to at most
+    the whole call."""
+    import time
+
+    numba = pytest.importorskip("numba")
+    from tests.mechanisms import rigid_crank_slider
+    s = rigid_crank_slider()[0]
+    s.assemble()
+    spent = []
+
+    def compile_once(solver):
+        if not spent:
+            kernel = numba.njit(lambda x: 2.0 * x + 1.0)       # a new function: compiled here
+            tic = time.perf_counter()
+            assert kernel(1.0) == 3.0
+            spent.append(time.perf_counter() - tic)
+    tic = time.perf_counter()
+    r = s.simulate(0.002, dt=1e-4, callbacks=[compile_once])
+    total = time.perf_counter() - tic
+    st = r.stats
+    assert min(st["wall_time"], st["setup_time"], st["kernel_time"]) >= 0.0
+    assert st["kernel_time"] >= 0.5 * spent[0] > 0.0
+    assert st["wall_time"] <= total - 0.5 * spent[0]
+    assert st["wall_time"] + st["setup_time"] + st["kernel_time"] <= total
