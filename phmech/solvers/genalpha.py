@@ -378,12 +378,13 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         self.nsteps += 1
 
     def _factor(self, t1, q, v, lam, nu, G, bp, cv):
-        """LU of the scaled iteration matrix (dense LAPACK up to :data:`DENSE_MAX` unknowns)."""
+        """LU of the scaled iteration matrix (dense LAPACK for problems of up to
+        :data:`DENSE_MAX` unknowns ``y = (q, v, lam)``, as the other solvers decide)."""
         d, M = self.problem, self.problem.M
         nq, nl = d.nq, d.nl
         K, C = d.force_jacobians(t1, q, v)
         self.njev += 1
-        dense = nq + 2 * nl <= DENSE_MAX
+        dense = 2 * nq + nl <= DENSE_MAX
         cast = (lambda A: A.toarray() if sp.issparse(A) else np.asarray(A)) if dense else sp.csr_matrix
         K, C, M, G = cast(K), cast(C), cast(M), cast(G)
         eye = np.eye(nq) if dense else sp.identity(nq, format="csr")
