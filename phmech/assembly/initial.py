@@ -264,9 +264,11 @@ class InitialValuesMixin:
         if q0.shape != (self.nq,) or e0.shape != (self.ne,):
             raise ValueError(f"initial_state: q0 needs {self.nq} and e0 needs {self.ne} values, "
                              f"got shapes {q0.shape} and {e0.shape}")
-        bad = [f"q0[{i}] ({lab}) = {v}" for i, (lab, v) in enumerate(zip(self.labels()[:self.nq], q0))
-               if not np.isfinite(v)]
-        bad += [f"e0[{i}] = {v}" for i, v in enumerate(e0) if not np.isfinite(v)]
+        bad = []
+        if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(e0))):
+            bad = [f"q0[{i}] ({lab}) = {v}" for i, (lab, v) in enumerate(zip(self.labels()[:self.nq], q0))
+                   if not np.isfinite(v)]
+            bad += [f"e0[{i}] = {v}" for i, v in enumerate(e0) if not np.isfinite(v)]
         if bad:
             raise ValueError("initial_state: non-finite initial values: " + ", ".join(bad))
         if positions not in ("project", "check"):

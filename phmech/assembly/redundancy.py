@@ -117,30 +117,40 @@ def independent_rows(G, row_groups, col_groups, tol=REDUNDANCY_TOL):
     col_local = np.empty(ne, int)
     col_local[order] = np.arange(ne) - np.repeat(starts[:-1], np.diff(starts))
     body_width = np.diff(starts)
-    # rows of each joint (consecutive) and the entries of each joint in CSR order
+    # rows of each joint (consecutive); the (joint, body) blocks of the entries
     jrow = np.searchsorted(row_groups, np.arange(nj + 1))
     ent_row = np.repeat(np.arange(nl), nnz_row)
     ent_body = col_groups[G.indices]
-    pairs = np.unique(row_groups[ent_row] * max(nb, 1) + ent_body)
-    pj, pb = pairs // max(nb, 1), pairs % max(nb, 1)
+    nbm = max(nb, 1)
+    pairs, ent_pair = np.unique(row_groups[ent_row] * nbm + ent_body, return_inverse=True)
+    pj, pb = pairs // nbm, pairs % nbm
     joint_bodies = np.split(pb, np.searchsorted(pj, np.arange(1, nj)))
     o = np.argsort(pb, kind="stable")
     body_joints = np.split(pj[o], np.searchsorted(pb[o], np.arange(1, nb)))
     degree = np.array([len(x) for x in body_joints], int)
-    row_norm = np.sqrt(np.add.reduceat(G.data ** 2, G.indptr[:-1])) if G.nnz else np.zeros(nl)
-    row_norm[nnz_row == 0] = 0.0
+    row_norm = np.sqrt(np.bincount(ent_row, G.data ** 2, minlength=nl))
+    joint_norm = np.zeros(nj)
+    np.maximum.at(joint_norm, row_groups, row_norm)
+    has_zero_row = np.zeros(nj, bool)
+    has_zero_row[row_groups[zero_rows]] = True
+    # which blocks have full row rank on their body, all blocks of a shape in one batched SVD
+    m_p, w_p = jrow[pj + 1] - jrow[pj], body_width[pb]
+    full_rank = np.zeros(len(pairs), bool)
+    for m, w in set(zip(m_p.tolist(), w_p.tolist())):
+        sel = np.flatnonzero((m_p == m) & (w_p == w) & ~has_zero_row[pj])
+        if m > w or not len(sel):
+            continue
+        slot = np.full(len(pairs), -1)
+        slot[sel] = np.arange(len(sel))
+        es = slot[ent_pair]
+        e = es >= 0
+        B = np.zeros((len(sel), m, w))
+        B[es[e], ent_row[e] - jrow[row_groups[ent_row[e]]], col_local[G.indices[e]]] = G.data[e]
+        full_rank[sel] = np.linalg.svd(B, compute_uv=False)[:, -1] > LEAF_MARGIN * joint_norm[pj[sel]]
     removed = np.zeros(nj, bool)
 
     def peelable(j, b):
-        r0, r1 = jrow[j], jrow[j + 1]
-        if r1 - r0 > body_width[b] or np.any(nnz_row[r0:r1] == 0):
-            return False
-        e0, e1 = G.indptr[r0], G.indptr[r1]
-        on_b = ent_body[e0:e1] == b
-        block = np.zeros((r1 - r0, body_width[b]))
-        block[ent_row[e0:e1][on_b] - r0, col_local[G.indices[e0:e1][on_b]]] = G.data[e0:e1][on_b]
-        s = np.linalg.svd(block, compute_uv=False)
-        return s[-1] > LEAF_MARGIN * row_norm[r0:r1].max()
+        return full_rank[np.searchsorted(pairs, j * nbm + b)]
 
     stack = list(np.flatnonzero(degree == 1))
     while stack:
