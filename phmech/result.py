@@ -18,7 +18,9 @@ class Result:
     solver : str
     stats : dict
         Solver statistics: ``nsteps``, ``nreject``, ``nfev``, ``njev``,
-        ``nlu``, ``wall_time`` (seconds) and solver-specific entries.
+        ``nlu``, the times in seconds ``wall_time`` (the steps),
+        ``setup_time`` (before the first step) and ``kernel_time`` (loading or
+        compiling the compiled kernels), and solver-specific entries.
     message : str
         ``"success"``, or ``"terminated by an event"``.
     work : ndarray or None

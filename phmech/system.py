@@ -32,6 +32,7 @@ class System:
         self.joints = []
         self.loads = []
         self._assembled = None
+        self._seen = {}          # list id -> (length, names, ids): the uniqueness checks in O(1)
         for b in bodies:
             self.add(b)
 
@@ -40,13 +41,30 @@ class System:
         """Add a body; names must be unique."""
         if not hasattr(body, "M") or not hasattr(body, "ports"):
             raise TypeError(f"System.add: expected a body, got {body!r}")
-        if any(b.name == body.name for b in self.bodies):
+        names, ids = self._known(self.bodies)
+        if body.name in names:
             raise ValueError(f"a body named '{body.name}' is already in the system")
-        if any(b is body for b in self.bodies):
+        if id(body) in ids:
             raise ValueError(f"body '{body.name}' is already in the system")
-        self.bodies.append(body)
+        self._append(self.bodies, body)
         self._assembled = None
         return body
+
+    def _known(self, items):
+        """Names and ids of ``items`` (one of the lists), rebuilt when the list was changed
+        other than through :meth:`_append`."""
+        n, names, ids = self._seen.get(id(items), (-1, None, None))
+        if n != len(items):
+            names, ids = {x.name for x in items}, {id(x) for x in items}
+            self._seen[id(items)] = (len(items), names, ids)
+        return names, ids
+
+    def _append(self, items, item):
+        names, ids = self._known(items)
+        items.append(item)
+        names.add(item.name)
+        ids.add(id(item))
+        self._seen[id(items)] = (len(items), names, ids)
 
     def body(self, name):
         for b in self.bodies:
@@ -57,9 +75,9 @@ class System:
     def _add_named(self, items, item, cls, kind):
         if not isinstance(item, cls):
             raise TypeError(f"expected a {cls.__name__}, got {item!r}")
-        if any(x.name == item.name for x in items):
+        if item.name in self._known(items)[0]:
             raise ValueError(f"a {kind} named '{item.name}' is already in the system")
-        items.append(item)
+        self._append(items, item)
         self._assembled = None
         return item
 
@@ -145,12 +163,28 @@ class System:
         """Assemble, compute consistent initial values and integrate.
 
         See :func:`phmech.solvers.solve` for the solvers and their options;
-        ``restart=path`` continues the run saved in a checkpoint file.
+        ``restart=path`` continues the run saved in a checkpoint file.  The
+        result's ``stats["setup_time"]`` includes the assembly and the
+        consistent initial state made here.
         """
+        import time
+
         from .solvers import solve
-        dae = self.assemble()
+        from .solvers.driver import KernelClock
+        clock, tic = KernelClock(), time.perf_counter()
+        try:
+            clock.start()
+            dae = self.assemble()
+            if restart is None and y0 is None:
+                y0 = dae.initial_state(t0)
+        finally:
+            clock.stop()
+        setup = time.perf_counter() - tic - clock.seconds
         if restart is not None:
-            return solve(dae, (t0, t_end), None, method=solver, restart=restart, **options)
-        if y0 is None:
-            y0 = dae.initial_state(t0)
-        return solve(dae, (t0, t_end), y0, method=solver, **options)
+            res = solve(dae, (t0, t_end), None, method=solver, restart=restart, **options)
+        else:
+            res = solve(dae, (t0, t_end), y0, method=solver, **options)
+        if "setup_time" in res.stats:
+            res.stats["setup_time"] += setup
+            res.stats["kernel_time"] += clock.seconds
+        return res

@@ -31,6 +31,7 @@ evaluations and factorizations and the same trajectories to round-off.
 """
 import numpy as np
 
+from ..solvers._newton import newton_converged
 from ._jit import jit as _jit
 from .compiled import lu_solve, residual_kernel
 
@@ -109,13 +110,9 @@ def genalpha_newton(y0, xd0, y1, h, gamma, am, af, t_af, t1, Ep, Ei, Ex, lu, piv
             if term > err or term != term:       # NaN propagates as in np.max
                 err = term
         # tests of the Python iteration; prev == 0 stands for "no previous increment"
-        if err < tol:
+        if newton_converged(err, prev, tol, fresh):
             return CONVERGED, it, err, prev, nres
-        if prev != 0.0:
-            rate = err / prev
-            if (rate < 0.9 and rate / (1 - rate) * err < tol) or (fresh and rate > 0.1 and err < 1e3 * tol):
-                return CONVERGED, it, err, prev, nres
-            if rate > 0.2:
-                has_lu = False                   # slow contraction: fresh iteration matrix
+        if prev != 0.0 and err / prev > 0.2:
+            has_lu = False                       # slow contraction: fresh iteration matrix
         prev = err
     return NOT_CONVERGED, max_newton, err, prev, nres

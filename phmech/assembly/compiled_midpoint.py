@@ -26,6 +26,7 @@ that ``getrf`` on ``F`` factors ``A`` itself, with the pivots of
 """
 import numpy as np
 
+from ..solvers._newton import newton_converged
 from ._jit import jit as _jit, numba
 from .compiled import _block_scales, _csr_mv_add, jacobian_kernel, power_kernel, residual_kernel
 
@@ -116,14 +117,10 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, tol, max_newton, dae_scal
             if not np.isfinite(term):
                 return 3, it, term
             err = max(err, term)
-        if err < tol:
+        if newton_converged(err, prev, tol, False):
             return 1, it, err
-        if prev > 0.0:
-            rate = err / prev
-            if rate < 0.9 and rate / (1 - rate) * err < tol:
-                return 1, it, err
-            if rate > 0.5 and it >= 2:
-                return 0, it, err
+        if prev > 0.0 and err / prev > 0.5 and it >= 2:
+            return 0, it, err
         prev = err
     return 0, max_newton - 1, err
 

@@ -39,6 +39,7 @@ disk cache follows edits of either (:mod:`phmech.assembly._jit`).
 import numpy as np
 
 from ..solvers._dense import DenseLU
+from ..solvers._newton import newton_converged
 from ._jit import jit as _jit
 from .compiled import _KERNEL_ARGS, _csr_mv_add, lu_solve, residual_kernel
 
@@ -177,7 +178,7 @@ def radau_stages(t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc,
             if theta >= 1 or theta ** remaining / (1 - theta) * norm > tol:
                 return Z, False, it, theta
         Z = newton_update(W, dW, T)
-        if norm == 0 or (theta >= 0.0 and theta / (1 - theta) * norm < tol):
+        if newton_converged(norm, max(norm_old, 0.0), tol, False):
             return Z, True, it, theta
         norm_old = norm
     return Z, False, maxiter, theta

@@ -22,15 +22,49 @@ and the loads are the only ports through which energy enters.
 import numpy as np
 import scipy.sparse as sp
 
+from .._sizes import DENSE_MAX
 from .energy import EnergyMixin
 from .initial import ConsistencyError, InitialValuesMixin
 from .kinematics import Kinematics
 from .layout import Layout
 
-#: up to this many efforts the products in the right-hand side use dense matrices
-DENSE_MAX = 300
 #: ``G`` is a dense array up to this many entries, else sparse
 DENSE_G_MAX = 100_000
+
+
+class _Triplets:
+    """``row, col, data`` of the nonzero entries of a matrix (dense or sparse), like a COO
+    matrix but without scipy's construction cost (tens of microseconds) for small blocks."""
+
+    def __init__(self, A):
+        if sp.issparse(A) and A.format == "csr":
+            self.row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+            self.col, self.data = A.indices, A.data
+        elif sp.issparse(A):
+            A = A.tocoo()
+            self.row, self.col, self.data = A.row, A.col, A.data
+        else:
+            A = np.asarray(A, float)
+            self.row, self.col = np.nonzero(A)
+            self.data = A[self.row, self.col]
+        self.nnz = len(self.data)
+
+
+def _block_diag(blocks, n):
+    """The block-diagonal CSR matrix (``n x n``) of ``blocks``, pairs ``(A, size)`` of a
+    square matrix (None: zero) and its size."""
+    rows, cols, vals = [], [], []
+    off = 0
+    for A, size in blocks:
+        if A is not None:
+            t = _Triplets(A)
+            rows.append(t.row + off)
+            cols.append(t.col + off)
+            vals.append(t.data)
+        off += size
+    if not rows:
+        return sp.csr_matrix((n, n))
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
 
 class DescriptorDAE(EnergyMixin, InitialValuesMixin):
@@ -59,10 +93,9 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         for k in ("nq", "ne", "nl", "n", "sq", "se", "sl", "q_slices", "e_slices", "lam_slices"):
             setattr(self, k, getattr(L, k))
 
-        self.M = sp.block_diag([b.M for b in bodies], format="csr")
-        self.J0 = sp.block_diag([b.J0 for b in bodies], format="csr")
-        self.R = sp.block_diag([b.R if b.R is not None else sp.csr_matrix(b.M.shape) for b in bodies],
-                               format="csr")
+        self.M = _block_diag([(b.M, b.ne) for b in bodies], L.ne)
+        self.J0 = _block_diag([(b.J0, b.ne) for b in bodies], L.ne)
+        self.R = _block_diag([(b.R, b.ne) for b in bodies], L.ne)
         self.has_R = self.R.nnz > 0
         self.E = sp.block_diag([sp.identity(self.nq), self.M, sp.csr_matrix((self.nl, self.nl))],
                                format="csr")
@@ -95,7 +128,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         for b in L.bodies:
             off = L.e_slices[b.name].start
             for slot, (iw, K) in enumerate(b.gyro_terms()):
-                Kc = sp.coo_matrix(K)
+                Kc = _Triplets(K)
                 per_slot.setdefault(slot, []).append((off, b.ne, off + iw, Kc))
                 rows.append(Kc.row + off)
                 cols.append(Kc.col + off)

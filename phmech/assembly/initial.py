@@ -3,10 +3,11 @@
 Redundant rows.  Overconstrained mechanisms (Bricard's mechanism, a planar
 loop modelled with spatial joints) have joint rows that depend on others:
 ``G`` is rank deficient and ``G M^-1 G^T`` singular.  At assembly the rows
-are tested in order (joints as added, rows within a joint) by a
-Gram-Schmidt sweep at the initial configuration: a row whose component
-normal to the rows kept before it is below ``1e-9`` of its norm is
-*redundant*.  Its multiplier is set to zero (the row's equation becomes
+are tested in order (joints as added, rows within a joint) at the initial
+configuration: a row whose component normal to the rows kept before it is
+below ``1e-9`` of its norm is *redundant* (:mod:`phmech.assembly.redundancy`:
+open chains and trees are recognized as independent from their structure,
+only the closed loops are swept numerically).  Its multiplier is set to zero (the row's equation becomes
 ``lam_i = 0``), so the kept rows carry the joint forces and every
 solver sees a regular iteration matrix.  The dependent rows keep holding
 along the motion because the rows they depend on hold; the report names
@@ -30,10 +31,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-log = logging.getLogger("phmech")
+from .redundancy import independent_rows
 
-#: relative size of a row's new component below which it counts as redundant
-REDUNDANCY_TOL = 1e-9
+log = logging.getLogger("phmech")
 
 
 class ConsistencyError(ValueError):
@@ -43,14 +43,6 @@ class ConsistencyError(ValueError):
         self.problems = list(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"inconsistent {what} ({len(self.problems)} problem(s)):\n{lines}")
-
-
-def _row_owner(layout, i):
-    for j in layout.joints:
-        sl = layout.lam_slices[j.name]
-        if sl.start <= i < sl.stop:
-            return j, i - sl.start
-    raise IndexError(i)
 
 
 #: models with more efforts than this solve the saddle-point systems block-wise ...
@@ -122,42 +114,42 @@ class InitialValuesMixin:
     """Redundancy detection, consistent initial values and consistent derivatives."""
 
     def _find_redundant_rows(self, q):
-        G = self.G(q)
-        G = G.toarray() if sp.issparse(G) else G
-        basis = []
-        problems = []
+        L = self.layout
+        G = self._G_at(q)
+        row_joint = np.repeat(np.arange(len(L.joints)), [j.n_rows for j in L.joints])
+        col_body = np.repeat(np.arange(len(L.bodies)), [b.ne for b in L.bodies])
+        found = independent_rows(G, row_joint, col_body)
+
+        def owners(rows):      # (joint, row within the joint) of constraint rows
+            return [(L.joints[row_joint[i]], i - L.lam_slices[L.joints[row_joint[i]].name].start) for i in rows]
+        if len(found.zero_rows):
+            raise ConsistencyError([f"joint '{j.name}': row {k} is zero at the initial configuration "
+                                    "(the port has no velocity rows in that direction)"
+                                    for j, k in owners(found.zero_rows)], "constraints")
+        self.active[:] = found.active
+        redundant = np.flatnonzero(~self.active)
+        self.redundant_rows = [(j.name, k) for j, k in owners(redundant)]
+        if not self.redundant_rows:
+            return
+        # a dependent row must not prescribe a velocity the rows it depends on contradict
+        # (it depends on the kept rows of its loop only)
         w0 = self.w(0.0)
-        for i in range(self.nl):
-            r = G[i].copy()
-            norm = np.linalg.norm(r)
-            if norm == 0.0:
-                j, k = _row_owner(self.layout, i)
-                problems.append(f"joint '{j.name}': row {k} is zero at the initial configuration "
-                                "(the port has no velocity rows in that direction)")
-                continue
-            for _ in range(2):  # Gram-Schmidt with one re-orthogonalization
-                for b in basis:
-                    r -= (b @ r) * b
-            if np.linalg.norm(r) > REDUNDANCY_TOL * norm:
-                basis.append(r / np.linalg.norm(r))
-                continue
-            self.active[i] = False
-            j, k = _row_owner(self.layout, i)
-            self.redundant_rows.append((j.name, k))
-        if problems:
-            raise ConsistencyError(problems, "constraints")
-        if self.redundant_rows:
-            # a dependent row must not prescribe a velocity the rows it depends on contradict
-            act = np.flatnonzero(self.active)
-            coef = np.linalg.lstsq(G[act].T, G[~self.active].T, rcond=None)[0]
-            mismatch = w0[~self.active] - coef.T @ w0[act]
-            bad = [f"joint '{n}': row {k} is redundant but prescribes a velocity that contradicts "
-                   f"the other joints (mismatch {m:.3g})"
-                   for (n, k), m in zip(self.redundant_rows, mismatch) if abs(m) > 1e-9 * (1 + np.abs(w0).max())]
-            if bad:
-                raise ConsistencyError(bad, "constraints (contradictory)")
-            log.info("redundant constraint rows (multipliers set to zero): %s",
-                     ", ".join(f"{n}[{k}]" for n, k in self.redundant_rows))
+        G = sp.csr_matrix(G)
+        mismatch = np.zeros(self.nl)
+        for rows, cols in found.loops:
+            act, red = rows[self.active[rows]], rows[~self.active[rows]]
+            if len(red):
+                Gc = G[:, cols]
+                coef = np.linalg.lstsq(Gc[act].toarray().T, Gc[red].toarray().T, rcond=None)[0]
+                mismatch[red] = w0[red] - coef.T @ w0[act]
+        bad = [f"joint '{n}': row {k} is redundant but prescribes a velocity that contradicts "
+               f"the other joints (mismatch {m:.3g})"
+               for (n, k), m in zip(self.redundant_rows, mismatch[redundant])
+               if abs(m) > 1e-9 * (1 + np.abs(w0).max())]
+        if bad:
+            raise ConsistencyError(bad, "constraints (contradictory)")
+        log.info("redundant constraint rows (multipliers set to zero): %s",
+                 ", ".join(f"{n}[{k}]" for n, k in self.redundant_rows))
 
     # -- saddle-point solves ----------------------------------------------
     def _saddle(self, G, sel=None, sign=1.0):
@@ -179,8 +171,16 @@ class InitialValuesMixin:
             return None
         return splu(K)
 
+    def _G_at(self, q):
+        """``G(q)``, kept for the last ``q`` asked here (the set-up evaluates it at ``q0``
+        several times; a joint's rows cost as much as the rest of the set-up)."""
+        last = getattr(self, "_G_last", None)
+        if last is None or not np.array_equal(last[0], q):
+            last = self._G_last = (np.array(q, float), self.G(q))
+        return last[1]
+
     def _active_G(self, q):
-        return self.G(q)[np.flatnonzero(self.active)]
+        return self._G_at(q)[np.flatnonzero(self.active)]
 
     # -- positions ---------------------------------------------------------
     def _position_vector(self, t, q):
@@ -264,9 +264,11 @@ class InitialValuesMixin:
         if q0.shape != (self.nq,) or e0.shape != (self.ne,):
             raise ValueError(f"initial_state: q0 needs {self.nq} and e0 needs {self.ne} values, "
                              f"got shapes {q0.shape} and {e0.shape}")
-        bad = [f"q0[{i}] ({lab}) = {v}" for i, (lab, v) in enumerate(zip(self.labels()[:self.nq], q0))
-               if not np.isfinite(v)]
-        bad += [f"e0[{i}] = {v}" for i, v in enumerate(e0) if not np.isfinite(v)]
+        bad = []
+        if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(e0))):
+            bad = [f"q0[{i}] ({lab}) = {v}" for i, (lab, v) in enumerate(zip(self.labels()[:self.nq], q0))
+                   if not np.isfinite(v)]
+            bad += [f"e0[{i}] = {v}" for i, v in enumerate(e0) if not np.isfinite(v)]
         if bad:
             raise ValueError("initial_state: non-finite initial values: " + ", ".join(bad))
         if positions not in ("project", "check"):
@@ -290,12 +292,12 @@ class InitialValuesMixin:
         r = G @ e0 - w
         if len(r) and np.max(np.abs(r)) > tol * max(1.0, np.max(np.abs(w), initial=0)):
             if not project:
-                rr = self.G(q0) @ e0 - self.w(t0)
+                rr = self._G_at(q0) @ e0 - self.w(t0)
                 raise ConsistencyError(
                     [f"joint '{j.name}': velocity residual {np.array2string(rr[self.lam_slices[j.name]], precision=3)}"
                      for j in self.system.joints if np.max(np.abs(rr[self.lam_slices[j.name]])) > tol],
                     "initial velocities")
-            rr = self.G(q0) @ e0 - self.w(t0)
+            rr = self._G_at(q0) @ e0 - self.w(t0)
             self.projection_report["velocities"] = {
                 j.name: float(np.max(np.abs(rr[self.lam_slices[j.name]]), initial=0.0))
                 for j in self.system.joints}

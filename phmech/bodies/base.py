@@ -222,16 +222,18 @@ class Body:
     def check(self):
         """A list of the inconsistencies of the body's data (empty when it is fine)."""
         problems = []
-        M = sp.csr_matrix(self.M)
-        if not np.all(np.isfinite(M.data)):
+        # small matrices are tested as dense arrays (a sparse operation costs ~50 us)
+        mat = (lambda A: A.toarray() if sp.issparse(A) else np.asarray(A)) if self.ne <= 64 else sp.csr_matrix
+        M = mat(self.M)
+        if not np.all(np.isfinite(M.data if sp.issparse(M) else M)):
             problems.append(f"body '{self.name}': mass matrix has non-finite entries")
             return problems
         if abs(M - M.T).max() > 1e-12 * max(abs(M).max(), 1e-300):
             problems.append(f"body '{self.name}': mass matrix M is not symmetric")
         for what, A in [("structure matrix J0", self.J0)] + [(f"gyroscopic matrix K{i}", K)
                                                               for i, K in enumerate(self.K_list)]:
-            A = sp.csr_matrix(A)
-            if A.nnz and abs(A + A.T).max() > 1e-12 * abs(A).max():
+            A = mat(A)
+            if (A.nnz if sp.issparse(A) else A.any()) and abs(A + A.T).max() > 1e-12 * abs(A).max():
                 problems.append(f"body '{self.name}': {what} is not skew-symmetric")
         if self.q0.shape != (self.nq,) or not np.all(np.isfinite(self.q0)):
             problems.append(f"body '{self.name}': initial configuration q0 {self.q0!r} "

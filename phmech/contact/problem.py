@@ -25,11 +25,9 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .._sizes import DENSE_MAX
 from .contacts import Contact
 from .prox import ContactSet
-
-#: up to this many efforts the mass matrix is factorized densely
-DENSE_MAX = 400
 
 
 class NonsmoothProblem:

@@ -74,6 +74,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .._sizes import DENSE_MAX
 from ..bodies.base import FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
 from ._sandwich import Sandwich as _Sandwich
@@ -84,8 +85,6 @@ from .frame_rate import FrameRate
 __all__ = ["NonlinearFloatingBeam", "NonlinearBeamFE", "FrameRate", "GAUGES", "STRAINS"]
 
 #: gauge of each frame: (end, trace) of the removed u_y degree of freedom and the length d
-#: beams with at most this many efforts evaluate their per-step operators as dense arrays
-DENSE_MAX = 600
 GAUGES = {"cantilever": ("A", "slope", 1.0), "simply_supported": ("B", "value", None)}
 STRAINS = ("green", "linear")
 

@@ -30,6 +30,33 @@ DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks
                   "checkpoint_every")
 
 
+class KernelClock:
+    """Seconds spent loading or compiling the compiled kernels between :meth:`start` and
+    :meth:`stop`: the time numba holds its compiler lock (disk-cache loads and compilations,
+    nested ones counted once); always zero without numba."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._listener = None
+
+    def start(self):
+        try:
+            from numba.core import event
+        except ImportError:      # pragma: no cover - numba is part of the installed stack
+            return
+        self._listener = event.TimingListener()
+        event.register("numba:compiler_lock", self._listener)
+
+    def stop(self):
+        if self._listener is None:
+            return
+        from numba.core import event
+        event.unregister("numba:compiler_lock", self._listener)
+        if self._listener.done:
+            self.seconds += self._listener.duration
+        self._listener = None
+
+
 def _solver_class(method):
     if isinstance(method, type) and issubclass(method, Solver):
         return method
@@ -94,8 +121,13 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
     Returns
     -------
     :class:`~phmech.result.Result`
-        With ``stats`` (``nsteps, nreject, nfev, njev, nlu, wall_time``).
+        With ``stats``: ``nsteps, nreject, nfev, njev, nlu``, and the times in
+        seconds ``wall_time`` (the steps), ``setup_time`` (constructing the
+        solver: first Jacobian and factorization, packing the compiled model,
+        reading a restart file) and ``kernel_time`` (loading or compiling the
+        compiled kernels, in either; not counted in the other two).
     """
+    tic = time.perf_counter()
     cls = _solver_class(method)
     try:
         t0, t_end = t_span
@@ -108,11 +140,18 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
         options = resume.options
         if resume.t >= t_end:
             return resume.result(problem)
-        solver = cls(problem, resume.t, resume.state["y"], t_end, **options)
-        solver.restore_state(resume.state)
-    else:
-        solver = cls(problem, t0, y0, t_end, **options)
+    clock = KernelClock()
+    try:
+        clock.start()
+        if resume is not None:
+            solver = cls(problem, resume.t, resume.state["y"], t_end, **options)
+            solver.restore_state(resume.state)
+        else:
+            solver = cls(problem, t0, y0, t_end, **options)
+    finally:
+        clock.stop()
     solver.options = dict(options)
+    solver.setup_times = (time.perf_counter() - tic - clock.seconds, clock.seconds)
     return integrate(solver, t_eval=t_eval, dt_out=dt_out, tstops=tstops, events=events,
                      progress=progress, callbacks=callbacks, checkpoint=checkpoint,
                      checkpoint_every=checkpoint_every, _resume=resume)
@@ -268,7 +307,8 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     g_old = [_event_value(name, events, i, solver.t, solver.y) for i in range(len(events))]
     bar = _progress(progress, solver.t, t_end, name)
     terminated = False
-    tic = time.perf_counter()
+    clock, tic = KernelClock(), time.perf_counter()
+    clock.start()
     try:
         for stop in stops:
             solver.t_bound = stop
@@ -321,10 +361,13 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
         solver.status = "failed"
         raise
     finally:
+        clock.stop()
         if bar is not None:
             bar.close()
-    wall = time.perf_counter() - tic
-    res = Result(rows.t, np.array(rows.y), solver.problem, name, {**solver.stats(), "wall_time": wall},
+    wall = time.perf_counter() - tic - clock.seconds
+    setup, kernel = getattr(solver, "setup_times", (0.0, 0.0))
+    res = Result(rows.t, np.array(rows.y), solver.problem, name,
+                 {**solver.stats(), "wall_time": wall, "setup_time": setup, "kernel_time": kernel + clock.seconds},
                  message="terminated by an event" if terminated else "success")
     res.work = np.array(rows.w) if solver.records_work else None
     if events:

@@ -86,14 +86,14 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .._sizes import DENSE_MAX
+from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, positive_option
 from .genalpha_first_order import FirstOrderForm, first_order_parameters  # noqa: F401 (public)
 
 
 #: above this many unknowns the iteration matrix is kept over steps by default
 REUSE_MIN = 2000
-#: up to this many unknowns the iteration matrix is factorized densely (LAPACK beats SuperLU's overhead)
-DENSE_MAX = 100
 
 
 class _DenseLU:
@@ -242,13 +242,12 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         (:func:`~phmech.assembly.compiled_genalpha.genalpha_newton`, dense factors) when the
         problem's residual is completely compiled
         (:meth:`~phmech.assembly.dae.DescriptorDAE.compiled_residual` ``.pure``) and it has at
-        most :data:`phmech.solvers._dense.DENSE_MAX` unknowns; ``False``: the Python
+        most :data:`phmech._sizes.DENSE_MAX` unknowns; ``False``: the Python
         iteration (the reference, same tests in the same order).  No effect in the
         second-order form.
     """
 
     name = "genalpha"
-    DENSE_MAX = DENSE_MAX
     REQUIRED = ("force", "force_jacobians", "g", "G", "constraint_hessian", "constraint_velocity_jacobian",
                 "constraint_curvature")
 
@@ -379,12 +378,13 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         self.nsteps += 1
 
     def _factor(self, t1, q, v, lam, nu, G, bp, cv):
-        """LU of the scaled iteration matrix (dense LAPACK up to :data:`DENSE_MAX` unknowns)."""
+        """LU of the scaled iteration matrix (dense LAPACK for problems of up to
+        :data:`DENSE_MAX` unknowns ``y = (q, v, lam)``, as the other solvers decide)."""
         d, M = self.problem, self.problem.M
         nq, nl = d.nq, d.nl
         K, C = d.force_jacobians(t1, q, v)
         self.njev += 1
-        dense = nq + 2 * nl <= DENSE_MAX
+        dense = 2 * nq + nl <= DENSE_MAX
         cast = (lambda A: A.toarray() if sp.issparse(A) else np.asarray(A)) if dense else sp.csr_matrix
         K, C, M, G = cast(K), cast(C), cast(M), cast(G)
         eye = np.eye(nq) if dense else sp.identity(nq, format="csr")
@@ -452,15 +452,9 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
                       float(np.max(np.abs(dx[nq + nl:]), initial=0.0))) / q_scale
             if not np.isfinite(err):
                 raise SolverError(self.name, self.t, "the Newton increment became non-finite")
-            rate = err / prev if prev else None
-            # converged: small increment, small error left after a contracting iteration
-            # (rate / (1 - rate) * increment), or, with a fresh matrix (quadratic convergence
-            # expected), stagnation at the round-off floor
-            if err < self.newton_tol or (rate is not None and (
-                    (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
-                    or (self._lu_fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
+            if newton_converged(err, prev or 0.0, self.newton_tol, self._lu_fresh):
                 break
-            if rate is not None and rate > 0.2:
+            if prev and err / prev > 0.2:
                 lu = None                       # slow contraction: fresh iteration matrix
             prev = err
         else:

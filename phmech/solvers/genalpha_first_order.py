@@ -6,12 +6,13 @@
 the step, the simplified Newton iteration in Python (the reference) and as
 compiled calls (:mod:`phmech.assembly.compiled_genalpha`, for assembled
 systems whose residual is completely compiled, with dense factors up to
-:data:`phmech.solvers._dense.DENSE_MAX` unknowns), and the iteration matrix.
+:data:`phmech._sizes.DENSE_MAX` unknowns), and the iteration matrix.
 """
 import numpy as np
 import scipy.sparse as sp
 
-from ._dense import DENSE_MAX as DENSE_COMPILED_MAX
+from .._sizes import DENSE_MAX
+from ._newton import converged as newton_converged
 from .base import SolverError
 
 
@@ -50,7 +51,7 @@ class FirstOrderForm:
         # the kernel evaluates completely, factorized densely
         self._kernel = None
         make = getattr(d, "compiled_residual", None)
-        if compiled and make is not None and d.n <= DENSE_COMPILED_MAX:
+        if compiled and make is not None and d.n <= DENSE_MAX:
             c = make()
             if c is not None and c.pure:
                 self._kernel = c
@@ -119,12 +120,9 @@ class FirstOrderForm:
             dy = lu.solve(r)
             y1 -= dy
             err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
-            rate = err / prev if prev else None
-            if err < self.newton_tol or (rate is not None and (
-                    (rate < 0.9 and rate / (1 - rate) * err < self.newton_tol)
-                    or (fresh and rate > 0.1 and err < 1e3 * self.newton_tol))):
+            if newton_converged(err, prev or 0.0, self.newton_tol, fresh):
                 return lu, err, True
-            if rate is not None and rate > 0.2:
+            if prev and err / prev > 0.2:
                 lu = None
             prev = err
         return lu, err, False
@@ -173,7 +171,7 @@ class FirstOrderForm:
             J_af = sp.csr_matrix(d.jacobian(t_af, y_af))
             J_1 = sp.csr_matrix(d.jacobian(t1, y1))[nd:] if d.nl else sp.csr_matrix((0, d.n))
             A = sp.vstack([c * self.Ed - af * J_af[:nd], -J_1], format="csc")
-            A = A.toarray() if d.n <= self.DENSE_MAX else A
+            A = A.toarray() if d.n <= DENSE_MAX else A
         return self._lu_of(A, "dependent constraints or a singular mass matrix on the allowed motions")
 
     def _compiled_jacobian(self, t, y):

@@ -30,7 +30,9 @@ the exact discrete work supplied through the ports (``Result.work``).
 import numpy as np
 import scipy.sparse as sp
 
-from ._dense import DENSE_MAX, DenseLU as _DenseLU, sparse_factor
+from .._sizes import DENSE_MAX
+from ._dense import DenseLU as _DenseLU, sparse_factor
+from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
 #: a step that needed more simplified-Newton iterations refactorizes for the next (dense factors)
@@ -280,15 +282,11 @@ class ImplicitMidpoint(Solver):
                              "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
                              "constraints)")
                     break
-                rate = err / prev if prev else None
-                # converged when the increment, or the error left after a
-                # contracting iteration (rate / (1 - rate) * increment), is below tol
-                if err < self.newton_tol or (rate is not None and rate < 0.9
-                                             and rate / (1 - rate) * err < self.newton_tol):
+                if newton_converged(err, prev or 0.0, self.newton_tol, False):
                     converged = True
                     self._iterations = it + 1
                     break
-                if rate is not None and rate > 0.5 and it >= 2:
+                if prev and err / prev > 0.5 and it >= 2:
                     break  # slow contraction: refresh the Jacobian
                 prev = err
             if converged:

@@ -16,8 +16,10 @@ Method (Hairer & Wanner, *Solving Ordinary Differential Equations II*,
   for ``W_2 + i W_3``, both factorized once and
   reused while ``h`` and the Jacobian ``J`` stay.  Convergence is judged by
   the contraction ``theta`` of successive increments: the iteration stops
-  when ``theta / (1 - theta) ||dW||`` is below a fraction of the tolerance,
-  and is abandoned when ``theta`` predicts no convergence in time.
+  when ``||dW||`` or ``theta / (1 - theta) ||dW||`` is below a fraction of
+  the tolerance (:func:`~phmech.solvers._newton.newton_converged`, the test
+  of every Newton iteration of the package), and is abandoned when
+  ``theta`` predicts no convergence in time.
 * **Error estimate.**  An embedded formula of order 3 that uses
   ``f(t_0, y_0)`` with weight ``1/gamma``; its difference to the
   collocation solution is filtered by the real iteration matrix, (8.19);
@@ -37,7 +39,7 @@ Method (Hairer & Wanner, *Solving Ordinary Differential Equations II*,
 Everything is computed from the nodes at import time (collocation matrix,
 eigenbasis, embedded weights, dense-output basis).  One real and one
 complex factorization per step size and Jacobian: dense LAPACK up to
-:data:`~phmech.solvers._dense.DENSE_MAX` unknowns, sparse above (SuperLU,
+:data:`~phmech._sizes.DENSE_MAX` unknowns, sparse above (SuperLU,
 with the dense rows and columns of floating frames eliminated as a border:
 :func:`~phmech.solvers._dense.sparse_factor`).
 
@@ -57,7 +59,9 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ._dense import DENSE_MAX, DenseLU, sparse_factor
+from .._sizes import DENSE_MAX
+from ._dense import DenseLU, sparse_factor
+from ._newton import converged as newton_converged
 
 from .base import Solver, SolverError, count_option, positive_option
 
@@ -253,7 +257,7 @@ class RadauIIA(Solver):
                     return Z, False, it, theta
             W = W + dW
             Z = T @ W
-            if norm == 0 or (theta is not None and theta / (1 - theta) * norm < self.newton_tol):
+            if newton_converged(norm, norm_old or 0.0, self.newton_tol, False):
                 return Z, True, it, theta
             norm_old = norm
         return Z, False, self.maxiter, theta

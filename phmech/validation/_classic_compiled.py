@@ -25,6 +25,7 @@ import numpy as np
 
 from ..assembly._jit import jit as _jit, numba
 from ..assembly.compiled_radau import newton_scales, newton_update, stage_increment, transform
+from ..solvers._newton import newton_converged
 
 _H = 1e-30
 
@@ -408,7 +409,7 @@ def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, 
             if theta >= 1 or theta ** remaining / (1 - theta) * norm > tol:
                 return Z, False, it, theta
         Z = newton_update(W, dW, T)
-        if norm == 0 or (theta >= 0.0 and theta / (1 - theta) * norm < tol):
+        if newton_converged(norm, max(norm_old, 0.0), tol, False):
             return Z, True, it, theta
         norm_old = norm
     return Z, False, maxiter, theta
