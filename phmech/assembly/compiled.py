@@ -45,7 +45,7 @@ import scipy.sparse as sp
 from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
-from ..math.rotations import quadratic, quadratic_halfgrad
+from ..math.rotations import quadratic_halfgrad_into, quadratic_into
 from ._jit import jit as _jit, numba
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
 
@@ -85,9 +85,11 @@ def _loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
     2: quaternion ``R = Q(p) / |p|^2``)."""
     kind, rot, dim, ptr, cols, AT, U = loads
+    ub = np.empty(3)
+    Q = np.empty((3, 3))
     for k in range(kind.size):
         u = U[k]
-        ub = np.zeros(3)
+        ub[:] = 0.0
         if kind[k] == 0:
             for i in range(3):
                 ub[i] = u[i]
@@ -99,7 +101,7 @@ def _loads_add(q, loads, fe):
             o = rot[k]
             pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
             n2 = pw * pw + px * px + py * py + pz * pz
-            Q = quadratic(pw, px, py, pz)
+            quadratic_into(pw, px, py, pz, Q)
             for i in range(3):
                 ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
         for j in range(ptr[k], ptr[k + 1]):
@@ -114,13 +116,15 @@ def _loads_jacobian_add(q, loads, J, r0):
     """``d(A^T R(q)^T u)/dq`` of the compiled loads added to ``J[r0 + cols, q]`` (only the
     rotated loads depend on ``q``)."""
     kind, rot, dim, ptr, cols, AT, U = loads
+    dub = np.empty((3, 4))                    # d(R^T u)_i / d(rotation coordinate m)
+    Q, dQ = np.empty((3, 3)), np.empty((4, 3, 3))
     for k in range(kind.size):
         if kind[k] == 0:
             continue
         u = U[k]
         o = rot[k]
         nrot = 1 if kind[k] == 1 else 4
-        dub = np.zeros((3, 4))                # d(R^T u)_i / d(rotation coordinate m)
+        dub[:, :] = 0.0
         if kind[k] == 1:
             c, s = np.cos(q[o]), np.sin(q[o])
             dub[0, 0] = -s * u[0] + c * u[1]
@@ -129,8 +133,8 @@ def _loads_jacobian_add(q, loads, J, r0):
             pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
             p = np.array([pw, px, py, pz])
             n2 = pw * pw + px * px + py * py + pz * pz
-            Q = quadratic(pw, px, py, pz)
-            dQ = quadratic_halfgrad(pw, px, py, pz)
+            quadratic_into(pw, px, py, pz, Q)
+            quadratic_halfgrad_into(pw, px, py, pz, dQ)
             for i in range(3):
                 qu = Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]
                 for m in range(4):
@@ -263,7 +267,9 @@ class CompiledResidual:
     leftovers : list of str
         What is evaluated in Python (for the record and the benchmarks).
     path : str
-        ``"compiled"`` (pure) or ``"compiled with Python leftovers"``.
+        The path the solvers take: ``"compiled"`` (pure) or ``"python"`` (the
+        :meth:`~phmech.assembly.dae.DescriptorDAE.f` of the model; the kernel plus
+        the leftovers in :meth:`f` is its check).
     """
 
     #: the kernel's slots of the kinematics groups, with their empty data
@@ -342,14 +348,13 @@ class CompiledResidual:
                              np.vstack(AT) if AT else np.zeros((0, 3)))
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
                          or self.loads)
-        self.path = "compiled" if self.pure else "compiled with Python leftovers"
+        self.path = "compiled" if self.pure else "python"
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
         self._no_x = (i0, i0, np.zeros(0))
         if not self.pure:
-            warnings.warn("compiled residual: no kernel for " + ", ".join(self.leftovers)
-                          + "; these parts are evaluated in Python at every residual",
-                          PythonFallbackWarning, stacklevel=2)
+            warnings.warn("the model's residual is evaluated in Python (not compiled): no kernel for "
+                          + ", ".join(self.leftovers), PythonFallbackWarning, stacklevel=2)
 
     def extra_G(self, q):
         """``G`` triplets of the joint groups without a kernel."""
@@ -359,16 +364,22 @@ class CompiledResidual:
         return r.astype(np.int64), c.astype(np.int64), np.asarray(v, float)
 
     def load_args(self, t):
-        """The packed loads with their inputs ``u(t)`` (rows padded to 3)."""
-        if not self._packed_loads:
-            if getattr(self, "_no_loads", None) is None:
-                self._no_loads = (*self._load_arrays, np.zeros((0, 3)))
-            return self._no_loads
+        """The packed loads with their inputs ``u(t)`` (rows padded to 3; built once when no
+        input depends on time, as gravity's)."""
+        if getattr(self, "_fixed_loads", None) is not None:
+            return self._fixed_loads
+        if not self._packed_loads or all(getattr(ld.fun, "constant", False) for ld, _, _ in self._packed_loads):
+            self._fixed_loads = (*self._load_arrays, self._inputs(t))
+            return self._fixed_loads
+        return (*self._load_arrays, self._inputs(t))
+
+    def _inputs(self, t):
+        """The loads' inputs ``u(t)``, rows padded to 3."""
         U = np.zeros((len(self._packed_loads), 3))
         for k, (ld, _, _) in enumerate(self._packed_loads):
             u = np.asarray(ld.fun(t), float).ravel()
             U[k, :u.size] = u
-        return (*self._load_arrays, U)
+        return U
 
     def inactive(self):
         """Indices of the redundant constraint rows (the DAE's ``active`` mask, which the

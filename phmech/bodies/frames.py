@@ -16,20 +16,21 @@ residual all call them.
 import numpy as np
 
 from ..assembly._jit import jit as _jit
-from ..math.rotations import quadratic, quadratic_halfgrad
+from ..math.rotations import quadratic_halfgrad_into, quadratic_into
 
 
 @_jit
 def spatial_frames_qdot(q, e, oq, oe, out):
     """``out[oq:oq + 7] = (R(p) v, 1/2 p (x) (0, omega))`` of every frame (offsets ``oq`` in
     ``q``, ``oe`` in ``e``; ``p = q[oq + 3:oq + 7]`` of any norm)."""
+    Q = np.empty((3, 3))
     for k in range(oq.size):
         o, f = oq[k], oe[k]
         pw, px, py, pz = q[o + 3], q[o + 4], q[o + 5], q[o + 6]
         n2 = pw * pw + px * px + py * py + pz * pz
         v0, v1, v2 = e[f], e[f + 1], e[f + 2]
         w0, w1, w2 = e[f + 3], e[f + 4], e[f + 5]
-        Q = quadratic(pw, px, py, pz)
+        quadratic_into(pw, px, py, pz, Q)
         for a in range(3):
             out[o + a] = (Q[a, 0] * v0 + Q[a, 1] * v1 + Q[a, 2] * v2) / n2
         out[o + 3] = -0.5 * (w0 * px + w1 * py + w2 * pz)
@@ -41,6 +42,7 @@ def spatial_frames_qdot(q, e, oq, oe, out):
 @_jit
 def spatial_frames_jacobian(q, e, oq, oe, T):
     """Exact ``T[k] = d qdot / d(q[oq:oq + 7], e[oe:oe + 6])`` (7 x 13) of every frame."""
+    Q, dQ = np.empty((3, 3)), np.empty((4, 3, 3))
     for k in range(oq.size):
         o, f = oq[k], oe[k]
         pw, px, py, pz = q[o + 3], q[o + 4], q[o + 5], q[o + 6]
@@ -48,8 +50,8 @@ def spatial_frames_jacobian(q, e, oq, oe, T):
         n2 = pw * pw + px * px + py * py + pz * pz
         v = (e[f], e[f + 1], e[f + 2])
         wx, wy, wz = e[f + 3], e[f + 4], e[f + 5]
-        Q = quadratic(pw, px, py, pz)
-        dQ = quadratic_halfgrad(pw, px, py, pz)
+        quadratic_into(pw, px, py, pz, Q)
+        quadratic_halfgrad_into(pw, px, py, pz, dQ)
         Tk = T[k]
         Tk[:, :] = 0.0
         for a in range(3):

@@ -44,11 +44,11 @@ NQJ = 14
 
 
 @_jit
-def _port_frame(q, qi, o, f, fo, R, dR, x, dx):
-    """Rotation ``R``, ``dR/dp`` and the port point ``x = r + R s`` with ``dx`` over the
-    body's 7 columns ``qi[o:o + 7]`` (``s = f[fo:fo + 3]``)."""
+def _port_frame(q, qi, o, f, fo, R, dR, x, dx, deriv):
+    """Rotation ``R`` (with ``deriv`` also ``dR/dp``) and the port point ``x = r + R s`` with
+    ``dx`` over the body's 7 columns ``qi[o:o + 7]`` (``s = f[fo:fo + 3]``)."""
     if qi[o + 3] >= 0:
-        quat_rotation(q, qi[o + 3], R, dR)
+        quat_rotation(q, qi[o + 3], R, dR, deriv)
     else:
         R[:, :] = 0.0
         dR[:, :, :] = 0.0
@@ -56,17 +56,18 @@ def _port_frame(q, qi, o, f, fo, R, dR, x, dx):
             R[a, a] = 1.0
     for a in range(3):
         x[a] = q[qi[o + a]] if qi[o + a] >= 0 else 0.0
-        for k in range(7):
-            dx[a, k] = 0.0
-        if qi[o + a] >= 0:
-            dx[a, a] = 1.0
         for b in range(3):
             x[a] += R[a, b] * f[fo + b]
-        for m in range(4):
-            s = 0.0
-            for b in range(3):
-                s += dR[m, a, b] * f[fo + b]
-            dx[a, 3 + m] = s
+        if deriv:
+            for k in range(7):
+                dx[a, k] = 0.0
+            if qi[o + a] >= 0:
+                dx[a, a] = 1.0
+            for m in range(4):
+                s = 0.0
+                for b in range(3):
+                    s += dR[m, a, b] * f[fo + b]
+                dx[a, 3 + m] = s
 
 
 @_jit
@@ -98,9 +99,26 @@ def _cross(a, b, out):
 
 
 @_jit
-def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
-    """Local ``G`` of one joint (rows x port columns of a then b) into ``G`` and, with
-    ``deriv``, ``dG[r, c, k] = dG[r, c]/dq_k`` over its :data:`NQJ` columns into ``dG``."""
+def workspace(I):
+    """Scratch arrays of :func:`joint_blocks` for the joints ``I`` (allocated once per call)."""
+    ncmax = 1
+    for j in range(I.shape[0]):
+        ncmax = max(ncmax, I[j, NA] + I[j, NB])
+    return (np.empty((6, ncmax)), np.empty((6, ncmax, NQJ)), np.empty((3, 3, 3)), np.empty((4, 4, 3, 3)),
+            np.empty((16, 3)), np.empty((2, 3, 7)), np.empty((3, NQJ)))
+
+
+@_jit
+def joint_blocks(q, ij, qi, f, PP, deriv, ws):
+    """Local ``G`` of one joint (rows x port columns of a then b) into ``ws[0]`` and, with
+    ``deriv``, ``dG[r, c, k] = dG[r, c]/dq_k`` over its :data:`NQJ` columns into ``ws[1]``
+    (``ws`` from :func:`workspace`)."""
+    G, dG, M3, M4, V, X, drho = ws
+    RA, RB, P = M3[0], M3[1], M3[2]
+    dRA, dRB, dPa, dPb = M4[0], M4[1], M4[2], M4[3]
+    xa, xb, d, u, v, rho, delta, dr = V[0], V[1], V[2], V[3], V[4], V[5], V[6], V[7]
+    ax, cr, c1, c2, n, dc, dn = V[8], V[9], V[10], V[11], V[12], V[13], V[14]
+    dxa, dxb = X[0], X[1]
     tmode, rmode, driven, nr, na, nb = ij[T_MODE], ij[R_MODE], ij[DRIVEN], ij[NR], ij[NA], ij[NB]
     hasb = ij[HAS_B] == 1
     ya = ij[POFF]
@@ -108,13 +126,9 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
     yb = wa + 3 * na
     wb = yb + 3 * nb
     nc = na + nb
-    RA, RB = np.empty((3, 3)), np.empty((3, 3))
-    dRA, dRB = np.empty((4, 3, 3)), np.empty((4, 3, 3))
-    xa, xb = np.empty(3), np.empty(3)
-    dxa, dxb = np.empty((3, 7)), np.empty((3, 7))
-    _port_frame(q, qi, 0, f, F_POS_A, RA, dRA, xa, dxa)
+    _port_frame(q, qi, 0, f, F_POS_A, RA, dRA, xa, dxa, deriv)
     if hasb:
-        _port_frame(q, qi, 7, f, F_POS_B, RB, dRB, xb, dxb)
+        _port_frame(q, qi, 7, f, F_POS_B, RB, dRB, xb, dxb, deriv)
     else:
         RB[:, :] = 0.0
         dRB[:, :, :] = 0.0
@@ -122,13 +136,10 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
         for a in range(3):
             RB[a, a] = 1.0
             xb[a] = f[F_AT + a]
-    P = np.empty((3, 3))                 # R_A^T R_B
-    for a in range(3):
+    for a in range(3):                   # P = R_A^T R_B
         for b in range(3):
             P[a, b] = RA[0, a] * RB[0, b] + RA[1, a] * RB[1, b] + RA[2, a] * RB[2, b]
-    # dP over the quaternions of a (dPa) and b (dPb)
-    dPa, dPb = np.zeros((4, 3, 3)), np.zeros((4, 3, 3))
-    if deriv:
+    if deriv:                            # dP over the quaternions of a (dPa) and b (dPb)
         for m in range(4):
             for a in range(3):
                 for b in range(3):
@@ -143,9 +154,6 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
             if deriv:
                 for k in range(NQJ):
                     dG[r, c, k] = 0.0
-    d = np.empty(3)
-    u = np.empty(3)
-    v = np.empty(3)
     row = 0
     # -- translation
     if tmode == 0:                       # to the ground, body-frame components: constant rows
@@ -166,11 +174,11 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
                         _dot_cols_d(dRB[m, i], PP, yb, nb, dG, i, na, 10 + m, -1.0)
         row = 3
     else:                                # normal to the axis: D^T rho'
-        delta = xb - xa
-        rho = np.empty(3)
+        for i in range(3):
+            delta[i] = xb[i] - xa[i]
         _tmul(RA, delta, rho)
-        drho = np.zeros((3, NQJ))
         if deriv:
+            drho[:, :] = 0.0
             for k in range(7):
                 for a in range(3):
                     sa, sb = 0.0, 0.0
@@ -197,7 +205,6 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
                     u[b] = P[0, b] * d[0] + P[1, b] * d[1] + P[2, b] * d[2]
                 _dot_cols(u, PP, yb, nb, G, row + r, na)
             if deriv:
-                dr = np.empty(3)
                 for k in range(NQJ):
                     if drho[0, k] == 0.0 and drho[1, k] == 0.0 and drho[2, k] == 0.0:
                         continue
@@ -232,10 +239,8 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
                         _dot_cols_d(u, PP, wb, nb, dG, row + r, na, 10 + m, -1.0)
         row += nrot
     elif rmode == 2:                     # universal: n . (R_A W_a e_a - R_B W_b e_b)
-        ax, cr = np.empty(3), np.empty(3)
         for i in range(3):
             ax[i], cr[i] = f[F_AXIS + i], f[F_CROSS + i]
-        c1, c2, n = np.empty(3), np.empty(3), np.empty(3)
         for i in range(3):
             c1[i] = RA[i, 0] * ax[0] + RA[i, 1] * ax[1] + RA[i, 2] * ax[2]
             c2[i] = RB[i, 0] * cr[0] + RB[i, 1] * cr[1] + RB[i, 2] * cr[2]
@@ -247,7 +252,6 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
             v[i] = -v[i]
         _dot_cols(v, PP, wb, nb, G, row, na)
         if deriv:
-            dc, dn = np.empty(3), np.empty(3)
             for m in range(4):
                 # over the quaternion of a: c1 and R_A change
                 for i in range(3):
@@ -288,20 +292,13 @@ def joint_blocks(q, ij, qi, f, PP, G, dG, deriv):
 
 
 @_jit
-def _scratch(I):
-    ncmax = 1
-    for j in range(I.shape[0]):
-        ncmax = max(ncmax, I[j, NA] + I[j, NB])
-    return np.empty((6, ncmax)), np.empty((6, ncmax, NQJ))
-
-
-@_jit
 def spatial_joints_G(q, sj, Gv):
     """Values of ``G(q)`` of all packed joints on the pattern ``(Gr, Gc)`` into ``Gv``."""
     I, QI, F, PP = sj[0], sj[1], sj[2], sj[3]
-    G, dG = _scratch(I)
+    ws = workspace(I)
+    G = ws[0]
     for j in range(I.shape[0]):
-        joint_blocks(q, I[j], QI[j], F[j], PP, G, dG, False)
+        joint_blocks(q, I[j], QI[j], F[j], PP, False, ws)
         nr, nc, o = I[j, NR], I[j, NA] + I[j, NB], I[j, GOFF]
         for r in range(nr):
             for c in range(nc):
@@ -313,9 +310,10 @@ def spatial_joints_derivatives(q, e, lam, sj, Gv, Av, Bv):
     """Values of ``G`` (pattern ``(Gr, Gc)``), ``d(G^T lam)/dq`` (``(Ar, Ac)``) and
     ``d(G e)/dq`` (``(Br, Bc)``) of all packed joints into ``Gv``, ``Av``, ``Bv``."""
     I, QI, F, PP, CI = sj[0], sj[1], sj[2], sj[3], sj[4]
-    G, dG = _scratch(I)
+    ws = workspace(I)
+    G, dG = ws[0], ws[1]
     for j in range(I.shape[0]):
-        joint_blocks(q, I[j], QI[j], F[j], PP, G, dG, True)
+        joint_blocks(q, I[j], QI[j], F[j], PP, True, ws)
         nr, nc = I[j, NR], I[j, NA] + I[j, NB]
         go, ao, bo, co, r0 = I[j, GOFF], I[j, AOFF], I[j, BOFF], I[j, COFF], I[j, ROW0]
         for r in range(nr):
