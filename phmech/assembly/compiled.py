@@ -45,7 +45,7 @@ import scipy.sparse as sp
 from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
-from ..math.rotations import quadratic_halfgrad_into, quadratic_into
+from ..loads_kernels import _loads_add, _loads_jacobian_add, loads_jacobian_values, pack_loads
 from ._jit import jit as _jit, numba
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
 
@@ -78,74 +78,6 @@ def _planar_G(q, Gv0, Gvcs, Gang):
         for k in range(2 * na):
             G[m] += cs[k] * Gvcs[k, m]
     return G, cs
-
-
-@_jit
-def _loads_add(q, loads, fe):
-    """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
-    2: quaternion ``R = Q(p) / |p|^2``)."""
-    kind, rot, dim, ptr, cols, AT, U = loads
-    ub = np.empty(3)
-    Q = np.empty((3, 3))
-    for k in range(kind.size):
-        u = U[k]
-        ub[:] = 0.0
-        if kind[k] == 0:
-            for i in range(3):
-                ub[i] = u[i]
-        elif kind[k] == 1:
-            c, s = np.cos(q[rot[k]]), np.sin(q[rot[k]])
-            ub[0] = c * u[0] + s * u[1]
-            ub[1] = -s * u[0] + c * u[1]
-        else:
-            o = rot[k]
-            pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
-            n2 = pw * pw + px * px + py * py + pz * pz
-            quadratic_into(pw, px, py, pz, Q)
-            for i in range(3):
-                ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
-        for j in range(ptr[k], ptr[k + 1]):
-            acc = 0.0
-            for i in range(dim[k]):
-                acc += AT[j, i] * ub[i]
-            fe[cols[j]] += acc
-
-
-@_jit
-def _loads_jacobian_add(q, loads, J, r0):
-    """``d(A^T R(q)^T u)/dq`` of the compiled loads added to ``J[r0 + cols, q]`` (only the
-    rotated loads depend on ``q``)."""
-    kind, rot, dim, ptr, cols, AT, U = loads
-    dub = np.empty((3, 4))                    # d(R^T u)_i / d(rotation coordinate m)
-    Q, dQ = np.empty((3, 3)), np.empty((4, 3, 3))
-    for k in range(kind.size):
-        if kind[k] == 0:
-            continue
-        u = U[k]
-        o = rot[k]
-        nrot = 1 if kind[k] == 1 else 4
-        dub[:, :] = 0.0
-        if kind[k] == 1:
-            c, s = np.cos(q[o]), np.sin(q[o])
-            dub[0, 0] = -s * u[0] + c * u[1]
-            dub[1, 0] = -c * u[0] - s * u[1]
-        else:
-            pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
-            p = np.array([pw, px, py, pz])
-            n2 = pw * pw + px * px + py * py + pz * pz
-            quadratic_into(pw, px, py, pz, Q)
-            quadratic_halfgrad_into(pw, px, py, pz, dQ)
-            for i in range(3):
-                qu = Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]
-                for m in range(4):
-                    dqu = dQ[m, 0, i] * u[0] + dQ[m, 1, i] * u[1] + dQ[m, 2, i] * u[2]
-                    dub[i, m] = 2 * dqu / n2 - 2 * p[m] * qu / (n2 * n2)
-        for j in range(ptr[k], ptr[k + 1]):
-            for m in range(nrot):
-                acc = 0.0
-                for i in range(dim[k]):
-                    acc += AT[j, i] * dub[i, m]
-                J[r0 + cols[j], o + m] += acc
 
 
 @_jit
@@ -321,31 +253,8 @@ class CompiledResidual:
         self.nslot = nslot
         self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_beams]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
-        from ..loads import Load
-        from ..math.rotations import PlanarAngle, UnitQuaternion
-        kinds = {None: 0, PlanarAngle: 1, UnitQuaternion: 2}
-        packed = [(ld, sq, se) for ld, sq, se in d.loads
-                  if type(ld).force is Load.force and type(ld).force_e is Load.force_e
-                  and (not ld.inertial or getattr(ld.body, "rotation_kind", None) in kinds)]
-        self.loads = [item for item in d.loads if item not in packed]
+        self._packed_loads, self.loads, self._load_arrays = pack_loads(d.loads)
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
-        self._packed_loads = packed
-        kind, rot, dim, ptr, cols, AT = [], [], [], [0], [], []
-        for ld, sq, se in packed:
-            A = np.asarray(ld.A.toarray() if sp.issparse(ld.A) else ld.A, float)
-            m = A.shape[0]
-            kind.append(kinds[ld.body.rotation_kind] if ld.inertial else 0)
-            rot.append(sq.start + (ld.body.rotation_index if ld.inertial else 0))
-            dim.append(m)
-            cols.append(se.start + np.asarray(ld.cols, int))
-            block = np.zeros((A.shape[1], 3))
-            block[:, :m] = A.T
-            AT.append(block)
-            ptr.append(ptr[-1] + A.shape[1])
-        self._load_arrays = (np.array(kind, np.int64), np.array(rot, np.int64), np.array(dim, np.int64),
-                             np.array(ptr, np.int64),
-                             np.concatenate(cols).astype(np.int64) if cols else i0,
-                             np.vstack(AT) if AT else np.zeros((0, 3)))
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
                          or self.loads)
         self.path = "compiled" if self.pure else "python"
@@ -372,6 +281,23 @@ class CompiledResidual:
             self._fixed_loads = (*self._load_arrays, self._inputs(t))
             return self._fixed_loads
         return (*self._load_arrays, self._inputs(t))
+
+    def load_jacobian_triplets(self, t, q):
+        """``d f_loads/dq`` of the packed loads as triplets (rows in ``e``, columns in ``q``)."""
+        if getattr(self, "_load_pattern", None) is None:
+            kind, rot, dim, ptr, cols = self._load_arrays[:5]
+            nrot = np.zeros(cols.size, np.int64)
+            o = np.zeros(cols.size, np.int64)
+            for k in range(kind.size):
+                nrot[ptr[k]:ptr[k + 1]] = (0, 1, 4)[kind[k]]
+                o[ptr[k]:ptr[k + 1]] = rot[k]
+            m = np.arange(4)
+            keep = (m[None, :] < nrot[:, None]).ravel()
+            self._load_pattern = (np.repeat(cols, 4)[keep], (o[:, None] + m[None, :]).ravel()[keep], keep)
+        r, c, keep = self._load_pattern
+        vals = np.empty(keep.size)
+        loads_jacobian_values(np.asarray(q, float), self.load_args(t), vals)
+        return r, c, vals[keep]
 
     def _inputs(self, t):
         """The loads' inputs ``u(t)``, rows padded to 3."""

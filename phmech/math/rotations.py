@@ -80,14 +80,6 @@ def quadratic_halfgrad_into(pw, px, py, pz, dQ):
 
 
 @_jit
-def quadratic_halfgrad(pw, px, py, pz):
-    """``dQ`` of :func:`quadratic_halfgrad_into` as a new array."""
-    dQ = np.empty((4, 3, 3))
-    quadratic_halfgrad_into(pw, px, py, pz, dQ)
-    return dQ
-
-
-@_jit
 def quat_rotation(q, o, R, dR, deriv):
     """``R = R(p)`` of the quaternion ``p = q[o:o + 4]`` written into ``R`` (3, 3) and, with
     ``deriv``, ``dR[m] = dR/dp_m = (dQ_m - 2 p_m R) / |p|^2`` into ``dR`` (4, 3, 3)."""
