@@ -88,9 +88,9 @@ def exudyn_chain(n, t_end, dt):
     for i in range(n):
         bodies.append(mbs.CreateRigidBody(inertia=inertia, referencePosition=[i + 0.5, 0.0, 0.0],
                                           gravity=[0.0, 0.0, -G]))
-    mbs.CreateSphericalJoint(bodyNumbers=[ground, bodies[0]], position=[0.0, 0.0, 0.0])
+    mbs.CreateSphericalJoint(itemNumbers=[ground, bodies[0]], position=[0.0, 0.0, 0.0])
     for i in range(1, n):
-        mbs.CreateSphericalJoint(bodyNumbers=[bodies[i - 1], bodies[i]], position=[float(i), 0.0, 0.0])
+        mbs.CreateSphericalJoint(itemNumbers=[bodies[i - 1], bodies[i]], position=[float(i), 0.0, 0.0])
     mbs.Assemble()
     sim, solver_type = settings(dt, t_end, solver="trapezoidal",
                                 linear_solver="dense" if 6 * n <= 120 else "sparse")
@@ -117,6 +117,7 @@ def main(argv=None):
     print(f"spatial chain, {args.t_end} s at dt = {args.dt}, midpoint")
     print(f"{'N':>5s} {'n':>6s} {'set-up [s]':>10s} {'step [ms]':>10s} {'Exudyn [ms]':>11s} {'ratio':>6s} "
           f"{'z_end':>9s} {'z_end Exudyn':>12s}  path")
+    run_phmech(phmech_chain(2)[0], 3 * args.dt, args.dt)     # load the kernels outside the timings
     sizes, steps = [], []
     for n in args.sizes:
         s, bars = phmech_chain(n)
