@@ -17,7 +17,7 @@ evaluates them in one compiled kernel:
   fixed sparsity pattern), and of the spatial joints by the kernels of
   :mod:`phmech.joints.spatial_kernels`, with ``G^T lam`` and ``w - G e``;
 * the consistent beams (:mod:`phmech.assembly.compiled_beams`) and the loads
-  ``A^T R(q)^T u(t)``;
+  ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
 Each group of kinematics or joints names its slot of the kernel
