@@ -112,6 +112,7 @@ class Gravity(Load):
                              f"body '{body.name}', got {g!r}")
         self.g = g
         self.fun = lambda t: g
+        self.fun.constant = True
         self.inertial = body.rotation_kind is not None
         Mt = body.M.tocsr()[body.translation_dofs, :].toarray()
         self.cols = np.flatnonzero(np.any(Mt != 0, axis=0))

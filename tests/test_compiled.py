@@ -86,9 +86,60 @@ def _loaded_crank_slider():
     return s
 
 
+def _spherical_chain(n=4):
+    """Bars on spherical joints (to the ground and between bodies) under gravity."""
+    from phmech import SpatialRigidBody, System
+    from phmech.joints import Spherical
+    bars = [SpatialRigidBody.bar(f"bar{i}", 1.0, (i, 0.0, 0.0), (i + 1.0, 0.0, 0.0), section=(0.1, 0.1))
+            for i in range(n)]
+    s = System(bars)
+    s.add_joint(Spherical(bars[0].port("A"), None, name="J0"))
+    for i in range(1, n):
+        s.add_joint(Spherical(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
+    s.add_gravity((0.0, 0.0, -9.81))
+    return s
+
+
+def _bricard():
+    from phmech.validation import bricard
+    return bricard.build()[0]
+
+
+def _every_spatial_joint():
+    """Each spatial joint type between two bodies and from a body to the ground (drivers on the
+    revolute and cylindrical ones), with a body-frame moment: every branch of the joints' kernel."""
+    from phmech import SpatialRigidBody, System
+    from phmech.joints import SpatialJoint
+    from phmech.math.rotations import rot3
+    rng = np.random.default_rng(5)
+    s = System([])
+    for k, kind in enumerate(["spherical", "revolute", "universal", "prismatic", "cylindrical", "weld"]):
+        p = rng.normal(size=(2, 4))
+        p /= np.linalg.norm(p, axis=1)[:, None]
+        r = rng.normal(size=3)
+        j = np.array([0.3, -0.1, 0.2])
+        # B's origin at A's port j: every joint between them holds at the start
+        A, B = (SpatialRigidBody(f"{kind}{i}", 1.0 + i, np.diag([0.1, 0.2, 0.3]), center=(0.1, 0.0, 0.2),
+                                 position=x, orientation=p[i], ports={"j": j})
+                for i, x in enumerate((r, r + rot3(p[0]) @ j)))
+        s.add(A)
+        s.add(B)
+        axis = rng.normal(size=3)
+        opts = {} if kind in ("spherical", "weld") else dict(axis=axis)
+        if kind == "universal":
+            opts["axis2"] = np.cross(axis, rng.normal(size=3))
+        if kind in ("revolute", "cylindrical"):
+            opts.update(rate=lambda t: 0.3 + 0.1 * t)
+        s.add_joint(SpatialJoint(kind, A.port("j"), B.port("P"), name=f"{kind} between", **opts))
+        s.add_joint(SpatialJoint(kind, B.port("j"), None, name=f"{kind} to ground", **opts))
+    s.add_gravity((0.0, 0.0, -9.81))
+    return s
+
+
 @pytest.mark.parametrize("model", ["rigid crank-slider", "flexible crank-slider", "stiffened crank-slider",
                                    "hinged beam", "free spinning box", "two consistent blades",
-                                   "loaded crank-slider"])
+                                   "loaded crank-slider", "spherical chain", "Bricard",
+                                   "every spatial joint"])
 def test_compiled_residual_equals_python(model):
     """The kernel plus the Python leftovers equal DescriptorDAE.f at perturbed states; pure
     systems (no leftovers) also have the compiled dense Jacobian, equal to the exact Python one
@@ -101,10 +152,12 @@ def test_compiled_residual_equals_python(model):
          "hinged beam": lambda: hinged_beam.build(2)[0],
          "free spinning box": _free_spinning_box,
          "two consistent blades": _spinning_blades,
-         "loaded crank-slider": _loaded_crank_slider}[model]()
+         "loaded crank-slider": _loaded_crank_slider,
+         "spherical chain": _spherical_chain, "Bricard": _bricard,
+         "every spatial joint": _every_spatial_joint}[model]()
     dae = s.assemble()
     c = compiled_residual(dae)
-    assert c.pure and not c.leftovers
+    assert c.pure and not c.leftovers and c.path == "compiled"
     assert c.has_jacobian
     for seed in range(3):
         y = _perturbed(dae, seed)
@@ -193,3 +246,83 @@ def test_every_kernel_module_keys_the_compiled_cache():
                         found.add(os.path.relpath(path, root).replace(os.sep, "/"))
     assert found and found <= set(_jit.KERNEL_MODULES), sorted(found - set(_jit.KERNEL_MODULES))
     assert os.path.basename(os.path.dirname(_jit.cache_directory())) == "numba"
+
+
+def test_spatial_chain_in_the_sparse_midpoint_iteration():
+    """A chain of 20 bars on spherical joints (over the dense size): the midpoint rule iterates on
+    sparse factors with the compiled residual, with the same iterations and trajectory as with
+    the Python residual."""
+    from phmech.solvers._dense import DENSE_MAX
+    s = _spherical_chain(20)
+    dae = s.assemble()
+    assert dae.n > DENSE_MAX and compiled_residual(dae).pure
+    a, b = (s.simulate(0.02, dt=1e-3, compiled=compiled) for compiled in (True, False))
+    assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
+    # per block (positions, velocities, multipliers), relative to the block's size: the
+    # Newton increments are measured on the block scales
+    for sl in (dae.sq, dae.se, dae.sl):
+        assert np.max(np.abs(a.y[:, sl] - b.y[:, sl])) < 1e-10 * np.max(np.abs(b.y[:, sl]))
+
+
+def test_bricard_compiled_midpoint_equals_python_midpoint():
+    """Bricard's mechanism (revolute joints between bodies, a redundant row) runs the compiled
+    Newton iteration and reproduces the Python one: same iterations, same trajectory."""
+    from phmech.solvers.midpoint import ImplicitMidpoint
+    s = _bricard()
+    dae = s.assemble()
+    assert ImplicitMidpoint(dae, 0.0, dae.initial_state(), 1.0, dt=1e-3)._kernel is not None
+    a, b = (s.simulate(0.1, dt=1e-3, compiled=compiled) for compiled in (True, False))
+    assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
+    scale = np.maximum(np.max(np.abs(b.y), axis=0), 1e-6 * np.max(np.abs(b.y)))
+    assert np.max(np.abs(a.y - b.y) / scale) < 1e-10
+    assert abs(a.work[-1] - b.work[-1]) <= 1e-12 * max(1.0, abs(b.work[-1]))
+
+
+def test_the_kernels_run_as_python_with_the_jit_disabled():
+    """With ``NUMBA_DISABLE_JIT=1`` the same kernel source evaluates the residual and the
+    Jacobian as Python: equal to the compiled values to round-off (every spatial joint type)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    script = ("import json, numpy as np, tests.test_compiled as t\n"
+              "dae = t._every_spatial_joint().assemble()\n"
+              "y = dae.initial_state() + 0.1 * np.random.default_rng(3).standard_normal(dae.n)\n"
+              "print(json.dumps([dae.f(0.2, y).tolist(), dae.jacobian(0.2, y).toarray().ravel().tolist()]))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
+    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
+                         check=True)
+    f_py, J_py = (np.array(v) for v in json.loads(out.stdout.strip().splitlines()[-1]))
+    dae = _every_spatial_joint().assemble()
+    y = dae.initial_state() + 0.1 * np.random.default_rng(3).standard_normal(dae.n)
+    f, J = dae.f(0.2, y), dae.jacobian(0.2, y).toarray().ravel()
+    assert np.max(np.abs(f - f_py)) <= 1e-13 * np.max(np.abs(f))
+    assert np.max(np.abs(J - J_py)) <= 1e-13 * np.max(np.abs(J))
+
+
+def test_a_model_without_kernels_for_all_parts_warns_once_and_names_them():
+    """A damper has no kernel: the compiled residual says the model runs in Python, and why."""
+    from phmech.assembly.compiled import PythonFallbackWarning
+    s = _spherical_chain(2)
+    s.add_damper(s.bodies[1].port("B"), 0.5)
+    dae = s.assemble()
+    with pytest.warns(PythonFallbackWarning, match=r"load 'damper\(bar1\.B\)'") as record:
+        c = dae.compiled_residual()
+        dae.compiled_residual()
+    assert len(record) == 1
+    assert not c.pure and c.path == "python" and c.leftovers == [f"load '{s.loads[-1].name}'"]
+
+
+@pytest.mark.parametrize("model", ["loaded crank-slider", "spherical chain"])
+def test_assembled_jacobian_takes_the_packed_loads_from_their_kernel(model):
+    """Once the compiled residual exists, the sparse Jacobian takes the packed loads' derivatives
+    from their kernel: the same matrix as the loads' own methods give (planar, body-frame,
+    time-dependent and quaternion-rotated loads)."""
+    s = {"loaded crank-slider": _loaded_crank_slider, "spherical chain": _spherical_chain}[model]()
+    dae = s.assemble()
+    y = _perturbed(dae, 4)
+    J_own = dae.jacobian(0.7, y)
+    assert dae.compiled_residual().pure
+    J_kernel = dae.jacobian(0.7, y)
+    assert abs(J_kernel - J_own).max() <= 1e-14 * abs(J_own).max()

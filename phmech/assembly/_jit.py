@@ -26,7 +26,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: checks that the list is complete)
 KERNEL_MODULES = ("assembly/_jit.py", "assembly/compiled.py", "assembly/compiled_beams.py",
                   "assembly/compiled_midpoint.py", "assembly/compiled_radau.py",
-                  "assembly/compiled_genalpha.py", "solvers/_newton.py", "validation/_classic_compiled.py")
+                  "assembly/compiled_genalpha.py", "solvers/_newton.py", "validation/_classic_compiled.py",
+                  "math/rotations.py", "bodies/frames.py", "joints/spatial_kernels.py", "loads_kernels.py")
 
 _DIRECTORY = []
 

@@ -9,30 +9,49 @@ residual is the interpreter's, not the arithmetic's.  This module packs
 the parts whose structure is known at assembly into flat arrays and
 evaluates them in one compiled kernel:
 
-* kinematics of planar frames, point masses and spatial (quaternion) frames;
+* kinematics of planar frames, point masses and spatial (quaternion) frames
+  (the last by the kernels of :mod:`phmech.bodies.frames`);
 * ``J0 e - sum_slot e[w_slot] K_slot e - R e`` (CSR products);
 * ``G(q)`` of the planar joints from their cos/sin decomposition
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
-  fixed sparsity pattern), with ``G^T lam`` and ``w - G e``;
+  fixed sparsity pattern), and of the spatial joints by the kernels of
+  :mod:`phmech.joints.spatial_kernels`, with ``G^T lam`` and ``w - G e``;
+* the consistent beams (:mod:`phmech.assembly.compiled_beams`) and the loads
+  ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
+Each group of kinematics or joints names its slot of the kernel
+(``kernel_slot``) and packs its data itself (``kernel_data()``); the same
+kernels evaluate :meth:`DescriptorDAE.f <phmech.assembly.dae.DescriptorDAE.f>`
+in Python, so the two paths share one implementation of these formulas.
 Everything else stays Python and is added afterwards (the *leftovers*):
 bodies of other kinematics families and with effort terms, joint groups
-other than the planar one (their ``G`` triplets are passed to the kernel),
-loads, and time-dependent prescribed velocities (evaluated once per call;
-they depend on ``t`` only).  :attr:`CompiledResidual.pure` tells whether
-there are leftovers that depend on the state; without them the whole
-residual is the kernel, which is what lets
-:mod:`phmech.solvers.midpoint` run its Newton iteration compiled.
+without a kernel (their ``G`` triplets are passed to the kernel), loads
+that are not of the packed form, and time-dependent prescribed velocities
+(evaluated once per call; they depend on ``t`` only).
+:attr:`CompiledResidual.pure` tells whether there are leftovers that depend
+on the state (a model with some warns once, naming them); without them the
+whole residual is the kernel, which is what lets :mod:`phmech.solvers.midpoint`
+run its Newton iteration compiled.
 
 The Python evaluation stays the reference; ``tests/test_compiled.py``
 checks both agree to round-off on every kind of model.
 """
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
+from ..joints.spatial import SpatialGroup
+from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
+from ..loads_kernels import _loads_add, _loads_jacobian_add, loads_jacobian_values, pack_loads
 from ._jit import jit as _jit, numba
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
+
+
+class PythonFallbackWarning(UserWarning):
+    """Parts of a model have no compiled kernel: its residual is evaluated partly in Python."""
 
 
 @_jit
@@ -62,99 +81,6 @@ def _planar_G(q, Gv0, Gvcs, Gang):
 
 
 @_jit
-def _quadratic(pw, px, py, pz):
-    """``Q(p)`` with ``R(p) = Q(p) / |p|^2`` (the quaternion's rotation for any norm)."""
-    Q = np.empty((3, 3))
-    Q[0, 0], Q[0, 1], Q[0, 2] = pw * pw + px * px - py * py - pz * pz, 2 * (px * py - pw * pz), 2 * (px * pz + pw * py)
-    Q[1, 0], Q[1, 1], Q[1, 2] = 2 * (px * py + pw * pz), pw * pw - px * px + py * py - pz * pz, 2 * (py * pz - pw * px)
-    Q[2, 0], Q[2, 1], Q[2, 2] = 2 * (px * pz - pw * py), 2 * (py * pz + pw * px), pw * pw - px * px - py * py + pz * pz
-    return Q
-
-
-@_jit
-def _quadratic_halfgrad(pw, px, py, pz):
-    """``dQ[m] = (1/2) dQ(p)/dp_m`` of :func:`_quadratic` (``m`` over ``w, x, y, z``)."""
-    dQ = np.empty((4, 3, 3))
-    dQ[0, 0, 0], dQ[0, 0, 1], dQ[0, 0, 2] = pw, -pz, py
-    dQ[0, 1, 0], dQ[0, 1, 1], dQ[0, 1, 2] = pz, pw, -px
-    dQ[0, 2, 0], dQ[0, 2, 1], dQ[0, 2, 2] = -py, px, pw
-    dQ[1, 0, 0], dQ[1, 0, 1], dQ[1, 0, 2] = px, py, pz
-    dQ[1, 1, 0], dQ[1, 1, 1], dQ[1, 1, 2] = py, -px, -pw
-    dQ[1, 2, 0], dQ[1, 2, 1], dQ[1, 2, 2] = pz, pw, -px
-    dQ[2, 0, 0], dQ[2, 0, 1], dQ[2, 0, 2] = -py, px, pw
-    dQ[2, 1, 0], dQ[2, 1, 1], dQ[2, 1, 2] = px, py, pz
-    dQ[2, 2, 0], dQ[2, 2, 1], dQ[2, 2, 2] = -pw, pz, -py
-    dQ[3, 0, 0], dQ[3, 0, 1], dQ[3, 0, 2] = -pz, -pw, px
-    dQ[3, 1, 0], dQ[3, 1, 1], dQ[3, 1, 2] = pw, -pz, py
-    dQ[3, 2, 0], dQ[3, 2, 1], dQ[3, 2, 2] = px, py, pz
-    return dQ
-
-
-@_jit
-def _loads_add(q, loads, fe):
-    """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
-    2: quaternion ``R = Q(p) / |p|^2``)."""
-    kind, rot, dim, ptr, cols, AT, U = loads
-    for k in range(kind.size):
-        u = U[k]
-        ub = np.zeros(3)
-        if kind[k] == 0:
-            for i in range(3):
-                ub[i] = u[i]
-        elif kind[k] == 1:
-            c, s = np.cos(q[rot[k]]), np.sin(q[rot[k]])
-            ub[0] = c * u[0] + s * u[1]
-            ub[1] = -s * u[0] + c * u[1]
-        else:
-            o = rot[k]
-            pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
-            n2 = pw * pw + px * px + py * py + pz * pz
-            Q = _quadratic(pw, px, py, pz)
-            for i in range(3):
-                ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
-        for j in range(ptr[k], ptr[k + 1]):
-            acc = 0.0
-            for i in range(dim[k]):
-                acc += AT[j, i] * ub[i]
-            fe[cols[j]] += acc
-
-
-@_jit
-def _loads_jacobian_add(q, loads, J, r0):
-    """``d(A^T R(q)^T u)/dq`` of the compiled loads added to ``J[r0 + cols, q]`` (only the
-    rotated loads depend on ``q``)."""
-    kind, rot, dim, ptr, cols, AT, U = loads
-    for k in range(kind.size):
-        if kind[k] == 0:
-            continue
-        u = U[k]
-        o = rot[k]
-        nrot = 1 if kind[k] == 1 else 4
-        dub = np.zeros((3, 4))                # d(R^T u)_i / d(rotation coordinate m)
-        if kind[k] == 1:
-            c, s = np.cos(q[o]), np.sin(q[o])
-            dub[0, 0] = -s * u[0] + c * u[1]
-            dub[1, 0] = -c * u[0] - s * u[1]
-        else:
-            pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
-            p = np.array([pw, px, py, pz])
-            n2 = pw * pw + px * px + py * py + pz * pz
-            Q = _quadratic(pw, px, py, pz)
-            dQ = _quadratic_halfgrad(pw, px, py, pz)
-            for i in range(3):
-                qu = Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]
-                for m in range(4):
-                    dqu = dQ[m, 0, i] * u[0] + dQ[m, 1, i] * u[1] + dQ[m, 2, i] * u[2]
-                    dub[i, m] = 2 * dqu / n2 - 2 * p[m] * qu / (n2 * n2)
-        for j in range(ptr[k], ptr[k + 1]):
-            for m in range(nrot):
-                acc = 0.0
-                for i in range(dim[k]):
-                    acc += AT[j, i] * dub[i, m]
-                J[r0 + cols[j], o + m] += acc
-
-
-@_jit
 def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
     """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
     (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers)."""
@@ -176,7 +102,7 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
 @_jit
 def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                     J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
-                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads, out):
+                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, families, loads, out):
     """The compiled part of ``f(t, y)`` written into ``out`` (see the module docstring).
 
     ``pf_*``: (3, k) planar frame indices; ``pt_*``: point indices;
@@ -184,8 +110,10 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     gyroscopic slots stacked as one CSR of ``nslot * ne`` rows with the
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
-    velocities at ``t``; ``inactive``: redundant rows; ``nlb``: the packed
-    consistent beams (:func:`phmech.assembly.compiled_beams.pack`); ``loads``:
+    velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
+    families with their own kernels, ``(nlb, sj)``: the packed consistent beams
+    (:func:`phmech.assembly.compiled_beams.pack`) and spatial joints
+    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -202,19 +130,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         out[pf_q[2, k]] = e[pf_e[2, k]]
     for k in range(pt_q.size):
         out[pt_q[k]] = e[pt_e[k]]
-    for k in range(sf_q.size):
-        oq, oe = sf_q[k], sf_e[k]
-        pw, px, py, pz = q[oq + 3], q[oq + 4], q[oq + 5], q[oq + 6]
-        n2 = pw * pw + px * px + py * py + pz * pz
-        v0, v1, v2 = e[oe], e[oe + 1], e[oe + 2]
-        w0, w1, w2 = e[oe + 3], e[oe + 4], e[oe + 5]
-        Q = _quadratic(pw, px, py, pz)
-        for a in range(3):
-            out[oq + a] = (Q[a, 0] * v0 + Q[a, 1] * v1 + Q[a, 2] * v2) / n2
-        out[oq + 3] = -0.5 * (w0 * px + w1 * py + w2 * pz)
-        out[oq + 4] = 0.5 * (pw * w0 + py * w2 - pz * w1)
-        out[oq + 5] = 0.5 * (pw * w1 + pz * w0 - px * w2)
-        out[oq + 6] = 0.5 * (pw * w2 + px * w1 - py * w0)
+    spatial_frames_qdot(q, e, sf_q, sf_e, out)
     # efforts: J(e) e - R e + G^T lam
     fe = np.zeros(ne)
     _csr_mv_add(J0p, J0i, J0d, e, fe, 1.0)
@@ -237,6 +153,14 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     for m in range(Xr.size):
         fe[Xc[m]] += Xv[m] * lam[Xr[m]]
         fl[Xr[m]] -= Xv[m] * e[Xc[m]]
+    nlb, sj = families
+    if sj[0].shape[0]:
+        Sv = np.empty(sj[5].size)
+        spatial_joints_G(q, sj, Sv)
+        Sr, Sc = sj[5], sj[6]
+        for m in range(Sv.size):
+            fe[Sc[m]] += Sv[m] * lam[Sr[m]]
+            fl[Sr[m]] -= Sv[m] * e[Sc[m]]
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
     nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops = nlb
@@ -250,7 +174,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
 #: names of :func:`residual_kernel`'s arguments between ``(t, y)`` and ``out`` (:meth:`kernel_args`)
 _KERNEL_ARGS = ("nq", "ne", "nl", "pf_q", "pf_e", "pt_q", "pt_e", "sf_q", "sf_e", "J0p", "J0i", "J0d",
                 "Kp", "Ki", "Kd", "Kw", "nslot", "Rp", "Ri", "Rd", "Gr", "Gc", "Gv0", "Gvcs", "Gang",
-                "Xr", "Xc", "Xv", "w", "inactive", "nlb", "loads")
+                "Xr", "Xc", "Xv", "w", "inactive", "families", "loads")
 
 
 def _csr(A, shape):
@@ -262,6 +186,11 @@ def _csr(A, shape):
 class CompiledResidual:
     """``f(t, y)`` of a :class:`~phmech.assembly.dae.DescriptorDAE` through :func:`residual_kernel`.
 
+    The kinematics groups and joint groups with a kernel name their slot of
+    the kernel (``kernel_slot``) and give its data (``kernel_data()``); the
+    assembly never asks for their types.  Groups without a kernel are the
+    Python leftovers (a :class:`PythonFallbackWarning` names them once).
+
     Attributes
     ----------
     pure : bool
@@ -269,24 +198,40 @@ class CompiledResidual:
         (given ``w(t)``).
     leftovers : list of str
         What is evaluated in Python (for the record and the benchmarks).
+    path : str
+        The path the solvers take: ``"compiled"`` (pure) or ``"python"`` (the
+        :meth:`~phmech.assembly.dae.DescriptorDAE.f` of the model; the kernel plus
+        the leftovers in :meth:`f` is its check).
     """
 
-    def __init__(self, dae):
-        from ..joints.planar import PlanarGroup
-        from .kinematics import _PlanarFrames, _Points, _SpatialFrames
+    #: the kernel's slots of the kinematics groups, with their empty data
+    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames")
+    #: the kernel's slots of the joint groups
+    JOINT_SLOTS = ("planar_joints", "spatial_joints")
 
+    def __init__(self, dae):
         self.dae = d = dae
         self.leftovers = []
         i0 = np.zeros(0, np.int64)
-        self.pf = (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64))
-        self.pt, self.sf = (i0, i0), (i0, i0)
+        slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
+                 "points": (i0, i0), "spatial_frames": (i0, i0),
+                 "planar_joints": (i0, i0, np.zeros(0), np.zeros((0, 0)), i0),
+                 "spatial_joints": SpatialGroup([], d.layout).kernel_data()}
+        self.other_kin_groups, self.other_groups = [], []
         for g in d.kinematics.groups:
-            if isinstance(g, _PlanarFrames):
-                self.pf = (g.q.astype(np.int64), g.e.astype(np.int64))
-            elif isinstance(g, _Points):
-                self.pt = (g.q.astype(np.int64), g.e.astype(np.int64))
-            elif isinstance(g, _SpatialFrames):
-                self.sf = (g.oq.astype(np.int64), g.oe.astype(np.int64))
+            if getattr(g, "kernel_slot", None) in self.KINEMATICS_SLOTS:
+                slots[g.kernel_slot] = tuple(np.asarray(a, np.int64) for a in g.kernel_data())
+            else:
+                self.other_kin_groups.append(g)
+                self.leftovers.append(f"kinematics group {type(g).__name__}")
+        for g in d.joint_groups:
+            if getattr(g, "kernel_slot", None) in self.JOINT_SLOTS:
+                slots[g.kernel_slot] = g.kernel_data()
+            else:
+                self.other_groups.append(g)
+                self.leftovers.append(f"joint group {type(g).__name__}")
+        self.pf, self.pt, self.sf = slots["planar_frames"], slots["points"], slots["spatial_frames"]
+        self.G, self.sj = slots["planar_joints"], slots["spatial_joints"]
         beams = [(b, sq, se) for b, sq, se in d.effort_bodies if is_compilable(b)]
         self.nlb = pack_beams(beams, d.layout)
         compiled_beams = {id(b) for b, _, _ in beams}
@@ -306,75 +251,61 @@ class CompiledResidual:
             self.K = (np.zeros(1, np.int64), i0, np.zeros(0))
             self.Kw = i0
         self.nslot = nslot
-        planar = [g for g in d.joint_groups if isinstance(g, PlanarGroup)]
-        others = [g for g in d.joint_groups if not isinstance(g, PlanarGroup)]
-        # groups whose every joint has constant rows (spatial joints to the ground such as the
-        # spherical one): their triplets once, as constant extra rows of the kernel
-        constant = [g for g in others if not getattr(g, "items", True)]
-        self.other_groups = [g for g in others if g not in constant]
-        if constant:
-            r, c, v = d._cat([g.G_triplets(d.q0) for g in constant])
-            self.X_const = (r.astype(np.int64), c.astype(np.int64), np.asarray(v, float))
-        else:
-            self.X_const = (i0, i0, np.zeros(0))
-        self.leftovers += [f"joint group {type(g).__name__}" for g in self.other_groups]
-        if planar:
-            (g,) = planar                       # one group per family
-            self.G = (g._r.astype(np.int64), g._c.astype(np.int64), g._v0.astype(float),
-                      np.ascontiguousarray(g._vcs, float).reshape(2 * len(g.angles), -1),
-                      g.angles.astype(np.int64))
-        else:
-            self.G = (i0, i0, np.zeros(0), np.zeros((0, 0)), i0)
         self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_beams]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
-        from ..loads import Load
-        from ..math.rotations import PlanarAngle, UnitQuaternion
-        kinds = {None: 0, PlanarAngle: 1, UnitQuaternion: 2}
-        packed = [(ld, sq, se) for ld, sq, se in d.loads
-                  if type(ld).force is Load.force and type(ld).force_e is Load.force_e
-                  and (not ld.inertial or getattr(ld.body, "rotation_kind", None) in kinds)]
-        self.loads = [item for item in d.loads if item not in packed]
+        self._packed_loads, self.loads, self._load_arrays = pack_loads(d.loads)
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
-        self._packed_loads = packed
-        kind, rot, dim, ptr, cols, AT = [], [], [], [0], [], []
-        for ld, sq, se in packed:
-            A = np.asarray(ld.A.toarray() if sp.issparse(ld.A) else ld.A, float)
-            m = A.shape[0]
-            kind.append(kinds[ld.body.rotation_kind] if ld.inertial else 0)
-            rot.append(sq.start + (ld.body.rotation_index if ld.inertial else 0))
-            dim.append(m)
-            cols.append(se.start + np.asarray(ld.cols, int))
-            block = np.zeros((A.shape[1], 3))
-            block[:, :m] = A.T
-            AT.append(block)
-            ptr.append(ptr[-1] + A.shape[1])
-        self._load_arrays = (np.array(kind, np.int64), np.array(rot, np.int64), np.array(dim, np.int64),
-                             np.array(ptr, np.int64),
-                             np.concatenate(cols).astype(np.int64) if cols else i0,
-                             np.vstack(AT) if AT else np.zeros((0, 3)))
-        self.pure = not (self.other_kin or self.other_groups or self.effort or self.loads)
+        self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
+                         or self.loads)
+        self.path = "compiled" if self.pure else "python"
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
-        self._empty_x = (i0, i0, np.zeros(0))
+        self._no_x = (i0, i0, np.zeros(0))
+        if not self.pure:
+            warnings.warn("the model's residual is evaluated in Python (not compiled): no kernel for "
+                          + ", ".join(self.leftovers), PythonFallbackWarning, stacklevel=2)
 
     def extra_G(self, q):
-        """Extra ``G`` triplets: the constant groups' and those of the groups not compiled."""
+        """``G`` triplets of the joint groups without a kernel."""
         if not self.other_groups:
-            return self.X_const
-        r, c, v = self.dae._cat([self.X_const] + [g.G_triplets(q) for g in self.other_groups])
+            return self._no_x
+        r, c, v = self.dae._cat([g.G_triplets(q) for g in self.other_groups])
         return r.astype(np.int64), c.astype(np.int64), np.asarray(v, float)
 
     def load_args(self, t):
-        """The packed loads with their inputs ``u(t)`` (rows padded to 3)."""
-        if not self._packed_loads:
-            if getattr(self, "_no_loads", None) is None:
-                self._no_loads = (*self._load_arrays, np.zeros((0, 3)))
-            return self._no_loads
+        """The packed loads with their inputs ``u(t)`` (rows padded to 3; built once when no
+        input depends on time, as gravity's)."""
+        if getattr(self, "_fixed_loads", None) is not None:
+            return self._fixed_loads
+        if not self._packed_loads or all(getattr(ld.fun, "constant", False) for ld, _, _ in self._packed_loads):
+            self._fixed_loads = (*self._load_arrays, self._inputs(t))
+            return self._fixed_loads
+        return (*self._load_arrays, self._inputs(t))
+
+    def load_jacobian_triplets(self, t, q):
+        """``d f_loads/dq`` of the packed loads as triplets (rows in ``e``, columns in ``q``)."""
+        if getattr(self, "_load_pattern", None) is None:
+            kind, rot, dim, ptr, cols = self._load_arrays[:5]
+            nrot = np.zeros(cols.size, np.int64)
+            o = np.zeros(cols.size, np.int64)
+            for k in range(kind.size):
+                nrot[ptr[k]:ptr[k + 1]] = (0, 1, 4)[kind[k]]
+                o[ptr[k]:ptr[k + 1]] = rot[k]
+            m = np.arange(4)
+            keep = (m[None, :] < nrot[:, None]).ravel()
+            self._load_pattern = (np.repeat(cols, 4)[keep], (o[:, None] + m[None, :]).ravel()[keep], keep)
+        r, c, keep = self._load_pattern
+        vals = np.empty(keep.size)
+        loads_jacobian_values(np.asarray(q, float), self.load_args(t), vals)
+        return r, c, vals[keep]
+
+    def _inputs(self, t):
+        """The loads' inputs ``u(t)``, rows padded to 3."""
         U = np.zeros((len(self._packed_loads), 3))
         for k, (ld, _, _) in enumerate(self._packed_loads):
             u = np.asarray(ld.fun(t), float).ravel()
             U[k, :u.size] = u
-        return (*self._load_arrays, U)
+        return U
 
     def inactive(self):
         """Indices of the redundant constraint rows (the DAE's ``active`` mask, which the
@@ -388,12 +319,13 @@ class CompiledResidual:
         """Arguments of :func:`residual_kernel` after ``(t, y)`` (without ``out``); the
         prescribed velocities and the loads' inputs are those at ``t``."""
         d = self.dae
-        X = self.X_const if X is None else X
+        X = self._no_x if X is None else X
         inactive = self.inactive() if inactive is None else inactive
         if getattr(self, "_fixed_args", None) is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, self.nlb, self.load_args(t))
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj),
+                self.load_args(t))
 
     def power(self, y, args):
         """Supplied power at ``y`` of a pure system, with the :meth:`kernel_args` ``args`` of the
@@ -425,6 +357,8 @@ class CompiledResidual:
         residual_kernel(t, y, *self.kernel_args(t, X), out)
         if self.pure:
             return out
+        for g in self.other_kin_groups:
+            g(q, e, out)
         for b, sq, se in self.other_kin:
             out[sq] = b.qdot(q[sq], e[se])
         if self.loads or self.effort:
@@ -493,7 +427,7 @@ def _csr_add_dense(indptr, indices, data, J, r0, c0, sign):
 @_jit
 def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                     J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
-                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads, J):
+                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, families, loads, J):
     """Dense ``df/dy`` of :func:`residual_kernel` (same arguments) added to ``J`` (zeroed):
     exact, with the constant extra ``G`` triplets ``X`` and the loads' inputs of the call."""
     q = y[:nq]
@@ -515,49 +449,12 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         J[it, ce + ew] += 1.0
     for k in range(pt_q.size):
         J[pt_q[k], ce + pt_e[k]] += 1.0
+    T = np.empty((sf_q.size, 7, 13))
+    spatial_frames_jacobian(q, e, sf_q, sf_e, T)
     for k in range(sf_q.size):
-        oq, oe = sf_q[k], sf_e[k]
-        p = q[oq + 3:oq + 7]
-        v = e[oe:oe + 3]
-        wv = e[oe + 3:oe + 6]
-        pw, px, py, pz = p[0], p[1], p[2], p[3]
-        n2 = pw * pw + px * px + py * py + pz * pz
-        Q = _quadratic(pw, px, py, pz)
-        dQ = _quadratic_halfgrad(pw, px, py, pz)
-        Qv = Q @ v
-        for a in range(3):
-            for m in range(4):
-                dq = 0.0
-                for b in range(3):
-                    dq += 2 * dQ[m, a, b] * v[b]
-                J[oq + a, oq + 3 + m] += dq / n2 - 2 * p[m] * Qv[a] / (n2 * n2)
-            for b in range(3):
-                J[oq + a, ce + oe + b] += Q[a, b] / n2
-        # p' = 1/2 p (x) (0, w)
-        J[oq + 3, oq + 4] += -0.5 * wv[0]
-        J[oq + 3, oq + 5] += -0.5 * wv[1]
-        J[oq + 3, oq + 6] += -0.5 * wv[2]
-        J[oq + 4, oq + 3] += 0.5 * wv[0]
-        J[oq + 4, oq + 5] += 0.5 * wv[2]
-        J[oq + 4, oq + 6] += -0.5 * wv[1]
-        J[oq + 5, oq + 3] += 0.5 * wv[1]
-        J[oq + 5, oq + 6] += 0.5 * wv[0]
-        J[oq + 5, oq + 4] += -0.5 * wv[2]
-        J[oq + 6, oq + 3] += 0.5 * wv[2]
-        J[oq + 6, oq + 4] += 0.5 * wv[1]
-        J[oq + 6, oq + 5] += -0.5 * wv[0]
-        J[oq + 3, ce + oe + 3] += -0.5 * px
-        J[oq + 3, ce + oe + 4] += -0.5 * py
-        J[oq + 3, ce + oe + 5] += -0.5 * pz
-        J[oq + 4, ce + oe + 3] += 0.5 * pw
-        J[oq + 4, ce + oe + 4] += -0.5 * pz
-        J[oq + 4, ce + oe + 5] += 0.5 * py
-        J[oq + 5, ce + oe + 3] += 0.5 * pz
-        J[oq + 5, ce + oe + 4] += 0.5 * pw
-        J[oq + 5, ce + oe + 5] += -0.5 * px
-        J[oq + 6, ce + oe + 3] += -0.5 * py
-        J[oq + 6, ce + oe + 4] += 0.5 * px
-        J[oq + 6, ce + oe + 5] += 0.5 * pw
+        for a in range(7):
+            for b in range(13):
+                J[sf_q[k] + a, sf_q[k] + b if b < 7 else ce + sf_e[k] + b - 7] += T[k, a, b]
     # efforts
     _csr_add_dense(J0p, J0i, J0d, J, nq, ce, 1.0)
     if Rp.size > 1:
@@ -594,6 +491,21 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         J[nq + Xc[m], cl + Xr[m]] += Xv[m]
         if act[Xr[m]]:
             J[cl + Xr[m], ce + Xc[m]] -= Xv[m]
+    nlb, sj = families
+    if sj[0].shape[0]:
+        Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
+        spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
+        Sr, Sc, Ar, Ac, Br, Bc = sj[5], sj[6], sj[7], sj[8], sj[9], sj[10]
+        for m in range(Sv.size):
+            J[nq + Sc[m], cl + Sr[m]] += Sv[m]
+            if act[Sr[m]]:
+                J[cl + Sr[m], ce + Sc[m]] -= Sv[m]
+        for m in range(Av.size):
+            if Ac[m] >= 0:
+                J[nq + Ar[m], Ac[m]] += Av[m]
+        for m in range(Bv.size):
+            if Bc[m] >= 0 and act[Br[m]]:
+                J[cl + Br[m], Bc[m]] -= Bv[m]
     nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops = nlb
     if nb:
         nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops, J)

@@ -250,7 +250,14 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         rows += [gr + nq, G.col + nq]               # d(G^T lam)/dq and G^T
         cols += [gc, G.row + nq + ne]
         vals += [gv, G.data]
-        for ld, sq, se in self.loads:
+        loads, compiled = self.loads, getattr(self, "_compiled", None)
+        if compiled is not None:                 # the packed loads by their kernel
+            r, c, v = compiled.load_jacobian_triplets(t, q)
+            rows.append(r + nq)
+            cols.append(c)
+            vals.append(v)
+            loads = compiled.loads
+        for ld, sq, se in loads:
             lcols = se.start + ld.cols
             for D, c0 in ((ld.force_q(t, q[sq], e[se]), sq.start), (ld.force_e(t, q[sq], e[se]), nq + se.start)):
                 if D is not None:

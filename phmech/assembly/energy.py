@@ -34,6 +34,9 @@ class EnergyMixin:
         With ``include_potential=False`` the loads that have a potential are
         left out (their power is ``-dV/dt``).
         """
+        compiled = getattr(self, "_compiled", None)     # the compiled power where it is whole
+        if include_potential and compiled is not None and compiled.pure:
+            return compiled.power(np.asarray(y, float), compiled.kernel_args(t))
         q, e, lam = self.split(y)
         P = float(self.w(t) @ lam) if self.nl else 0.0
         for ld, sq, se in self.loads:

@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..math.rotations import PlanarAngle, UnitQuaternion
+from .frames import PlanarFrames, SpatialFrames, spatial_frames_jacobian, spatial_frames_qdot
 
 
 @dataclass(eq=False)
@@ -103,7 +104,8 @@ class Body:
     rotation_index = None
     #: indices of ``e`` multiplying the gyroscopic matrices ``K_list``
     omega_indices = ()
-    #: key of a vectorized kinematics implementation (None: per-body calls)
+    #: the group class of :mod:`phmech.bodies.frames` evaluating the kinematics of many bodies
+    #: of this family at once (None: per-body calls of :meth:`qdot`)
     kinematics_group = None
 
     def __init__(self, name):
@@ -275,7 +277,7 @@ class FloatingFrameBody(Body):
     rotation_kind = PlanarAngle
     rotation_index = 2
     omega_indices = (2,)
-    kinematics_group = "planar_frame"
+    kinematics_group = PlanarFrames
 
     @property
     def frame_dofs(self):
@@ -324,7 +326,7 @@ class SpatialFrameBody(Body):
     rotation_kind = UnitQuaternion
     rotation_index = 3
     omega_indices = (3, 4, 5)
-    kinematics_group = "spatial_frame"
+    kinematics_group = SpatialFrames
 
     def __init__(self, name, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
         super().__init__(name)
@@ -346,18 +348,19 @@ class SpatialFrameBody(Body):
     def rotation3(self, q):
         return self.rotation(q)
 
+    _ZERO = np.zeros(1, np.int64)
+
     def qdot(self, q, e):
-        return np.r_[self.rotation(q) @ e[:3], UnitQuaternion.rate(q[3:7], e[3:6])]
+        out = np.empty(7)
+        spatial_frames_qdot(np.asarray(q, float), np.asarray(e, float), self._ZERO, self._ZERO, out)
+        return out
 
     def qdot_jacobians(self, q, e):
-        Tq = np.zeros((7, 7))
-        Tq[:3, 3:7] = np.einsum("kij,j->ik", UnitQuaternion.derivatives(q[3:7]), e[:3])
-        Pp, Pw = UnitQuaternion.rate_jacobians(q[3:7], e[3:6])
-        Tq[3:7, 3:7] = Pp
+        T = np.empty((1, 7, 13))
+        spatial_frames_jacobian(np.asarray(q, float), np.asarray(e, float), self._ZERO, self._ZERO, T)
         Te = np.zeros((7, self.ne))
-        Te[:3, :3] = self.rotation(q)
-        Te[3:7, 3:6] = Pw
-        return Tq, Te
+        Te[:, :6] = T[0, :, 7:]
+        return T[0, :, :7].copy(), Te
 
     def retract(self, q, v):
         out = np.array(q, float)

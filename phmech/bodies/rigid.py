@@ -4,6 +4,7 @@ import scipy.sparse as sp
 
 from ..math.rotations import E3, skew
 from .base import Body, FloatingFrameBody, SpatialFrameBody
+from .frames import Points
 
 
 def positive(value, what, owner, allow_zero=False):
@@ -93,7 +94,7 @@ class PointMass(Body):
     position, ``e`` the inertial velocity.
     """
 
-    kinematics_group = "point"
+    kinematics_group = Points
 
     def __init__(self, name, mass, position=(0.0, 0.0)):
         super().__init__(name)

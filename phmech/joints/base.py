@@ -16,6 +16,14 @@ Every joint declares
 * ``Group``: the class that evaluates ``G(q)`` and the exact derivative of
   ``G(q) e`` for a list of joints of that family at once.  The assembly
   only calls the group, never asks for a joint's type.
+
+A group evaluates ``add_G(q, G)``, ``G_triplets(q)`` and
+``jacobian_triplets(q, e, lam)``.  A family whose formulas are compiled also
+names its slot of the compiled residual (``kernel_slot``) and packs its data
+for it (``kernel_data()``); its Python methods call the same kernels, so the
+family has one implementation (:mod:`phmech.joints.spatial_kernels`).  A
+group without a kernel is evaluated in Python, and the compiled residual
+says so.
 """
 import numpy as np
 

@@ -64,6 +64,16 @@ class PlanarGroup:
         self._v0 = self.G0[self._r, self._c]
         self._vcs = np.vstack([Gc[:, self._r, self._c], Gs[:, self._r, self._c]])
 
+    #: the compiled residual's slot for :meth:`kernel_data`
+    kernel_slot = "planar_joints"
+
+    def kernel_data(self):
+        """``(rows, cols, values of G0, values of the cos and sin parts, angle indices)`` on
+        the pattern of ``G`` (the compiled residual's ``G = G0 + sum cos Gc + sin Gs``)."""
+        return (self._r.astype(np.int64), self._c.astype(np.int64), self._v0.astype(float),
+                np.ascontiguousarray(self._vcs, float).reshape(2 * len(self.angles), -1),
+                self.angles.astype(np.int64))
+
     def add_G(self, q, G):
         G += self.G0
         if len(self.angles):

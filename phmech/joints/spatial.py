@@ -37,12 +37,15 @@ Each row is the exact time derivative of a position-level residual
 (relative position of the port points; ``D^T rho``; the axis of B seen from
 A, ``[d2, -d1]^T P a_B``; ``c_1 . c_2``; the relative angle), so the
 velocity constraints are integrable and the positions do not drift at the
-rate of the discretization.  The derivatives of ``G(q) e`` with respect to
-``q`` are exact (from :mod:`phmech.math.rotations`).
+rate of the discretization.  The rows and the exact derivatives of
+``G(q) e`` and ``G(q)^T lam`` with respect to ``q`` are computed once, by the
+kernels of :mod:`phmech.joints.spatial_kernels` on the data each joint packs
+(:meth:`SpatialJoint.kernel_entry`); the assembled right-hand side and the
+compiled residual both call them.
 """
 import numpy as np
 
-from ..math.rotations import skew
+from . import spatial_kernels as K
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 
 VARIANTS = {
@@ -55,21 +58,6 @@ VARIANTS = {
 }
 
 
-def _frame_data(port, q, derivatives=True):
-    """Rotation, its derivatives and the port position with its Jacobian."""
-    body = port.body
-    R = body.rotation(q)
-    x = body.position(q) + R @ port.position
-    if not derivatives:
-        return R, (), None, x, None
-    ridx, dR = body.rotation_derivatives(q)
-    dx = np.zeros((3, body.nq))
-    dx[:, :3] = np.eye(3)
-    for k, i in enumerate(ridx):
-        dx[:, i] += dR[k] @ port.position
-    return R, ridx, dR, x, dx
-
-
 def _normal_basis(a):
     """Two unit vectors ``d1, d2`` with ``(d1, d2, a)`` right-handed and orthonormal."""
     a = a / np.linalg.norm(a)
@@ -79,60 +67,75 @@ def _normal_basis(a):
     return np.column_stack([d1, np.cross(a, d1)])
 
 
-class GenericGroup:
-    """Joints evaluated one by one from their local ``G`` block and its ``q``-derivative."""
+class SpatialGroup:
+    """All spatial joints of a system, evaluated by the kernels of
+    :mod:`phmech.joints.spatial_kernels` on the data of :meth:`kernel_data`."""
+
+    #: the compiled residual's slot for :meth:`kernel_data`
+    kernel_slot = "spatial_joints"
 
     def __init__(self, joints, layout):
-        self.items = []
-        self.constant = []          # (rows, cols, block) of joints whose G does not depend on q
-        self.q_of = layout.q_getter
-        for j in joints:
-            rows = np.arange(layout.lam_slices[j.name].start, layout.lam_slices[j.name].stop)
-            cols = np.concatenate([layout.e_slices[p.body.name].start + p.cols for p in j.ports()])
-            qidx = np.concatenate([np.arange(layout.q_slices[b.name].start, layout.q_slices[b.name].stop)
-                                   for b in j.bodies()])
-            if getattr(j, "constant", False):
-                self.constant.append((np.ix_(rows, cols), j, qidx))
-            else:
-                self.items.append((j, rows, cols, qidx))
-        self._G0 = None
+        self.joints, self.layout = list(joints), layout
+        self._data = None
 
-    def add_G(self, q, G):
-        q_of = self.q_of(q)
-        if self.constant:
-            if self._G0 is None:   # joints are bound at assembly, before the first evaluation
-                self._G0 = [(ix, j.local_G(q_of)) for ix, j, qidx in self.constant]
-            for ix, block in self._G0:
-                G[ix] += block
-        for j, rows, cols, _ in self.items:
-            G[np.ix_(rows, cols)] += j.local_G(q_of)
+    def kernel_data(self):
+        """The packed joints (see :mod:`phmech.joints.spatial_kernels`), built at the first
+        evaluation (the joints are bound to the initial configuration after the group is made)."""
+        if self._data is None:
+            self._data = self._pack()
+        return self._data
+
+    def _pack(self):
+        L = self.layout
+        I, QI, F, PP, CI = [], [], [], [], []
+        off = np.zeros(5, np.int64)              # offsets into G, A, B values, PP and CI
+        for j in self.joints:
+            ints, qi, f, pool, cols = j.kernel_entry(L)
+            nr, nc = ints[K.NR], ints[K.NA] + ints[K.NB]
+            ints[K.GOFF], ints[K.AOFF], ints[K.BOFF], ints[K.POFF], ints[K.COFF] = off
+            ints[K.ROW0] = L.lam_slices[j.name].start
+            off += (nr * nc, nc * K.NQJ, nr * K.NQJ, pool.size, cols.size)
+            I.append(ints)
+            QI.append(qi)
+            F.append(f)
+            PP.append(pool)
+            CI.append(cols)
+        I = np.array(I, np.int64).reshape(-1, K.N_INT)
+        QI = np.array(QI, np.int64).reshape(-1, K.NQJ)
+        F = np.array(F, float).reshape(-1, K.N_FLOAT)
+        PP = np.concatenate(PP) if PP else np.zeros(0)
+        CI = np.concatenate(CI).astype(np.int64) if CI else np.zeros(0, np.int64)
+        pattern = [[] for _ in range(6)]
+        for ij, qi in zip(I, QI):
+            nr, nc = ij[K.NR], ij[K.NA] + ij[K.NB]
+            rows = ij[K.ROW0] + np.arange(nr)
+            cols = CI[ij[K.COFF]:ij[K.COFF] + nc]
+            for i, x in enumerate((np.repeat(rows, nc), np.tile(cols, nr), np.repeat(cols, K.NQJ),
+                                   np.tile(qi, nc), np.repeat(rows, K.NQJ), np.tile(qi, nr))):
+                pattern[i].append(x)
+        pattern = [np.concatenate(x).astype(np.int64) if x else np.zeros(0, np.int64) for x in pattern]
+        self._keep_a, self._keep_b = pattern[3] >= 0, pattern[5] >= 0
+        return (I, QI, F, PP, CI, *pattern)
 
     def G_triplets(self, q):
-        q_of = self.q_of(q)
-        out = []
-        if self._G0 is None:
-            self._G0 = [(ix, j.local_G(q_of)) for ix, j, qidx in self.constant]
-        for (r, c), block in self._G0:
-            out.append((np.broadcast_to(r, block.shape).ravel(), np.broadcast_to(c, block.shape).ravel(),
-                        block.ravel()))
-        for j, rows, cols, _ in self.items:
-            block = j.local_G(q_of)
-            out.append((np.repeat(rows, len(cols)), np.tile(cols, len(rows)), block.ravel()))
-        return tuple(np.concatenate([o[i] for o in out]) for i in range(3)) if out else \
-            (np.zeros(0, int), np.zeros(0, int), np.zeros(0))
+        """``G(q)`` as triplets ``(rows, cols, values)``."""
+        sj = self.kernel_data()
+        v = np.empty(sj[5].size)
+        K.spatial_joints_G(np.asarray(q, float), sj, v)
+        return sj[5], sj[6], v
+
+    def add_G(self, q, G):
+        r, c, v = self.G_triplets(q)
+        G[r, c] += v                   # no pair (row, column) repeats: rows are the joints' own
 
     def jacobian_triplets(self, q, e, lam):
-        q_of = self.q_of(q)
-        gt, ge = [], []
-        for j, rows, cols, qidx in self.items:
-            dG = j.local_dG(q_of)
-            A = np.einsum("ijk,i->jk", dG, lam[rows])       # cols x qidx
-            B = np.einsum("ijk,j->ik", dG, e[cols])         # rows x qidx
-            gt.append((np.repeat(cols, len(qidx)), np.tile(qidx, len(cols)), A.ravel()))
-            ge.append((np.repeat(rows, len(qidx)), np.tile(qidx, len(rows)), B.ravel()))
-        cat = (lambda xs: tuple(np.concatenate([x[i] for x in xs]) for i in range(3)) if xs
-               else (np.zeros(0, int), np.zeros(0, int), np.zeros(0)))
-        return cat(gt), cat(ge)
+        """``d(G^T lam)/dq`` (rows in ``e``) and ``d(G e)/dq`` (rows in ``lam``) as triplets."""
+        sj = self.kernel_data()
+        Gv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
+        K.spatial_joints_derivatives(np.asarray(q, float), np.asarray(e, float), np.asarray(lam, float),
+                                     sj, Gv, Av, Bv)
+        ka, kb = self._keep_a, self._keep_b
+        return (sj[7][ka], sj[8][ka], Av[ka]), (sj[9][kb], sj[10][kb], Bv[kb])
 
 
 class SpatialJoint(Joint):
@@ -156,7 +159,7 @@ class SpatialJoint(Joint):
     at : ground point of a ground joint (default: the port's initial position).
     """
 
-    Group = GenericGroup
+    Group = SpatialGroup
 
     def __init__(self, kind, a, b=None, axis=None, axis2=None, axis_frame="inertial",
                  rate=None, angle=None, at=None, name=None):
@@ -212,11 +215,6 @@ class SpatialJoint(Joint):
             self._w = as_function(None, self.n_rows, "velocity", name)
         self._bound = False
 
-    @property
-    def constant(self):
-        """True when ``G`` does not depend on ``q`` (ground joints without cross or normal-translation rows)."""
-        return self.b is None and self.translation == "all" and self.rotation != "cross"
-
     # -- set-up ------------------------------------------------------------
     def ports(self):
         return [self.a] if self.b is None else [self.a, self.b]
@@ -251,128 +249,42 @@ class SpatialJoint(Joint):
         self._bound = True
 
     # -- rows ------------------------------------------------------------
-    def _blocks(self, q_of, with_derivatives):
-        """``(G_a, G_b, dG_a, dG_b)`` over the port columns; ``dG_*`` over the joint's q."""
-        a, b = self.a, self.b
-        qa = q_of(a.body)
-        RA, ia, dRA, xa, dxa = _frame_data(a, qa, with_derivatives)
-        nqa = a.body.nq
-        if b is not None:
-            qb = q_of(b.body)
-            RB, ib, dRB, xb, dxb = _frame_data(b, qb, with_derivatives)
-            nqb = b.body.nq
-            Yb = b.Yc
-            Wb = b.Wc
-        else:
-            RB, ib, dRB, xb, dxb, nqb = np.eye(3), [], np.zeros((0, 3, 3)), self.at, np.zeros((3, 0)), 0
-        nq = nqa + nqb
-        Ya, Wa = a.Yc, a.Wc
-        P = RA.T @ RB
-        # derivatives of P over the joint's q (index, dP)
-        dP = ([(i, dRA[k].T @ RB) for k, i in enumerate(ia)] + [(nqa + i, RA.T @ dRB[k]) for k, i in enumerate(ib)]
-              if with_derivatives else [])
-        na, nb = len(a.cols), (0 if b is None else len(b.cols))
-        rows_a, rows_b, dga, dgb = [], [], [], []
-
-        def new_d(k):
-            return np.zeros((k, na, nq)), np.zeros((k, nb, nq))
-
-        if self.translation == "all" and b is None:
-            # to the ground: body-frame components, constant rows (the rate of R_A^T (x_a - at)
-            # on the constraint manifold); the multipliers are the joint force in body axes
-            rows_a.append(Ya)
-            rows_b.append(np.zeros((3, 0)))
-            if with_derivatives:
-                da, db = new_d(3)
-                dga.append(da)
-                dgb.append(db)
-        elif self.translation == "all":
-            rows_a.append(RA @ Ya)
-            rows_b.append(-RB @ Yb)
-            if with_derivatives:
-                da, db = new_d(3)
-                for k, i in enumerate(ia):
-                    da[:, :, i] = dRA[k] @ Ya
-                for k, i in enumerate(ib):
-                    db[:, :, nqa + i] = -dRB[k] @ Yb
-                dga.append(da)
-                dgb.append(db)
-        else:  # normal to the axis, relative position in A's frame
-            D = self.D
-            delta = xb - xa
-            rho = RA.T @ delta
-            rows_a.append(D.T @ (-Ya + skew(rho) @ Wa))
-            rows_b.append(D.T @ P @ Yb if b is not None else np.zeros((2, 0)))
-            if with_derivatives:
-                da, db = new_d(2)
-                drho = np.zeros((3, nq))
-                drho[:, :nqa] = -RA.T @ dxa
-                if b is not None:
-                    drho[:, nqa:] = RA.T @ dxb
-                for k, i in enumerate(ia):
-                    drho[:, i] += dRA[k].T @ delta
-                for j in range(nq):
-                    if np.any(drho[:, j]):
-                        da[:, :, j] = D.T @ skew(drho[:, j]) @ Wa
-                if b is not None:
-                    for j, dPj in dP:
-                        db[:, :, j] = D.T @ dPj @ Yb
-                dga.append(da)
-                dgb.append(db)
-        if self.rotation in ("all", "normal"):
-            D = np.eye(3) if self.rotation == "all" else self.D
-            rows_a.append(D.T @ Wa)
-            rows_b.append(-D.T @ P @ Wb if b is not None else np.zeros((D.shape[1], 0)))
-            if with_derivatives:
-                da, db = new_d(D.shape[1])
-                if b is not None:
-                    for j, dPj in dP:
-                        db[:, :, j] = -D.T @ dPj @ Wb
-                dga.append(da)
-                dgb.append(db)
-        elif self.rotation == "cross":
-            c1, c2 = RA @ self.axis_A, RB @ self.cross_B
-            n = np.cross(c1, c2)
-            rows_a.append((n @ RA @ Wa)[None, :])
-            rows_b.append((-n @ RB @ Wb)[None, :] if b is not None else np.zeros((1, 0)))
-            if with_derivatives:
-                da, db = new_d(1)
-                for k, i in enumerate(ia):
-                    dn = np.cross(dRA[k] @ self.axis_A, c2)
-                    da[0, :, i] = dn @ RA @ Wa + n @ dRA[k] @ Wa
-                    if b is not None:
-                        db[0, :, i] = -dn @ RB @ Wb
-                for k, i in enumerate(ib):
-                    dn = np.cross(c1, dRB[k] @ self.cross_B)
-                    da[0, :, nqa + i] = dn @ RA @ Wa
-                    db[0, :, nqa + i] = -dn @ RB @ Wb - n @ dRB[k] @ Wb
-                dga.append(da)
-                dgb.append(db)
-        if self.driven:
-            ax = self.axis_A
-            rows_a.append(-(ax @ Wa)[None, :])
-            rows_b.append((ax @ P @ Wb)[None, :] if b is not None else np.zeros((1, 0)))
-            if with_derivatives:
-                da, db = new_d(1)
-                if b is not None:
-                    for j, dPj in dP:
-                        db[0, :, j] = ax @ dPj @ Wb
-                dga.append(da)
-                dgb.append(db)
-        Ga, Gb = np.vstack(rows_a), np.vstack(rows_b)
-        if not with_derivatives:
-            return Ga, Gb
-        return Ga, Gb, np.concatenate(dga, axis=0), np.concatenate(dgb, axis=0)
-
-    def local_G(self, q_of):
-        """``G`` restricted to the joint's port columns, shape (n_rows, n_cols)."""
-        Ga, Gb = self._blocks(q_of, False)
-        return np.hstack([Ga, Gb])
-
-    def local_dG(self, q_of):
-        """``dG/dq`` over the joint's port columns and bodies' q, shape (n_rows, n_cols, nq)."""
-        _, _, da, db = self._blocks(q_of, True)
-        return np.concatenate([da, db], axis=1)
+    def kernel_entry(self, layout):
+        """The joint's data for :mod:`~phmech.joints.spatial_kernels`: ``(ints, QI row,
+        F row, port rows Y_a, W_a, Y_b, W_b flattened, global e columns)``; the group sets
+        the offsets in ``ints``."""
+        ints = np.zeros(K.N_INT, np.int64)
+        ints[K.T_MODE] = {"all": 0 if self.b is None else 1, "normal": 2}[self.translation]
+        ints[K.R_MODE] = {None: 0, "normal": 1, "cross": 2, "all": 3}[self.rotation]
+        ints[K.DRIVEN] = int(self.driven)
+        ints[K.NR] = self.n_rows
+        ints[K.HAS_B] = int(self.b is not None)
+        qi = np.full(K.NQJ, -1, np.int64)
+        f = np.zeros(K.N_FLOAT)
+        pool, cols = [], []
+        for k, port in enumerate(self.ports()):
+            body = port.body
+            q0 = layout.q_slices[body.name].start
+            if body.nq >= 3:
+                qi[7 * k:7 * k + 3] = q0 + np.arange(3)
+            kind = body.rotation_kind
+            if kind is not None:
+                if kind.n_params != 4:
+                    raise ValueError(f"joint '{self.name}': body '{body.name}' has no quaternion orientation")
+                qi[7 * k + 3:7 * k + 7] = q0 + body.rotation_index + np.arange(4)
+            ints[K.NA + k] = len(port.cols)
+            f[(K.F_POS_A, K.F_POS_B)[k] + np.arange(3)] = port.position
+            W = port.Wc if port.Wc is not None else np.zeros_like(port.Yc)
+            pool += [port.Yc.ravel(), W.ravel()]
+            cols.append(layout.e_slices[body.name].start + port.cols)
+        if self.b is None:
+            f[K.F_AT:K.F_AT + 3] = self.at
+        if self.axis is not None:
+            f[K.F_D1:K.F_D1 + 3], f[K.F_D2:K.F_D2 + 3] = self.D[:, 0], self.D[:, 1]
+            f[K.F_AXIS:K.F_AXIS + 3] = self.axis_A
+        if self.kind == "universal":
+            f[K.F_CROSS:K.F_CROSS + 3] = self.cross_B
+        return ints, qi, f, np.concatenate(pool).astype(float), np.concatenate(cols)
 
     # -- position level ------------------------------------------------------
     def position_residual(self, q_of, t):

@@ -16,8 +16,15 @@ midpoint rule, slowly drifting with other integrators); since nothing in the
 model depends on ``|p|`` (rotations, joint rows, loads and energy all use
 ``R(p)``), a drift of the norm never shows in the motion and no projection
 step is needed.  Outputs and initial values are normalized.
+
+The quadratic form, its gradient and ``(R, dR/dp)`` are compiled kernels
+(:func:`quadratic_into`, :func:`quadratic_halfgrad_into`, :func:`quat_rotation`): the
+one implementation used by the bodies, the joints, the loads and the
+compiled residual.
 """
 import numpy as np
+
+from ..assembly._jit import jit as _jit
 
 
 def skew(a):
@@ -37,28 +44,64 @@ def rot2(theta):
     return np.array([[c, -s], [s, c]])
 
 
-def _quadratic(p):
-    w, x, y, z = p
-    return np.array([[w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+@_jit
+def quadratic_into(pw, px, py, pz, Q):
+    """``Q(p)`` with ``R(p) = Q(p) / |p|^2`` (the unit-quaternion formula, exact for any norm)
+    written into ``Q`` (3, 3)."""
+    Q[0, 0], Q[0, 1], Q[0, 2] = pw * pw + px * px - py * py - pz * pz, 2 * (px * py - pw * pz), 2 * (px * pz + pw * py)
+    Q[1, 0], Q[1, 1], Q[1, 2] = 2 * (px * py + pw * pz), pw * pw - px * px + py * py - pz * pz, 2 * (py * pz - pw * px)
+    Q[2, 0], Q[2, 1], Q[2, 2] = 2 * (px * pz - pw * py), 2 * (py * pz + pw * px), pw * pw - px * px - py * py + pz * pz
 
 
-def _dquadratic(p):
-    """Derivatives of the quadratic form, shape (4, 3, 3) (linear in ``p``)."""
-    w, x, y, z = p
-    return 2 * np.array([
-        [[w, -z, y], [z, w, -x], [-y, x, w]],
-        [[x, y, z], [y, -x, -w], [z, w, -x]],
-        [[-y, x, w], [x, y, z], [-w, z, -y]],
-        [[-z, -w, x], [w, -z, y], [x, y, z]],
-    ])
+@_jit
+def quadratic(pw, px, py, pz):
+    """``Q(p)`` of :func:`quadratic_into` as a new array."""
+    Q = np.empty((3, 3))
+    quadratic_into(pw, px, py, pz, Q)
+    return Q
+
+
+@_jit
+def quadratic_halfgrad_into(pw, px, py, pz, dQ):
+    """``dQ[m] = (1/2) dQ(p)/dp_m`` of :func:`quadratic_into` (``m`` over ``w, x, y, z``; linear
+    in ``p``) written into ``dQ`` (4, 3, 3)."""
+    dQ[0, 0, 0], dQ[0, 0, 1], dQ[0, 0, 2] = pw, -pz, py
+    dQ[0, 1, 0], dQ[0, 1, 1], dQ[0, 1, 2] = pz, pw, -px
+    dQ[0, 2, 0], dQ[0, 2, 1], dQ[0, 2, 2] = -py, px, pw
+    dQ[1, 0, 0], dQ[1, 0, 1], dQ[1, 0, 2] = px, py, pz
+    dQ[1, 1, 0], dQ[1, 1, 1], dQ[1, 1, 2] = py, -px, -pw
+    dQ[1, 2, 0], dQ[1, 2, 1], dQ[1, 2, 2] = pz, pw, -px
+    dQ[2, 0, 0], dQ[2, 0, 1], dQ[2, 0, 2] = -py, px, pw
+    dQ[2, 1, 0], dQ[2, 1, 1], dQ[2, 1, 2] = px, py, pz
+    dQ[2, 2, 0], dQ[2, 2, 1], dQ[2, 2, 2] = -pw, pz, -py
+    dQ[3, 0, 0], dQ[3, 0, 1], dQ[3, 0, 2] = -pz, -pw, px
+    dQ[3, 1, 0], dQ[3, 1, 1], dQ[3, 1, 2] = pw, -pz, py
+    dQ[3, 2, 0], dQ[3, 2, 1], dQ[3, 2, 2] = px, py, pz
+
+
+@_jit
+def quat_rotation(q, o, R, dR, deriv):
+    """``R = R(p)`` of the quaternion ``p = q[o:o + 4]`` written into ``R`` (3, 3) and, with
+    ``deriv``, ``dR[m] = dR/dp_m = (dQ_m - 2 p_m R) / |p|^2`` into ``dR`` (4, 3, 3)."""
+    pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
+    n2 = pw * pw + px * px + py * py + pz * pz
+    quadratic_into(pw, px, py, pz, R)
+    for a in range(3):
+        for b in range(3):
+            R[a, b] /= n2
+    if deriv:
+        quadratic_halfgrad_into(pw, px, py, pz, dR)
+        for m in range(4):
+            pm = q[o + m]
+            for a in range(3):
+                for b in range(3):
+                    dR[m, a, b] = 2.0 * (dR[m, a, b] - pm * R[a, b]) / n2
 
 
 def rot3(p):
     """Rotation matrix of the quaternion ``p`` (any non-zero norm): ``Q(p) / |p|^2``."""
     p = np.asarray(p, float)
-    return _quadratic(p) / (p @ p)
+    return quadratic(p[0], p[1], p[2], p[3]) / (p @ p)
 
 
 def quat_multiply(a, b):
@@ -142,10 +185,9 @@ class UnitQuaternion:
     @staticmethod
     def derivatives(p):
         """``dR/dp_k``, shape (4, 3, 3), of ``R = Q(p) / |p|^2``."""
-        p = np.asarray(p, float)
-        n2 = p @ p
-        R = _quadratic(p) / n2
-        return (_dquadratic(p) - 2.0 * p[:, None, None] * R[None]) / n2
+        R, dR = np.empty((3, 3)), np.empty((4, 3, 3))
+        quat_rotation(np.asarray(p, float), 0, R, dR, True)
+        return dR
 
     @staticmethod
     def omega_matrix(omega):

@@ -1,0 +1,146 @@
+"""Spatial chain of N rigid bars on spherical joints, and Bricard's mechanism: time per step.
+
+The chain: N uniform bars of 1 m and 1 kg (a 0.1 m x 0.1 m box section, so
+that the spin about a bar's axis has inertia), end to end along x, the first
+on a spherical joint to the ground at the origin, neighbours joined by
+spherical joints at their common ends; gravity 9.81 m/s^2 along -z, released
+at rest in the horizontal; 0.5 s at dt = 1e-3 with the implicit midpoint
+rule.  Bricard's mechanism (:mod:`phmech.validation.bricard`): 10 s at
+dt = 1e-3.
+
+Each line gives the unknowns, the set-up (assembly and consistent start),
+the time per step (the run's wall time over its steps) and the residual's
+path (``compiled`` when every contribution has a kernel).  With Exudyn
+importable (``pip install exudyn``), the same chain in Exudyn (rigid bodies
+with Euler parameters, spherical joints, its trapezoidal rule with index-2
+constraints, one thread) and the ratio phmech / Exudyn; without it the peer
+columns stay empty.  Runs against whatever ``phmech`` is importable, so
+``PYTHONPATH=<other checkout>`` measures another version.
+
+    python benchmarks/spatial_chain.py [--sizes 5 20 80 320] [--t-end 0.5] [--bricard-t-end 10]
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)                    # peers/
+
+G = 9.81
+SECTION = (0.1, 0.1)
+
+
+def phmech_chain(n):
+    """The chain in phmech: ``(System, bars)``."""
+    from phmech import SpatialRigidBody, System
+    from phmech.joints import Spherical
+    bars = [SpatialRigidBody.bar(f"bar{i}", 1.0, (i, 0.0, 0.0), (i + 1.0, 0.0, 0.0), section=SECTION)
+            for i in range(n)]
+    s = System(bars)
+    s.add_joint(Spherical(bars[0].port("A"), None, name="J0"))
+    for i in range(1, n):
+        s.add_joint(Spherical(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
+    s.add_gravity((0.0, 0.0, -G))
+    return s, bars
+
+
+def path_of(dae):
+    """Which residual ran: the compiled residual's path, or its leftovers."""
+    c = dae.compiled_residual()
+    if c is None:
+        return "python (no numba)"
+    if hasattr(c, "path"):
+        return c.path
+    return "compiled" if c.pure else "python: " + ", ".join(c.leftovers[:2])
+
+
+def run_phmech(system, t_end, dt):
+    """``(unknowns, set-up [s], per step [s], path, final state)`` of one midpoint run."""
+    tic = time.perf_counter()
+    dae = system.assemble()
+    y0 = dae.initial_state()
+    setup = time.perf_counter() - tic
+    path = path_of(dae)
+    tic = time.perf_counter()
+    res = system.simulate(t_end, solver="midpoint", dt=dt, y0=y0)
+    wall = time.perf_counter() - tic
+    return dae.n, setup, wall / res.stats["nsteps"], path, res
+
+
+def exudyn_chain(n, t_end, dt):
+    """The chain in Exudyn; ``(set-up [s], per step [s], z of the last bar's end)`` or None
+    without Exudyn."""
+    try:
+        import exudyn as exu
+        from exudyn.utilities import InertiaCuboid
+    except ImportError:
+        return None
+    from peers.exudyn_crank_slider import settings
+    tic = time.perf_counter()
+    SC = exu.SystemContainer()
+    mbs = SC.AddSystem()
+    ground = mbs.CreateGround(referencePosition=[0.0, 0.0, 0.0])
+    inertia = InertiaCuboid(density=1.0 / (SECTION[0] * SECTION[1]), sideLengths=[1.0, *SECTION])
+    bodies = []
+    for i in range(n):
+        bodies.append(mbs.CreateRigidBody(inertia=inertia, referencePosition=[i + 0.5, 0.0, 0.0],
+                                          gravity=[0.0, 0.0, -G]))
+    mbs.CreateSphericalJoint(itemNumbers=[ground, bodies[0]], position=[0.0, 0.0, 0.0])
+    for i in range(1, n):
+        mbs.CreateSphericalJoint(itemNumbers=[bodies[i - 1], bodies[i]], position=[float(i), 0.0, 0.0])
+    mbs.Assemble()
+    sim, solver_type = settings(dt, t_end, solver="trapezoidal",
+                                linear_solver="dense" if 6 * n <= 120 else "sparse")
+    setup = time.perf_counter() - tic
+    tic = time.perf_counter()
+    exu.SolveDynamic(mbs, sim, solverType=solver_type)
+    wall = time.perf_counter() - tic
+    node = mbs.GetObject(bodies[-1])["nodeNumber"]
+    r = mbs.GetNodeOutput(node, exu.OutputVariableType.Position)
+    R = mbs.GetNodeOutput(node, exu.OutputVariableType.RotationMatrix).reshape(3, 3)
+    return setup, wall / int(round(t_end / dt)), float((np.asarray(r) + R @ [0.5, 0.0, 0.0])[2])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", type=int, nargs="+", default=[5, 20, 80, 320], help="numbers of bars")
+    p.add_argument("--t-end", type=float, default=0.5, help="span of the chain runs [s]")
+    p.add_argument("--dt", type=float, default=1e-3)
+    p.add_argument("--bricard-t-end", type=float, default=10.0, help="span of Bricard's run [s] (0: skip)")
+    p.add_argument("--no-peer", action="store_true", help="skip Exudyn")
+    args = p.parse_args(argv)
+    import phmech
+    print(f"phmech {phmech.__version__} from {phmech.__file__}")
+    print(f"spatial chain, {args.t_end} s at dt = {args.dt}, midpoint")
+    print(f"{'N':>5s} {'n':>6s} {'set-up [s]':>10s} {'step [ms]':>10s} {'Exudyn [ms]':>11s} {'ratio':>6s} "
+          f"{'z_end':>9s} {'z_end Exudyn':>12s}  path")
+    run_phmech(phmech_chain(2)[0], 3 * args.dt, args.dt)     # load the kernels outside the timings
+    sizes, steps = [], []
+    for n in args.sizes:
+        s, bars = phmech_chain(n)
+        nu, setup, per_step, path, res = run_phmech(s, args.t_end, args.dt)
+        dae = s.assemble()
+        q = res.y[-1][dae.q_slices[bars[-1].name]]
+        z_end = float(bars[-1].port_position(q, bars[-1].port("B"))[2])
+        peer = None if args.no_peer else exudyn_chain(n, args.t_end, args.dt)
+        ex = f"{1e3 * peer[1]:11.3f} {per_step / peer[1]:6.1f}" if peer else f"{'-':>11s} {'-':>6s}"
+        zx = f"{peer[2]:12.5f}" if peer else f"{'-':>12s}"
+        print(f"{n:5d} {nu:6d} {setup:10.3f} {1e3 * per_step:10.3f} {ex} {z_end:9.5f} {zx}  {path}", flush=True)
+        sizes.append(nu)
+        steps.append(per_step)
+    if len(sizes) > 1:
+        slope = np.polyfit(np.log(sizes), np.log(steps), 1)[0]
+        print(f"cost slope d log(step) / d log(n): {slope:.2f}")
+    if args.bricard_t_end > 0:
+        from phmech.validation import bricard
+        s, links = bricard.build()
+        nu, setup, per_step, path, res = run_phmech(s, args.bricard_t_end, args.dt)
+        print(f"Bricard, {args.bricard_t_end} s at dt = {args.dt}: n = {nu}, set-up {setup:.3f} s, "
+              f"{1e3 * per_step:.3f} ms per step, {per_step * res.stats['nsteps']:.2f} s in all ({path})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""The kinematic equations ``q' = T(q) e`` of the frame families, evaluated for many bodies at once.
+
+A body names its family in :attr:`~phmech.bodies.Body.kinematics_group` (one
+of the classes here, or None for its own :meth:`~phmech.bodies.Body.qdot`);
+:class:`~phmech.assembly.kinematics.Kinematics` makes one group per family
+from the ``(q offset, e offset)`` of its bodies.  A group evaluates
+``T(q) e`` (``__call__``) and gives the data of the compiled residual's slot
+:attr:`kernel_slot` (:meth:`kernel_data`).
+
+The spatial frames ``r' = R(p) v_P``, ``p' = 1/2 p (x) (0, omega)`` and their
+exact Jacobian are written once, as the kernels :func:`spatial_frames_qdot`
+and :func:`spatial_frames_jacobian`; the bodies' own
+:meth:`~phmech.bodies.SpatialFrameBody.qdot`, these groups and the compiled
+residual all call them.
+"""
+import numpy as np
+
+from ..assembly._jit import jit as _jit
+from ..math.rotations import quadratic_halfgrad_into, quadratic_into
+
+
+@_jit
+def spatial_frames_qdot(q, e, oq, oe, out):
+    """``out[oq:oq + 7] = (R(p) v, 1/2 p (x) (0, omega))`` of every frame (offsets ``oq`` in
+    ``q``, ``oe`` in ``e``; ``p = q[oq + 3:oq + 7]`` of any norm)."""
+    Q = np.empty((3, 3))
+    for k in range(oq.size):
+        o, f = oq[k], oe[k]
+        pw, px, py, pz = q[o + 3], q[o + 4], q[o + 5], q[o + 6]
+        n2 = pw * pw + px * px + py * py + pz * pz
+        v0, v1, v2 = e[f], e[f + 1], e[f + 2]
+        w0, w1, w2 = e[f + 3], e[f + 4], e[f + 5]
+        quadratic_into(pw, px, py, pz, Q)
+        for a in range(3):
+            out[o + a] = (Q[a, 0] * v0 + Q[a, 1] * v1 + Q[a, 2] * v2) / n2
+        out[o + 3] = -0.5 * (w0 * px + w1 * py + w2 * pz)
+        out[o + 4] = 0.5 * (pw * w0 + py * w2 - pz * w1)
+        out[o + 5] = 0.5 * (pw * w1 + pz * w0 - px * w2)
+        out[o + 6] = 0.5 * (pw * w2 + px * w1 - py * w0)
+
+
+@_jit
+def spatial_frames_jacobian(q, e, oq, oe, T):
+    """Exact ``T[k] = d qdot / d(q[oq:oq + 7], e[oe:oe + 6])`` (7 x 13) of every frame."""
+    Q, dQ = np.empty((3, 3)), np.empty((4, 3, 3))
+    for k in range(oq.size):
+        o, f = oq[k], oe[k]
+        pw, px, py, pz = q[o + 3], q[o + 4], q[o + 5], q[o + 6]
+        p = (pw, px, py, pz)
+        n2 = pw * pw + px * px + py * py + pz * pz
+        v = (e[f], e[f + 1], e[f + 2])
+        wx, wy, wz = e[f + 3], e[f + 4], e[f + 5]
+        quadratic_into(pw, px, py, pz, Q)
+        quadratic_halfgrad_into(pw, px, py, pz, dQ)
+        Tk = T[k]
+        Tk[:, :] = 0.0
+        for a in range(3):
+            Qv = Q[a, 0] * v[0] + Q[a, 1] * v[1] + Q[a, 2] * v[2]
+            for m in range(4):
+                dq = 2.0 * (dQ[m, a, 0] * v[0] + dQ[m, a, 1] * v[1] + dQ[m, a, 2] * v[2])
+                Tk[a, 3 + m] = dq / n2 - 2.0 * p[m] * Qv / (n2 * n2)
+            for b in range(3):
+                Tk[a, 7 + b] = Q[a, b] / n2
+        # p' = Omega(omega) p with the skew Omega, and dp'/d omega = 1/2 [-p_v^T; p0 I + skew(p_v)]
+        Tk[3, 4], Tk[3, 5], Tk[3, 6] = -0.5 * wx, -0.5 * wy, -0.5 * wz
+        Tk[4, 3], Tk[4, 5], Tk[4, 6] = 0.5 * wx, 0.5 * wz, -0.5 * wy
+        Tk[5, 3], Tk[5, 4], Tk[5, 6] = 0.5 * wy, -0.5 * wz, 0.5 * wx
+        Tk[6, 3], Tk[6, 4], Tk[6, 5] = 0.5 * wz, 0.5 * wy, -0.5 * wx
+        Tk[3, 10], Tk[3, 11], Tk[3, 12] = -0.5 * px, -0.5 * py, -0.5 * pz
+        Tk[4, 10], Tk[4, 11], Tk[4, 12] = 0.5 * pw, -0.5 * pz, 0.5 * py
+        Tk[5, 10], Tk[5, 11], Tk[5, 12] = 0.5 * pz, 0.5 * pw, -0.5 * px
+        Tk[6, 10], Tk[6, 11], Tk[6, 12] = -0.5 * py, 0.5 * px, 0.5 * pw
+
+
+class SpatialFrames:
+    """``r' = R(p) v_P``, ``p' = 1/2 p (x) (0, omega)`` for many spatial frames (the kernels above)."""
+
+    kernel_slot = "spatial_frames"
+
+    def __init__(self, items, bodies):
+        self.oq = np.array([oq for oq, oe in items], np.int64)
+        self.oe = np.array([oe for oq, oe in items], np.int64)
+        # the pattern of the Jacobian's values (rows in q, columns in q then e)
+        r = self.oq[:, None, None] + np.arange(7)[None, :, None]
+        c = np.concatenate([self.oq[:, None] + np.arange(7), self.oe[:, None] + np.arange(6)], axis=1)
+        self._rows = np.broadcast_to(r, (len(items), 7, 13)).ravel()
+        self._cols = np.broadcast_to(c[:, None, :], (len(items), 7, 13)).ravel()
+        self._is_e = np.broadcast_to(np.arange(13) >= 7, (len(items), 7, 13)).ravel()
+
+    def __call__(self, q, e, out):
+        spatial_frames_qdot(q, e, self.oq, self.oe, out)
+
+    def kernel_data(self):
+        return self.oq, self.oe
+
+    def jacobian_triplets(self, q, e, nq):
+        """Triplets of ``d qdot/dq`` and ``d qdot/de`` (columns of ``e`` shifted by ``nq``)."""
+        T = np.empty((self.oq.size, 7, 13))
+        spatial_frames_jacobian(q, e, self.oq, self.oe, T)
+        return self._rows, self._cols + nq * self._is_e, T.ravel()
+
+
+class PlanarFrames:
+    """``(x, y)' = R(theta) v_P``, ``theta' = omega`` for many planar frames."""
+
+    kernel_slot = "planar_frames"
+
+    def __init__(self, items, bodies):
+        self.q = np.array([[oq, oq + 1, oq + 2] for oq, oe in items], np.int64).reshape(-1, 3).T.copy()
+        self.e = np.array([[oe, oe + 1, oe + 2] for oq, oe in items], np.int64).reshape(-1, 3).T.copy()
+
+    def __call__(self, q, e, out):
+        th = q[self.q[2]]
+        c, s = np.cos(th), np.sin(th)
+        vx, vy = e[self.e[0]], e[self.e[1]]
+        out[self.q[0]] = c * vx - s * vy
+        out[self.q[1]] = s * vx + c * vy
+        out[self.q[2]] = e[self.e[2]]
+
+    def kernel_data(self):
+        return self.q, self.e
+
+
+class Points:
+    """``x' = v`` for point masses."""
+
+    kernel_slot = "points"
+
+    def __init__(self, items, bodies):
+        dims = [b.dim for b in bodies]
+        self.q = np.concatenate([oq + np.arange(d) for (oq, oe), d in zip(items, dims)]).astype(np.int64)
+        self.e = np.concatenate([oe + np.arange(d) for (oq, oe), d in zip(items, dims)]).astype(np.int64)
+
+    def __call__(self, q, e, out):
+        out[self.q] = e[self.e]
+
+    def kernel_data(self):
+        return self.q, self.e

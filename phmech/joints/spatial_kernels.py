@@ -1,0 +1,333 @@
+"""The rows of the spatial joints and their exact derivatives, as compiled kernels.
+
+The one implementation of the formulas of :mod:`phmech.joints.spatial`
+(see its docstring for the rows).  :class:`~phmech.joints.spatial.SpatialGroup`
+packs its joints with :meth:`~phmech.joints.spatial.SpatialGroup.kernel_data`
+into the tuple ``sj = (I, QI, F, PP, CI, Gr, Gc, Ar, Ac, Br, Bc)``:
+
+* ``I[j]``: integers of joint ``j`` (the columns ``T_MODE ... ROW0`` below);
+* ``QI[j]``: the 14 global ``q`` indices the rows depend on: position (3)
+  and quaternion (4) of the body of port ``a``, then of port ``b``; ``-1``
+  where there is none (the ground, a body without orientation);
+* ``F[j]``: the geometry (port positions, ground point, normal directions
+  ``D``, axis, second cross axis) at the offsets ``F_*``;
+* ``PP``: the port rows ``Y_a, W_a, Y_b, W_b`` (3 x columns each, row-major)
+  from ``I[j, POFF]``; ``CI``: the global ``e`` columns of the ports from
+  ``I[j, COFF]``;
+* the fixed patterns of the values the kernels compute: ``G`` on
+  ``(Gr, Gc)`` (``lam`` row, ``e`` column), ``d(G^T lam)/dq`` on
+  ``(Ar, Ac)`` (``e`` row, ``q`` column) and ``d(G e)/dq`` on ``(Br, Bc)``
+  (``lam`` row, ``q`` column), ``q`` columns ``-1`` where ``QI`` has none.
+
+:func:`spatial_joints_G` gives the values of ``G``,
+:func:`spatial_joints_derivatives` those of ``G`` and both derivatives.  The
+assembled Python right-hand side and the compiled residual both call them;
+with numba's ``NUMBA_DISABLE_JIT=1`` the same source runs as Python.
+"""
+import numpy as np
+
+from ..assembly._jit import jit as _jit
+from ..math.rotations import quat_rotation
+
+#: columns of ``I``: translation rows (0 all, to the ground in body axes; 1 all; 2 normal to the
+#: axis), rotation rows (0 none; 1 normal to the axis; 2 cross axes; 3 all), driver (0/1), rows,
+#: columns of port a and b, offsets into the values of G, into PP, into the values of
+#: d(G^T lam)/dq and of d(G e)/dq, port b present (0/1), offset into CI, first multiplier row
+T_MODE, R_MODE, DRIVEN, NR, NA, NB, GOFF, POFF, AOFF, BOFF, HAS_B, COFF, ROW0 = range(13)
+N_INT = 13
+#: offsets into ``F``: port positions of a and b (body frames), ground point, the normal
+#: directions d1, d2 and the axis (A's frame), the second cross axis (B's frame)
+F_POS_A, F_POS_B, F_AT, F_D1, F_D2, F_AXIS, F_CROSS = 0, 3, 6, 9, 12, 15, 18
+N_FLOAT = 21
+#: ``q`` columns of a joint (position and quaternion of both bodies)
+NQJ = 14
+
+
+@_jit
+def _port_frame(q, qi, o, f, fo, R, dR, x, dx, deriv):
+    """Rotation ``R`` (with ``deriv`` also ``dR/dp``) and the port point ``x = r + R s`` with
+    ``dx`` over the body's 7 columns ``qi[o:o + 7]`` (``s = f[fo:fo + 3]``)."""
+    if qi[o + 3] >= 0:
+        quat_rotation(q, qi[o + 3], R, dR, deriv)
+    else:
+        R[:, :] = 0.0
+        dR[:, :, :] = 0.0
+        for a in range(3):
+            R[a, a] = 1.0
+    for a in range(3):
+        x[a] = q[qi[o + a]] if qi[o + a] >= 0 else 0.0
+        for b in range(3):
+            x[a] += R[a, b] * f[fo + b]
+        if deriv:
+            for k in range(7):
+                dx[a, k] = 0.0
+            if qi[o + a] >= 0:
+                dx[a, a] = 1.0
+            for m in range(4):
+                s = 0.0
+                for b in range(3):
+                    s += dR[m, a, b] * f[fo + b]
+                dx[a, 3 + m] = s
+
+
+@_jit
+def _dot_cols(u, PP, off, n, out, r, c0):
+    """``out[r, c0 + c] = u . X[:, c]`` for the 3 x n port rows ``X = PP[off:]``."""
+    for c in range(n):
+        out[r, c0 + c] = u[0] * PP[off + c] + u[1] * PP[off + n + c] + u[2] * PP[off + 2 * n + c]
+
+
+@_jit
+def _dot_cols_d(u, PP, off, n, dG, r, c0, k, sign):
+    """``dG[r, c0 + c, k] += sign * u . X[:, c]`` (as :func:`_dot_cols`)."""
+    for c in range(n):
+        dG[r, c0 + c, k] += sign * (u[0] * PP[off + c] + u[1] * PP[off + n + c] + u[2] * PP[off + 2 * n + c])
+
+
+@_jit
+def _tmul(M, v, u):
+    """``u = M^T v``."""
+    for b in range(3):
+        u[b] = M[0, b] * v[0] + M[1, b] * v[1] + M[2, b] * v[2]
+
+
+@_jit
+def _cross(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@_jit
+def workspace(I):
+    """Scratch arrays of :func:`joint_blocks` for the joints ``I`` (allocated once per call)."""
+    ncmax = 1
+    for j in range(I.shape[0]):
+        ncmax = max(ncmax, I[j, NA] + I[j, NB])
+    return (np.empty((6, ncmax)), np.empty((6, ncmax, NQJ)), np.empty((3, 3, 3)), np.empty((4, 4, 3, 3)),
+            np.empty((16, 3)), np.empty((2, 3, 7)), np.empty((3, NQJ)))
+
+
+@_jit
+def joint_blocks(q, ij, qi, f, PP, deriv, ws):
+    """Local ``G`` of one joint (rows x port columns of a then b) into ``ws[0]`` and, with
+    ``deriv``, ``dG[r, c, k] = dG[r, c]/dq_k`` over its :data:`NQJ` columns into ``ws[1]``
+    (``ws`` from :func:`workspace`)."""
+    G, dG, M3, M4, V, X, drho = ws
+    RA, RB, P = M3[0], M3[1], M3[2]
+    dRA, dRB, dPa, dPb = M4[0], M4[1], M4[2], M4[3]
+    xa, xb, d, u, v, rho, delta, dr = V[0], V[1], V[2], V[3], V[4], V[5], V[6], V[7]
+    ax, cr, c1, c2, n, dc, dn = V[8], V[9], V[10], V[11], V[12], V[13], V[14]
+    dxa, dxb = X[0], X[1]
+    tmode, rmode, driven, nr, na, nb = ij[T_MODE], ij[R_MODE], ij[DRIVEN], ij[NR], ij[NA], ij[NB]
+    hasb = ij[HAS_B] == 1
+    ya = ij[POFF]
+    wa = ya + 3 * na
+    yb = wa + 3 * na
+    wb = yb + 3 * nb
+    nc = na + nb
+    _port_frame(q, qi, 0, f, F_POS_A, RA, dRA, xa, dxa, deriv)
+    if hasb:
+        _port_frame(q, qi, 7, f, F_POS_B, RB, dRB, xb, dxb, deriv)
+    else:
+        RB[:, :] = 0.0
+        dRB[:, :, :] = 0.0
+        dxb[:, :] = 0.0
+        for a in range(3):
+            RB[a, a] = 1.0
+            xb[a] = f[F_AT + a]
+    for a in range(3):                   # P = R_A^T R_B
+        for b in range(3):
+            P[a, b] = RA[0, a] * RB[0, b] + RA[1, a] * RB[1, b] + RA[2, a] * RB[2, b]
+    if deriv:                            # dP over the quaternions of a (dPa) and b (dPb)
+        for m in range(4):
+            for a in range(3):
+                for b in range(3):
+                    sa, sb = 0.0, 0.0
+                    for i in range(3):
+                        sa += dRA[m, i, a] * RB[i, b]
+                        sb += RA[i, a] * dRB[m, i, b]
+                    dPa[m, a, b], dPb[m, a, b] = sa, sb
+    for r in range(nr):
+        for c in range(nc):
+            G[r, c] = 0.0
+            if deriv:
+                for k in range(NQJ):
+                    dG[r, c, k] = 0.0
+    row = 0
+    # -- translation
+    if tmode == 0:                       # to the ground, body-frame components: constant rows
+        for i in range(3):
+            for c in range(na):
+                G[i, c] = PP[ya + i * na + c]
+        row = 3
+    elif tmode == 1:                     # inertial relative velocity of the port points
+        for i in range(3):
+            _dot_cols(RA[i], PP, ya, na, G, i, 0)
+            for b in range(3):
+                u[b] = -RB[i, b]
+            _dot_cols(u, PP, yb, nb, G, i, na)
+            if deriv:
+                for m in range(4):
+                    _dot_cols_d(dRA[m, i], PP, ya, na, dG, i, 0, 3 + m, 1.0)
+                    if hasb:
+                        _dot_cols_d(dRB[m, i], PP, yb, nb, dG, i, na, 10 + m, -1.0)
+        row = 3
+    else:                                # normal to the axis: D^T rho'
+        for i in range(3):
+            delta[i] = xb[i] - xa[i]
+        _tmul(RA, delta, rho)
+        if deriv:
+            drho[:, :] = 0.0
+            for k in range(7):
+                for a in range(3):
+                    sa, sb = 0.0, 0.0
+                    for i in range(3):
+                        sa += RA[i, a] * dxa[i, k]
+                        sb += RA[i, a] * dxb[i, k]
+                    drho[a, k] = -sa
+                    drho[a, 7 + k] = sb
+            for m in range(4):
+                for a in range(3):
+                    drho[a, 3 + m] += dRA[m, 0, a] * delta[0] + dRA[m, 1, a] * delta[1] + dRA[m, 2, a] * delta[2]
+        for r in range(2):
+            for i in range(3):
+                d[i] = f[F_D1 + 3 * r + i]
+            # a: d . (-Y_a s + rho x W_a s) = (-d) . Y_a s + (d x rho) . W_a s
+            for i in range(3):
+                u[i] = -d[i]
+            _dot_cols(u, PP, ya, na, G, row + r, 0)
+            _cross(d, rho, v)
+            for c in range(na):
+                G[row + r, c] += v[0] * PP[wa + c] + v[1] * PP[wa + na + c] + v[2] * PP[wa + 2 * na + c]
+            if hasb:
+                for b in range(3):
+                    u[b] = P[0, b] * d[0] + P[1, b] * d[1] + P[2, b] * d[2]
+                _dot_cols(u, PP, yb, nb, G, row + r, na)
+            if deriv:
+                for k in range(NQJ):
+                    if drho[0, k] == 0.0 and drho[1, k] == 0.0 and drho[2, k] == 0.0:
+                        continue
+                    for i in range(3):
+                        dr[i] = drho[i, k]
+                    _cross(d, dr, v)          # d . (drho x w) = (d x drho) . w
+                    _dot_cols_d(v, PP, wa, na, dG, row + r, 0, k, 1.0)
+                if hasb:
+                    for m in range(4):
+                        _tmul(dPa[m], d, u)
+                        _dot_cols_d(u, PP, yb, nb, dG, row + r, na, 3 + m, 1.0)
+                        _tmul(dPb[m], d, u)
+                        _dot_cols_d(u, PP, yb, nb, dG, row + r, na, 10 + m, 1.0)
+        row = 2
+    # -- rotation
+    if rmode == 1 or rmode == 3:
+        nrot = 3 if rmode == 3 else 2
+        for r in range(nrot):
+            for i in range(3):
+                d[i] = (1.0 if i == r else 0.0) if rmode == 3 else f[F_D1 + 3 * r + i]
+            _dot_cols(d, PP, wa, na, G, row + r, 0)
+            if hasb:
+                _tmul(P, d, u)
+                for i in range(3):
+                    u[i] = -u[i]
+                _dot_cols(u, PP, wb, nb, G, row + r, na)
+                if deriv:
+                    for m in range(4):
+                        _tmul(dPa[m], d, u)
+                        _dot_cols_d(u, PP, wb, nb, dG, row + r, na, 3 + m, -1.0)
+                        _tmul(dPb[m], d, u)
+                        _dot_cols_d(u, PP, wb, nb, dG, row + r, na, 10 + m, -1.0)
+        row += nrot
+    elif rmode == 2:                     # universal: n . (R_A W_a e_a - R_B W_b e_b)
+        for i in range(3):
+            ax[i], cr[i] = f[F_AXIS + i], f[F_CROSS + i]
+        for i in range(3):
+            c1[i] = RA[i, 0] * ax[0] + RA[i, 1] * ax[1] + RA[i, 2] * ax[2]
+            c2[i] = RB[i, 0] * cr[0] + RB[i, 1] * cr[1] + RB[i, 2] * cr[2]
+        _cross(c1, c2, n)
+        _tmul(RA, n, u)
+        _dot_cols(u, PP, wa, na, G, row, 0)
+        _tmul(RB, n, v)
+        for i in range(3):
+            v[i] = -v[i]
+        _dot_cols(v, PP, wb, nb, G, row, na)
+        if deriv:
+            for m in range(4):
+                # over the quaternion of a: c1 and R_A change
+                for i in range(3):
+                    dc[i] = dRA[m, i, 0] * ax[0] + dRA[m, i, 1] * ax[1] + dRA[m, i, 2] * ax[2]
+                _cross(dc, c2, dn)
+                _tmul(RA, dn, u)
+                _dot_cols_d(u, PP, wa, na, dG, row, 0, 3 + m, 1.0)
+                _tmul(dRA[m], n, u)
+                _dot_cols_d(u, PP, wa, na, dG, row, 0, 3 + m, 1.0)
+                _tmul(RB, dn, u)
+                _dot_cols_d(u, PP, wb, nb, dG, row, na, 3 + m, -1.0)
+                if hasb:                 # over the quaternion of b: c2 and R_B change
+                    for i in range(3):
+                        dc[i] = dRB[m, i, 0] * cr[0] + dRB[m, i, 1] * cr[1] + dRB[m, i, 2] * cr[2]
+                    _cross(c1, dc, dn)
+                    _tmul(RA, dn, u)
+                    _dot_cols_d(u, PP, wa, na, dG, row, 0, 10 + m, 1.0)
+                    _tmul(RB, dn, u)
+                    _dot_cols_d(u, PP, wb, nb, dG, row, na, 10 + m, -1.0)
+                    _tmul(dRB[m], n, u)
+                    _dot_cols_d(u, PP, wb, nb, dG, row, na, 10 + m, -1.0)
+        row += 1
+    # -- driver: a . (P W_b e_b - W_a e_a)
+    if driven == 1:
+        for i in range(3):
+            d[i] = f[F_AXIS + i]
+            u[i] = -d[i]
+        _dot_cols(u, PP, wa, na, G, row, 0)
+        if hasb:
+            _tmul(P, d, u)
+            _dot_cols(u, PP, wb, nb, G, row, na)
+            if deriv:
+                for m in range(4):
+                    _tmul(dPa[m], d, u)
+                    _dot_cols_d(u, PP, wb, nb, dG, row, na, 3 + m, 1.0)
+                    _tmul(dPb[m], d, u)
+                    _dot_cols_d(u, PP, wb, nb, dG, row, na, 10 + m, 1.0)
+
+
+@_jit
+def spatial_joints_G(q, sj, Gv):
+    """Values of ``G(q)`` of all packed joints on the pattern ``(Gr, Gc)`` into ``Gv``."""
+    I, QI, F, PP = sj[0], sj[1], sj[2], sj[3]
+    ws = workspace(I)
+    G = ws[0]
+    for j in range(I.shape[0]):
+        joint_blocks(q, I[j], QI[j], F[j], PP, False, ws)
+        nr, nc, o = I[j, NR], I[j, NA] + I[j, NB], I[j, GOFF]
+        for r in range(nr):
+            for c in range(nc):
+                Gv[o + r * nc + c] = G[r, c]
+
+
+@_jit
+def spatial_joints_derivatives(q, e, lam, sj, Gv, Av, Bv):
+    """Values of ``G`` (pattern ``(Gr, Gc)``), ``d(G^T lam)/dq`` (``(Ar, Ac)``) and
+    ``d(G e)/dq`` (``(Br, Bc)``) of all packed joints into ``Gv``, ``Av``, ``Bv``."""
+    I, QI, F, PP, CI = sj[0], sj[1], sj[2], sj[3], sj[4]
+    ws = workspace(I)
+    G, dG = ws[0], ws[1]
+    for j in range(I.shape[0]):
+        joint_blocks(q, I[j], QI[j], F[j], PP, True, ws)
+        nr, nc = I[j, NR], I[j, NA] + I[j, NB]
+        go, ao, bo, co, r0 = I[j, GOFF], I[j, AOFF], I[j, BOFF], I[j, COFF], I[j, ROW0]
+        for r in range(nr):
+            for c in range(nc):
+                Gv[go + r * nc + c] = G[r, c]
+        for c in range(nc):
+            for k in range(NQJ):
+                s = 0.0
+                for r in range(nr):
+                    s += dG[r, c, k] * lam[r0 + r]
+                Av[ao + c * NQJ + k] = s
+        for r in range(nr):
+            for k in range(NQJ):
+                s = 0.0
+                for c in range(nc):
+                    s += dG[r, c, k] * e[CI[co + c]]
+                Bv[bo + r * NQJ + k] = s
