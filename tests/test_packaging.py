@@ -12,6 +12,7 @@
 """
 import ast
 import configparser
+import functools
 import re
 import shlex
 import sys
@@ -66,6 +67,7 @@ def _extras():
     return {k: _lines(v) for k, v in cfg["options.extras_require"].items()}
 
 
+@functools.lru_cache(maxsize=1)
 def _third_party_imports():
     """``{top-level module: [file:line, ...]}`` of the absolute imports in phmech/ outside the
     standard library and phmech itself."""
