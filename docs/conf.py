@@ -6,7 +6,9 @@ Build::
 
 The example gallery (``docs/examples/plot_*.py``) is executed by
 sphinx-gallery; ``-D plot_gallery=0`` builds the pages without running the
-scripts.
+scripts.  The notebooks of ``docs/notebooks/`` are stored executed and shown
+with their outputs by myst-nb (not run again); after an edit, run one with
+``jupyter execute --inplace docs/notebooks/NAME.ipynb``.
 """
 import os
 import sys
@@ -33,7 +35,18 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples"]
+# auto_examples/*.ipynb: the gallery's downloadable notebooks, not pages
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples", "auto_examples/*.ipynb",
+                    "jupyter_execute", "**/.ipynb_checkpoints"]
+
+# -- executed notebooks (docs/notebooks/*.ipynb, shown with their stored outputs) ------------
+try:
+    import myst_nb  # noqa: F401
+    extensions.append("myst_nb")
+    nb_execution_mode = "off"
+    source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}
+except ImportError:                # without myst-nb the notebooks are left out (index globs them)
+    exclude_patterns.append("notebooks")
 
 # -- API reference: every module of the package, from the docstrings -------------------------
 autosummary_generate = True

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Install the phmech stack: Debian packages, PETSc (from the PyPI source
-# distribution), Firedrake, assimulo, matplotlib and phmech (editable) into a
-# virtual environment.
+# Install the phmech stack into a virtual environment: Debian packages, PETSc
+# (from the PyPI source distribution), h5py against the parallel HDF5, Firedrake
+# (with petsc4py), SLEPc and slepc4py, all built against this PETSc; then phmech
+# (editable) with every extra of setup.cfg, `.[all]`, whose dependencies are
+# declared there only; last, the compiled kernels are put into their cache.
 #
 #   bash scripts/install.sh            # install or update; idempotent
 #   PHMECH_HOME=/somewhere bash scripts/install.sh
@@ -19,7 +21,6 @@ set -euo pipefail
 PHMECH_HOME=${PHMECH_HOME:-/opt/phmech}
 PETSC_VERSION=3.26.0          # matches the petsc4py pinned by Firedrake 2026.10.0
 FIREDRAKE_VERSION=2026.10.0
-ASSIMULO_SPEC="assimulo-testing==3.9.0b2"   # bundles SUNDIALS; imports as `assimulo`
 PETSC_ARCH=arch-firedrake-default
 PYTHON=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc)}
@@ -105,22 +106,6 @@ if ! done_ "firedrake-$FIREDRAKE_VERSION"; then
   HDF5_MPI=ON CC=mpicc PIP_NO_CACHE_DIR=1 $PIP install -q "firedrake[check]==$FIREDRAKE_VERSION"
   stamp "firedrake-$FIREDRAKE_VERSION"
 fi
-if ! done_ python-extras; then
-  log "installing assimulo, matplotlib, scipy, pytest"
-  $PIP install -q "$ASSIMULO_SPEC" matplotlib scipy pytest
-  stamp python-extras
-fi
-if ! done_ tqdm; then
-  log "installing tqdm (progress bars of the solver driver)"
-  $PIP install -q tqdm
-  stamp tqdm
-fi
-if ! done_ vtk; then
-  log "installing vtk (ParaView output through Firedrake's VTKFile)"
-  $PIP install -q vtk
-  stamp vtk
-fi
-
 if ! done_ "slepc-$PETSC_VERSION"; then
   log "building SLEPc and slepc4py against this PETSc (about 6 minutes)"
   # Same rule as petsc4py: compiled against PETSC_DIR, never from a foreign wheel.
@@ -137,24 +122,15 @@ if ! done_ "slepc-rpath-$PETSC_VERSION"; then
   done
   "$VENV/bin/python" -c "from slepc4py import SLEPc" && stamp "slepc-rpath-$PETSC_VERSION"
 fi
-if ! done_ extras-2; then
-  log "installing numba (compiled time-step kernels), gmsh (meshes), imageio (animations)"
-  $PIP install -q numba gmsh imageio
-  stamp extras-2
-fi
-
-if ! done_ docs; then
-  log "installing sphinx, numpydoc, pydata-sphinx-theme, sphinx-gallery (the docs in docs/)"
-  $PIP install -q sphinx numpydoc pydata-sphinx-theme sphinx-gallery
-  stamp docs
-fi
-
 # ---------------------------------------------------------------- 4. phmech
-# Editable install; reinstalled only when the checkout moves or setup.cfg changes.
+# Editable, with the dependencies and extras of setup.cfg (`.[all]`: numba, tqdm, h5py, vtk,
+# imageio, gmsh, assimulo, mpi4py, the docs and test tools); h5py, petsc4py and slepc4py,
+# built above, are found satisfied.  Reinstalled when the checkout moves or setup.cfg or
+# pyproject.toml change (a changed extra is installed on the next run).
 key=$(printf '%s %s' "$REPO" "$(cat "$REPO/setup.cfg" "$REPO/pyproject.toml" 2>/dev/null | sha1sum)")
 if [ -f "$REPO/setup.cfg" ] && [ "$(cat "$STAMPS/phmech" 2>/dev/null)" != "$key" ]; then
-  log "installing phmech (editable) from $REPO"
-  $PIP install -q --no-build-isolation --no-deps -e "$REPO"
+  log "installing phmech (editable) with its extras, .[all], from $REPO"
+  PIP_NO_CACHE_DIR=1 $PIP install -q --no-build-isolation -e "$REPO[all]"
   printf '%s' "$key" > "$STAMPS/phmech"
 fi
 
@@ -162,8 +138,18 @@ fi
 cat > "$PHMECH_HOME/env.sh" <<ENV
 export PETSC_DIR=$PETSC_DIR PETSC_ARCH=$PETSC_ARCH
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export MPLBACKEND=\${MPLBACKEND:-Agg}
 source $VENV/bin/activate
 ENV
+
+# ---------------------------------------------------------------- 5. kernel cache
+# Compile the numba kernels into their disk cache (a few minutes once; seconds when warm).
+# The cache directory is named after the digest of the kernel sources and numba's version,
+# so the stamp holding it is stale exactly when the kernels need compiling again.
+kernels=$("$VENV/bin/python" -c "from phmech.assembly._jit import cache_directory; print(cache_directory())")
+if [ "$(cat "$STAMPS/kernels" 2>/dev/null)" != "$kernels" ] || [ ! -d "$kernels" ]; then
+  log "compiling the time-step kernels into $kernels"
+  "$VENV/bin/python" -m phmech.assembly.warm
+  printf '%s' "$kernels" > "$STAMPS/kernels"
+fi
 
 log "done in $((SECONDS - t0)) s; activate with: source $PHMECH_HOME/env.sh"
