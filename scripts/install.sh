@@ -43,7 +43,10 @@ DEB_PACKAGES="bison flex cmake gfortran ninja-build pkg-config libopenmpi-dev
  openmpi-bin libhdf5-openmpi-dev libmumps-ptscotch-dev libmetis-dev
  libptscotch-dev libscalapack-openmpi-dev libsuitesparse-dev libsuperlu-dev
  libsuperlu-dist-dev libhwloc-dev libopenblas-dev zlib1g-dev
- patchelf ffmpeg libglu1-mesa libxcursor1 libxinerama1 libxft2 libxrender1 libxfixes3"
+ patchelf ffmpeg libglu1-mesa libxcursor1 libxinerama1 libxft2 libxrender1 libxfixes3
+ libegl1 libegl-mesa0 libgl1-mesa-dri chromium"
+# libegl*/mesa: vtk's off-screen rendering without an X server; chromium: the test that
+# loads Result.to_html's page headless
 missing=""
 for p in $DEB_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
