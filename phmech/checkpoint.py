@@ -26,7 +26,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 
 import numpy as np
 import scipy.sparse as sp
@@ -93,8 +92,8 @@ def model_identity(problem):
         ident["bodies"] = [[b.name, type(b).__name__, int(b.nq), int(b.ne)] for b in system.bodies]
         ident["joints"] = [[j.name, type(j).__name__, int(j.n_rows)] for j in system.joints]
         ident["loads"] = [[ld.name, type(ld).__name__] for ld in system.loads]
-        owners += [(f"{kind} '{x.name}'", x) for kind, items in (("body", system.bodies), ("joint", system.joints),
-                                                                ("load", system.loads)) for x in items]
+        kinds = (("body", system.bodies), ("joint", system.joints), ("load", system.loads))
+        owners += [(f"{kind} '{x.name}'", x) for kind, items in kinds for x in items]
     params = {}
     for owner, item in owners:
         declared = getattr(item, "identity_parameters", None)

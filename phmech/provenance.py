@@ -289,9 +289,11 @@ class _Identifier:
         closure = {}
         for name, cell in zip(code.co_freevars, cells):
             try:
-                closure[name] = self.record(cell.cell_contents, f"{where} closure variable {name!r}", active)
+                contents = cell.cell_contents
             except ValueError:                          # a cell not yet assigned
                 closure[name] = {"unassigned": True}
+                continue
+            closure[name] = self.record(contents, f"{where} closure variable {name!r}", active)
         if closure:
             rec["closure"] = closure
         if fn.__defaults__:
@@ -340,7 +342,8 @@ def _show(value, width=70):
     while isinstance(value, list) and len(value) == 1:
         value = value[0]
     if isinstance(value, dict) and "function" in value:
-        text = value.get("source", "").strip() or f"function {value['function']} (compiled code {value.get('code', '')[:12]})"
+        text = value.get("source", "").strip() or \
+            f"function {value['function']} (compiled code {value.get('code', '')[:12]}...)"
     else:
         text = json.dumps(value) if not isinstance(value, str) else value
     text = " ".join(text.split())
