@@ -387,3 +387,32 @@ def test_full_disk(tiny_disk):
         long_run.save(path)
     s.simulate(0.003, dt=DT, checkpoint=path)
     assert Result.load(path, s).t[-1] == pytest.approx(0.003) and os.listdir(tiny_disk) == ["run.h5"]
+
+
+@pytest.mark.parametrize("fault, text", [("flipped", r"the \d+ bytes read back differ from those written$"),
+                                         ("short", r"the file holds \d+ of \d+ bytes after writing$")])
+def test_silently_damaged_write(tmp_path, monkeypatch, fault, text):
+    """A device that damages or drops bytes without an error: the check of what was written
+    (size, SHA-256 of the bytes read back) refuses the file before it replaces the good one."""
+    s = crank_slider()
+    path = saved(s, tmp_path / "run.h5")
+    before = open(path, "rb").read()
+    real_write = os.write
+
+    def bad_write(fd, data):
+        data = bytes(data)
+        if fault == "flipped":
+            real_write(fd, data[:-1] + bytes([data[-1] ^ 0xFF]))
+        else:
+            real_write(fd, data[:-100])
+        return len(data)
+    monkeypatch.setattr(os, "write", bad_write)
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {path!r} could not be written: ") + text) \
+            as err:
+        s.simulate(0.004, dt=DT, checkpoint=path)
+    assert type(err.value) is CheckpointError
+    if fault == "short":                                      # the 100 dropped bytes are seen
+        held, total = map(int, re.findall(r"(\d+) of (\d+) bytes", str(err.value))[0])
+        assert total - held == 100
+    monkeypatch.undo()
+    assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["run.h5"]
