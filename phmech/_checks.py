@@ -6,8 +6,9 @@ def time_function(value, n, what, owner, allow_none=False):
     """Turn a constant or a callable into ``t -> array(n)``, checking shape and finiteness.
 
     ``owner`` names the object in errors (e.g. ``"joint 'motor'"``); the
-    returned function has the attribute ``constant``.  With ``allow_none``,
-    ``None`` means zero.
+    returned function has the attributes ``constant``, ``what`` and ``value``
+    (the given callable, or the constant as an array: what identifies the
+    parameter in a checkpoint).  With ``allow_none``, ``None`` means zero.
     """
     if value is None and allow_none:
         value = np.zeros(n)
@@ -19,11 +20,11 @@ def time_function(value, n, what, owner, allow_none=False):
             if not np.all(np.isfinite(out)):
                 raise ValueError(f"{owner}: {what}(t={t!r}) returned non-finite values {out}")
             return out
-        fun.constant = False
+        fun.constant, fun.what, fun.value = False, what, value
         return fun
     const = np.atleast_1d(np.asarray(value, dtype=float))
     if const.shape != (n,) or not np.all(np.isfinite(const)):
         raise ValueError(f"{owner}: {what} must be {n} finite number(s), got {value!r}")
     fun = (lambda t: const)
-    fun.constant = True
+    fun.constant, fun.what, fun.value = True, what, const
     return fun

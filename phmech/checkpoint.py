@@ -11,9 +11,11 @@ hash of the assembled matrices).  Nothing is pickled: arrays are HDF5
 datasets, everything else one JSON document.  A SHA-256 checksum over the
 JSON document and every dataset is stored and verified on reading, so a
 truncated or corrupted file is reported (:class:`CheckpointError`), never
-used.  Files are written atomically (a temporary file in the same
-directory, then renamed), so an interrupted write leaves the previous
-checkpoint intact.
+used.  Files are written atomically and checked (built in memory, written
+to a temporary file in the same directory, flushed, read back and only then
+renamed), so an interrupted or failed write -- a killed process, a full
+disk, a file size limit -- leaves the previous checkpoint intact and no
+temporary file behind.
 
 Layout: root attributes ``format`` (``"phmech-checkpoint"``),
 ``format_version`` and ``checksum``; dataset ``meta`` (JSON); group
@@ -24,12 +26,11 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 
 import numpy as np
 import scipy.sparse as sp
 
-from .provenance import provenance
+from .provenance import UnidentifiableError, differences, identify, provenance  # noqa: F401 (re-exported)
 
 log = logging.getLogger("phmech")
 
@@ -55,7 +56,7 @@ def _hash_matrix(A):
 
 
 def model_identity(problem):
-    """What identifies an assembled model: sizes, labels, bodies, joints and matrix hashes.
+    """What identifies an assembled model: sizes, labels, bodies, joints, parameters and matrix hashes.
 
     Parameters
     ----------
@@ -68,16 +69,38 @@ def model_identity(problem):
     dict
         JSON-ready: ``n, nq, ne, nl``, ``labels`` (SHA-256 of the variable
         labels), ``bodies`` (name, type, nq, ne), ``joints`` (name, type,
-        rows), ``loads`` and ``matrices`` (hashes of ``E``, ``M``, ``J0``,
-        ``R`` and of ``G`` at the reference configuration).
+        rows), ``loads``, ``parameters`` and ``matrices`` (hashes of ``E``,
+        ``M``, ``J0``, ``R`` and of ``G`` at the reference configuration).
+        ``parameters`` holds what the matrices do not show: for every body,
+        joint and load (and the problem itself) that declares
+        ``identity_parameters()`` -- drive values, load values, gravity,
+        damping, the functions of a hand-written problem -- their records by
+        :func:`phmech.provenance.identify` (functions by source and closure
+        values), keyed ``"joint 'name'"``, ``"load 'name'"`` ...
+
+    Raises
+    ------
+    UnidentifiableError
+        A parameter cannot be recorded (a function referring to an object
+        without recordable value); the message names the parameter.
     """
     ident = {k: int(getattr(problem, k)) for k in ("n", "nq", "ne", "nl") if hasattr(problem, k)}
     ident["labels"] = hashlib.sha256("\n".join(problem.labels()).encode()).hexdigest()
     system = getattr(problem, "system", None)
+    owners = [("problem", problem)]
     if system is not None:
         ident["bodies"] = [[b.name, type(b).__name__, int(b.nq), int(b.ne)] for b in system.bodies]
         ident["joints"] = [[j.name, type(j).__name__, int(j.n_rows)] for j in system.joints]
         ident["loads"] = [[ld.name, type(ld).__name__] for ld in system.loads]
+        kinds = (("body", system.bodies), ("joint", system.joints), ("load", system.loads))
+        owners += [(f"{kind} '{x.name}'", x) for kind, items in kinds for x in items]
+    params = {}
+    for owner, item in owners:
+        declared = getattr(item, "identity_parameters", None)
+        values = declared() if callable(declared) else None
+        if values:
+            params[owner] = {str(k): identify(v, f"{owner} {k}") for k, v in values.items()}
+    ident["parameters"] = params
     mats = {}
     for key in ("E", "M", "J0", "R"):
         A = getattr(problem, key, None)
@@ -90,13 +113,22 @@ def model_identity(problem):
 
 
 def compare_identity(stored, problem, path="the checkpoint"):
-    """Raise one :class:`CheckpointError` listing every difference between ``stored`` and ``problem``."""
+    """Raise one :class:`CheckpointError` listing every difference between ``stored`` and ``problem``.
+
+    Differing parameters are named with both values, e.g. ``joint 'drive' omega:
+    150.0 in the checkpoint, 100.0 in the model``.
+    """
     now = model_identity(problem)
     diffs = []
     for key in sorted(set(stored) | set(now)):
         a, b = stored.get(key), now.get(key)
         if key == "matrices" and isinstance(a, dict) and isinstance(b, dict):
             diffs += [f"matrix {m} differs" for m in sorted(set(a) | set(b)) if a.get(m) != b.get(m)]
+        elif key == "parameters" and a is None:
+            diffs.append("the checkpoint records no drive, load or gravity values (written by an older "
+                         "phmech), so this model cannot be checked against it")
+        elif key == "parameters":
+            diffs += differences(a, b)
         elif key in ("bodies", "joints", "loads") and a != b:
             diffs.append(f"{key}: stored {_describe(a)}, this model {_describe(b)}")
         elif a != b:
@@ -138,36 +170,187 @@ def _json_value(key, v):
                           "lists and dicts are; no pickled objects)")
 
 
+def _image(meta_text, arrays):
+    """The bytes of the HDF5 file, built in memory: a full disk or a file size limit then fails
+    a plain ``write`` (with its error number) and cannot leave the HDF5 library half-done."""
+    import io
+
+    import h5py
+    buf = io.BytesIO()
+    with h5py.File(buf, "w") as fh:
+        fh.attrs["format"] = FORMAT
+        fh.attrs["format_version"] = FORMAT_VERSION
+        fh.attrs["checksum"] = _checksum(meta_text, arrays)
+        fh.create_dataset("meta", data=np.frombuffer(meta_text.encode(), dtype=np.uint8))
+        grp = fh.create_group("data")
+        for key, a in arrays.items():
+            grp.create_dataset(key, data=a)
+    return buf.getvalue()
+
+
+TEMPORARY_PREFIX = ".phmech-ckpt-"
+
+
+def _temporary(directory):
+    """A new file in ``directory`` for an atomic write: ``(name, fd)``, mode ``0666`` less the umask."""
+    import secrets
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        name = os.path.join(directory, f"{TEMPORARY_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.h5")
+        try:
+            return name, os.open(name, flags, 0o666)
+        except FileExistsError:
+            continue
+
+
+def _cause(err):
+    """The reason of a failed write, with the file size limit when that is what was hit."""
+    import errno
+    text = err.strerror or str(err)
+    if err.errno == errno.EFBIG:
+        try:
+            import resource
+            limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+            if limit != resource.RLIM_INFINITY:
+                text += f" (the file size limit, ulimit -f, is {limit} bytes)"
+        except (ImportError, OSError, ValueError):
+            pass
+    return text
+
+
 def write(path, meta, arrays):
     """Write ``meta`` (JSON-ready dict) and ``arrays`` (name -> ndarray) atomically to ``path``.
 
-    ``arrays`` with a ``None`` value are left out.  Returns ``path``.
+    The file is built in memory, written to a temporary file in the same
+    directory, flushed to the disk, checked (size, and the SHA-256 of the
+    bytes read back) and only then renamed to ``path``; a failure at any
+    point leaves a previous ``path`` as it was and removes the temporary
+    file.  New files get the mode ``0666`` less the umask.  ``arrays`` with
+    a ``None`` value are left out.  Returns ``path``.
+
+    Raises
+    ------
+    CheckpointError
+        The file could not be written (full disk, file size limit, lost
+        device, ...); the message names the file and the cause.
     """
-    import h5py
+    path = os.fspath(path)
     arrays = {k: np.asarray(v) for k, v in arrays.items() if v is not None}
     meta_text = json.dumps(_json_value("meta", meta), sort_keys=True)
+    image = _image(meta_text, arrays)
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".phmech-ckpt-", suffix=".h5")
-    os.close(fd)
+    tmp, written = None, 0
     try:
-        with h5py.File(tmp, "w") as fh:
-            fh.attrs["format"] = FORMAT
-            fh.attrs["format_version"] = FORMAT_VERSION
-            fh.attrs["checksum"] = _checksum(meta_text, arrays)
-            fh.create_dataset("meta", data=np.frombuffer(meta_text.encode(), dtype=np.uint8))
-            grp = fh.create_group("data")
-            for key, a in arrays.items():
-                grp.create_dataset(key, data=a)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+        os.makedirs(directory, exist_ok=True)
+        tmp, fd = _temporary(directory)
+        try:
+            view = memoryview(image)
+            while written < len(image):
+                written += os.write(fd, view[written:])
+            os.fsync(fd)
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size != len(image):
+            raise CheckpointError(f"checkpoint {path!r} could not be written: the file holds {size} of "
+                                  f"{len(image)} bytes after writing")
+        with open(tmp, "rb") as fh:
+            back = fh.read()
+        if hashlib.sha256(back).digest() != hashlib.sha256(image).digest():
+            raise CheckpointError(f"checkpoint {path!r} could not be written: the {len(image)} bytes read "
+                                  "back differ from those written")
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+        tmp = None
+        _sync_directory(directory)
+    except OSError as err:
+        kept = (f"the previous checkpoint in {path!r} is unchanged" if os.path.exists(path)
+                else "no checkpoint was written")
+        raise CheckpointError(f"checkpoint {path!r} could not be written: {_cause(err)} (after {written} of "
+                              f"{len(image)} bytes); {kept}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
     log.debug("checkpoint written: %s (t = %s)", path, meta.get("t"))
     return path
+
+
+def _sync_directory(directory):
+    """Make a rename in ``directory`` durable (where the system allows opening a directory)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def check_target(path, name="checkpoint"):
+    """Refuse, before a run, a checkpoint file that could not be written.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The checkpoint file; its directory must exist and take new files
+        (checked by creating and removing a temporary file).
+    name : str
+        The option, for messages (``"checkpoint"``, ``"--checkpoint"``).
+
+    Returns
+    -------
+    str
+        ``path`` as a string.
+
+    Raises
+    ------
+    TypeError
+        ``path`` is not a path.
+    ValueError
+        The path is empty or a directory, its directory is missing or not
+        a directory, or no file can be created there; the message names the
+        path and the cause.
+    """
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"{name} must be a file path, got {path!r}") from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text:
+        raise ValueError(f"{name} must be a file path, got an empty string")
+    if os.path.isdir(text):
+        raise ValueError(f"{name} {text!r} is a directory; give a file in it, e.g. "
+                         f"{os.path.join(text, 'checkpoint.h5')!r}")
+    directory = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(directory):
+        what = "is not a directory" if os.path.exists(directory) else "does not exist"
+        raise ValueError(f"{name} {text!r} cannot be written: the directory {directory!r} {what}")
+    try:
+        tmp, fd = _temporary(directory)
+        os.close(fd)
+        os.remove(tmp)
+    except OSError as err:
+        raise ValueError(f"{name} {text!r} cannot be written: no file can be created in {directory!r} "
+                         f"({err.strerror or err})") from None
+    return text
+
+
+def check_arguments(solver, checkpoint, checkpoint_every):
+    """The driver's checks of ``checkpoint=`` and ``checkpoint_every=`` before a run (``solver``: its
+    name, for messages): the file must be writable (:func:`check_target`), and an interval
+    needs a file."""
+    if checkpoint is None:
+        if checkpoint_every is not None:
+            raise ValueError(f"{solver}: checkpoint_every={checkpoint_every!r} is given without checkpoint=; "
+                             "pass the file to write the checkpoints to (checkpoint='run.h5')")
+        return
+    check_target(checkpoint)
 
 
 def read(path):

@@ -58,6 +58,15 @@ class Load:
     def check(self):
         return []
 
+    def identity_parameters(self):
+        """The load's values, ``{name: value}`` (constants or functions of time) and its frame;
+        part of a checkpoint's model identity (:func:`phmech.checkpoint.model_identity`)."""
+        fun = getattr(self, "fun", None)
+        out = {"inertial": bool(self.inertial)}
+        if hasattr(fun, "value"):
+            out[fun.what] = fun.value
+        return out
+
 
 class PortForce(Load):
     """A force ``u(t)`` at a port, inertial (default) or body-frame components."""
@@ -121,6 +130,9 @@ class Gravity(Load):
         self._rigid = len(body.frame_dofs) == body.ne
         self._first_moment = self.mass * np.asarray(getattr(body, "center", np.zeros(body.dim)), float)
 
+    def identity_parameters(self):
+        return {"g": self.g}
+
     def potential(self, q):
         if not self._rigid:
             return None
@@ -143,6 +155,9 @@ class PortDamper(Load):
         self.port, self.body, self.c = port, port.body, c
         self.cols, self.A = port.cols, port.Yc
         self._D = -c * (self.A.T @ self.A)
+
+    def identity_parameters(self):
+        return {"c": self.c}
 
     def force(self, t, q, e=None):
         return self._D @ e[self.cols]

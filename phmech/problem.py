@@ -118,6 +118,10 @@ class DAEProblem:
     def labels(self):
         return list(self.labels_)
 
+    def identity_parameters(self):
+        """The functions of the problem (part of a checkpoint's model identity)."""
+        return {"f": self._f, "jac": self._jac, "power": self._power}
+
     def f(self, t, y):
         return np.asarray(self._f(t, y), dtype=float)
 

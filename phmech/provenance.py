@@ -9,10 +9,13 @@ git commit from one ``git`` call, cached for the process.
 import functools
 import importlib.metadata
 import importlib.util
+import json
 import os
 import platform
 import subprocess
 import sys
+
+import numpy as np
 
 #: distribution names tried, in turn, for each reported package
 PACKAGES = {"numpy": ("numpy",), "scipy": ("scipy",), "firedrake": ("firedrake",),
@@ -150,3 +153,232 @@ def csv_header(case=None, solver=None, options=None, notes=()):
         lines.append("options: " + ", ".join(f"{k}={_option_text(val)}" for k, val in sorted(options.items())))
     lines += [str(n) for n in notes]
     return ["# " + line.replace("\n", " ") for line in lines]
+
+
+# -- what identifies a model parameter -------------------------------------------------------
+class UnidentifiableError(TypeError):
+    """A model parameter whose value cannot be recorded (see :func:`identify`): a checkpoint of
+    the model could not tell it from another one."""
+
+
+#: arrays up to this many entries are recorded by value, larger ones by their SHA-256
+ARRAY_VALUES = 64
+#: most values (objects, closure variables, attributes ...) recorded for one parameter
+BUDGET = 2000
+
+
+def identify(value, where):
+    """JSON-ready record of a model parameter: equal records for parameters that act equally.
+
+    Parameters
+    ----------
+    value : object
+        A number, string, array, list, tuple, dict, or a function of time.
+    where : str
+        What the value is (e.g. ``"joint 'drive' omega"``), for errors.
+
+    Returns
+    -------
+    None, bool, int, float, str, list or dict
+        Numbers and strings as they are (non-finite floats as text); arrays of
+        at most :data:`ARRAY_VALUES` entries as nested lists, larger ones by
+        shape, type and SHA-256; Python functions by their source text (their
+        compiled code when the source is not available), the values of their
+        closure variables, defaults and the global names they use;
+        ``functools.partial`` by its function and arguments; bound methods
+        by their function and object; modules, classes and built-in
+        functions by name; other objects by class and attributes.
+
+    Raises
+    ------
+    UnidentifiableError
+        For an object without attributes that is none of the above, or a
+        value that refers to more than :data:`BUDGET` others (a whole model,
+        a mesh ...); the message names ``where`` and the object.
+    """
+    return _Identifier(where).record(value, where, ())
+
+
+class _Identifier:
+    def __init__(self, where):
+        self.where, self.count = where, 0
+
+    def refuse(self, path, reason):
+        raise UnidentifiableError(f"{path}: {reason}; the model cannot be identified, so a checkpoint "
+                                  "could not tell it from another model (use numbers, arrays or functions "
+                                  "of plain values)")
+
+    def record(self, v, path, active):
+        self.count += 1
+        if self.count > BUDGET:
+            self.refuse(self.where, f"refers to more than {BUDGET} values (a whole model, a mesh ...; "
+                                    f"the last one {path} = {_short(v)})")
+        if v is None or isinstance(v, (bool, str)):
+            return v
+        if isinstance(v, np.bool_):
+            return bool(v)
+        if isinstance(v, (int, np.integer)):
+            return int(v)
+        if isinstance(v, (float, np.floating)):
+            f = float(v)
+            return f if np.isfinite(f) else repr(f)
+        if isinstance(v, (complex, np.complexfloating)):
+            return {"complex": [self.record(v.real, path, active), self.record(v.imag, path, active)]}
+        if isinstance(v, (bytes, bytearray)):
+            return {"bytes": _sha(bytes(v))}
+        if id(v) in active:                              # a function calling itself, an object cycle
+            return {"recursion": _name(v)}
+        active = active + (id(v),)
+        if isinstance(v, np.ndarray):
+            return self.array(v, path, active)
+        if isinstance(v, (list, tuple)):
+            return [self.record(x, f"{path}[{i}]", active) for i, x in enumerate(v)]
+        if isinstance(v, dict):
+            return {str(k): self.record(x, f"{path}[{k!r}]", active) for k, x in v.items()}
+        if isinstance(v, (set, frozenset)):
+            items = [self.record(x, path, active) for x in v]
+            return {"set": sorted(items, key=repr)}
+        return self.callable_or_object(v, path, active)
+
+    def array(self, v, path, active):
+        if v.dtype.kind in "biuf":
+            if v.size <= ARRAY_VALUES:
+                return (v.astype(float) if v.dtype.kind == "f" else v).tolist()
+            a = np.ascontiguousarray(v)
+            return {"array": list(a.shape), "dtype": a.dtype.str, "sha256": _sha(a.tobytes())}
+        if v.dtype.kind == "c":
+            return {"complex": [self.array(v.real, path, active), self.array(v.imag, path, active)]}
+        if v.dtype.kind == "U" or v.dtype.kind == "S":
+            return v.tolist()
+        if v.dtype.kind == "O":
+            return [self.record(x, f"{path}[{i}]", active) for i, x in enumerate(v.ravel())] + [list(v.shape)]
+        self.refuse(path, f"an array of type {v.dtype}")
+
+    def callable_or_object(self, v, path, active):
+        import functools
+        import types
+        if isinstance(v, types.ModuleType):
+            return {"module": v.__name__}
+        if isinstance(v, types.FunctionType):
+            return self.function(v, path, active)
+        if isinstance(v, types.MethodType):
+            return {"method": self.record(v.__func__, path, active),
+                    "self": self.record(v.__self__, f"{path} (object of {_name(v)})", active)}
+        if isinstance(v, functools.partial):
+            return {"partial": self.record(v.func, path, active), "args": self.record(v.args, path, active),
+                    "keywords": self.record(v.keywords, path, active)}
+        if isinstance(v, (type, np.ufunc, types.BuiltinFunctionType)):
+            return {"named": _name(v)}                # classes, built-in functions, numpy ufuncs
+        attrs = getattr(v, "__dict__", None)
+        if not isinstance(attrs, dict):
+            self.refuse(path, f"{_short(v)} has no recordable value")
+        return {"instance": _name(type(v)),
+                "attributes": {k: self.record(x, f"{path}.{k}", active) for k, x in sorted(attrs.items())}}
+
+    def function(self, fn, path, active):
+        import inspect
+        import textwrap
+        code = fn.__code__
+        rec = {"function": _name(fn)}
+        try:
+            rec["source"] = textwrap.dedent(inspect.getsource(fn))
+        except (OSError, TypeError):                  # defined in ``python -c``, exec ...: the compiled code
+            rec["code"] = _code_text(code)
+        where = f"{path} (function {fn.__qualname__})"
+        cells = fn.__closure__ or ()
+        closure = {}
+        for name, cell in zip(code.co_freevars, cells):
+            try:
+                contents = cell.cell_contents
+            except ValueError:                          # a cell not yet assigned
+                closure[name] = {"unassigned": True}
+                continue
+            closure[name] = self.record(contents, f"{where} closure variable {name!r}", active)
+        if closure:
+            rec["closure"] = closure
+        if fn.__defaults__:
+            rec["defaults"] = self.record(list(fn.__defaults__), f"{where} defaults", active)
+        if fn.__kwdefaults__:
+            rec["kwdefaults"] = self.record(fn.__kwdefaults__, f"{where} defaults", active)
+        names = sorted(n for n in _global_names(code) if n in fn.__globals__)
+        if names:
+            rec["globals"] = {n: self.record(fn.__globals__[n], f"{where} global {n!r}", active) for n in names}
+        return rec
+
+
+def differences(a, b, where=""):
+    """Where two records of :func:`identify` (or dicts of them) differ.
+
+    Returns
+    -------
+    list of str
+        ``"where: A in the checkpoint, B in the model"`` for each differing
+        leaf (``where``: the keys leading to it, e.g. ``"joint 'drive'
+        omega"``; a function with another source as a whole).
+    """
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict) and not (_leaf(a) or _leaf(b)):
+        if "function" in a and "function" in b and a.get("source") != b.get("source"):
+            return [f"{where}: function {a['function']} in the checkpoint, another source in the model "
+                    f"({_show(a)} / {_show(b)})"]
+        out = []
+        for k in sorted(set(a) | set(b)):
+            sub = f"{where} {k}".strip()
+            if k not in a or k not in b:
+                out.append(f"{sub}: {'only in the model' if k not in a else 'only in the checkpoint'}")
+            else:
+                out += differences(a[k], b[k], sub)
+        return out
+    return [f"{where}: {_show(a)} in the checkpoint, {_show(b)} in the model"]
+
+
+def _leaf(record):
+    """Records compared as a whole: arrays given by hash, named objects."""
+    return bool(set(record) & {"array", "named", "module", "recursion", "bytes"})
+
+
+def _show(value, width=70):
+    while isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, dict) and "function" in value:
+        text = value.get("source", "").strip() or \
+            f"function {value['function']} (compiled code {value.get('code', '')[:12]}...)"
+    else:
+        text = json.dumps(value) if not isinstance(value, str) else value
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _global_names(code):
+    """The names ``code`` (and the code nested in it) looks up as globals."""
+    import dis
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    for c in code.co_consts:
+        if hasattr(c, "co_code"):
+            names |= _global_names(c)
+    return names
+
+
+def _code_text(code):
+    """A record of compiled code that does not depend on where it was compiled."""
+    import hashlib
+    h = hashlib.sha256(code.co_code)
+    for c in code.co_consts:
+        h.update((_code_text(c) if hasattr(c, "co_code") else repr(c)).encode())
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_argcount)).encode())
+    return h.hexdigest()
+
+
+def _sha(data):
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
+def _name(v):
+    return f"{getattr(v, '__module__', None) or ''}.{getattr(v, '__qualname__', type(v).__qualname__)}".lstrip(".")
+
+
+def _short(v):
+    text = repr(v)
+    return f"{type(v).__name__} object" if len(text) > 60 else f"{type(v).__name__} {text}"

@@ -249,3 +249,50 @@ def test_case_command_line_restart_equals_the_uninterrupted_run(tmp_path):
     # quantities derived through the restored work record or a recomputed displacement map: round-off
     for name in ("ux_mid_over_L", "energy_balance", "constraint_residual"):
         assert np.allclose(b[name], c[name], rtol=0, atol=1e-12 * max(1.0, np.abs(c[name]).max())), name
+
+
+def loaded_crank_slider():
+    """The crank-slider spun up by a drive function, under gravity, with a damper and a force function:
+    every kind of parameter the model identity records."""
+    from test_bad_input_checkpoint import crank_slider, spin_up
+    return crank_slider(omega=spin_up(150.0), gravity=(0.0, -9.81), damper=0.05,
+                        force=lambda t: np.array([0.5 * np.sin(200.0 * t), 0.0]))
+
+
+def test_restart_of_a_rebuilt_model_with_functions_and_gravity(tmp_path):
+    """The identity of drive and load functions (source, closure values), gravity and damping is the
+    same for the model built again: the rebuilt model continues the checkpoint, bit for bit."""
+    from phmech.checkpoint import model_identity
+    first = loaded_crank_slider()
+    params = model_identity(first.assemble())["parameters"]
+    assert params["joint 'drive(crank.P)'"]["omega"]["closure"] == {"tau": 0.01, "w0": 150.0}
+    assert params["load 'gravity(coupler)'"] == {"g": [0.0, -9.81]}
+    assert params["load 'damper'"] == {"c": 0.05}
+    assert "np.sin(200.0 * t)" in params["load 'push'"]["force"]["source"]
+    path = str(tmp_path / "loaded.h5")
+    with pytest.raises(Killed):
+        first.simulate(T_END, solver="midpoint", dt=1e-4, checkpoint=path, checkpoint_every=0.01,
+                       callbacks=[kill_after(0.021)])
+    again = loaded_crank_slider()
+    assert model_identity(again.assemble()) == Result.load(path).model_identity
+    cont = again.simulate(T_END, solver="midpoint", dt=1e-4, restart=path)
+    full = loaded_crank_slider().simulate(T_END, solver="midpoint", dt=1e-4)
+    assert np.array_equal(cont.t, full.t) and np.array_equal(cont.y, full.y)
+    assert np.array_equal(cont.work, full.work)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_checkpoint_files_follow_the_umask(rigid_crank_slider, tmp_path, umask):
+    """Periodic and final checkpoints get the mode 0666 less the umask (they used to be 0600)."""
+    s = rigid_crank_slider[0]
+    old = os.umask(umask)
+    try:
+        with pytest.raises(Killed):
+            s.simulate(0.02, solver="midpoint", dt=1e-4, checkpoint=str(tmp_path / "periodic.h5"),
+                       checkpoint_every=0.005, callbacks=[kill_after(0.006)])
+        s.simulate(0.002, solver="midpoint", dt=1e-4, checkpoint=str(tmp_path / "final.h5"))
+    finally:
+        os.umask(old)
+    for name in ("periodic.h5", "final.h5"):
+        assert os.stat(tmp_path / name).st_mode & 0o777 == 0o666 & ~umask, name
+    assert sorted(os.listdir(tmp_path)) == ["final.h5", "periodic.h5"]

@@ -93,6 +93,13 @@ class Joint:
             return np.zeros(self.n_rows)
         return (self._w(t + dt) - self._w(t - dt)) / (2 * dt)
 
+    def identity_parameters(self):
+        """The joint's parameters beyond its ports and geometry, ``{name: value}``: its prescribed
+        velocities (drive values; constants or functions of time) and their rates.  They are
+        part of a checkpoint's model identity (:func:`phmech.checkpoint.model_identity`)."""
+        funs = (self._w, self._dw, getattr(self, "_angle", None))
+        return {f.what: f.value for f in funs if f is not None and hasattr(f, "value")}
+
     def position_residual(self, q_of, t):
         """Position-level residual (``n_rows`` values; zero where a row has none).
 

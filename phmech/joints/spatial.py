@@ -210,6 +210,7 @@ class SpatialJoint(Joint):
             full = self._w
             self._w = lambda t, full=full, n=self.n_rows: np.r_[np.zeros(n - 1), full(t)]
             self._w.constant = getattr(full, "constant", False)
+            self._w.what, self._w.value = full.what, full.value
             self._angle = None if angle is None else as_function(angle, 1, "angle", name)
         else:
             self._w = as_function(None, self.n_rows, "velocity", name)

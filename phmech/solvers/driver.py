@@ -112,9 +112,11 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
     checkpoint : str, optional
         Write the run so far to this HDF5 file every ``checkpoint_every``
         seconds of simulated time and at the end (atomically: a killed run
-        loses at most one interval).
+        loses at most one interval).  Its directory must exist and be
+        writable (checked before the run, else a ``ValueError``).
     checkpoint_every : float, optional
-        Interval of the checkpoints in simulated time (default: only at the end).
+        Interval of the checkpoints in simulated time (default: only at the
+        end); only with ``checkpoint`` (else a ``ValueError``).
     **options
         The solver's own options; an option it does not take is refused.
 
@@ -133,6 +135,8 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
         t0, t_end = t_span
     except (TypeError, ValueError):
         raise ValueError(f"{cls.name}: t_span must be two numbers (t0, t_end), got {t_span!r}") from None
+    from ..checkpoint import check_arguments
+    check_arguments(cls.name, checkpoint, checkpoint_every)
     resume = None
     if restart is not None:
         from ..checkpoint import open_restart
@@ -301,8 +305,9 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     elif outputs is None or outputs[0] == t0:
         rows.add(t0, solver.y)
         k = 0 if outputs is None else 1
-    if checkpoint is not None:
-        from ..checkpoint import Checkpointer
+    if checkpoint is not None or checkpoint_every is not None:
+        from ..checkpoint import Checkpointer, check_arguments
+        check_arguments(name, checkpoint, checkpoint_every)
         callbacks.append(Checkpointer(checkpoint, checkpoint_every, rows, t0, t_events, y_events))
     g_old = [_event_value(name, events, i, solver.t, solver.y) for i in range(len(events))]
     bar = _progress(progress, solver.t, t_end, name)

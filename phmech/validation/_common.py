@@ -34,6 +34,21 @@ def positive_int(text):
     return v
 
 
+def checkpoint_file(text):
+    """Argparse type of ``--checkpoint``: a file in a writable directory, created when missing
+    (as ``--outdir``); the error names the path and the cause."""
+    from ..checkpoint import check_target
+    directory = os.path.dirname(os.path.abspath(text))
+    try:
+        if not os.path.lexists(directory):
+            os.makedirs(directory)
+        return check_target(text, "--checkpoint")
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be written: {err.strerror or err}") from None
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def parser(description, tfinal=None, solver="midpoint", dt=None, checkpoints=False):
     """Argument parser with the options every time-domain case shares.
 
@@ -58,7 +73,7 @@ def parser(description, tfinal=None, solver="midpoint", dt=None, checkpoints=Fal
     p.add_argument("--outdir", default="out", help="directory for CSV, figures and summary.json")
     p.add_argument("--no-plot", action="store_true", help="do not write figures")
     if checkpoints:
-        p.add_argument("--checkpoint", default=None, metavar="FILE.h5",
+        p.add_argument("--checkpoint", type=checkpoint_file, default=None, metavar="FILE.h5",
                        help="write the run to this HDF5 checkpoint (at the end, and every --checkpoint-every)")
         p.add_argument("--checkpoint-every", type=positive_float, default=None, metavar="SECONDS",
                        help="interval of the checkpoints in simulated time [s]")

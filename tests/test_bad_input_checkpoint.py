@@ -1,0 +1,418 @@
+"""Bad input and faults around checkpoints: each case raises one clear error of the exact type,
+naming the file, parameter or value, before the run where it can.
+
+* unusable checkpoint paths (API ``checkpoint=`` and ``--checkpoint``) and
+  ``checkpoint_every`` without a file: refused before the first step;
+* another model (drive values, loads, gravity, damping, functions by source,
+  closure and globals): the restart names what differs; a model that cannot
+  be identified is refused before the run;
+* a full disk or a file size limit during a write: one error naming the file
+  and the cause, the previous checkpoint intact, no temporary file left, and
+  the process goes on.
+"""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("h5py")
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from mechanisms import L1, L2, OMEGA  # noqa: E402
+from phmech import PlanarRigidBody, PointMass, Result, System  # noqa: E402
+from phmech.problem import DAEProblem  # noqa: E402
+from phmech.checkpoint import TEMPORARY_PREFIX, CheckpointError, UnidentifiableError  # noqa: E402
+from phmech.solvers import solve  # noqa: E402
+from phmech.validation import _common  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DT = 1e-4
+
+
+def crank_slider(omega=OMEGA, gravity=None, force=None, damper=None):
+    """The rigid crank-slider of :mod:`mechanisms` with a chosen drive, gravity, force and damper."""
+    crank = PlanarRigidBody.rod("crank", 0.36, L1)
+    coupler = PlanarRigidBody.rod("coupler", 0.151104, L2, position=(L1, 0.0))
+    slider = PointMass("slider", 0.075552, position=(L1 + L2, 0.0))
+    s = System([crank, coupler, slider])
+    s.pin(crank.port("A"))
+    s.drive(crank, omega)
+    s.connect(crank.port("B"), coupler.port("A"))
+    s.connect(coupler.port("B"), slider.port("P"))
+    s.slide(slider, (1.0, 0.0))
+    if gravity is not None:
+        s.add_gravity(gravity)
+    if force is not None:
+        s.apply_force(slider.port("P"), force, name="push")
+    if damper is not None:
+        s.add_damper(slider.port("P"), damper, name="damper")
+    return s
+
+
+def saved(system, path, t_end=0.002):
+    """A short run of ``system`` written to ``path``."""
+    system.simulate(t_end, solver="midpoint", dt=DT, checkpoint=str(path))
+    return str(path)
+
+
+def refused(stored_model, other_model, tmp_path, expected):
+    """``other_model`` restarted from a checkpoint of ``stored_model``: one CheckpointError naming
+    ``expected`` (exact text), for the restart and for loading with the model."""
+    path = saved(stored_model, tmp_path / "run.h5")
+    with pytest.raises(CheckpointError, match=re.escape(expected)) as err:
+        other_model.simulate(0.004, solver="midpoint", dt=DT, restart=path)
+    assert type(err.value) is CheckpointError and path in str(err.value)
+    with pytest.raises(CheckpointError, match=re.escape(expected)):
+        Result.load(path, other_model)
+    return str(err.value)
+
+
+class Steps:
+    """A callback counting the steps taken (zero when a run is refused before it starts)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, solver):
+        self.n += 1
+
+
+def leftovers(directory):
+    return [f for f in os.listdir(directory) if f.startswith(TEMPORARY_PREFIX)]
+
+
+# -- the checkpoint path and interval, checked before the run ------------------------------------
+@pytest.fixture
+def readonly_dir(tmp_path):
+    """A directory where no file can be created: mode 0555, or (for root, who ignores the mode)
+    a read-only tmpfs mounted there; skipped where neither works."""
+    d = tmp_path / "readonly"
+    d.mkdir()
+    d.chmod(0o555)
+    mounted = False
+    try:
+        open(d / "probe", "w").close()
+        os.remove(d / "probe")
+        d.chmod(0o755)
+        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(d)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.skip(f"no read-only directory can be made here: {proc.stderr.strip()}")
+        mounted = True
+    except PermissionError:
+        pass
+    yield d
+    if mounted:
+        subprocess.run(["umount", str(d)], check=False)
+    else:
+        d.chmod(0o755)
+
+
+def test_checkpoint_in_a_missing_directory(tmp_path):
+    path = str(tmp_path / "nowhere" / "run.h5")
+    steps = Steps()
+    with pytest.raises(ValueError, match=re.escape(f"checkpoint {path!r} cannot be written: the directory "
+                                                   f"{str(tmp_path / 'nowhere')!r} does not exist")) as err:
+        crank_slider().simulate(0.01, dt=DT, checkpoint=path, callbacks=[steps])
+    assert type(err.value) is ValueError
+    assert steps.n == 0 and not os.path.exists(tmp_path / "nowhere")
+
+
+def test_checkpoint_in_a_readonly_directory(readonly_dir):
+    path = str(readonly_dir / "run.h5")
+    steps = Steps()
+    with pytest.raises(ValueError, match=re.escape(f"checkpoint {path!r} cannot be written: no file can be "
+                                                   f"created in {str(readonly_dir)!r} (")) as err:
+        crank_slider().simulate(0.01, dt=DT, checkpoint=path, checkpoint_every=0.005, callbacks=[steps])
+    assert type(err.value) is ValueError
+    assert re.search(r"\((Permission denied|Read-only file system)\)$", str(err.value))
+    assert steps.n == 0
+
+
+def test_checkpoint_below_a_file(tmp_path):
+    (tmp_path / "plain").write_text("not a directory")
+    path = str(tmp_path / "plain" / "run.h5")
+    with pytest.raises(ValueError, match=re.escape(f"the directory {str(tmp_path / 'plain')!r} is not a "
+                                                   "directory")):
+        crank_slider().simulate(0.01, dt=DT, checkpoint=path)
+
+
+def test_checkpoint_that_is_a_directory(tmp_path):
+    with pytest.raises(ValueError, match=re.escape(f"checkpoint {str(tmp_path)!r} is a directory; give a file "
+                                                   f"in it, e.g. {os.path.join(str(tmp_path), 'checkpoint.h5')!r}")):
+        crank_slider().simulate(0.01, dt=DT, checkpoint=str(tmp_path))
+
+
+@pytest.mark.parametrize("value, error, text", [(3.5, TypeError, "checkpoint must be a file path, got 3.5"),
+                                                ("", ValueError, "checkpoint must be a file path, got an empty "
+                                                                 "string")])
+def test_checkpoint_that_is_not_a_path(value, error, text):
+    with pytest.raises(error, match=re.escape(text)) as err:
+        crank_slider().simulate(0.01, dt=DT, checkpoint=value)
+    assert type(err.value) is error
+
+
+def test_interval_without_a_file(tmp_path):
+    """``checkpoint_every`` alone used to write nothing and say nothing."""
+    steps = Steps()
+    with pytest.raises(ValueError, match=re.escape("midpoint: checkpoint_every=0.005 is given without "
+                                                   "checkpoint=")) as err:
+        crank_slider().simulate(0.01, dt=DT, checkpoint_every=0.005, callbacks=[steps])
+    assert type(err.value) is ValueError and steps.n == 0
+    # the same through the driver's lower level (a solver constructed by hand)
+    from phmech.solvers.driver import integrate
+    from phmech.solvers.midpoint import ImplicitMidpoint
+    dae = crank_slider().assemble()
+    solver = ImplicitMidpoint(dae, 0.0, dae.initial_state(0.0), 0.01, dt=DT)
+    with pytest.raises(ValueError, match=re.escape("midpoint: checkpoint_every=0.005 is given without "
+                                                   "checkpoint=")):
+        integrate(solver, checkpoint_every=0.005)
+    assert solver.t == 0.0 and os.listdir(tmp_path) == []
+
+
+def test_command_line_checkpoint_in_a_readonly_directory(readonly_dir, capsys):
+    p = _common.parser("demo", tfinal=0.01, dt=DT, checkpoints=True)
+    path = str(readonly_dir / "sub" / "run.h5")
+    with pytest.raises(SystemExit) as exc:
+        p.parse_args(["--checkpoint", path])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --checkpoint" in err and repr(path) in err
+    assert re.search("Permission denied|Read-only file system", err)
+
+
+def test_command_line_checkpoint_below_a_file(tmp_path, capsys):
+    (tmp_path / "plain").write_text("x")
+    path = str(tmp_path / "plain" / "run.h5")
+    p = _common.parser("demo", tfinal=0.01, dt=DT, checkpoints=True)
+    with pytest.raises(SystemExit) as exc:
+        p.parse_args(["--checkpoint", path])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --checkpoint" in err and repr(path) in err
+    assert f"the directory {str(tmp_path / 'plain')!r} is not a directory" in err
+    # a missing directory is created, as --outdir is
+    made = tmp_path / "new" / "dir" / "run.h5"
+    assert p.parse_args(["--checkpoint", str(made)]).checkpoint == str(made)
+    assert made.parent.is_dir()
+
+
+# -- another model: the restart names what differs ------------------------------------------------
+def test_other_drive_value(tmp_path):
+    refused(crank_slider(omega=150.0), crank_slider(omega=100.0), tmp_path,
+            "joint 'drive(crank.P)' omega: 150.0 in the checkpoint, 100.0 in the model")
+
+
+def test_other_gravity(tmp_path):
+    text = refused(crank_slider(gravity=(0.0, -9.81)), crank_slider(gravity=(0.0, -1.62)), tmp_path,
+                   "load 'gravity(crank)' g: [0.0, -9.81] in the checkpoint, [0.0, -1.62] in the model")
+    assert "load 'gravity(slider)' g" in text                       # every body's gravity is named
+
+
+def test_other_force(tmp_path):
+    text = refused(crank_slider(force=(2.0, 0.0)), crank_slider(force=(3.0, 0.0)), tmp_path,
+                   "load 'push' force: [2.0, 0.0] in the checkpoint, [3.0, 0.0] in the model")
+    assert "load 'push' inertial" not in text
+
+
+def test_other_damping(tmp_path):
+    refused(crank_slider(damper=0.1), crank_slider(damper=0.2), tmp_path,
+            "load 'damper' c: 0.1 in the checkpoint, 0.2 in the model")
+
+
+def spin_up(w0, tau=0.01):
+    """A drive ramping up to ``w0`` (a closure: its value is part of the model)."""
+    return lambda t: w0 * (1.0 - np.exp(-t / tau))
+
+
+def test_other_closure_value_of_a_drive_function(tmp_path):
+    refused(crank_slider(omega=spin_up(150.0)), crank_slider(omega=spin_up(100.0)), tmp_path,
+            "joint 'drive(crank.P)' omega closure w0: 150.0 in the checkpoint, 100.0 in the model")
+
+
+def test_other_source_of_a_drive_function(tmp_path):
+    def other_ramp(w0, tau=0.01):
+        return lambda t: w0 * (t / tau) / (1.0 + t / tau)
+    text = refused(crank_slider(omega=spin_up(150.0)), crank_slider(omega=other_ramp(150.0)), tmp_path,
+                   "joint 'drive(crank.P)' omega: function test_bad_input_checkpoint.spin_up.<locals>.<lambda> "
+                   "in the checkpoint, another source in the model")
+    assert "np.exp" in text                                         # the stored source, shortened
+
+
+SETTINGS = {"w": 150.0}
+
+
+def driven_by_global(t):
+    """A drive reading a module-level setting (a global: part of the model as well)."""
+    return SETTINGS["w"]
+
+
+def test_other_global_value_of_a_drive_function(tmp_path, monkeypatch):
+    path = saved(crank_slider(omega=driven_by_global), tmp_path / "run.h5")
+    monkeypatch.setitem(SETTINGS, "w", 120.0)
+    with pytest.raises(CheckpointError, match=re.escape(
+            "joint 'drive(crank.P)' omega globals SETTINGS w: 150.0 in the checkpoint, 120.0 in the model")):
+        crank_slider(omega=driven_by_global).simulate(0.004, dt=DT, restart=path)
+
+
+def test_other_function_of_a_hand_written_problem(tmp_path):
+    def oscillator(k):
+        return DAEProblem(np.eye(2), lambda t, y: np.array([y[1], -k * y[0]]), labels=["x", "v"])
+    y0 = np.array([1.0, 0.0])
+    path = str(tmp_path / "osc.h5")
+    solve(oscillator(4.0), (0.0, 0.01), y0, dt=1e-3, checkpoint=path)
+    with pytest.raises(CheckpointError, match=re.escape("problem f closure k: 4.0 in the checkpoint, "
+                                                        "9.0 in the model")):
+        solve(oscillator(9.0), (0.0, 0.02), y0, dt=1e-3, restart=path)
+
+
+def test_model_that_cannot_be_identified(tmp_path):
+    """A drive function referring to an object without recordable value (a lock): refused before the
+    run, naming the joint, the parameter and the variable."""
+    lock = threading.Lock()
+    path = tmp_path / "run.h5"
+    steps = Steps()
+    s = crank_slider(omega=lambda t: 150.0 if lock else 0.0)
+    with pytest.raises(UnidentifiableError, match=r"^joint 'drive\(crank.P\)' omega \(function .*<lambda>\) "
+                                                  r"closure variable 'lock': lock <unlocked _thread.lock") as err:
+        s.simulate(0.01, dt=DT, checkpoint=str(path), checkpoint_every=0.005, callbacks=[steps])
+    assert isinstance(err.value, TypeError) and "the model cannot be identified" in str(err.value)
+    assert steps.n == 0 and not path.exists()
+    s.simulate(0.001, dt=DT)                                  # without a checkpoint, nothing to identify
+
+
+# -- a full disk or a file size limit during a write ---------------------------------------------
+def periodic_checkpoint_size(tmp_path):
+    """Size of the periodic checkpoint at t = 0.02 of a run to 0.04 (interval 0.01)."""
+    class Stop(Exception):
+        pass
+
+    def stop(solver):
+        if solver.t > 0.021:
+            raise Stop
+    probe = str(tmp_path / "probe.h5")
+    with pytest.raises(Stop):
+        crank_slider().simulate(0.04, dt=DT, checkpoint=probe, checkpoint_every=0.01, callbacks=[stop])
+    size = os.path.getsize(probe)
+    os.remove(probe)
+    return size
+
+
+def test_file_size_limit_during_a_run(tmp_path):
+    """Under ``RLIMIT_FSIZE`` the checkpoint at 0.03 does not fit: the run stops with one
+    CheckpointError naming the file and the cause, the checkpoint at 0.02 stays and continues to
+    the uninterrupted run, no temporary file remains, and a second failing write is the same clean
+    error (it used to crash the process)."""
+    limit = periodic_checkpoint_size(tmp_path) + 4096          # an interval adds ~19 kB
+    path, good = str(tmp_path / "run.h5"), str(tmp_path / "good.h5")
+    script = textwrap.dedent(f"""
+        import os, resource, shutil, signal, sys
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)          # an oversized write fails with EFBIG
+        sys.path.insert(0, {HERE!r})
+        from test_bad_input_checkpoint import crank_slider, leftovers
+        from phmech import Result
+        from phmech.checkpoint import CheckpointError
+        s = crank_slider()
+        full = s.simulate(0.04, dt={DT})                        # compiled and cached before the limit
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, hard))
+        for attempt in ("run", "save"):
+            try:
+                if attempt == "run":
+                    s.simulate(0.04, dt={DT}, checkpoint={path!r}, checkpoint_every=0.01)
+                else:
+                    full.save({path!r})
+                print("NO ERROR")
+            except CheckpointError as err:
+                print("ERROR", attempt, err)
+            print("KEPT", Result.load({path!r}, s).t[-1], "LEFT", leftovers({str(tmp_path)!r}))
+            if attempt == "run":
+                shutil.copy({path!r}, {good!r})
+        resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+        full.save({path!r})
+        print("SAVED", Result.load({path!r}, s).t[-1])
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    errors = [ln for ln in lines if ln.startswith("ERROR")]
+    assert "NO ERROR" not in lines and len(errors) == 2, proc.stdout
+    for line in errors:
+        assert f"checkpoint {path!r} could not be written: File too large (the file size limit, ulimit -f, " \
+               f"is {limit} bytes)" in line
+        assert line.endswith(f"the previous checkpoint in {path!r} is unchanged")
+    kept = [ln.split() for ln in lines if ln.startswith("KEPT")]
+    assert len(kept) == 2 and all(k[2:] == ["LEFT", "[]"] and float(k[1]) == pytest.approx(0.02) for k in kept)
+    assert lines[-1].startswith("SAVED") and float(lines[-1].split()[1]) == 0.04
+    assert not leftovers(tmp_path)
+    # the checkpoint kept at the failure continues to the uninterrupted run, bit for bit
+    s = crank_slider()
+    assert np.array_equal(s.simulate(0.04, dt=DT, restart=good).y, s.simulate(0.04, dt=DT).y)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 64 kB tmpfs (skipped where mounting is not allowed)."""
+    d = tmp_path / "tiny"
+    d.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(d)], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {proc.stderr.strip() or proc.returncode}")
+    yield d
+    subprocess.run(["umount", str(d)], check=False)
+
+
+def test_full_disk(tiny_disk):
+    s = crank_slider()
+    path = saved(s, tiny_disk / "run.h5")                        # a few kB: fits
+    before = open(path, "rb").read()
+    with pytest.raises(CheckpointError) as err:
+        s.simulate(0.04, dt=DT, checkpoint=path)                 # ~90 kB: does not
+    assert type(err.value) is CheckpointError
+    assert str(err.value).startswith(f"checkpoint {path!r} could not be written: No space left on device")
+    assert str(err.value).endswith(f"the previous checkpoint in {path!r} is unchanged")
+    assert open(path, "rb").read() == before and Result.load(path, s).t[-1] == pytest.approx(0.002)
+    assert os.listdir(tiny_disk) == ["run.h5"]
+    # a second write: the same clean error; then a small one succeeds
+    long_run = s.simulate(0.04, dt=DT)
+    with pytest.raises(CheckpointError, match="No space left on device"):
+        long_run.save(path)
+    s.simulate(0.003, dt=DT, checkpoint=path)
+    assert Result.load(path, s).t[-1] == pytest.approx(0.003) and os.listdir(tiny_disk) == ["run.h5"]
+
+
+@pytest.mark.parametrize("fault, text", [("flipped", r"the \d+ bytes read back differ from those written$"),
+                                         ("short", r"the file holds \d+ of \d+ bytes after writing$")])
+def test_silently_damaged_write(tmp_path, monkeypatch, fault, text):
+    """A device that damages or drops bytes without an error: the check of what was written
+    (size, SHA-256 of the bytes read back) refuses the file before it replaces the good one."""
+    s = crank_slider()
+    path = saved(s, tmp_path / "run.h5")
+    before = open(path, "rb").read()
+    real_write = os.write
+
+    def bad_write(fd, data):
+        data = bytes(data)
+        if fault == "flipped":
+            real_write(fd, data[:-1] + bytes([data[-1] ^ 0xFF]))
+        else:
+            real_write(fd, data[:-100])
+        return len(data)
+    monkeypatch.setattr(os, "write", bad_write)
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {path!r} could not be written: ") + text) \
+            as err:
+        s.simulate(0.004, dt=DT, checkpoint=path)
+    assert type(err.value) is CheckpointError
+    if fault == "short":                                      # the 100 dropped bytes are seen
+        held, total = map(int, re.findall(r"(\d+) of (\d+) bytes", str(err.value))[0])
+        assert total - held == 100
+    monkeypatch.undo()
+    assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["run.h5"]
