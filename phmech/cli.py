@@ -244,7 +244,13 @@ def main(argv=None):
             print(f"{name:<{width}}  {doc}")
         return 0
     if args.command == "run":
+        if args.case not in cases():
+            r.error(f"unknown case {args.case!r}; the cases are {', '.join(cases())}")
         return _run_case(args.case, args.args)
+    unknown = sorted(set(args.cases or ()) - set(cases()))
+    if unknown:
+        f.error(f"argument --cases: unknown case(s) {', '.join(map(repr, unknown))}; "
+                f"the cases are {', '.join(cases())}")
     _common.prepare_outdir(args.outdir, f)
     rows = figures(args.outdir, args.quick, args.cases)
     return 0 if all(r[1] == "ok" for r in rows) else 1

@@ -20,7 +20,7 @@ outdir=None, plot=False)`` -- time-domain cases such as the crank-slider,
 where the parameters are entries of its ``DATA`` (crank speed ``omega``,
 Young's modulus ``E``, ...) -- or the function the case declares in
 :mod:`phmech.validation.registry` (for the four-bar the frequencies at one
-crank angle, :func:`four_bar_point`), or the user's ``module:function``
+crank angle, :func:`phmech.validation.four_bar.study_point`), or the user's ``module:function``
 with ``**fixed, **point``.  The numbers kept from a point are the scalar
 entries of its summary (:func:`measure`).  A point that fails is reported
 with its parameters and error; the others are kept and written.
@@ -59,28 +59,6 @@ DESCRIPTION = ("model", "solver", "method")
 
 
 # -- one grid point -----------------------------------------------------------------------------
-_FOUR_BARS = {}
-
-
-def four_bar_point(theta1_deg, n_elem=6, k=3, method="dense"):
-    """The four-bar's first ``k`` natural frequencies at crank angle ``theta1_deg`` [deg].
-
-    The computation of :func:`phmech.validation.four_bar.run` at one angle (the
-    linearization at the loop-closure configuration and its constrained
-    pencil); the model is built once per process and mesh.  Returns
-    ``{"summary": {"omega<i>_rad_s": ..., "f<i>_hz": ..., "model": ..., "solver": ...}}``.
-    """
-    from .validation.four_bar import FourBar
-    if n_elem not in _FOUR_BARS:
-        _FOUR_BARS[n_elem] = FourBar(int(n_elem))
-    w = _FOUR_BARS[n_elem].linearize(np.radians(float(theta1_deg))).eigenmodes(int(k), method).omega
-    return {"summary": {**{f"omega{i + 1}_rad_s": float(x) for i, x in enumerate(w)},
-                        **{f"f{i + 1}_hz": float(x) / (2 * np.pi) for i, x in enumerate(w)},
-                        "model": f"four-bar, floating Euler-Bernoulli links ({int(n_elem)} elements each), "
-                                 "linearized at the crank angle",
-                        "solver": f"eigen ({method})"}}
-
-
 def is_function_spec(case):
     """Whether ``case`` names a user's function (``"module:function"``) rather than a validation case."""
     return isinstance(case, str) and ":" in case
@@ -429,13 +407,17 @@ def study(case, grid, *, fixed=None, processes=1, mpi=False, outdir=None, plot=T
     elif processes > 1:
         from concurrent.futures.process import BrokenProcessPool
         ctx = multiprocessing.get_context("spawn")
-        try:
-            with ProcessPoolExecutor(max_workers=min(processes, len(points)), mp_context=ctx) as pool:
-                results = list(pool.map(_safe, [case] * len(points), points, [fixed] * len(points)))
-        except BrokenProcessPool as err:
-            raise RuntimeError(f"study {case}: a worker process died ({err}); a script that calls study(..., "
+        results = []
+        with ProcessPoolExecutor(max_workers=min(processes, len(points)), mp_context=ctx) as pool:
+            for future in [pool.submit(_safe, case, p, fixed) for p in points]:
+                try:
+                    results.append(future.result())
+                except BrokenProcessPool as err:     # a crashed worker: its point and the pending ones
+                    results.append((None, f"BrokenProcessPool: a worker process died ({err})"))
+        if all(r[0] is None and r[1].startswith("BrokenProcessPool") for r in results):
+            raise RuntimeError(f"study {case}: the worker processes died; a script that calls study(..., "
                                "processes=N) must do so under 'if __name__ == \"__main__\":' (the workers "
-                               "are spawned and import the script)") from None
+                               "are spawned and import the script)")
         workers = min(processes, len(points))
     else:
         results = [_safe(case, p, fixed) for p in points]

@@ -124,6 +124,27 @@ class FourBar:
         return modes.omega, shapes
 
 
+_FOUR_BARS = {}
+
+
+def study_point(theta1_deg, n_elem=6, k=3, method="dense"):
+    """The four-bar's first ``k`` natural frequencies at crank angle ``theta1_deg`` [deg].
+
+    The computation of :func:`phmech.validation.four_bar.run` at one angle (the
+    linearization at the loop-closure configuration and its constrained
+    pencil); the model is built once per process and mesh.  Returns
+    ``{"summary": {"omega<i>_rad_s": ..., "f<i>_hz": ..., "model": ..., "solver": ...}}``.
+    """
+    if n_elem not in _FOUR_BARS:
+        _FOUR_BARS[n_elem] = FourBar(int(n_elem))
+    w = _FOUR_BARS[n_elem].linearize(np.radians(float(theta1_deg))).eigenmodes(int(k), method).omega
+    return {"summary": {**{f"omega{i + 1}_rad_s": float(x) for i, x in enumerate(w)},
+                        **{f"f{i + 1}_hz": float(x) / (2 * np.pi) for i, x in enumerate(w)},
+                        "model": f"four-bar, floating Euler-Bernoulli links ({int(n_elem)} elements each), "
+                                 "linearized at the crank angle",
+                        "solver": f"eigen ({method})"}}
+
+
 @dataclass
 class FourBarResult:
     theta: np.ndarray           # crank angles [rad]

@@ -88,7 +88,7 @@ CASES = {c.name: c for c in (
     Case("four_bar", presets={"quick": ("--n-angles", "24", "--n-elem", "3")},
          key_figures=("omega_at_deg_rad_s.90",),
          study_metrics=("omega1_rad_s", "omega2_rad_s", "omega3_rad_s"),
-         study_function="phmech.study:four_bar_point", units=_FOUR_BAR_UNITS,
+         study_function="phmech.validation.four_bar:study_point", units=_FOUR_BAR_UNITS,
          model="four-bar, floating Euler-Bernoulli links, linearized at the crank angle",
          solver="eigen (dense)"),
     Case("hinged_beam", presets={"quick": ("--tfinal", "1", "--n-elem", "2")},
