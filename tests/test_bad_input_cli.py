@@ -49,7 +49,7 @@ CASES = [
     pytest.param(["figures", "--quick", "--outdir", "{file}"], r"--outdir '.*taken' cannot be used for the output",
                  id="figures: --outdir is a file"),
     pytest.param(["run", "tippe_tpo"], r"unknown case 'tippe_tpo'; the cases are", id="run: unknown case"),
-    pytest.param(["run", "tippe_top", "--dt", "-1e-4"], r"argument --dt: must be positive and finite, got '-1e-4'",
+    pytest.param(["run", "tippe_top", "--dt=-1e-4"], r"argument --dt: must be positive and finite, got '-1e-4'",
                  id="tippe_top: --dt < 0"),
     pytest.param(["run", "tippe_top", "--tfinal", "inf"], r"argument --tfinal: must be positive and finite, got 'inf'",
                  id="tippe_top: --tfinal inf"),
@@ -59,7 +59,7 @@ CASES = [
                  id="contact_cases: unknown case"),
     pytest.param(["run", "mass_spring", "--rho-inf", "1.5"], r"argument --rho-inf: must lie in \[0, 1\], got '1.5'",
                  id="mass_spring: --rho-inf > 1"),
-    pytest.param(["run", "mass_spring", "--stability-tfinal", "-5"],
+    pytest.param(["run", "mass_spring", "--stability-tfinal=-5"],
                  r"argument --stability-tfinal: must be positive and finite, got '-5'",
                  id="mass_spring: negative --stability-tfinal"),
     pytest.param(["run", "mass_spring", "--refinements", "0"], r"argument --refinements: invalid choice: 0",
@@ -70,7 +70,7 @@ CASES = [
                  id="crank_slider: --quasi-static alone"),
     pytest.param(["run", "actuated_plate", "--level", "3"], r"argument --level: invalid choice: 3",
                  id="actuated_plate: --level 3"),
-    pytest.param(["run", "plate_rigid", "--n", "-2"], r"argument --n: must be a positive integer, got '-2'",
+    pytest.param(["run", "plate_rigid", "--n=-2"], r"argument --n: must be a positive integer, got '-2'",
                  id="plate_rigid: --n < 0"),
 ]
 

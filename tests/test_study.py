@@ -1,5 +1,6 @@
 """Parameter studies: the numbers of every grid point are those of the case's own run, whether
 the points run here, in worker processes or on MPI ranks."""
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -205,7 +206,8 @@ def test_user_model_in_two_processes(toy):
     check_drop(st.study(str(toy / "toymodels.py") + ":drop", {"height": [0.5, 2.0]}, processes=2), [0.5, 2.0])
 
 
-@pytest.mark.skipif(shutil.which("mpiexec") is None, reason="mpiexec is not installed")
+@pytest.mark.skipif(shutil.which("mpiexec") is None or importlib.util.find_spec("mpi4py") is None,
+                    reason="mpiexec or mpi4py is not installed")
 def test_user_model_on_two_mpi_ranks(toy):
     from phmech.validation._common import read_csv
     args = ["-m", "phmech.cli", "study", "toymodels:drop", "--param", "height=0.5,-1,1,2", "--mpi", "--no-plot",
