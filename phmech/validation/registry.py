@@ -80,9 +80,10 @@ CASES = {c.name: c for c in (
     Case("bricard", presets={"quick": ("--tfinal", "1", "--no-convergence", "--compare", "none")},
          key_figures=("energy_drift_J", "position_residual_max")),
     Case("contact_cases",          # the flexible beam (Firedrake, dt / 20) only in the full run
-         presets={"quick": ("--dt", "4e-3", "--cases", "block", "cradle_gaps", "cradle_touching", "pendulum")},
+         presets={"quick": ("--dt", "4e-3", "--cases", "block", "cradle_gaps", "cradle_touching", "pendulum",
+                            "--solvers", "moreau", "moreau_shifted")},
          key_figures=("rows.0.position", "rows.0.energy_balance")),
-    Case("crank_slider", presets={"quick": ("--tfinal", "0.01", "--n-elem", "4")},
+    Case("crank_slider", presets={"quick": ("--tfinal", "0.01", "--n-elem", "4", "--compare-model")},
          key_figures=("uy_mid_max_abs_over_L", "energy_balance_max_abs_J"),
          study_metrics=("uy_mid_max_abs_over_L",), units=_CRANK_UNITS,
          model="crank-slider, flexible coupler", solver="midpoint"),
