@@ -99,7 +99,7 @@ CASES = {c.name: c for c in (
          presets={"quick": ("--cases", "pendulum", "chain", "kreisel", "stability", "--refinements", "1",
                             "--tfinal", "1", "--stability-tfinal", "20")},
          key_figures=("chain.springs.simulated_relative_error", "kreisel.steady.radius_deviation")),
-    Case("plate_modes", presets={"quick": ("--degrees", "1")},
+    Case("plate_modes", presets={"quick": ("--degrees", "1", "--coarse")},
          key_figures=("cantilever_reference_order",)),
     Case("plate_rigid", presets={"quick": ("--n", "4", "--tfinal", "2e-3")},
          key_figures=("transformer.freq_hz", "transformer.power_balance_rel")),
