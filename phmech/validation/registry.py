@@ -105,11 +105,11 @@ CASES = {c.name: c for c in (
          key_figures=("transformer.freq_hz", "transformer.power_balance_rel")),
     Case("simeon_crank", presets={"quick": ("--tols", "1e-5", "--solvers", "radau")},
          key_figures=("errors.radau.positions.digits", "constraint_residual_max.position")),
-    Case("spatial_pendulum", presets={"quick": ("--tfinal", "0.5")},
+    Case("spatial_pendulum", presets={"quick": ("--tfinal", "0.25")},
          key_figures=("box_vs_equivalent_max_tip_difference_m", "rigid.energy_error_J")),
     Case("spin_up", presets={"quick": ("--tfinal", "1", "--n-elem", "4", "--no-reference")},
          key_figures=("models.linear.tip_max_abs_m", "models.stiffened.tip_max_abs_m")),
-    Case("tippe_top", presets={"quick": ("--tfinal", "0.5")},
+    Case("tippe_top", presets={"quick": ("--tfinal", "0.25")},
          key_figures=("final_tilt", "energy_balance_max")),
 )}
 
