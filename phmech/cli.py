@@ -6,78 +6,33 @@
     phmech run CASE [options]                     # = python -m phmech.validation.CASE [options]
     phmech figures [--outdir validation/figures] [--quick] [--cases A B ...]
     phmech study CASE --param NAME=V1,V2,... [--fixed NAME=V] [--processes N | --mpi] [--outdir DIR]
+    phmech study MODULE:FUNCTION --param NAME=V1,V2,... ...   # a model of yours over the same grid
 
 A case is a module of :mod:`phmech.validation` without a leading
 underscore that defines ``main(argv)``.  ``phmech figures`` runs every
 case's default (or, with ``--quick``, shortened) run into
 ``OUTDIR/CASE``, one after the other, with a progress line per case, and
 ends with a table of the cases, their status, wall time and key figures
-(from each ``summary.json``).  ``phmech study`` runs a case over the
-Cartesian product of the ``--param`` lists (:func:`phmech.study.study`).
+(from each ``summary.json``); the quick settings and key figures of each
+case are declared in :mod:`phmech.validation.registry`.  ``phmech study``
+runs a case or a function of the user's over the Cartesian product of the
+``--param`` lists (:func:`phmech.study.study`); points that fail are listed
+with their error and make the exit status 1, the others are written.
 """
 import argparse
-import ast
 import importlib
 import json
 import logging
 import os
-import pkgutil
 import sys
 import time
 
+from .validation import registry
+
 log = logging.getLogger("phmech")
 
-#: arguments of the shortened runs of ``phmech figures --quick`` (cases not listed run as by default)
-QUICK = {
-    "andrews": ["--tols", "1e-5", "--solvers", "radau"],
-    "simeon_crank": ["--tols", "1e-5", "--solvers", "radau"],
-    "beam_convergence": ["--meshes", "4", "8", "16"],
-    "bricard": ["--tfinal", "1", "--no-convergence", "--compare", "none"],
-    "crank_slider": ["--tfinal", "0.01", "--n-elem", "4"],
-    "four_bar": ["--n-angles", "24", "--n-elem", "3"],
-    "hinged_beam": ["--tfinal", "1", "--n-elem", "2"],
-    "plate_modes": ["--degrees", "1"],
-    "spatial_pendulum": ["--tfinal", "0.5"],
-    "spin_up": ["--tfinal", "1", "--n-elem", "4", "--no-reference"],
-    "tippe_top": ["--tfinal", "0.5"],
-}
-
-
-#: entries of each case's summary.json shown in the table of ``phmech figures`` (dotted paths);
-#: cases not listed show their first scalar errors and residuals
-KEY_FIGURES = {
-    "andrews": ["errors.radau.positions.digits", "energy_balance_A03.relative"],
-    "simeon_crank": ["errors.radau.positions.digits", "constraint_residual_max.position"],
-    "beam_convergence": ["rates.v", "rates.m", "rates.omega1"],
-    "bouncing_ball": ["cases.1.moreau.energy_balance", "cases.1.nsgenalpha.energy_balance"],
-    "bricard": ["energy_drift_J", "position_residual_max"],
-    "crank_slider": ["uy_mid_max_abs_over_L", "energy_balance_max_abs_J"],
-    "four_bar": ["omega_at_deg_rad_s.90"],
-    "hinged_beam": ["omega_z_max", "energy_balance_max_abs"],
-    "mass_spring": ["chain.springs.simulated_relative_error", "kreisel.steady.radius_deviation"],
-    "plate_modes": ["cantilever_reference_order"],
-    "spatial_pendulum": ["box_vs_equivalent_max_tip_difference_m", "rigid.energy_error_J"],
-    "spin_up": ["models.linear.tip_max_abs_m", "models.stiffened.tip_max_abs_m"],
-    "tippe_top": ["final_tilt", "energy_balance_max"],
-}
-
-
-def cases():
-    """``{name: one-line description}`` of the validation cases (read from the sources, nothing imported)."""
-    import phmech.validation as pkg
-    out = {}
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_") or info.ispkg:
-            continue
-        path = os.path.join(pkg.__path__[0], info.name + ".py")
-        try:
-            tree = ast.parse(open(path).read())
-        except (OSError, SyntaxError):
-            continue
-        if any(isinstance(n, ast.FunctionDef) and n.name == "main" for n in tree.body):
-            doc = ast.get_docstring(tree) or ""
-            out[info.name] = doc.strip().split("\n")[0] if doc else ""
-    return dict(sorted(out.items()))
+#: the cases (``{name: description}``); their settings are declared in :mod:`phmech.validation.registry`
+cases = registry.cases
 
 
 def _case(name):
@@ -110,12 +65,16 @@ def _format(value):
 
 
 def _key_figures(summary, limit=3, case=None):
-    """A few entries of a summary.json: those of :data:`KEY_FIGURES`, else errors and residuals."""
+    """A few entries of a summary.json: the case's key figures (:mod:`phmech.validation.registry`),
+    else errors and residuals."""
     chosen = []
-    for path in KEY_FIGURES.get(case, []):
+    for path in registry.case(case).key_figures:
         node = summary
         for part in path.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, list) and part.isdigit():
+                node = node[int(part)] if int(part) < len(node) else None
+            else:
+                node = node.get(part) if isinstance(node, dict) else None
         text = _format(node)
         if text is not None:
             chosen.append(f"{path}={text}")
@@ -159,7 +118,7 @@ def figures(outdir, quick=False, only=None, out=None):
     tic_all = time.perf_counter()
     for i, name in enumerate(names, 1):
         case_dir = os.path.join(outdir, name)
-        argv = ["--outdir", case_dir] + (QUICK.get(name, []) if quick else [])
+        argv = ["--outdir", case_dir] + (registry.case(name).quick if quick else [])
         print(f"[{i}/{len(names)}] {name} {' '.join(argv[2:])}".rstrip(), file=out, flush=True)
         tic = time.perf_counter()
         try:
@@ -192,15 +151,26 @@ def _table(rows):
 
 
 def _study(parser, args):
+    """``phmech study``: the table of the points that ran; the failed ones (parameters and error)
+    on stderr; exit status 1 if any point failed."""
     from . import study as st
     from .validation._common import prepare_outdir
+    problems = []
     try:
-        grid = st.parse_assignments(args.param, many=True)
-        fixed = st.parse_assignments(args.fixed, many=False)
+        grid = st.parse_assignments(args.param, many=True, option="--param")
     except ValueError as err:
-        parser.error(f"study: {err}")
-    if args.processes < 1:
-        parser.error(f"study: --processes must be a positive integer, got {args.processes}")
+        problems.append(str(err))
+        grid = {}
+    try:
+        fixed = st.parse_assignments(args.fixed, many=False, option="--fixed")
+    except ValueError as err:
+        problems.append(str(err))
+        fixed = {}
+    for name in sorted(set(grid) & set(fixed)):
+        problems.append(f"{name!r} given both with --param ({name}={_value_of(args.param, name)}) and with "
+                        f"--fixed ({name}={_value_of(args.fixed, name)}); give it once")
+    if problems:
+        parser.error("study: " + "; ".join(problems))
     prepare_outdir(args.outdir, parser)
     sys.argv[1:] = []                                # keep PETSc from reading our options
     try:
@@ -208,26 +178,39 @@ def _study(parser, args):
                        outdir=args.outdir, plot=not args.no_plot)
     except ValueError as err:
         parser.error(str(err))
-    if not res.files:                                # MPI ranks other than 0 write nothing
-        return 0
-    header, rows = res.table
-    shown = header[:len(res.names)] + [c for c in header[len(res.names):-1]][:4] + ["wall_time_s"]
-    idx = [header.index(h) for h in shown]
-    print("  ".join(f"{h:>14.14s}" for h in shown))
-    for row in rows:
-        print("  ".join(f"{row[i]:14.6g}" if isinstance(row[i], (int, float)) else f"{row[i]!s:>14.14s}"
-                        for i in idx))
-    print(f"study {args.case}: {len(rows)} points on {res.workers} "
-          f"{'ranks' if args.mpi else 'processes'} in {res.wall_time:.1f} s; wrote {len(res.files)} files "
-          f"to {args.outdir}")
-    return 0
+    except RuntimeError as err:                      # no point ran (summary.json lists them)
+        print(f"phmech {err}", file=sys.stderr)
+        return 1
+    if res.files:                                    # MPI ranks other than 0 write and print nothing
+        header, rows = res.table
+        shown = header[:len(res.names)] + header[len(res.names):-1][:4] + ["wall_time_s"]
+        idx = [header.index(h) for h in shown]
+        print("  ".join(f"{h:>14.14s}" for h in shown))
+        for row in rows:
+            print("  ".join(f"{row[i]:14.6g}" if isinstance(row[i], (int, float)) else f"{row[i]!s:>14.14s}"
+                            for i in idx))
+        print(f"study {args.case}: {len(rows)} points on {res.workers} "
+              f"{'ranks' if args.mpi else 'processes'} in {res.wall_time:.1f} s; wrote {len(res.files)} files "
+              f"to {args.outdir}")
+        if res.failed:
+            total = len(rows) + len(res.failed)
+            print(f"study {args.case}: {len(res.failed)} of {total} grid points failed (listed in "
+                  f"{os.path.join(args.outdir, 'summary.json')}):", file=sys.stderr)
+            for line in res.failure_lines():
+                print(f"  {line}", file=sys.stderr)
+    return 1 if res.failed else 0
+
+
+def _value_of(items, name):
+    """The value text of ``name`` in a list of ``NAME=VALUE`` arguments."""
+    return next((i.partition("=")[2] for i in items if i.partition("=")[0].strip() == name), "")
 
 
 def main(argv=None):
     """The ``phmech`` console entry point; returns the exit status."""
-    from .validation._common import add_logging_options
+    from .validation import _common
     p = argparse.ArgumentParser(prog="phmech", description="phmech validation cases: list, run, figures")
-    add_logging_options(p)
+    _common.add_logging_options(p)
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the validation cases")
     r = sub.add_parser("run", help="run one case (its options follow the name; see phmech run CASE -h)",
@@ -239,19 +222,21 @@ def main(argv=None):
                    help="directory of the results (one subdirectory per case)")
     f.add_argument("--quick", action="store_true", help="shortened runs (minutes instead of hours)")
     f.add_argument("--cases", nargs="+", default=None, help="only these cases")
-    st = sub.add_parser("study", help="run a case over a parameter grid (phmech.study)")
-    st.add_argument("case")
+    st = sub.add_parser("study", help="run a case, or a function module:function, over a parameter grid "
+                                      "(phmech.study)")
+    st.add_argument("case", help="a validation case (phmech list), or a function of yours as module:function "
+                                 "or path/to/file.py:function returning a result with a summary")
     st.add_argument("--param", action="append", required=True, metavar="NAME=V1,V2,...",
                     help="a parameter of the grid and its values (repeat for more parameters)")
     st.add_argument("--fixed", action="append", default=[], metavar="NAME=VALUE",
                     help="an argument of every run (repeat for more)")
-    st.add_argument("--processes", type=int, default=1, help="worker processes")
+    st.add_argument("--processes", type=_common.positive_int, default=1, help="worker processes")
     st.add_argument("--mpi", action="store_true", help="share the points among the MPI ranks (under mpiexec)")
     st.add_argument("--outdir", default=os.path.join("out", "study"), help="directory of study.csv and the figure")
     st.add_argument("--no-plot", action="store_true", help="do not write the figure")
     args = p.parse_args(argv)
     if args.command == "study":
-        return _study(p, args)
+        return _study(st, args)
     if args.command == "list":
         known = cases()
         width = max(map(len, known))
@@ -259,7 +244,14 @@ def main(argv=None):
             print(f"{name:<{width}}  {doc}")
         return 0
     if args.command == "run":
+        if args.case not in cases():
+            r.error(f"unknown case {args.case!r}; the cases are {', '.join(cases())}")
         return _run_case(args.case, args.args)
+    unknown = sorted(set(args.cases or ()) - set(cases()))
+    if unknown:
+        f.error(f"argument --cases: unknown case(s) {', '.join(map(repr, unknown))}; "
+                f"the cases are {', '.join(cases())}")
+    _common.prepare_outdir(args.outdir, f)
     rows = figures(args.outdir, args.quick, args.cases)
     return 0 if all(r[1] == "ok" for r in rows) else 1
 

@@ -1,4 +1,6 @@
 """The ``phmech`` command (called as ``phmech.cli.main([...])``)."""
+import dataclasses
+import importlib
 import json
 import os
 
@@ -7,8 +9,48 @@ import pytest
 from conftest import needs_firedrake
 
 from phmech import cli
+from phmech.validation import _common, registry
 
 SIMEON = ["--tfinal", "0.005", "--tols", "1e-4", "--solvers", "radau"]
+
+
+def set_quick(monkeypatch, case, argv):
+    """Replace the quick preset of ``case`` in the registry for one test."""
+    spec = registry.case(case)
+    monkeypatch.setitem(registry.CASES, case, dataclasses.replace(spec, presets={**spec.presets, "quick": tuple(argv)}))
+
+
+class Parsed(Exception):
+    """Raised in place of the output-directory check: the command line was accepted."""
+
+
+def test_registry_declares_every_case_once():
+    """Each case has its quick preset and key figures in the registry, and the registry names no other."""
+    assert set(registry.CASES) == set(cli.cases())
+    for name, spec in registry.CASES.items():
+        assert spec.name == name and spec.quick and spec.key_figures, name
+
+
+@pytest.mark.parametrize("case", sorted(registry.CASES))
+def test_quick_presets_are_accepted_by_the_cases(case, monkeypatch, tmp_path):
+    """Every quick preset parses with its case's own command line (stopped before any computation)."""
+    module = importlib.import_module(f"phmech.validation.{case}")
+
+    def stop(path, parser=None):
+        raise Parsed(path)
+    monkeypatch.setattr(_common, "prepare_outdir", stop)
+    if hasattr(module, "prepare_outdir"):
+        monkeypatch.setattr(module, "prepare_outdir", stop)
+    with pytest.raises(Parsed):
+        module.main(registry.case(case).quick + ["--outdir", str(tmp_path), "--no-plot"])
+
+
+def test_key_figures_follow_dotted_paths_into_dicts_and_lists():
+    summary = {"rows": [{"position": 1.5e-3}, {"position": 2.0}], "energy_balance": 3.0,
+               "provenance": {"x": 1.0}}
+    assert cli._key_figures(summary, case="contact_cases") == ["rows.0.position=0.0015"]
+    # undeclared case: errors, residuals and relative quantities first, provenance left out
+    assert cli._key_figures({"a_err": 1.0, "b": 2.0, "provenance": {"c": 3.0}}, case="nope") == ["a_err=1", "b=2"]
 
 
 def test_list_shows_the_cases(capsys):
@@ -32,15 +74,16 @@ def test_run_forwards_the_options(tmp_path, capsys):
 
 
 def test_run_errors(tmp_path, capsys):
-    with pytest.raises(SystemExit, match="unknown case 'nope'.*crank_slider"):
+    with pytest.raises(SystemExit, match="2"):
         cli.main(["run", "nope"])
+    assert "unknown case 'nope'; the cases are actuated_plate" in capsys.readouterr().err
     # an option the case does not take: the case's own usage error, exit status 2
     assert cli.main(["run", "simeon_crank", "--outdir", str(tmp_path), "--no-such-option"]) == 2
     assert "--no-such-option" in capsys.readouterr().err
 
 
 def test_figures_table(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(cli.QUICK, "simeon_crank", SIMEON + ["--no-plot"])
+    set_quick(monkeypatch, "simeon_crank", SIMEON + ["--no-plot"])
     assert cli.main(["figures", "--outdir", str(tmp_path), "--quick", "--cases", "simeon_crank"]) == 0
     text = capsys.readouterr().out
     assert "[1/1] simeon_crank --tfinal 0.005" in text
@@ -48,16 +91,17 @@ def test_figures_table(tmp_path, capsys, monkeypatch):
     assert len(row) == 1 and " ok " in row[0]
     assert os.path.isfile(tmp_path / "simeon_crank" / "summary.json")
     # a failing case is reported in the table and in the exit status, the others still run
-    monkeypatch.setitem(cli.QUICK, "simeon_crank", ["--tfinal", "-1"])
+    set_quick(monkeypatch, "simeon_crank", ["--tfinal", "-1"])
     assert cli.main(["figures", "--outdir", str(tmp_path), "--quick", "--cases", "simeon_crank"]) == 1
     assert "failed (exit 2)" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="unknown case"):
+    with pytest.raises(SystemExit, match="2"):
         cli.main(["figures", "--outdir", str(tmp_path), "--cases", "nope"])
+    assert "argument --cases: unknown case(s) 'nope'" in capsys.readouterr().err
 
 
 @needs_firedrake
 def test_figures_runs_a_firedrake_case(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(cli.QUICK, "crank_slider", ["--tfinal", "0.002", "--n-elem", "2", "--no-plot"])
+    set_quick(monkeypatch, "crank_slider", ["--tfinal", "0.002", "--n-elem", "2", "--no-plot"])
     assert cli.main(["figures", "--outdir", str(tmp_path), "--quick", "--cases", "crank_slider"]) == 0
     row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("crank_slider ")]
     assert " ok " in row[0] and "energy_balance_max_abs_J" in row[0]
@@ -146,3 +190,78 @@ def test_crank_slider_animate_option(tmp_path, capsys):
     frames = iio.imread(tmp_path / "crank_slider.gif", index=None)
     assert frames.shape[0] == 11                       # t = 0, 0.2 ms, ..., 2 ms
     assert all(np.any(f[..., :3].min(axis=-1) < 128) for f in frames)     # not blank
+
+
+# -- the figures: model, solver and units named; nothing drawn misleadingly ------------------------
+@needs_firedrake
+def test_four_bar_modes_are_drawn_deformed_and_connected(four_bar_model):
+    """Every mode (mode 3 included) is drawn with its largest displacement at 5 % of the ground
+    link, the drawn field is the real part of the complex mode turned by the phase of that
+    displacement, and the drawn links stay connected at the joints and supports."""
+    from phmech.validation.four_bar import L_GROUND
+    fb = four_bar_model(3)
+    theta = np.radians(90.0)
+    omega, shapes = fb.mode_shapes(theta, 3, scale=0.05)
+    q = fb.q(theta)
+    modes = fb.linearize(theta).eigenmodes(3)
+    np.testing.assert_allclose(omega, modes.omega, rtol=1e-10)
+    for i, shape in enumerate(shapes):
+        local, modal = [], []
+        for n, b in fb.bodies.items():
+            qb = q[fb.dae.q_slices[n]]
+            rigid = b.deformed_axis(qb, np.zeros(b.ne), 21)
+            local.append(((shape[n] - rigid) @ b.rotation(qb)).T.ravel())      # body-frame x rows, then y rows
+            modal.append(np.vstack(b.velocity_rows(np.linspace(0, b.L, 21)))
+                         @ modes.vectors[fb.dae.e_slices[n], i] / (1j * omega[i]))
+        local, modal = np.concatenate(local), np.concatenate(modal)
+        assert np.max(np.abs(local)) == pytest.approx(0.05 * L_GROUND, rel=1e-10), f"mode {i + 1}"
+        turned = modal * np.exp(-1j * np.angle(modal[np.argmax(np.abs(modal))]))
+        np.testing.assert_allclose(local, turned.real * 0.05 * L_GROUND / np.max(np.abs(modal)),
+                                   atol=1e-9 * L_GROUND)
+        assert np.max(np.abs(turned.imag)) <= 1e-6 * np.max(np.abs(modal))    # a standing wave: one phase
+        tol = 1e-8 * L_GROUND
+        np.testing.assert_allclose(shape["crank"][0], [0.0, 0.0], atol=tol)            # clamped crank
+        np.testing.assert_allclose(shape["follower"][-1], [L_GROUND, 0.0], atol=tol)   # ground pin
+        np.testing.assert_allclose(shape["crank"][-1], shape["coupler"][0], atol=tol)
+        np.testing.assert_allclose(shape["coupler"][-1], shape["follower"][0], atol=tol)
+
+
+@needs_firedrake
+def test_four_bar_figures_name_model_solver_and_units():
+    from phmech.validation import four_bar
+    out = four_bar.run(n_angles=8, n_elem=2)
+    figs = dict(four_bar.figures(out))
+    ax = figs["FourBar_Om12"].axes[0]
+    assert ax.get_xlabel().endswith("[deg]") and ax.get_ylabel().endswith("[rad/s]")
+    assert "floating Euler-Bernoulli links (2 elements each)" in ax.get_title() and "eigen (dense)" in ax.get_title()
+    modes = figs["FourBar_modes_90deg"]
+    assert "eigen (dense)" in modes._suptitle.get_text() and modes.axes[0].get_xlabel() == "x [m]"
+
+
+@needs_firedrake
+def test_crank_slider_figures_name_the_model_and_compare_the_other():
+    from phmech.validation import crank_slider
+    out = crank_slider.run(t_end=0.004, n_elem=2, compare_model=True)
+    figs = dict(crank_slider.figures(out))
+    ax = figs["uM_disp"].axes[0]
+    assert "linear floating frame (thesis)" in ax.get_title()
+    assert "midpoint, dt = 0.0001 s, 2 elements" in ax.get_title()
+    p = crank_slider._power_of_ten(out.ux_mid)
+    assert ax.get_ylabel() == rf"$u_f^x(L/2)/L$ [$10^{{{p}}}$]"
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    samples = lines["samples (every 0.2 ms)"]
+    np.testing.assert_allclose(samples.get_ydata() * 10.0**p, out.ux_mid, rtol=1e-14)
+    assert 1 <= np.max(np.abs(samples.get_ydata())) < 10 and samples.get_linewidth() < 0.5
+    # the mean over 1/20 revolution (2 pi / 150 / 20 = 2.1 ms: 11 samples of 0.2 ms), centred
+    mean = lines["mean over 1/20 revolution"].get_ydata()
+    y = samples.get_ydata()
+    np.testing.assert_allclose(mean[5:-5], [y[k - 5:k + 6].mean() for k in range(5, len(y) - 5)], rtol=1e-12)
+    ax = figs["wM_disp"].axes[0]
+    assert ax.get_ylabel() == r"$u_f^y(L/2)/L$ [-]"
+    linear, consistent = ax.get_lines()
+    assert linear.get_label() == "linear floating frame (thesis)"
+    assert consistent.get_label() == "geometrically consistent floating frame, Green-Lagrange axial strain"
+    np.testing.assert_array_equal(consistent.get_ydata(), out.other.uy_mid)
+    assert out.summary["compared_model"]["uy_mid_max_abs_over_L"] == np.max(np.abs(out.other.uy_mid))
+    # the geometric stiffening of the consistent coupler lowers the peak deflection, by less than half
+    assert 0.5 < np.max(np.abs(out.other.uy_mid)) / np.max(np.abs(out.uy_mid)) < 1.0

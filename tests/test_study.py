@@ -1,5 +1,6 @@
 """Parameter studies: the numbers of every grid point are those of the case's own run, whether
 the points run here, in worker processes or on MPI ranks."""
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -112,3 +113,157 @@ def test_cli_study(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["study", "four_bar", "--param", "theta1_deg", "--outdir", str(tmp_path)])
     assert "expected name=value" in capsys.readouterr().err
+
+
+# -- failing points, user models, the figure --------------------------------------------------
+TOY = '''
+import math
+
+
+def drop(height, g=9.81, air=0.0):
+    """Fall time and impact speed of a body dropped from ``height`` [m] (no air: closed form)."""
+    if height < 0:
+        raise ValueError(f"height must be non-negative, got {height}")
+    if air:
+        return {"summary": {"t_fall_s": float("nan")}}
+    t = math.sqrt(2 * height / g)
+    return {"summary": {"t_fall_s": t, "v_impact": g * t, "model": "free fall", "solver": "closed form",
+                        "units": {"height": "m", "g": "m/s^2", "v_impact": "m/s"}}}
+
+
+class NoSummary:
+    pass
+
+
+def nothing(height):
+    return NoSummary()
+'''
+
+
+@pytest.fixture
+def toy(tmp_path, monkeypatch):
+    """A user's module ``toymodels`` in ``tmp_path``, importable by name (and as a file path)."""
+    (tmp_path / "toymodels.py").write_text(TOY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    sys.modules.pop("toymodels", None)
+
+
+def check_drop(res, heights, g=9.81):
+    assert res.points == [{"height": h} for h in heights]
+    np.testing.assert_allclose(res.column("t_fall_s"), np.sqrt(2 * np.asarray(heights) / g), rtol=1e-15)
+    np.testing.assert_allclose(res.column("v_impact"), np.sqrt(2 * g * np.asarray(heights)), rtol=1e-15)
+
+
+def test_a_failing_point_keeps_and_writes_the_good_ones(toy):
+    import json
+    from phmech.validation._common import read_csv, read_header
+    res = st.study("toymodels:drop", {"height": [1.0, -2.0, 4.0]}, outdir=str(toy / "out"))
+    check_drop(res, [1.0, 4.0])
+    assert res.failed == [{"point": {"height": -2.0}, "error": "ValueError: height must be non-negative, got -2.0"}]
+    data = read_csv(toy / "out" / "study.csv")
+    np.testing.assert_array_equal(data["height"], [1.0, 4.0])
+    assert any("failed point: height=-2.0: ValueError: height must be non-negative" in h
+               for h in read_header(toy / "out" / "study.csv"))
+    summary = json.load(open(toy / "out" / "summary.json"))
+    assert summary["points"] == 3 and summary["points_run"] == 2 and summary["points_failed"] == 1
+    assert summary["failed"] == [{"height": -2.0, "error": "ValueError: height must be non-negative, got -2.0"}]
+    assert [r["height"] for r in summary["results"]] == [1.0, 4.0]
+    assert (toy / "out" / "study.png").exists()
+
+
+def test_non_finite_numbers_fail_the_point(toy):
+    res = st.study("toymodels:drop", {"air": [0.0, 0.5]}, fixed={"height": 1.0})
+    assert [p["air"] for p in res.points] == [0.0]
+    assert res.failed[0]["point"] == {"air": 0.5} and "non-finite result(s) ['t_fall_s']" in res.failed[0]["error"]
+
+
+def test_all_points_failing_raises_naming_each_and_writes_the_summary(toy):
+    import json
+    with pytest.raises(RuntimeError, match=r"all 2 grid points failed: height=-1.0: ValueError: height must be "
+                                           r"non-negative, got -1.0; height=-2.0: ValueError"):
+        st.study("toymodels:drop", {"height": [-1.0, -2.0]}, outdir=str(toy / "out"))
+    summary = json.load(open(toy / "out" / "summary.json"))
+    assert summary["points_run"] == 0 and [f["height"] for f in summary["failed"]] == [-1.0, -2.0]
+    assert not (toy / "out" / "study.csv").exists()
+    with pytest.raises(RuntimeError, match="has no summary: return a dict of numbers"):
+        st.study("toymodels:nothing", {"height": [1.0]})
+
+
+def test_user_model_by_module_and_by_path(toy):
+    check_drop(st.study("toymodels:drop", {"height": [0.5, 2.0]}), [0.5, 2.0])
+    by_path = st.study(str(toy / "toymodels.py") + ":drop", {"height": [0.5, 2.0]}, fixed={"g": 1.62})
+    check_drop(by_path, [0.5, 2.0], g=1.62)
+
+
+def test_user_model_in_two_processes(toy):
+    """The spawned workers import the user's module (by name and by path) like the caller."""
+    res = st.study("toymodels:drop", {"height": [0.5, 1.0, -1.0, 2.0]}, processes=2)
+    assert res.workers == 2
+    check_drop(res, [0.5, 1.0, 2.0])
+    assert [f["point"] for f in res.failed] == [{"height": -1.0}]
+    check_drop(st.study(str(toy / "toymodels.py") + ":drop", {"height": [0.5, 2.0]}, processes=2), [0.5, 2.0])
+
+
+@pytest.mark.slow                  # about 30 s: every rank imports Firedrake (models on COMM_SELF)
+@pytest.mark.skipif(shutil.which("mpiexec") is None or importlib.util.find_spec("mpi4py") is None,
+                    reason="mpiexec or mpi4py is not installed")
+def test_user_model_on_two_mpi_ranks(toy):
+    from phmech.validation._common import read_csv
+    args = ["-m", "phmech.cli", "study", "toymodels:drop", "--param", "height=0.5,-1,1,2", "--mpi", "--no-plot",
+            "--outdir", str(toy / "mpi")]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(
+        [os.path.dirname(os.path.dirname(os.path.abspath(st.__file__))), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run(["mpiexec", "-n", "2", sys.executable, *args], capture_output=True, text=True,
+                         timeout=600, env=env, cwd=toy)
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert "3 points on 2 ranks" in run.stdout
+    assert "height=-1: ValueError: height must be non-negative, got -1" in run.stderr
+    data = read_csv(toy / "mpi" / "study.csv")
+    np.testing.assert_allclose(data["t_fall_s"], np.sqrt(2 * np.array([0.5, 1, 2]) / 9.81), rtol=1e-11)  # 12 digits
+
+
+def test_user_model_errors_name_the_function(toy):
+    with pytest.raises(ValueError, match=r"cannot import 'nosuchmodule' of 'nosuchmodule:f' \(ModuleNotFoundError"):
+        st.study("nosuchmodule:f", {"a": [1]})
+    with pytest.raises(ValueError, match=r"module 'toymodels' has no function 'fall' \(from 'toymodels:fall'\)"):
+        st.study("toymodels:fall", {"height": [1]})
+    with pytest.raises(ValueError, match=r"'toymodels:math' is not callable \(a module\)"):
+        st.study("toymodels:math", {"height": [1]})
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['hieght'\]; the case takes \['air', 'g', 'height'\]"):
+        st.study("toymodels:drop", {"hieght": [1]})
+    with pytest.raises(ValueError, match=r"'height' given both in the grid and as fixed argument\(s\)"):
+        st.study("toymodels:drop", {"height": [1.0]}, fixed={"height": 2.0})
+
+
+def test_study_figure_names_units_model_and_solver(toy):
+    res = st.study("toymodels:drop", {"height": [0.5, 1.0, 2.0]}, fixed={"g": 9.81})
+    fig = st.study_figure(res)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "height [m]" and ax.get_ylabel() == "t_fall_s [s]"     # summary units, name suffix
+    assert "free fall" in ax.get_title() and "closed form" in ax.get_title()
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), res.column("t_fall_s"))
+    two = st.study("toymodels:drop", {"height": [0.5, 1.0], "g": [1.62, 9.81]})
+    labels = [line.get_label() for line in st.study_figure(two).axes[0].get_lines()]
+    assert labels == ["g = 1.62 m/s^2", "g = 9.81 m/s^2"]
+
+
+def test_study_does_not_import_the_command_line():
+    """One direction only (cli -> study); both read the case settings from the registry."""
+    import ast
+    import phmech.cli
+    tree = ast.parse(open(st.__file__).read())
+    imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    assert not {"cli", "phmech.cli", ".cli"} & imported
+    assert not hasattr(phmech.cli, "QUICK") and not hasattr(phmech.cli, "KEY_FIGURES") and not hasattr(st, "FIGURE")
+
+
+@needs_firedrake
+def test_four_bar_study_figure_has_units_and_model(four_bar_model):
+    res = st.study("four_bar", {"theta1_deg": [0, 90]}, fixed={"n_elem": 2})
+    ax = st.study_figure(res).axes[0]
+    assert ax.get_xlabel() == "theta1_deg [deg]" and ax.get_ylabel() == "value [rad/s]"
+    assert "floating Euler-Bernoulli links (2 elements each)" in ax.get_title() and "eigen (dense)" in ax.get_title()
+    assert [line.get_label() for line in ax.get_lines()] == [f"omega{i}_rad_s [rad/s]" for i in (1, 2, 3)]

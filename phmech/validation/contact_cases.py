@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from ._common import figure_style, parser, prepare_outdir, savefig, write_summary
+from ._common import figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
 from ._contact_pendulum import Pendulum, run_pendulum
 from ._contact_simple import block_model, cradle_model, cradle_touching_exact, run_block, run_cradle
 
@@ -66,15 +66,18 @@ def _row(case, solver, dt, res):
 
 def main(argv=None):
     p = parser("Contact benchmarks: block on an incline, Newton's cradle, double pendulum and wall")
-    p.add_argument("--dt", type=float, default=2e-3, help="step size [s]")
+    p.add_argument("--dt", type=positive_float, default=2e-3, help="step size [s]")
     p.add_argument("--study", action="store_true", help="also dt/2 and dt/4")
+    p.add_argument("--cases", nargs="+", default=None, choices=CASES + ("beam",),
+                   help="only these cases (default: all; the beam with Firedrake)")
+    p.add_argument("--solvers", nargs="+", default=list(SOLVERS), choices=SOLVERS, help="only these solvers")
     args = p.parse_args(argv)
     out = prepare_outdir(args.outdir, p)
     dts = (args.dt, args.dt / 2, args.dt / 4) if args.study else (args.dt,)
     rows, keep = [], {}
-    cases = CASES + (("beam",) if importlib.util.find_spec("firedrake") else ())
+    cases = args.cases or CASES + (("beam",) if importlib.util.find_spec("firedrake") else ())
     for case in cases:
-        for s in SOLVERS:
+        for s in args.solvers:
             if case == "beam" and s == "nsgenalpha":
                 continue
             for h in dts:
@@ -97,31 +100,34 @@ def main(argv=None):
     with open(os.path.join(out, "table.txt"), "w") as fh:
         fh.write(txt + "\n")
     write_summary(out, "contact_cases", {"rows": rows, "cradle_touching_exact": cradle_touching_exact().tolist()})
-    if not args.no_plot:
-        plt = figure_style()
+    plt = figure_style() if not args.no_plot else None
+    if not args.no_plot and any(c == "pendulum" for c, _ in keep):
         fig, ax = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
-        ref = keep["pendulum", "moreau"].reference
+        ref = keep["pendulum", args.solvers[0]].reference
         tt = np.linspace(0, ref.t_end, 2000)
         z = ref(tt)
         for i in range(2):
             ax[i].plot(tt, z[:, i], "k-", lw=2.5, alpha=0.4, label="event-driven")
-            for s in SOLVERS:
+            for s in args.solvers:
                 r = keep["pendulum", s]
                 ax[i].plot(r.t, r.phi[:, i], label=s)
             ax[i].set_ylabel(f"phi_{i + 1} [rad]")
         ax[0].legend(fontsize=8)
         ax[1].set_xlabel("t [s]")
+        fig.suptitle(f"double pendulum hitting a wall; rigid links, dt = {args.dt:g} s", fontsize="small")
         savefig(fig, out, "pendulum")
         plt.close(fig)
+    if not args.no_plot and any(c == "block" for c, _ in keep):
         fig, ax = plt.subplots()
-        r = keep["block", "moreau"]
+        r = keep["block", args.solvers[0]]
         s_ex, _ = r.exact(r.t)
         ax.plot(r.t, s_ex, "k-", lw=2.5, alpha=0.4, label="exact")
-        for s in SOLVERS:
+        for s in args.solvers:
             rr = keep["block", s]
             ax.plot(rr.t, rr.y[:, rr.dae.sq] @ rr.exact.down, label=s)
         ax.set_xlabel("t [s]")
         ax.set_ylabel("distance along the slope [m]")
+        ax.set_title(f"block on an incline with Coulomb friction; dt = {args.dt:g} s", fontsize="small")
         ax.legend(fontsize=8)
         savefig(fig, out, "block")
         plt.close(fig)

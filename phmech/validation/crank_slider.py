@@ -81,7 +81,7 @@ class CrankSliderResult:
 
 def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, max_step=None,
         dt_out=2e-4, outdir=None, plot=True, progress=False, solver_options=None,
-        geometric_stiffness=False, quasi_static=False, **overrides):
+        geometric_stiffness=False, quasi_static=False, compare_model=False, **overrides):
     """Simulate the crank-slider; write CSV, figures and summary.json when ``outdir`` is given.
 
     ``overrides`` change entries of :data:`DATA`; ``solver_options`` are
@@ -89,7 +89,10 @@ def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, m
     midpoint rule, ``atol_lambda`` for IDA).  ``geometric_stiffness`` selects
     the consistent stiffened coupler; ``quasi_static`` starts it from the
     quasi-static deformation of the initial rigid motion
-    (:func:`phmech.fem.quasi_static.quasi_static_state`).
+    (:func:`phmech.fem.quasi_static.quasi_static_state`).  ``compare_model``
+    also runs the other coupler model (linear or consistent, undeformed start)
+    with the same settings: its midpoint deflection is drawn beside this one
+    in ``wM_disp`` and its peak is in the summary (``compared_model``).
     """
     if quasi_static and not geometric_stiffness:
         raise ValueError("crank-slider: quasi_static=True needs geometric_stiffness=True "
@@ -140,6 +143,13 @@ def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, m
         "hamiltonian_max_J": float(np.max(out.hamiltonian)),
         "constraint_residual_max": float(np.max(out.constraint_residual)),
     }
+    if compare_model:
+        tag = "linear" if geometric_stiffness else "consistent"     # its own checkpoint file, if any
+        out.other = run(t_end, n_elem, solver, dt, rtol, atol, max_step, dt_out, progress=progress,
+                        solver_options=_common.run_checkpoints(solver_options, tag),
+                        geometric_stiffness=not geometric_stiffness, **overrides)
+        out.summary["compared_model"] = {"model": out.other.summary["model"],
+                                         "uy_mid_max_abs_over_L": out.other.summary["uy_mid_max_abs_over_L"]}
     if outdir is not None:
         out.files += write(out, outdir, plot)
     return out
@@ -155,18 +165,76 @@ def write(out, outdir, plot=True):
         notes=[f"model: {out.summary['model']}; parameters: {_common.notes_of(out.summary['parameters'])}"])]
     if plot:
         plt = _common.figure_style()
-        for stem, data, label in (("uM_disp", out.ux_mid, r"$u_f^x(L/2)/L$"),
-                                  ("wM_disp", out.uy_mid, r"$u_f^y(L/2)/L$")):
-            fig, ax = plt.subplots()
-            ax.plot(out.t, data, color="C0")
-            ax.set_xlabel("time [s]")
-            ax.set_ylabel(label)
-            ax.set_title(f"coupler midpoint, {out.summary['solver']}, "
-                         f"{out.summary['parameters']['n_elem']} elements")
+        for stem, fig in figures(out):
             files += _common.savefig(fig, outdir, stem)
             plt.close(fig)
     files.append(_common.write_summary(outdir, "crank_slider", out.summary))
     return files
+
+
+def _sliding(y, window):
+    """Minimum, mean and maximum of ``y`` over a centred window of ``window`` samples."""
+    from numpy.lib.stride_tricks import sliding_window_view
+    padded = np.pad(y, (window // 2, window - 1 - window // 2), mode="edge")
+    w = sliding_window_view(padded, window)
+    return w.min(axis=1), w.mean(axis=1), w.max(axis=1)
+
+
+def _power_of_ten(y):
+    """The exponent ``p`` with ``max |y| / 10**p`` in [1, 10) (0 for a zero signal)."""
+    top = float(np.max(np.abs(y), initial=0.0))
+    return int(np.floor(np.log10(top))) if top > 0 else 0
+
+
+def _solver_text(summary):
+    s = summary
+    step = f", dt = {s['dt']:g} s" if s.get("dt") else f", rtol = {s['rtol']:g}"
+    return f"{s['solver']}{step}, {s['parameters']['n_elem']} elements"
+
+
+def figures(out):
+    """The midpoint displacement figures of a run: ``[(stem, figure)]``.
+
+    ``uM_disp``: the axial displacement oscillates far faster than the output
+    spacing resolves; drawn as its range and mean over a twentieth of a crank
+    revolution with the samples as a thin line, scaled by a power of ten.
+    ``wM_disp``: the transverse displacement of the model that ran and, when
+    the run was compared (``compare_model=True``), of the other coupler model.
+    Every title names the model and the solver.
+    """
+    plt = _common.figure_style()
+    s = out.summary
+    made = []
+    dt_out = float(np.median(np.diff(out.t))) if len(out.t) > 1 else 1.0
+    period = 2 * np.pi / abs(s["parameters"]["omega"]) if s["parameters"]["omega"] else out.t[-1]
+    window = int(round(period / 20 / dt_out)) | 1
+    p = _power_of_ten(out.ux_mid)
+    y = out.ux_mid / 10.0**p
+    fig, ax = plt.subplots()
+    if window >= 3 and len(y) > window:
+        lo, mean, hi = _sliding(y, window)
+        ax.fill_between(out.t, lo, hi, color="C0", alpha=0.25, lw=0, label="range over 1/20 revolution")
+        ax.plot(out.t, y, color="C0", lw=0.3, alpha=0.7, label=f"samples (every {dt_out * 1e3:g} ms)")
+        ax.plot(out.t, mean, color="C1", lw=1.5, label="mean over 1/20 revolution")
+        ax.legend(fontsize="small")
+    else:
+        ax.plot(out.t, y, color="C0", lw=0.8)
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel(rf"$u_f^x(L/2)/L$ [$10^{{{p}}}$]" if p else r"$u_f^x(L/2)/L$ [-]")
+    ax.set_title(f"coupler midpoint, axial; {s['model']}\n{_solver_text(s)}", fontsize="small")
+    made.append(("uM_disp", fig))
+    fig, ax = plt.subplots()
+    ax.plot(out.t, out.uy_mid, color="C0", label=s["model"])
+    other = getattr(out, "other", None)
+    if other is not None:
+        ax.plot(other.t, other.uy_mid, color="C3", ls="--", label=other.summary["model"])
+    ax.legend(fontsize="small")
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel(r"$u_f^y(L/2)/L$ [-]")
+    ax.set_title(f"coupler midpoint, transverse; {s['model']}" + (" and the other coupler model" if other else "")
+                 + f"\n{_solver_text(s)}", fontsize="small")
+    made.append(("wM_disp", fig))
+    return made
 
 
 def main(argv=None):
@@ -177,6 +245,8 @@ def main(argv=None):
                    help="geometrically consistent coupler with geometric stiffening (default: linear floating frame)")
     p.add_argument("--quasi-static", action="store_true",
                    help="start from the quasi-static deformation of the initial motion (with --geometric-stiffness)")
+    p.add_argument("--compare-model", action="store_true",
+                   help="also run the other coupler model (a second run) and draw both deflections in wM_disp")
     _common.add_animate_option(p)
     args = p.parse_args(argv)
     if args.quasi_static and not args.geometric_stiffness:
@@ -186,7 +256,7 @@ def main(argv=None):
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, args.max_step,
               outdir=args.outdir, plot=not args.no_plot, progress=sys.stderr.isatty(),
               geometric_stiffness=args.geometric_stiffness, quasi_static=args.quasi_static,
-              solver_options=_common.checkpoint_options(args))
+              compare_model=args.compare_model, solver_options=_common.checkpoint_options(args))
     movie = _common.animation_path(args, "crank_slider")
     if movie is not None:
         out.files.append(out.result.animate(movie, every=_common.animation_every(len(out.t)),

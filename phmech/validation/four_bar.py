@@ -100,23 +100,49 @@ class FourBar:
         """Deformed link axes of the first ``k`` modes at crank angle ``theta1``.
 
         Returns ``(omega, shapes)`` with ``shapes[i][name]`` an array
-        ``(n_points, 2)`` of inertial coordinates; each mode is scaled so that
-        its largest displacement is ``scale`` times the ground length.
+        ``(n_points, 2)`` of inertial coordinates.  Each complex mode (its
+        velocity amplitude divided by ``j omega``: the displacement amplitude)
+        is turned by the phase of its largest displacement along the drawn
+        axes before its real part is taken, so that this displacement is real
+        and no mode is drawn undeformed; the largest displacement is then
+        ``scale`` times the ground length.  (The largest entry of the effort
+        vector may be a stress, a quarter period out of phase with the
+        displacements.)
         """
         q = self.q(theta1)
         modes = self.linearize(theta1).eigenmodes(k)
+        x = {n: np.linspace(0, b.L, n_points) for n, b in self.bodies.items()}
+        rows = {n: np.vstack(b.velocity_rows(x[n])) for n, b in self.bodies.items()}
         shapes = []
         for i, w in enumerate(modes.omega):
-            disp = modes.vectors[:, i] / (1j * w)
-            # rotate the complex mode so that its largest component is real
-            j = np.argmax(np.abs(disp))
-            disp = (disp * np.exp(-1j * np.angle(disp[j]))).real
-            amp = max(np.max(np.abs(b.velocity_rows(np.linspace(0, b.L, n_points))[1]
-                                    @ disp[self.dae.e_slices[n]])) for n, b in self.bodies.items())
-            disp *= scale * L_GROUND / max(amp, 1e-300)
+            amplitude = modes.vectors[:, i] / (1j * w)
+            drawn = np.concatenate([rows[n] @ amplitude[self.dae.e_slices[n]] for n in self.bodies])
+            largest = drawn[np.argmax(np.abs(drawn))]
+            disp = (amplitude * np.exp(-1j * np.angle(largest))).real * (scale * L_GROUND / max(abs(largest), 1e-300))
             shapes.append({n: b.deformed_axis(q[self.dae.q_slices[n]], disp[self.dae.e_slices[n]], n_points)
                            for n, b in self.bodies.items()})
         return modes.omega, shapes
+
+
+_FOUR_BARS = {}
+
+
+def study_point(theta1_deg, n_elem=6, k=3, method="dense"):
+    """The four-bar's first ``k`` natural frequencies at crank angle ``theta1_deg`` [deg].
+
+    The computation of :func:`phmech.validation.four_bar.run` at one angle (the
+    linearization at the loop-closure configuration and its constrained
+    pencil); the model is built once per process and mesh.  Returns
+    ``{"summary": {"omega<i>_rad_s": ..., "f<i>_hz": ..., "model": ..., "solver": ...}}``.
+    """
+    if n_elem not in _FOUR_BARS:
+        _FOUR_BARS[n_elem] = FourBar(int(n_elem))
+    w = _FOUR_BARS[n_elem].linearize(np.radians(float(theta1_deg))).eigenmodes(int(k), method).omega
+    return {"summary": {**{f"omega{i + 1}_rad_s": float(x) for i, x in enumerate(w)},
+                        **{f"f{i + 1}_hz": float(x) / (2 * np.pi) for i, x in enumerate(w)},
+                        "model": f"four-bar, floating Euler-Bernoulli links ({int(n_elem)} elements each), "
+                                 "linearized at the crank angle",
+                        "solver": f"eigen ({method})"}}
 
 
 @dataclass
@@ -176,34 +202,51 @@ def write(out, outdir, plot=True):
                                  notes=["constrained pencil E Phi Lambda = A Phi at each crank angle"])]
     if plot:
         plt = _common.figure_style()
-        deg = np.degrees(out.theta)
-        for stem, cols in (("FourBar_Om12", (0, 1)), ("FourBar_Om3", (2,))):
-            fig, ax = plt.subplots()
-            for c in cols:
-                ax.plot(deg, out.omega[:, c], color=f"C{c}", label=rf"$\omega_{c + 1}$")
-            ax.set_xlabel(r"crank angle $\theta_1$ [deg]")
-            ax.set_ylabel(r"$\omega$ [rad/s]")
-            ax.set_xlim(0, 360)
-            ax.legend()
+        for stem, fig in figures(out):
             files += _common.savefig(fig, outdir, stem)
             plt.close(fig)
-        w, shapes = out.mode_shapes
-        fig, axs = plt.subplots(1, len(shapes), figsize=(4.2 * len(shapes), 3.6), sharey=True)
-        P, Q, _ = configuration(np.radians(90.0))
-        rigid = np.array([[0, 0], P, Q, [L_GROUND, 0]])
-        for ax, wi, shp in zip(np.atleast_1d(axs), w, shapes):
-            ax.plot(rigid[:, 0], rigid[:, 1], "k--", lw=0.8)
-            for name, xy in shp.items():
-                ax.plot(xy[:, 0], xy[:, 1], lw=2, label=name)
-            ax.set_aspect("equal")
-            ax.set_title(rf"$\omega$ = {wi:.1f} rad/s")
-            ax.set_xlabel("x [m]")
-        np.atleast_1d(axs)[0].set_ylabel("y [m]")
-        np.atleast_1d(axs)[0].legend(fontsize=8)
-        files += _common.savefig(fig, outdir, "FourBar_modes_90deg")
-        plt.close(fig)
     files.append(_common.write_summary(outdir, "four_bar", out.summary))
     return files
+
+
+def model_text(summary):
+    """The model and solver of a run, for figure titles."""
+    return (f"four-bar, floating Euler-Bernoulli links ({summary['n_elem']} elements each), linearized; "
+            f"eigen ({summary['method']})")
+
+
+def figures(out):
+    """The figures of a run: ``[(stem, figure)]`` (frequencies over the crank angle, mode shapes at 90 deg)."""
+    plt = _common.figure_style()
+    deg = np.degrees(out.theta)
+    made = []
+    for stem, cols in (("FourBar_Om12", (0, 1)), ("FourBar_Om3", (2,))):
+        fig, ax = plt.subplots()
+        for c in cols:
+            ax.plot(deg, out.omega[:, c], color=f"C{c}", label=rf"$\omega_{c + 1}$")
+        ax.set_xlabel(r"crank angle $\theta_1$ [deg]")
+        ax.set_ylabel(r"$\omega$ [rad/s]")
+        ax.set_xlim(0, 360)
+        ax.set_title(model_text(out.summary), fontsize="small")
+        ax.legend()
+        made.append((stem, fig))
+    w, shapes = out.mode_shapes
+    fig, axs = plt.subplots(1, len(shapes), figsize=(4.2 * len(shapes), 3.9), sharey=True)
+    P, Q, _ = configuration(np.radians(90.0))
+    rigid = np.array([[0, 0], P, Q, [L_GROUND, 0]])
+    for i, (ax, wi, shp) in enumerate(zip(np.atleast_1d(axs), w, shapes)):
+        ax.plot(rigid[:, 0], rigid[:, 1], "k--", lw=0.8)
+        for name, xy in shp.items():
+            ax.plot(xy[:, 0], xy[:, 1], lw=2, label=name)
+        ax.set_aspect("equal")
+        ax.set_title(rf"mode {i + 1}: $\omega$ = {wi:.1f} rad/s")
+        ax.set_xlabel("x [m]")
+    np.atleast_1d(axs)[0].set_ylabel("y [m]")
+    np.atleast_1d(axs)[0].legend(fontsize=8)
+    fig.suptitle(f"mode shapes at crank angle 90 deg (largest displacement 5 % of the ground link); "
+                 f"{model_text(out.summary)}", fontsize="small")
+    made.append(("FourBar_modes_90deg", fig))
+    return made
 
 
 def main(argv=None):

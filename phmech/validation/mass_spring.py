@@ -22,6 +22,8 @@ counts, each with two refinements and the observed orders:
 
     python -m phmech.validation.mass_spring --outdir out/mass_spring [--animate]
 """
+import argparse
+import inspect
 import sys
 import warnings
 
@@ -209,17 +211,39 @@ def run(case="pendulum", **options):
     return RUNNERS[case](**options)
 
 
+def _spectral_radius(text):
+    """Argparse type: a number in [0, 1] (the error names the value)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {text!r}")
+    return v
+
+
 def main(argv=None):
     p = _common.parser(__doc__.split("\n")[0])
     p.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
-    p.add_argument("--rho-inf", type=float, default=0.8, help="spectral radius at infinity")
+    p.add_argument("--rho-inf", type=_spectral_radius, default=0.8, help="spectral radius at infinity, in [0, 1]")
+    p.add_argument("--refinements", type=int, default=2, choices=[1, 2, 3],
+                   help="step halvings of the error tables (observed orders from two or more runs)")
+    p.add_argument("--tfinal", type=_common.positive_float, default=5.0,
+                   help="final time of pendulum, chain, bridge and kreisel [s] (their step counts scale with it)")
+    p.add_argument("--stability-tfinal", type=_common.positive_float, default=200.0,
+                   help="final time of the long run without numerical damping [s] (step 0.01 s)")
     p.add_argument("--animate", action="store_true", help="write GIF animations (pillow writer)")
     args = p.parse_args(argv)
     outdir = _common.prepare_outdir(args.outdir, p)
     from . import _mass_spring_output as output
     summary = {}
     for case in args.cases:
-        opts = {} if case == "stability" else {"rho_inf": args.rho_inf}
+        if case == "stability":
+            opts = {"tend": args.stability_tfinal, "steps": max(1, int(round(args.stability_tfinal / 0.01)))}
+        else:
+            steps = inspect.signature(RUNNERS[case]).parameters["steps"].default
+            opts = {"rho_inf": args.rho_inf, "refinements": args.refinements, "tend": args.tfinal,
+                    "steps": max(1, int(round(steps * args.tfinal / 5.0)))}
         out = run(case, **opts)
         summary[case] = out["summary"]
         output.write(case, out, outdir, plot=not args.no_plot, animate_gif=args.animate)

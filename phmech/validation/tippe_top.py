@@ -56,7 +56,7 @@ from .. import System
 from ..contact import NonsmoothProblem, PointPlane, simulate
 from ..contact.bodies import Top
 from ..math.rotations import quat_from_axis_angle, rot3
-from ._common import figure_style, parser, prepare_outdir, savefig, write_summary
+from ._common import figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
 
 DATA = dict(m=6e-3, I1=8e-7, I3=7e-7, a1=3e-3, a2=1.6e-2, r1=1.5e-2, r2=5e-3, mu=0.3, r_c=5e-4,
             z0=1.2015e-2, tilt=0.1, spin=180.0, g=9.81)
@@ -151,15 +151,15 @@ def critical_spin(**changes):
 
 def main(argv=None):
     p = parser("The tippe top of Leine & Glocker (2003): inversion, tilt angle and energy")
-    p.add_argument("--tfinal", type=float, default=8.0, help="final time [s]")
-    p.add_argument("--dt", type=float, default=1e-4, help="step size [s]")
+    p.add_argument("--tfinal", type=positive_float, default=8.0, help="final time [s]")
+    p.add_argument("--dt", type=positive_float, default=1e-4, help="step size [s]")
     p.add_argument("--solver", default="moreau", choices=["moreau", "moreau_shifted", "nsgenalpha"])
     p.add_argument("--contensou-radius", type=float, default=DATA["r_c"],
                    help="Contensou radius [m] (0: Coulomb friction, Jellett's quantity conserved)")
     args = p.parse_args(argv)
     out = prepare_outdir(args.outdir, p)
     changes = {"r_c": args.contensou_radius}
-    res = run(args.tfinal, args.dt, args.solver, progress=True, model_changes=changes)
+    res = run(args.tfinal, args.dt, args.solver, progress=sys.stderr.isatty(), model_changes=changes)
     H = res.hamiltonian()
     res.to_csv(os.path.join(out, "tippe_top.csv"),
                {"tilt": res.tilt, "z": res.y[:, res.dae.sq][:, 2], "energy": H,
@@ -194,6 +194,8 @@ def main(argv=None):
         ax[2].set_ylabel("energy [mJ]")
         ax[2].set_xlabel("t [s]")
         ax[2].legend(fontsize=8)
+        fig.suptitle(f"tippe top (Leine & Glocker 2003), rigid body with sphere and stem contact; "
+                     f"{args.solver}, dt = {args.dt:g} s", fontsize="small")
         savefig(fig, out, "tippe_top")
         plt.close(fig)
     return summary
