@@ -96,9 +96,11 @@ def _key_difference(stored, expected):
     if not isinstance(a, dict):
         return "its key is not readable"
     fields = sorted(f for f in set(a) | set(b) if a.get(f) != b.get(f))
-    if fields == ["params"] and isinstance(a["params"], dict) and isinstance(b["params"], dict):
-        pa, pb = a["params"], b["params"]
-        names = sorted(n for n in set(pa) | set(pb) if pa.get(n) != pb.get(n))
+    pa, pb = a.get("params"), b.get("params")
+    if fields == ["params"] and isinstance(pa, list) and isinstance(pb, list) and len(pa) == len(pb):
+        pa, pb = dict(enumerate(pa)), dict(enumerate(pb))
+    if fields == ["params"] and isinstance(pa, dict) and isinstance(pb, dict):
+        names = sorted((n for n in set(pa) | set(pb) if pa.get(n) != pb.get(n)), key=str)
         return "it holds other parameters (" + ", ".join(
             f"{n}: {pa.get(n)!r} instead of {pb.get(n)!r}" for n in names[:4]) + ")"
     if "kind" in fields:

@@ -62,7 +62,8 @@ def mesh_counts(mesh):
     try:
         cells, vertices = mesh.num_cells(), mesh.num_vertices()
         edges = mesh.num_edges()
-        quads = mesh.ufl_cell().cellname() == "quadrilateral"
+        name = mesh.ufl_cell().cellname
+        quads = (name() if callable(name) else name) == "quadrilateral"
     except AttributeError:
         return None
     if quads:                                                 # each quadrilateral as two triangles
