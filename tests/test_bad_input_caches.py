@@ -338,7 +338,7 @@ def test_plate_size_guard_refuses_a_huge_mesh_before_building():
     tic = time.perf_counter()
     with pytest.raises(ValueError, match=r"plate 'big': too large -- the mesh of 4,500,000 triangles and "
                                          r"2,253,001 vertices gives 36,012,001 unknowns at degree 2, above the "
-                                         r"limit of 2,000,000 .* GB .*max_dofs= or \$PHMECH_PLATE_MAX_DOFS"):
+                                         r"limit of 1,000,000 .* GB .*max_dofs= or \$PHMECH_PLATE_MAX_DOFS"):
         KirchhoffPlate("big", mesh, 0.01, 2700.0, 70e9, 0.3)
     with pytest.raises(ValueError, match=r"plate 'big': too large"):
         MindlinPlate("big", mesh, 0.01, 2700.0, 70e9, 0.3)

@@ -162,7 +162,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=_non_negative_int, default=100, help="midpoint steps (0: initial state)")
     ap.add_argument("--dt", type=_common.positive_float, default=2e-5, help="step size [s]")
     ap.add_argument("--max-dofs", type=_common.positive_int, default=None,
-                    help="largest plate unknowns per process (default: $PHMECH_PLATE_MAX_DOFS or 2,000,000)")
+                    help="largest plate unknowns per process (default: $PHMECH_PLATE_MAX_DOFS or 1,000,000)")
     ap.add_argument("--no-mindlin", action="store_true", help="skip the Mindlin plate")
     ap.add_argument("--outdir", default="out/plate_mpi", help="directory of summary.json")
     args = ap.parse_args(argv)
