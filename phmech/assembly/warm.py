@@ -20,6 +20,7 @@ The cache directory is ``$PHMECH_NUMBA_CACHE_DIR`` (or
 """
 import argparse
 import importlib
+import os
 import sys
 import time
 
@@ -99,13 +100,30 @@ def _classic(say):
         say(f"  {Model.__name__}: index-2 Radau IIA, ODE form ({time.perf_counter() - tic:.1f} s)")
 
 
+def _in_disk_cache(kernel):
+    """The kernel has an entry in the disk cache (a kernel called only by others is not loaded
+    on its own when its callers are read from the cache)."""
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:
+        return False
+
+
 def not_compiled():
-    """Qualified names of the compiled functions of the kernel modules that have no compiled
-    version in this process."""
+    """Qualified names of the compiled functions of the kernel modules that have neither a
+    compiled version in this process nor an entry in the disk cache."""
     for rel in _jit.KERNEL_MODULES:          # every kernel module imported, so all are registered
         importlib.import_module("phmech." + rel[:-3].replace("/", "."))
     return sorted(f"{k.py_func.__module__}.{k.py_func.__qualname__}" for k in _jit.KERNELS
-                  if not k.signatures)
+                  if not k.signatures and not _in_disk_cache(k))
+
+
+def compile_counts():
+    """``(compiled, loaded)``: versions of the kernels compiled in this process and read from the
+    disk cache."""
+    compiled = sum(sum(k.stats.cache_misses.values()) for k in _jit.KERNELS)
+    loaded = sum(sum(k.stats.cache_hits.values()) for k in _jit.KERNELS)
+    return compiled, loaded
 
 
 def warm(say=print):
@@ -130,8 +148,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
     seconds, directory, missing = warm(say)
-    count = len(_jit.KERNELS) - len(missing)
-    print(f"phmech kernel cache filled: {count} compiled functions in {seconds:.1f} s, in {directory}")
+    compiled, loaded = compile_counts()
+    print(f"phmech kernel cache filled in {seconds:.1f} s: {len(_jit.KERNELS) - len(missing)} compiled functions, "
+          f"{compiled} version(s) compiled now, {loaded} read from the cache, in {directory}")
     if missing:
         print(f"not reached by the models ({len(missing)}): {', '.join(missing)}", file=sys.stderr)
         if args.strict:
