@@ -146,6 +146,7 @@ def main(argv=None):
                     help="exit with status 1 when a compiled function was not reached by the models")
     ap.add_argument("--quiet", action="store_true", help="print the summary line only")
     args = ap.parse_args(argv)
+    sys.argv[1:] = []                  # Firedrake hands the command line to PETSc, which would flag ours
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
     seconds, directory, missing = warm(say)
     compiled, loaded = compile_counts()
