@@ -11,9 +11,18 @@ modules (:data:`KERNEL_MODULES`) and numba's version: any edit of any of
 them starts a fresh cache.  Location: ``$PHMECH_NUMBA_CACHE_DIR`` or
 ``~/.cache/phmech/numba``; where it cannot be written, numba's default
 (``__pycache__`` beside the sources) is used.
+
+A damaged entry (a truncated or overwritten index or data file, which
+numba would report as an ``UnpicklingError`` on every later run) is
+discarded and its function compiled again; a warning names the cache
+directory.  ``python -m phmech.assembly.warm`` fills the cache ahead of
+time (:mod:`phmech.assembly.warm`).
 """
+import glob
 import hashlib
+import logging
 import os
+import warnings
 
 try:
     import numba
@@ -31,6 +40,12 @@ KERNEL_MODULES = ("assembly/_jit.py", "assembly/compiled.py", "assembly/compiled
 
 _DIRECTORY = []
 
+#: every compiled function made by :func:`jit` in this process (:mod:`phmech.assembly.warm`
+#: checks that each has been compiled)
+KERNELS = []
+
+log = logging.getLogger("phmech")
+
 
 def cache_directory():
     """The directory of the compiled functions' cache for the present kernel sources."""
@@ -45,13 +60,90 @@ def cache_directory():
     return _DIRECTORY[0]
 
 
+_WARNED = []
+
+
+def _report(message):
+    """The first problem of the kernel cache in a process as a warning, later ones in the log."""
+    if _WARNED:
+        log.info(message)
+    else:
+        _WARNED.append(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+def _checked_cache_class():
+    """numba's function cache with damaged entries discarded instead of raised (None where this
+    numba lacks the class)."""
+    try:
+        from numba.core.caching import FunctionCache
+    except ImportError:     # pragma: no cover - present in every numba the stack installs
+        return None
+
+    class CheckedFunctionCache(FunctionCache):
+        """A disk cache whose unreadable entries are removed and compiled again."""
+
+        def _files(self):
+            cf = self._cache_file
+            index = cf._index_path
+            return [index] + glob.glob(glob.escape(index[:-len(".nbi")]) + ".*.nbc")
+
+        def _discard(self, err):
+            removed, kept = [], []
+            for path in self._files():
+                try:
+                    os.remove(path)
+                    removed.append(os.path.basename(path))
+                except FileNotFoundError:
+                    pass
+                except OSError as oserr:
+                    kept.append(f"{path} ({oserr.strerror})")
+            where = cache_directory()
+            msg = (f"kernel cache {where}: damaged entry of {self._py_func.__qualname__} "
+                   f"({type(err).__name__}: {err}); discarded {', '.join(removed) or 'nothing'} and compiling "
+                   "again")
+            if kept:
+                msg += (f"; could not remove {', '.join(kept)}: the function runs uncached until the "
+                        f"directory is cleared (rm -rf {where})")
+            _report(msg)
+
+        def load_overload(self, sig, target_context):
+            try:
+                return super().load_overload(sig, target_context)
+            except Exception as err:        # unpickling errors, truncated files, foreign data
+                self._discard(err)
+                return None
+
+        def save_overload(self, sig, data):
+            try:
+                super().save_overload(sig, data)
+            except Exception as err:        # e.g. a damaged index that could not be removed
+                _report(f"kernel cache {cache_directory()}: {self._py_func.__qualname__} not stored "
+                        f"({type(err).__name__}: {err}); clear the directory to store it "
+                        f"(rm -rf {cache_directory()})")
+
+    return CheckedFunctionCache
+
+
+_CACHE_CLASS = []
+
+
 def jit(fn):
-    """``numba.njit(cache=True)(fn)`` cached in :func:`cache_directory`; ``fn`` itself without numba."""
+    """``numba.njit(cache=True)(fn)`` cached in :func:`cache_directory`; ``fn`` itself without numba.
+
+    The disk cache discards damaged entries (recompiling them, with a warning naming the
+    directory) instead of failing with numba's unpickling error."""
     if numba is None:
         return fn
+    if not _CACHE_CLASS:
+        _CACHE_CLASS.append(_checked_cache_class())
     saved = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = cache_directory()       # read when the dispatcher sets up its cache
     try:
-        return numba.njit(cache=True)(fn)
+        dispatcher = numba.njit(cache=True)(fn)
+        if _CACHE_CLASS[0] is not None and hasattr(dispatcher, "_cache"):
+            dispatcher._cache = _CACHE_CLASS[0](dispatcher.py_func)
     finally:
         numba.config.CACHE_DIR = saved
+    KERNELS.append(dispatcher)
+    return dispatcher

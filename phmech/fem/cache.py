@@ -11,9 +11,13 @@ Firedrake at all.
 The key is the SHA-256 of the parameters, of the FE class' name, of
 the source files that assemble the matrices and of the versions of
 Firedrake and petsc4py (a change of the code or an upgrade makes a new
-key, so an outdated entry is never used).  A file that cannot be read
-is ignored and rebuilt.  Location: ``$PHMECH_CACHE_DIR`` or
-``~/.cache/phmech/fe``; ``PHMECH_CACHE=0`` switches the cache off.
+key, so an outdated entry is never used).  The file is named by the
+digest and carries the full key (the text the digest is taken of),
+which is compared on every read: an entry that cannot be read, or that
+holds another object's key (a file copied or renamed under another
+name), is rebuilt and a warning names the file.  Location:
+``$PHMECH_CACHE_DIR`` or ``~/.cache/phmech/fe``; ``PHMECH_CACHE=0``
+switches the cache off.
 """
 import hashlib
 import json
@@ -61,12 +65,47 @@ def stack_versions():
     return _STACK[0]
 
 
-def key(kind, params, sources):
-    """The cache key of an FE object of ``kind`` with ``params`` (JSON-able), assembled by ``sources``
-    with the FE stack of :func:`stack_versions`."""
-    blob = json.dumps({"kind": kind, "params": params, "code": _source_digest(sources),
+#: the entry of an npz file that holds the full key
+KEY_ENTRY = "__key__"
+
+
+def full_key(kind, params, sources):
+    """The full key (JSON text) of an FE object of ``kind`` with ``params`` (JSON-able), assembled
+    by ``sources`` (this module included) with the FE stack of :func:`stack_versions`."""
+    return json.dumps({"kind": kind, "params": params, "code": _source_digest([__file__, *sources]),
                        "stack": stack_versions()}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def key(kind, params, sources):
+    """The cache key (file name) of an FE object: the digest of :func:`full_key`."""
+    return digest(full_key(kind, params, sources))
+
+
+def digest(text):
+    """The file name of the full key ``text``."""
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _key_difference(stored, expected):
+    """What differs between two full keys (for the log): the differing top-level fields, or
+    the parameters that differ."""
+    try:
+        a, b = json.loads(stored), json.loads(expected)
+    except ValueError:
+        return "its key is not readable"
+    if not isinstance(a, dict):
+        return "its key is not readable"
+    fields = sorted(f for f in set(a) | set(b) if a.get(f) != b.get(f))
+    pa, pb = a.get("params"), b.get("params")
+    if fields == ["params"] and isinstance(pa, list) and isinstance(pb, list) and len(pa) == len(pb):
+        pa, pb = dict(enumerate(pa)), dict(enumerate(pb))
+    if fields == ["params"] and isinstance(pa, dict) and isinstance(pb, dict):
+        names = sorted((n for n in set(pa) | set(pb) if pa.get(n) != pb.get(n)), key=str)
+        return "it holds other parameters (" + ", ".join(
+            f"{n}: {pa.get(n)!r} instead of {pb.get(n)!r}" for n in names[:4]) + ")"
+    if "kind" in fields:
+        return f"it holds a {a.get('kind')!r} instead of a {b.get('kind')!r}"
+    return "its key differs in " + ", ".join(fields)
 
 
 def _flatten(prefix, value, out):
@@ -101,6 +140,8 @@ def _unflatten(arrays):
 
     csr = {}
     for name in arrays.files:
+        if name == KEY_ENTRY:
+            continue
         base, _, tag = name.partition("#")
         a = arrays[name]
         if tag.startswith("csr_"):
@@ -124,50 +165,70 @@ def _unflatten(arrays):
     return fix(tree)
 
 
-#: entries read in this process, by path: ``(mtime_ns, size), data`` (read once, shared; the
-#: FE objects treat their matrices as constants)
+#: entries read in this process, by path: ``(mtime_ns, size), full key, data`` (read once,
+#: shared; the FE objects treat their matrices as constants)
 _READ = {}
 
 
-def load(k):
-    """The stored dictionary of key ``k``, or None."""
+def load(text):
+    """The stored dictionary of the full key ``text`` (:func:`full_key`), or None.
+
+    An entry whose stored key is not ``text`` (another object's entry
+    under this name) or that cannot be read is not used: a warning names
+    the file, and the caller rebuilds and overwrites it."""
     if not enabled():
         return None
-    path = os.path.join(directory(), k + ".npz")
+    path = os.path.join(directory(), digest(text) + ".npz")
     try:
         st = os.stat(path)
     except OSError:
         return None
     stamp = (st.st_mtime_ns, st.st_size)
     hit = _READ.get(path)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
+    if hit is not None and hit[0] == stamp and hit[1] == text:
+        return hit[2]
     try:
         with np.load(path, allow_pickle=False) as arrays:
-            data = _unflatten(arrays)
+            stored = str(arrays[KEY_ENTRY][()]) if KEY_ENTRY in arrays.files else None
+            if stored == text:
+                data = _unflatten(arrays)
     except Exception as err:  # a damaged entry is rebuilt, never used
-        log.warning("FE cache: ignoring unreadable entry %s (%s)", path, err)
+        log.warning("FE cache: ignoring unreadable entry %s (%s); rebuilding it", path, err)
         return None
-    _READ[path] = (stamp, data)
+    if stored != text:
+        why = "it carries no key" if stored is None else _key_difference(stored, text)
+        log.warning("FE cache: entry %s does not belong to its name (%s); ignoring it and rebuilding it",
+                    path, why)
+        return None
+    _READ[path] = (stamp, text, data)
     return data
 
 
-def store(k, data):
-    """Write ``data`` (dict of arrays, sparse matrices, slices, nested dicts) atomically."""
+def store(text, data):
+    """Write ``data`` (dict of arrays, sparse matrices, slices, nested dicts) atomically under the
+    full key ``text``, which the entry carries."""
     if not enabled():
         return
     d = directory()
+    flat = {KEY_ENTRY: np.array(text)}
+    for name, v in data.items():
+        _flatten(name, v, flat)
+    tmp = None
     try:
         os.makedirs(d, exist_ok=True)
-        flat = {}
-        for name, v in data.items():
-            _flatten(name, v, flat)
         fd, tmp = tempfile.mkstemp(dir=d, suffix=".npz.tmp")
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **flat)
-        os.replace(tmp, os.path.join(d, k + ".npz"))
-    except OSError as err:          # a read-only home: run without the cache
+        os.replace(tmp, os.path.join(d, digest(text) + ".npz"))
+        tmp = None
+    except OSError as err:          # a read-only home or a full disk: run without the cache
         log.info("FE cache: not written (%s)", err)
+    finally:
+        if tmp is not None:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
 
 
 class CachedFE:
@@ -195,7 +256,7 @@ class CachedFE:
         sources += [sys.modules[m].__file__ for m in self.EXTRA_SOURCES]
         self._fd = None
         self._points = None
-        self._key = key(self.KIND, params, sources)
+        self._key = full_key(self.KIND, params, sources)
         data = load(self._key)
         self.from_cache = data is not None
         if data is None:

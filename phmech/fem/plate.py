@@ -65,18 +65,51 @@ import scipy.sparse.linalg as spla
 from ..bodies.base import FixedBody
 from ..loads import Load
 from ._petsc import to_numpy, to_scipy
+from . import plate_size
 from .cache import CachedFE
 from .mesh_recipe import MeshRecipe, expression_key, mesh_key
 
 KIRCHHOFF_CONDITIONS = ("clamped", "simply_supported", "free", "guided")
 
 
+def real_number(value):
+    """``value`` as a float if it is one real number (a Python or numpy number or a 0-d numeric
+    array; not a bool), else None."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    return float(value)
+
+
 def check_plate_parameters(owner, **values):
-    """One error listing every non-positive or non-finite parameter."""
-    bad = [f"{k}={v!r}" for k, v in values.items()
-           if not (isinstance(v, (int, float, np.integer, np.floating)) and np.isfinite(v) and v > 0)]
+    """One error listing every non-positive or non-finite parameter (numbers or 0-d arrays)."""
+    bad = []
+    for k, v in values.items():
+        x = real_number(v)
+        if x is None:
+            bad.append(f"{k}={v!r} is not a number")
+        elif not (np.isfinite(x) and x > 0):
+            bad.append(f"{k}={v!r}")
     if bad:
         raise ValueError(f"plate '{owner}': parameters must be positive and finite: {', '.join(bad)}")
+
+
+def check_poisson(owner, nu):
+    """The Poisson ratio as a float in (-1, 0.5)."""
+    x = real_number(nu)
+    if x is None or not -1.0 < x < 0.5:
+        raise ValueError(f"plate '{owner}': Poisson ratio nu must be a number in (-1, 0.5), got {nu!r}")
+    return x
+
+
+def check_degree(owner, degree, minimum, why=""):
+    """The polynomial degree as an int ``>= minimum`` (a bool is refused: ``True`` is not a degree)."""
+    if isinstance(degree, np.ndarray) and degree.ndim == 0:
+        degree = degree[()]
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, (int, np.integer)) or degree < minimum:
+        raise ValueError(f"plate '{owner}': degree must be an integer >= {minimum}{why}, got {degree!r}")
+    return int(degree)
 
 
 def check_boundary(owner, markers, boundary, allowed):
@@ -212,13 +245,22 @@ class PlateBase(FixedBody, CachedFE):
     def _setup_mesh(self, name, mesh, h, rho, E, nu):
         FixedBody.__init__(self, name)
         check_plate_parameters(name, h=h, rho=rho, E=E)
-        if not (isinstance(nu, (int, float, np.floating)) and -1.0 < nu < 0.5):
-            raise ValueError(f"plate '{name}': Poisson ratio nu must lie in (-1, 0.5), got {nu!r}")
+        nu = check_poisson(name, nu)
         self._fd = None
         self.mesh_source = mesh
-        self.h, self.rho, self.E_mod, self.nu = float(h), float(rho), float(E), float(nu)
-        self.D = E * h ** 3 / (12.0 * (1.0 - nu ** 2))
+        self.h, self.rho, self.E_mod, self.nu = real_number(h), real_number(rho), real_number(E), nu
+        self.D = self.E_mod * self.h ** 3 / (12.0 * (1.0 - nu ** 2))
         self.q0 = np.zeros(0)
+
+    def _guard_size(self, max_dofs):
+        """Refuse a plate whose unknowns exceed the limit, before anything is assembled (see
+        :mod:`phmech.fem.plate_size`); a mesh whose size is not known before it is built is
+        checked right after it is built."""
+        self._max_dofs = plate_size.limit(self.name, max_dofs)
+        counts = plate_size.mesh_counts(self.mesh_source)
+        if counts is not None:
+            plate_size.check(self.name, type(self).__name__, counts, self.degree, self._max_dofs,
+                             getattr(self, "reduction", None))
 
     def _cache_params(self, boundary, **extra):
         """Key parameters: mesh, material, boundary conditions as given and the subclass' ``extra``."""
@@ -234,6 +276,12 @@ class PlateBase(FixedBody, CachedFE):
 
         src = self.mesh_source
         self.mesh = mesh = src.build() if isinstance(src, MeshRecipe) else src
+        if plate_size.mesh_counts(src) is None:          # a recipe of unknown size: checked now
+            counts = plate_size.mesh_counts(mesh)
+            if counts is not None:
+                plate_size.check(self.name, type(self).__name__, counts, self.degree,
+                                 getattr(self, "_max_dofs", plate_size.DEFAULT_MAX_DOFS),
+                                 getattr(self, "reduction", None))
         self.x = fd.SpatialCoordinate(mesh)
         self.n = fd.FacetNormal(mesh)
         self._build_spaces(fd)
@@ -413,16 +461,19 @@ class KirchhoffPlate(PlateBase):
     boundary : dict
         ``{mesh marker: "clamped" | "simply_supported" | "free"}``; markers not
         listed are free.
+    max_dofs : int, optional
+        Largest number of unknowns accepted (default ``$PHMECH_PLATE_MAX_DOFS``
+        or :data:`phmech.fem.plate_size.DEFAULT_MAX_DOFS`): a larger plate is
+        refused before it is built, with its estimated size and memory.
     """
 
     KIND = "KirchhoffPlate"
 
-    def __init__(self, name, mesh, h, rho, E, nu, degree=2, boundary=None):
+    def __init__(self, name, mesh, h, rho, E, nu, degree=2, boundary=None, max_dofs=None):
         self._setup_mesh(name, mesh, h, rho, E, nu)
-        if not isinstance(degree, (int, np.integer)) or degree < 1:
-            raise ValueError(f"plate '{name}': degree must be an integer >= 1, got {degree!r}")
+        self.degree = check_degree(name, degree, 1)
+        self._guard_size(max_dofs)
         boundary = {} if boundary is None else dict(boundary)
-        self.degree = int(degree)
         self._load(boundary, KIRCHHOFF_CONDITIONS, degree=self.degree)
 
     def _build_spaces(self, fd):

@@ -68,7 +68,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._petsc import to_scipy
-from .plate import PlateBase, check_plate_parameters
+from .plate import PlateBase, check_degree, check_plate_parameters, real_number
 
 MINDLIN_CONDITIONS = ("clamped", "simply_supported", "free")
 #: reductions of the shear strain: Nedelec interpolation (locking-free) or L2 projection
@@ -150,23 +150,23 @@ class MindlinPlate(PlateBase):
     boundary : dict ``{marker: "clamped" | "simply_supported" | "free"}``;
         unlisted markers are free.
     reduction : ``"interpolation"`` (default, locking-free) or ``"projection"``.
+    max_dofs : int, optional
+        Largest number of unknowns accepted (see :class:`~phmech.fem.plate.KirchhoffPlate`).
     """
 
     KIND = "MindlinPlate"
 
     def __init__(self, name, mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
-                 reduction="interpolation"):
+                 reduction="interpolation", max_dofs=None):
         self._setup_mesh(name, mesh, h, rho, E, nu)
         check_plate_parameters(name, kappa=kappa)
-        if not isinstance(degree, (int, np.integer)) or degree < 2:
-            raise ValueError(f"plate '{name}': degree must be an integer >= 2 (degree 1 locks in the "
-                             f"thin limit), got {degree!r}")
-        if reduction not in REDUCTIONS:
+        self.degree = check_degree(name, degree, 2, " (degree 1 locks in the thin limit)")
+        if not isinstance(reduction, str) or reduction not in REDUCTIONS:
             raise ValueError(f"plate '{name}': reduction must be one of {REDUCTIONS}, got {reduction!r}")
-        boundary = {} if boundary is None else dict(boundary)
-        self.degree = int(degree)
         self.reduction = reduction
-        self.kappa = float(kappa)
+        self._guard_size(max_dofs)
+        boundary = {} if boundary is None else dict(boundary)
+        self.kappa = real_number(kappa)
         self._load(boundary, MINDLIN_CONDITIONS, degree=self.degree, kappa=self.kappa, reduction=reduction)
 
     def _build_spaces(self, fd):

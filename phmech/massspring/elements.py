@@ -27,6 +27,15 @@ class Connector:
         return f"{self.kind}[{self.index}]"
 
 
+def _stored_vector(value):
+    """A float copy of a vector; anything else as given (reported by the checks)."""
+    try:
+        a = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        return value
+    return a if a.ndim == 1 else value
+
+
 class Mass:
     """A point mass ``m`` [kg] at ``pos`` with velocity ``vel`` (default zero).
 
@@ -36,8 +45,8 @@ class Mass:
 
     def __init__(self, m, pos, vel=None):
         self.mass = m
-        self.pos = np.array(pos, dtype=float) if np.ndim(pos) == 1 else pos
-        self.vel = None if vel is None else (np.array(vel, dtype=float) if np.ndim(vel) == 1 else vel)
+        self.pos = _stored_vector(pos)
+        self.vel = None if vel is None else _stored_vector(vel)
 
     def __repr__(self):
         return f"Mass({self.mass}, pos={np.asarray(self.pos).tolist()}, vel={np.asarray(self.vel).tolist()})"
@@ -47,7 +56,7 @@ class Fix:
     """A fixed point at ``pos``."""
 
     def __init__(self, pos):
-        self.pos = np.array(pos, dtype=float) if np.ndim(pos) == 1 else pos
+        self.pos = _stored_vector(pos)
 
     def __repr__(self):
         return f"Fix({np.asarray(self.pos).tolist()})"

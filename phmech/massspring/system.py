@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .._checks import time_function
 from ..result import Result
 from .elements import Chain, Connector, Dashpot, DistanceConstraint, Fix, Force, Mass, Spring
 from .network import Network
@@ -109,11 +110,18 @@ def _vector(value, dim):
 
 
 def _number(value):
+    if isinstance(value, (bool, np.bool_)):
+        return None
     try:
         v = float(value)
     except (TypeError, ValueError):
         return None
     return v if np.isfinite(v) else None
+
+
+def _is_state_array(a, dim):
+    """``a`` is already what ``simulate`` writes into in place: a float array of shape ``(dim,)``."""
+    return type(a) is np.ndarray and a.dtype == np.float64 and a.shape == (dim,) and a.flags.writeable
 
 
 class MassSpringSystem:
@@ -237,6 +245,8 @@ class MassSpringSystem:
                 self._node(ld.node, owner, p)
             if not callable(ld.force) and _vector(ld.force, d) is None:
                 p.append(f"{owner}: force must be {d} finite numbers or a function of t, got {ld.force!r}")
+        if not callable(self._gravity) and _vector(self._gravity, d) is None:
+            p.append(f"gravity must be {d} finite numbers or a function of t, got {self._gravity!r}")
         if not self.masses:
             p.append("the system has no masses")
         return p
@@ -287,16 +297,64 @@ class MassSpringSystem:
                        np.array([bool(e.tension_only) for e in self.springs], bool)),
                       (dp_ij[:, 0], dp_ij[:, 1], np.array([float(e.damping) for e in self.dashpots])),
                       (cn_ij[:, 0], cn_ij[:, 1], np.array([float(e.length) for e in self.constraints])))
-        loads = []
-        for ld in self.loads:
-            fun = ld.force if callable(ld.force) else (lambda t, f=np.asarray(ld.force, float): f)
-            loads.append((ld.node.index, fun))
-        return MassSpringProblem(net, self._gravity, loads)
+        loads = [(ld.node.index, time_function(ld.force, d, "force", f"mass-spring force {k}"))
+                 for k, ld in enumerate(self.loads)]
+        gravity = time_function(self._gravity, d, "gravity", "mass-spring gravity") if callable(self._gravity) \
+            else self._gravity
+        return MassSpringProblem(net, gravity, loads)
 
     def state(self):
-        """``(q, v)``: stacked positions and velocities of the masses."""
-        return (np.concatenate([np.asarray(m.pos, float) for m in self.masses]),
-                np.concatenate([np.asarray(m.vel, float) for m in self.masses]))
+        """``(q, v)``: stacked positions and velocities of the masses.
+
+        Checks them first (``dim`` finite numbers each; one error naming
+        every bad mass and value) and turns positions and velocities given
+        as lists (or integer arrays) into the float arrays that
+        :meth:`simulate` updates in place -- only when every mass is fine,
+        so that a refused call changes nothing."""
+        d, masses = self.dim, self.masses
+        if not masses:
+            raise ValueError(f"mass-spring system ({d}D) has no masses")
+        try:
+            Q = np.array([m.pos for m in masses], dtype=float)
+            V = np.array([m.vel for m in masses], dtype=float)
+            fine = (Q.shape == V.shape == (len(masses), d) and np.all(np.isfinite(Q))
+                    and np.all(np.isfinite(V)))
+        except (TypeError, ValueError):
+            fine = False
+        if not fine:
+            problems = []
+            for k, m in enumerate(masses):
+                for name in ("pos", "vel"):
+                    if _vector(getattr(m, name), d) is None:
+                        problems.append(f"mass {k}: {name} must be {d} finite numbers, got {getattr(m, name)!r}")
+            raise ValueError(f"mass-spring system ({d}D): {len(problems)} bad initial value(s):\n  - "
+                             + "\n  - ".join(problems))
+        for k, m in enumerate(masses):
+            if not _is_state_array(m.pos, d):
+                m.pos = Q[k].copy()
+            if not _is_state_array(m.vel, d):
+                m.vel = V[k].copy()
+        return Q.ravel(), V.ravel()
+
+    def _check_lengths(self, prob, q):
+        """Refuse a state in which an element's two ends coincide (no direction: the forces and
+        the constraint rows are undefined), naming the element and the position."""
+        X = prob.net.nodes(q)
+        problems = []
+        for kind, pairs, elements in (("spring", prob.net.springs, self.springs),
+                                      ("dashpot", prob.net.dashpots, self.dashpots),
+                                      ("distance constraint", prob.net.cons, self.constraints)):
+            if not pairs.m:
+                continue
+            L = np.linalg.norm(X[pairs.j] - X[pairs.i], axis=1)
+            for k in np.flatnonzero(~(L > 0))[:5]:
+                e = elements[k]
+                name = "chain" if isinstance(e, Chain) else kind
+                problems.append(f"{name} {k}: its ends {e.connectors[0]!r} and {e.connectors[1]!r} are at the "
+                                f"same position {X[pairs.i[k]].tolist()} (zero length, no direction)")
+        if problems:
+            raise ValueError(f"mass-spring system ({self.dim}D) at t = {self.t:g}: {len(problems)} problem(s):"
+                             "\n  - " + "\n  - ".join(problems))
 
     def _write_state(self, q, v):
         for k, m in enumerate(self.masses):
@@ -350,14 +408,19 @@ class MassSpringSystem:
         next call unless the model or the state has been changed in between.
         """
         from ..solvers import solve
-        tend = _number(tend)
-        if tend is None or tend <= 0:
+        duration = _number(tend)
+        if duration is None or duration <= 0:
             raise ValueError(f"simulate: tend must be a positive duration, got {tend!r}")
+        tend = duration
         if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
             raise ValueError(f"simulate: steps must be a positive integer, got {steps!r}")
         rho = self.rho_inf if rho_inf is None else rho_inf
+        if _number(rho) is None or not 0.0 <= float(rho) <= 1.0:
+            raise ValueError(f"simulate: rho_inf must be a number in [0, 1], got {rho!r}")
         prob = self.problem()
         q, v = self.state()
+        self._check_lengths(prob, q)
+        prob.external_force(self.t)          # a load or gravity function that fails does so now
         acc0, lam = None, np.zeros(prob.nl)
         c = self._carry
         if c is not None and np.array_equal(c[0], q) and np.array_equal(c[1], v) and c[5] == rho:
@@ -376,12 +439,13 @@ class MassSpringSystem:
         res = solve(prob, (self.t, self.t + tend), np.r_[q, v, lam], method="genalpha", dt=tend / steps,
                     rho_inf=rho, acc0=acc0, callbacks=callbacks, **options)
         solver = last[0]
-        self.t = float(solver.t)
         yq, yv, ylam = prob.split(solver.y)
-        self._write_state(yq, yv)
-        q, v = self.state()
-        self._carry = (q, v, ylam.copy(), *solver.restart_data(), rho)
-        return MassSpringResult.from_result(res)
+        carry = (yq.copy(), yv.copy(), ylam.copy(), *solver.restart_data(), rho)
+        out = MassSpringResult.from_result(res)
+        self._write_state(yq, yv)                # float arrays of shape (dim,): cannot fail
+        self.t = float(solver.t)
+        self._carry = carry
+        return out
 
     # -- statics and modes ----------------------------------------------------------
     def equilibrium(self, t=0.0, tol=1e-11, maxit=100):

@@ -12,9 +12,7 @@ serial references (the scipy plates of :mod:`phmech.fem` and
     mpiexec -n 2 python -m phmech.parallel.plate_mpi --outdir out/plate_mpi
 """
 import argparse
-import json
 import logging
-import os
 import time
 
 import numpy as np
@@ -43,32 +41,75 @@ def mesh(n):
     return fd.UnitSquareMesh(n, n)
 
 
-def run(n=6, k_modes=6, steps=100, dt=2e-5, mindlin=True):
+def _count(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"plate_mpi: {name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_arguments(n, k_modes, steps, dt, ranks=1, max_dofs=None):
+    """Refuse bad arguments of :func:`run` before anything is built: one error naming each, and
+    a mesh too large for the processes (:mod:`phmech.fem.plate_size`, per process)."""
+    from ..fem import plate_size
+
+    problems = []
+    for name, value, minimum in (("n", n, 1), ("k_modes", k_modes, 0), ("steps", steps, 0)):
+        try:
+            _count(name, value, minimum)
+        except ValueError as err:
+            problems.append(str(err).split(": ", 1)[1])
+    if isinstance(dt, bool) or not isinstance(dt, (int, float, np.integer, np.floating)) or not (
+            np.isfinite(dt) and dt > 0):
+        problems.append(f"dt must be a positive finite step [s], got {dt!r}")
+    if problems:
+        raise ValueError("plate_mpi: " + "; ".join(problems))
+    limit = plate_size.limit("plate", max_dofs)
+    plate_size.check("plate", "KirchhoffPlate", plate_size.square_counts(n, n), 2, limit, processes=ranks)
+
+
+def balance_summary(balance, H):
+    """``{"balance_rel": ...}``: the largest power-balance residual relative to the largest
+    Hamiltonian, or None with the reason where that ratio is undefined (no energy in the run)."""
+    H = np.asarray(H, float)
+    balance = np.asarray(balance, float)
+    scale = float(np.max(np.abs(H))) if H.size else 0.0
+    if not (scale > 0 and np.isfinite(scale)) or not np.all(np.isfinite(balance)):
+        why = ("the Hamiltonian is zero over the whole run (no steps or no input): no scale for the "
+               "power balance") if np.all(np.isfinite(balance)) else "the power balance is not finite"
+        return {"balance_rel": None, "balance_rel_note": why,
+                "balance_abs": float(np.max(np.abs(balance))) if balance.size and np.all(np.isfinite(balance))
+                else None}
+    return {"balance_rel": float(np.max(np.abs(balance))) / scale}
+
+
+def run(n=6, k_modes=6, steps=100, dt=2e-5, mindlin=True, max_dofs=None):
     """Modes and the forced run on the processes of ``COMM_WORLD``; returns a dict (same on all ranks).
 
-    ``k_modes = 0`` skips the modes (no SLEPc needed).
+    ``k_modes = 0`` skips the modes (no SLEPc needed); ``steps = 0`` gives the initial state
+    only.  ``max_dofs`` limits the plate's unknowns per process (:mod:`phmech.fem.plate_size`).
     """
     from petsc4py import PETSc
 
     from .midpoint import LinearMidpoint
     from .plates import kirchhoff_plate, mindlin_plate
     comm = PETSc.COMM_WORLD
+    check_arguments(n, k_modes, steps, dt, comm.getSize(), max_dofs)
     out = {"ranks": comm.getSize(), "n": n}
     tic = time.perf_counter()
-    p = kirchhoff_plate(mesh(n), H_PLATE, RHO, E_MOD, NU, degree=2, boundary=CANTILEVER)
+    p = kirchhoff_plate(mesh(n), H_PLATE, RHO, E_MOD, NU, degree=2, boundary=CANTILEVER, max_dofs=max_dofs)
     out["kirchhoff_unknowns"] = p.ne
     out["rows_per_rank"] = comm.tompi4py().allgather(p.E.getLocalSize()[0])
     if k_modes:
         out["kirchhoff_omega"] = p.natural_frequencies(k_modes)[0].tolist()
     if mindlin and k_modes:
-        m = mindlin_plate(mesh(n), 0.01, RHO, E_MOD, NU, degree=2, boundary=SS_ALL)
+        m = mindlin_plate(mesh(n), 0.01, RHO, E_MOD, NU, degree=2, boundary=SS_ALL, max_dofs=max_dofs)
         out["mindlin_unknowns"] = m.ne
         out["mindlin_omega"] = m.natural_frequencies(k_modes)[0].tolist()
     b = [p.load_vector(pressure), p.patch_row(*PATCH)]
     stepper = LinearMidpoint(p.E, p.J, dt, b, stress=p.is_s)
     r = stepper.run(p.vector(), 0.0, steps, inputs)
     out.update(t=r.t.tolist(), H=r.H.tolist(), work=r.work.tolist(), y=r.y.tolist(),
-               balance_rel=float(np.max(np.abs(r.balance())) / np.max(r.H)),
+               **balance_summary(r.balance(), r.H),
                v_points=p.velocity_at(r.e, POINTS).tolist(), seconds=time.perf_counter() - tic)
     return out
 
@@ -101,21 +142,40 @@ def reference_run(n=6, steps=100, dt=2e-5):
     return r.t, r.hamiltonian(), v, r
 
 
+def _non_negative_int(text):
+    """Argparse type: an integer >= 0."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return v
+
+
 def main(argv=None):
+    from ..validation import _common
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=6, help="cells per side of the unit square")
-    ap.add_argument("--modes", type=int, default=6, help="number of modes")
-    ap.add_argument("--steps", type=int, default=100, help="midpoint steps")
-    ap.add_argument("--dt", type=float, default=2e-5, help="step size [s]")
+    ap.add_argument("--n", type=_common.positive_int, default=6, help="cells per side of the unit square")
+    ap.add_argument("--modes", type=_non_negative_int, default=6, help="number of modes (0: none)")
+    ap.add_argument("--steps", type=_non_negative_int, default=100, help="midpoint steps (0: initial state)")
+    ap.add_argument("--dt", type=_common.positive_float, default=2e-5, help="step size [s]")
+    ap.add_argument("--max-dofs", type=_common.positive_int, default=None,
+                    help="largest plate unknowns per process (default: $PHMECH_PLATE_MAX_DOFS or 1,000,000)")
     ap.add_argument("--no-mindlin", action="store_true", help="skip the Mindlin plate")
     ap.add_argument("--outdir", default="out/plate_mpi", help="directory of summary.json")
     args = ap.parse_args(argv)
     from petsc4py import PETSc
-    out = run(args.n, args.modes, args.steps, args.dt, mindlin=not args.no_mindlin)
-    if PETSc.COMM_WORLD.getRank() == 0:
-        os.makedirs(args.outdir, exist_ok=True)
-        with open(os.path.join(args.outdir, "summary.json"), "w") as fh:
-            json.dump(out, fh, indent=1)
+    rank = PETSc.COMM_WORLD.getRank()
+    _common.prepare_outdir(args.outdir, ap)          # on every rank: all of them stop on a bad one
+    try:
+        check_arguments(args.n, args.modes, args.steps, args.dt, PETSc.COMM_WORLD.getSize(), args.max_dofs)
+    except ValueError as err:
+        ap.error(str(err))
+    out = run(args.n, args.modes, args.steps, args.dt, mindlin=not args.no_mindlin, max_dofs=args.max_dofs)
+    if rank == 0:
+        _common.write_summary(args.outdir, "plate_mpi", out)     # refuses NaN and inf
         log.info("plate_mpi: %d ranks, %.2f s, summary in %s", out["ranks"], out["seconds"], args.outdir)
 
 

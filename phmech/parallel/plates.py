@@ -19,7 +19,9 @@ exactly as ``plate.M`` and ``plate.J0`` of the serial classes.
 """
 import numpy as np
 
-from ..fem.plate import KIRCHHOFF_CONDITIONS, check_boundary, check_plate_parameters, patch_weight
+from ..fem import plate_size
+from ..fem.plate import (KIRCHHOFF_CONDITIONS, check_boundary, check_degree, check_plate_parameters, check_poisson,
+                         patch_weight, real_number)
 from ..fem.plate_mindlin import MINDLIN_CONDITIONS, REDUCTIONS, _edge_axis, mindlin_forms
 
 
@@ -28,11 +30,23 @@ def _mat(form_or_tensor, fd, **kw):
 
 
 def _check_common(name, h, rho, E, nu, degree, min_degree):
+    """``(h, rho, E, nu, degree)`` checked, as floats and an int."""
     check_plate_parameters(name, h=h, rho=rho, E=E)
-    if not (isinstance(nu, (int, float, np.floating)) and -1.0 < nu < 0.5):
-        raise ValueError(f"plate '{name}': Poisson ratio nu must lie in (-1, 0.5), got {nu!r}")
-    if not isinstance(degree, (int, np.integer)) or degree < min_degree:
-        raise ValueError(f"plate '{name}': degree must be an integer >= {min_degree}, got {degree!r}")
+    nu = check_poisson(name, nu)
+    degree = check_degree(name, degree, min_degree)
+    return real_number(h), real_number(rho), real_number(E), nu, degree
+
+
+def _guard_size(name, kind, mesh, degree, max_dofs, reduction=None):
+    """The size guard of :mod:`phmech.fem.plate_size` on the largest part of the mesh (the same
+    decision on every process)."""
+    limit = plate_size.limit(name, max_dofs)
+    counts = plate_size.mesh_counts(mesh)
+    parts = [c for c in mesh.comm.allgather(counts) if c is not None]
+    if parts:
+        worst = max(parts, key=lambda c: plate_size.unknowns(kind, c, degree, reduction))
+        plate_size.check(name, kind, worst, degree, limit, reduction,
+                         scope="the mesh" if len(parts) == 1 else "the largest part of the mesh")
 
 
 class DistributedPlate:
@@ -166,14 +180,16 @@ def _owned_global(W, field, nodes, bs=1, comps=(0,)):
     return np.concatenate([idx[bs * nodes + c] for c in comps]) if len(nodes) else np.zeros(0, int)
 
 
-def kirchhoff_plate(mesh, h, rho, E, nu, degree=2, boundary=None, name="plate"):
+def kirchhoff_plate(mesh, h, rho, E, nu, degree=2, boundary=None, name="plate", max_dofs=None):
     """Distributed :class:`~phmech.fem.plate.KirchhoffPlate` (same forms, spaces and conditions).
 
+    ``max_dofs`` limits the unknowns per process (:mod:`phmech.fem.plate_size`).
     Returns a :class:`DistributedPlate`.
     """
     import firedrake as fd
 
-    _check_common(name, h, rho, E, nu, degree, 1)
+    h, rho, E, nu, degree = _check_common(name, h, rho, E, nu, degree, 1)
+    _guard_size(name, "KirchhoffPlate", mesh, degree, max_dofs)
     markers = set(int(m) for m in mesh.exterior_facets.unique_markers)
     boundary = {} if boundary is None else dict(boundary)
     check_boundary(name, markers, boundary, KIRCHHOFF_CONDITIONS)
@@ -211,22 +227,25 @@ def kirchhoff_plate(mesh, h, rho, E, nu, degree=2, boundary=None, name="plate"):
 
 
 def mindlin_plate(mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None, reduction="interpolation",
-                  name="plate"):
+                  name="plate", max_dofs=None):
     """Distributed :class:`~phmech.fem.plate_mindlin.MindlinPlate` (same forms, spaces and conditions).
 
     The Nedelec interpolation ``R_h`` of the shear strain is assembled by
     Firedrake as a PETSc matrix and ``-M_q R_h`` (with its negative
     transpose) is added to the ``(q, omega)`` blocks through a nested matrix
-    whose index sets are the mixed space's fields.  Returns a
+    whose index sets are the mixed space's fields.  ``max_dofs`` limits the
+    unknowns per process (:mod:`phmech.fem.plate_size`).  Returns a
     :class:`DistributedPlate`.
     """
     import firedrake as fd
     from petsc4py import PETSc
 
-    _check_common(name, h, rho, E, nu, degree, 2)
+    h, rho, E, nu, degree = _check_common(name, h, rho, E, nu, degree, 2)
     check_plate_parameters(name, kappa=kappa)
-    if reduction not in REDUCTIONS:
+    kappa = real_number(kappa)
+    if not isinstance(reduction, str) or reduction not in REDUCTIONS:
         raise ValueError(f"plate '{name}': reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    _guard_size(name, "MindlinPlate", mesh, degree, max_dofs, reduction)
     markers = set(int(m) for m in mesh.exterior_facets.unique_markers)
     boundary = {} if boundary is None else dict(boundary)
     check_boundary(name, markers, boundary, MINDLIN_CONDITIONS)

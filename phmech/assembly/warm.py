@@ -1,0 +1,163 @@
+"""Fill the kernel cache ahead of time: ``python -m phmech.assembly.warm``.
+
+The compiled functions of phmech (:mod:`phmech.assembly._jit`) are
+compiled on their first call and kept in a disk cache; a fresh
+installation would spend a minute or two compiling in the user's first
+run.  This module builds and steps tiny models through every compiled
+path -- the residual and Jacobian kernels of planar and spatial frames,
+point masses, packed loads and consistent beams, the Newton iterations of
+the implicit midpoint rule, Radau IIA and the generalized-alpha method,
+and the kernels of the classic benchmark problems -- so that every kernel
+is compiled once, at installation, for the argument types the package
+passes.  It prints the time taken and the cache directory, and lists any
+compiled function that none of the models reached (exit status 1 with
+``--strict``).
+
+    python -m phmech.assembly.warm [--strict] [--quiet]
+
+The cache directory is ``$PHMECH_NUMBA_CACHE_DIR`` (or
+``~/.cache/phmech/numba``), as for every run.
+"""
+import argparse
+import importlib
+import os
+import sys
+import time
+
+import numpy as np
+
+from . import _jit
+
+
+def _rigid_crank_slider():
+    """Planar rigid bodies, a point mass, a drive, a slide and a gravity-like force (packed load)."""
+    from .. import PlanarRigidBody, PointMass, System
+
+    crank = PlanarRigidBody.rod("crank", 0.36, 0.15)
+    coupler = PlanarRigidBody.rod("coupler", 0.15, 0.3, position=(0.15, 0.0))
+    slider = PointMass("slider", 0.075, position=(0.45, 0.0))
+    s = System([crank, coupler, slider])
+    s.pin(crank.port("A"))
+    s.drive(crank, 150.0)
+    s.connect(crank.port("B"), coupler.port("A"))
+    s.connect(coupler.port("B"), slider.port("P"))
+    s.slide(slider, (1.0, 0.0))
+    s.apply_force(slider.port("P"), lambda t: (np.sin(t), -0.7))
+    return s
+
+
+def _spinning_box():
+    """A free spatial rigid body (quaternion kinematics, gyroscopic terms)."""
+    from .. import SpatialRigidBody, System
+
+    return System([SpatialRigidBody("box", 2.0, np.diag([0.1, 0.2, 0.3]), center=(0.1, 0.0, 0.05))])
+
+
+def _models():
+    """``(name, build, t_end, dt, initial efforts)`` of the tiny models; the beams' matrices come
+    from the FE cache when present (else Firedrake assembles them once)."""
+    from ..validation import crank_slider, hinged_beam
+
+    return [("rigid crank-slider", _rigid_crank_slider, 2e-3, 1e-4, None),
+            ("spinning box", _spinning_box, 2e-2, 1e-2, np.array([0.1, 0.0, 0.2, 0.05, 5.0, 0.1])),
+            ("floating-frame crank-slider", lambda: crank_slider.build(2, geometric_stiffness=False)[0],
+             1e-3, 1e-4, None),
+            ("consistent-beam crank-slider", lambda: crank_slider.build(2, geometric_stiffness=True)[0],
+             1e-3, 1e-4, None),
+            ("hinged spatial beam", lambda: hinged_beam.build(2)[0], 4e-3, 1e-3, None)]
+
+
+def _step_models(say):
+    from ..solvers import solve
+
+    for name, build, t_end, dt, e0 in _models():
+        tic = time.perf_counter()
+        dae = build().assemble()
+        y0 = dae.initial_state(0.0) if e0 is None else dae.initial_state(0.0, e0=e0)
+        solve(dae, (0.0, t_end), y0, method="midpoint", dt=dt)
+        solve(dae, (0.0, t_end), y0, method="radau", rtol=1e-5, atol=1e-5)
+        solve(dae, (0.0, t_end), y0, method="genalpha", dt=dt)
+        say(f"  {name}: midpoint, Radau IIA, generalized-alpha ({time.perf_counter() - tic:.1f} s)")
+
+
+def _classic(say):
+    """The compiled right-hand sides, Jacobians and Radau stages of the classic benchmark problems."""
+    from ..solvers import solve
+    from ..validation import _classic_compiled as cc
+    from ..validation import _classic_models as cm
+
+    for Model in (cm.AndrewsSqueezer, cm.SimeonCrank):
+        tic = time.perf_counter()
+        m = Model()
+        n = m.n_p
+        y0 = m.consistent_state(0.0, m.y0[:n], m.y0[n:2 * n])
+        solve(m.index2_problem(compiled=True), (0.0, 1e-4), y0, method="radau", rtol=1e-5, atol=1e-5)
+        fns = cc.ode_functions(m)
+        if fns is not None:
+            rhs, jac = fns
+            rhs(0.0, y0[:2 * n])
+            jac(0.0, y0[:2 * n])
+        say(f"  {Model.__name__}: index-2 Radau IIA, ODE form ({time.perf_counter() - tic:.1f} s)")
+
+
+def _in_disk_cache(kernel):
+    """The kernel has an entry in the disk cache (a kernel called only by others is not loaded
+    on its own when its callers are read from the cache)."""
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:
+        return False
+
+
+def not_compiled():
+    """Qualified names of the compiled functions of the kernel modules that have neither a
+    compiled version in this process nor an entry in the disk cache."""
+    for rel in _jit.KERNEL_MODULES:          # every kernel module imported, so all are registered
+        importlib.import_module("phmech." + rel[:-3].replace("/", "."))
+    return sorted(f"{k.py_func.__module__}.{k.py_func.__qualname__}" for k in _jit.KERNELS
+                  if not k.signatures and not _in_disk_cache(k))
+
+
+def compile_counts():
+    """``(compiled, loaded)``: versions of the kernels compiled in this process and read from the
+    disk cache."""
+    compiled = sum(sum(k.stats.cache_misses.values()) for k in _jit.KERNELS)
+    loaded = sum(sum(k.stats.cache_hits.values()) for k in _jit.KERNELS)
+    return compiled, loaded
+
+
+def warm(say=print):
+    """Compile every kernel into the disk cache; returns ``(seconds, cache directory, names of
+    kernels not reached)``."""
+    if _jit.numba is None:
+        raise RuntimeError("numba is not installed: nothing to compile (the Python paths run instead)")
+    tic = time.perf_counter()
+    directory = _jit.cache_directory()
+    say(f"phmech kernel cache: {directory}")
+    _step_models(say)
+    _classic(say)
+    missing = not_compiled()
+    return time.perf_counter() - tic, directory, missing
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--strict", action="store_true",
+                    help="exit with status 1 when a compiled function was not reached by the models")
+    ap.add_argument("--quiet", action="store_true", help="print the summary line only")
+    args = ap.parse_args(argv)
+    sys.argv[1:] = []                  # Firedrake hands the command line to PETSc, which would flag ours
+    say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
+    seconds, directory, missing = warm(say)
+    compiled, loaded = compile_counts()
+    print(f"phmech kernel cache filled in {seconds:.1f} s: {len(_jit.KERNELS) - len(missing)} compiled functions, "
+          f"{compiled} version(s) compiled now, {loaded} read from the cache, in {directory}")
+    if missing:
+        print(f"not reached by the models ({len(missing)}): {', '.join(missing)}", file=sys.stderr)
+        if args.strict:
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
