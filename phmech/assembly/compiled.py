@@ -220,7 +220,9 @@ class CompiledResidual:
         self.other_kin_groups, self.other_groups = [], []
         for g in d.kinematics.groups:
             if getattr(g, "kernel_slot", None) in self.KINEMATICS_SLOTS:
-                slots[g.kernel_slot] = tuple(np.asarray(a, np.int64) for a in g.kernel_data())
+                # C order always: a Fortran-ordered index array would compile a second version
+                # of every kernel that takes it
+                slots[g.kernel_slot] = tuple(np.ascontiguousarray(a, np.int64) for a in g.kernel_data())
             else:
                 self.other_kin_groups.append(g)
                 self.leftovers.append(f"kinematics group {type(g).__name__}")
