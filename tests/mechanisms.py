@@ -1,22 +1,14 @@
 """Small mechanisms shared by the tests."""
 import numpy as np
 
-from phmech import PlanarRigidBody, PointMass, System
+from phmech import PlanarRigidBody, System
+from phmech.mechanisms import rigid_crank_slider as _rigid_crank_slider
 
 L1, L2, OMEGA = 0.15, 0.3, 150.0
 
 
 def rigid_crank_slider():
-    crank = PlanarRigidBody.rod("crank", 0.36, L1)
-    coupler = PlanarRigidBody.rod("coupler", 0.151104, L2, position=(L1, 0.0))
-    slider = PointMass("slider", 0.075552, position=(L1 + L2, 0.0))
-    s = System([crank, coupler, slider])
-    s.pin(crank.port("A"))
-    s.drive(crank, OMEGA)
-    s.connect(crank.port("B"), coupler.port("A"))
-    s.connect(coupler.port("B"), slider.port("P"))
-    s.slide(slider, (1.0, 0.0))
-    return s, crank, coupler, slider
+    return _rigid_crank_slider(L1, L2, OMEGA)
 
 
 def slider_position_exact(t):
@@ -40,3 +32,29 @@ def pendulum(omega0=2.0, gravity=9.81):
 def add_port(body, name, r):
     r = np.asarray(r, float)
     return body.add_point(name, r)
+
+
+def spring_chain_3d():
+    """Two masses hanging on springs from a fixed point (3D network), run for 0.3 s."""
+    from phmech import massspring as ms
+    mss = ms.MassSpringSystem3d()
+    mss.gravity = [0.0, 0.0, -9.81]
+    f = mss.add(ms.Fix([0.0, 0.0, 0.0]))
+    a = mss.add(ms.Mass(1.0, [1.0, 0.0, 0.0]))
+    b = mss.add(ms.Mass(1.0, [1.0, 1.0, 0.0]))
+    mss.add(ms.Spring(1.0, 500.0, (f, a)))
+    mss.add(ms.Spring(1.0, 500.0, (a, b)))
+    return mss.simulate(0.3, 60)
+
+
+def loaded_clamped_plate():
+    """A coarse clamped Kirchhoff plate pushed at its centre, 2 ms of midpoint steps:
+    ``(plate, result)``.  Needs Firedrake."""
+    import firedrake as fd
+    from phmech.fem.plate import KirchhoffPlate
+    p = KirchhoffPlate("plate", fd.UnitSquareMesh(3, 3), 0.01, 2700.0, 70e9, 0.3, degree=1,
+                       boundary={1: "clamped", 2: "clamped", 3: "clamped", 4: "clamped"})
+    port = p.add_patch_port("centre", (0.5, 0.5), 0.3)
+    s = System([p])
+    s.apply_force(port, (0.0, 0.0, 100.0))
+    return p, s.simulate(2e-3, solver="midpoint", dt=1e-4)

@@ -7,6 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import needs_firedrake
+from mechanisms import loaded_clamped_plate
 
 RED = np.array([255, 0, 0])
 
@@ -214,15 +215,7 @@ def test_deformation_scale_of_a_beam():
 
 @needs_firedrake
 def test_plate_drawn_as_a_coloured_surface():
-    import firedrake as fd
-    from phmech import System
-    from phmech.fem.plate import KirchhoffPlate
-    p = KirchhoffPlate("plate", fd.UnitSquareMesh(3, 3), 0.01, 2700.0, 70e9, 0.3, degree=1,
-                       boundary={1: "clamped", 2: "clamped", 3: "clamped", 4: "clamped"})
-    port = p.add_patch_port("centre", (0.5, 0.5), 0.3)
-    s = System([p])
-    s.apply_force(port, (0.0, 0.0, 100.0))
-    res = s.simulate(2e-3, solver="midpoint", dt=1e-4)
+    p, res = loaded_clamped_plate()
     anim = res.animate(max_frames=5)
     from phmech.pictures import deflection_history
     W, how = deflection_history(p, res.t, res.e(p), [int(np.argmin(np.abs(res.t - t))) for t in anim.times])

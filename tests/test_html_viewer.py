@@ -9,6 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import needs_firedrake
+from mechanisms import loaded_clamped_plate, spring_chain_3d
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
                 None)
@@ -87,15 +88,7 @@ def test_page_in_headless_chromium(crank_run, tmp_path):
 
 
 def _network_result():
-    from phmech import massspring as ms
-    mss = ms.MassSpringSystem3d()
-    mss.gravity = [0.0, 0.0, -9.81]
-    f = mss.add(ms.Fix([0.0, 0.0, 0.0]))
-    a = mss.add(ms.Mass(1.0, [1.0, 0.0, 0.0]))
-    b = mss.add(ms.Mass(1.0, [1.0, 1.0, 0.0]))
-    mss.add(ms.Spring(1.0, 500.0, (f, a)))
-    mss.add(ms.Spring(1.0, 500.0, (a, b)))
-    return mss.simulate(0.3, 60)
+    return spring_chain_3d()
 
 
 @needs_chromium
@@ -118,16 +111,8 @@ def test_network_page_turns_and_plays(tmp_path):
 def test_plate_page(tmp_path):
     """A clamped plate as coloured triangles: the embedded deflection is the ParaView one and the
     page draws the frames differently."""
-    import firedrake as fd
-    from phmech import System
-    from phmech.fem.plate import KirchhoffPlate
     from phmech.pictures import frame_rows, trajectory_parts
-    p = KirchhoffPlate("plate", fd.UnitSquareMesh(3, 3), 0.01, 2700.0, 70e9, 0.3, degree=1,
-                       boundary={1: "clamped", 2: "clamped", 3: "clamped", 4: "clamped"})
-    port = p.add_patch_port("centre", (0.5, 0.5), 0.3)
-    s = System([p])
-    s.apply_force(port, (0.0, 0.0, 100.0))
-    res = s.simulate(2e-3, solver="midpoint", dt=1e-4)
+    p, res = loaded_clamped_plate()
     path = res.to_html(str(tmp_path / "plate.html"), scale=1e4, max_frames=6)
     _, data = embedded(path)
     body = data["bodies"][0]

@@ -5,6 +5,7 @@ import os
 import numpy as np
 import pytest
 from conftest import needs_firedrake
+from mechanisms import spring_chain_3d
 from test_output import read_frames
 
 vtk = pytest.importorskip("vtk")
@@ -71,21 +72,13 @@ def assert_not_blank(img, min_pixels=200):
 def test_rigid_frames_and_network_render(rigid_crank_slider, tmp_path):
     """Rigid bodies keep one cell each and no displacement; a mass-spring run is written as its
     springs (lines) and masses (vertices) at the result's positions, and renders."""
-    from phmech import massspring as ms
     s = rigid_crank_slider[0]
     res = s.simulate(0.01, solver="midpoint", dt=1e-4, dt_out=1e-3)
     frames = read_frames(res.to_pvd(str(tmp_path / "rigid.pvd"), max_frames=4)[0])
     assert [f[0] for f in frames] == [res.t[i] for i in (0, 3, 7, 10)]
     for t, P, cells, pd, cd in frames:
         assert np.all(pd["displacement"] == 0) and np.all(pd["deflection"] == 0)
-    mss = ms.MassSpringSystem3d()
-    mss.gravity = [0.0, 0.0, -9.81]
-    f = mss.add(ms.Fix([0.0, 0.0, 0.0]))
-    a = mss.add(ms.Mass(1.0, [1.0, 0.0, 0.0]))
-    b = mss.add(ms.Mass(1.0, [1.0, 1.0, 0.0]))
-    mss.add(ms.Spring(1.0, 500.0, (f, a)))
-    mss.add(ms.Spring(1.0, 500.0, (a, b)))
-    net = mss.simulate(0.3, 60)
+    net = spring_chain_3d()
     files = net.to_pvd(str(tmp_path / "net.pvd"), every=20)
     frames = read_frames(files[0])
     P_res = net.positions()

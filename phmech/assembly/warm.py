@@ -30,18 +30,10 @@ from . import _jit
 
 
 def _rigid_crank_slider():
-    """Planar rigid bodies, a point mass, a drive, a slide and a gravity-like force (packed load)."""
-    from .. import PlanarRigidBody, PointMass, System
+    """Planar rigid bodies, a point mass, a drive, a slide and a time-dependent force (packed load)."""
+    from ..mechanisms import rigid_crank_slider
 
-    crank = PlanarRigidBody.rod("crank", 0.36, 0.15)
-    coupler = PlanarRigidBody.rod("coupler", 0.15, 0.3, position=(0.15, 0.0))
-    slider = PointMass("slider", 0.075, position=(0.45, 0.0))
-    s = System([crank, coupler, slider])
-    s.pin(crank.port("A"))
-    s.drive(crank, 150.0)
-    s.connect(crank.port("B"), coupler.port("A"))
-    s.connect(coupler.port("B"), slider.port("P"))
-    s.slide(slider, (1.0, 0.0))
+    s, _, _, slider = rigid_crank_slider()
     s.apply_force(slider.port("P"), lambda t: (np.sin(t), -0.7))
     return s
 
