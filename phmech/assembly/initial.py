@@ -128,7 +128,7 @@ class InitialValuesMixin:
                                     for j, k in owners(found.zero_rows)], "constraints")
         self.active[:] = found.active
         redundant = np.flatnonzero(~self.active)
-        self.redundant_rows = [(j.name, k) for j, k in owners(redundant)]
+        self.redundant_rows = [(j.name, int(k)) for j, k in owners(redundant)]
         if not self.redundant_rows:
             return
         # a dependent row must not prescribe a velocity the rows it depends on contradict
