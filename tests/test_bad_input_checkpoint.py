@@ -25,10 +25,11 @@ pytest.importorskip("h5py")
 sys.path.insert(0, os.path.dirname(__file__))
 
 from mechanisms import L1, L2, OMEGA  # noqa: E402
-from phmech import PlanarRigidBody, PointMass, Result, System  # noqa: E402
+from phmech import Result  # noqa: E402
 from phmech.problem import DAEProblem  # noqa: E402
 from phmech.checkpoint import TEMPORARY_PREFIX, CheckpointError, UnidentifiableError  # noqa: E402
 from phmech.solvers import solve  # noqa: E402
+from phmech.mechanisms import rigid_crank_slider  # noqa: E402
 from phmech.validation import _common  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,15 +38,7 @@ DT = 1e-4
 
 def crank_slider(omega=OMEGA, gravity=None, force=None, damper=None):
     """The rigid crank-slider of :mod:`mechanisms` with a chosen drive, gravity, force and damper."""
-    crank = PlanarRigidBody.rod("crank", 0.36, L1)
-    coupler = PlanarRigidBody.rod("coupler", 0.151104, L2, position=(L1, 0.0))
-    slider = PointMass("slider", 0.075552, position=(L1 + L2, 0.0))
-    s = System([crank, coupler, slider])
-    s.pin(crank.port("A"))
-    s.drive(crank, omega)
-    s.connect(crank.port("B"), coupler.port("A"))
-    s.connect(coupler.port("B"), slider.port("P"))
-    s.slide(slider, (1.0, 0.0))
+    s, _, _, slider = rigid_crank_slider(L1, L2, omega)
     if gravity is not None:
         s.add_gravity(gravity)
     if force is not None:
