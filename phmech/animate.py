@@ -292,14 +292,8 @@ def animate(result, path=None, *, every=None, max_frames=MAX_FRAMES, scale=1.0, 
         ``path`` when a file was written, the HTML text with ``html=True``,
         else the animation object.
     """
-    from .pictures import frame_rows, trajectory_parts
-    if not (isinstance(fps, (int, np.integer)) and fps >= 1):
-        raise ValueError(f"animate: fps must be a positive integer, got {fps!r}")
-    try:
-        rows = frame_rows(len(result.t), every, max_frames)
-        times, names, frames, _ = trajectory_parts(result, rows, n_points, scale)
-    except ValueError as err:
-        raise ValueError(f"animate: {err}") from None
+    from .pictures import sampled_trajectory
+    times, names, frames = sampled_trajectory(result, every, max_frames, n_points, scale, fps, "animate")
     anim = MechanismAnimation(times, names, frames, plane=plane, colors=colors, title=title, size=size, dpi=dpi,
                               legend=legend, time_label=time_label, cmap=cmap)
     return _finish(anim, path, html, fps, progress)

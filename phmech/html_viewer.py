@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from .pictures import frame_rows, trajectory_parts
+from .pictures import sampled_trajectory
 
 log = logging.getLogger("phmech")
 
@@ -39,13 +39,7 @@ def _decimals(size):
 
 def viewer_data(result, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colors=None, title=None, fps=25):
     """The JSON-ready content of the viewer (see :func:`write_html`)."""
-    if not (isinstance(fps, (int, np.integer)) and not isinstance(fps, bool) and fps >= 1):
-        raise ValueError(f"to_html: fps must be a positive integer, got {fps!r}")
-    try:
-        rows = frame_rows(len(result.t), None, max_frames)
-        times, names, frames, _ = trajectory_parts(result, rows, n_points, scale)
-    except ValueError as err:
-        raise ValueError(f"to_html: {err}") from None
+    times, names, frames = sampled_trajectory(result, None, max_frames, n_points, scale, fps, "to_html")
     colors = dict(colors or {})
     unknown = sorted(set(colors) - set(names))
     if unknown:

@@ -438,6 +438,21 @@ def frame_rows(n_rows, every=None, max_frames=None):
     return rows
 
 
+def sampled_trajectory(result, every, max_frames, n_points, scale, fps, caller):
+    """The frames a moving picture draws: ``fps`` checked, the rows of :func:`frame_rows`
+    and the pictures of :func:`trajectory_parts`, every error prefixed by ``caller``.
+
+    Returns ``(times, names, frames)``."""
+    if not (isinstance(fps, (int, np.integer)) and not isinstance(fps, bool) and fps >= 1):
+        raise ValueError(f"{caller}: fps must be a positive integer, got {fps!r}")
+    try:
+        rows = frame_rows(len(result.t), every, max_frames)
+        times, names, frames, _ = trajectory_parts(result, rows, n_points, scale)
+    except ValueError as err:
+        raise ValueError(f"{caller}: {err}") from None
+    return times, names, frames
+
+
 def check_drawing_options(n_points, scale):
     """One error for a bad number of axis points or deformation scale."""
     problems = []

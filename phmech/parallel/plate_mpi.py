@@ -142,24 +142,13 @@ def reference_run(n=6, steps=100, dt=2e-5):
     return r.t, r.hamiltonian(), v, r
 
 
-def _non_negative_int(text):
-    """Argparse type: an integer >= 0."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return v
-
-
 def main(argv=None):
     from ..validation import _common
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=_common.positive_int, default=6, help="cells per side of the unit square")
-    ap.add_argument("--modes", type=_non_negative_int, default=6, help="number of modes (0: none)")
-    ap.add_argument("--steps", type=_non_negative_int, default=100, help="midpoint steps (0: initial state)")
+    ap.add_argument("--modes", type=_common.non_negative_int, default=6, help="number of modes (0: none)")
+    ap.add_argument("--steps", type=_common.non_negative_int, default=100, help="midpoint steps (0: initial state)")
     ap.add_argument("--dt", type=_common.positive_float, default=2e-5, help="step size [s]")
     ap.add_argument("--max-dofs", type=_common.positive_int, default=None,
                     help="largest plate unknowns per process (default: $PHMECH_PLATE_MAX_DOFS or 1,000,000)")

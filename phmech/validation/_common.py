@@ -23,15 +23,25 @@ def positive_float(text):
     return v
 
 
-def positive_int(text):
-    """Argparse type: a positive integer (the error names the value)."""
+def _int_at_least(text, minimum, what):
+    """``int(text)`` if it is at least ``minimum``, else an argparse error naming the value."""
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    if v < minimum:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
     return v
+
+
+def positive_int(text):
+    """Argparse type: a positive integer (the error names the value)."""
+    return _int_at_least(text, 1, "a positive integer")
+
+
+def non_negative_int(text):
+    """Argparse type: an integer >= 0 (the error names the value)."""
+    return _int_at_least(text, 0, "an integer >= 0")
 
 
 def checkpoint_file(text):
