@@ -12,7 +12,7 @@ their own methods.
 import numpy as np
 import scipy.sparse as sp
 
-from .assembly._jit import jit as _jit
+from ._jit import jit as _jit
 from .math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
 
 #: the codes of the rotation kinds: no rotation, planar angle, quaternion

@@ -102,7 +102,7 @@ def test_copied_beam_entry_gives_the_beam_its_own_matrices(cache_dir, monkeypatc
 
 # ================================================================ kernel cache
 KERNEL_MODULE = """
-from phmech.assembly._jit import jit, cache_directory
+from phmech._jit import jit, cache_directory
 
 @jit
 def blend(x, y):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from phmech import System
-from phmech.assembly._jit import numba
+from phmech._jit import numba
 from phmech.solvers.radau import RadauIIA
 
 from tests.mechanisms import L1, L2, OMEGA, rigid_crank_slider

@@ -46,7 +46,7 @@ from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
 from ..loads_kernels import _loads_add, _loads_jacobian_add, loads_jacobian_values, pack_loads
-from ._jit import jit as _jit, numba
+from .._jit import jit as _jit, numba
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
 
 

@@ -21,7 +21,7 @@ reference (``tests/test_compiled.py``).
 import numpy as np
 import scipy.sparse as sp
 
-from ._jit import jit as _jit
+from .._jit import jit as _jit
 
 #: the operators of a beam, in the order of the packed tuple
 OPERATORS = ("Pq_x", "Pq_y", "Pe_x", "Pe_y", "_Sx", "_Sy", "_Fx", "_Fy", "_Nn", "_DmPx", "Pm", "K")

@@ -32,7 +32,7 @@ evaluations and factorizations and the same trajectories to round-off.
 import numpy as np
 
 from ..solvers._newton import newton_converged
-from ._jit import jit as _jit
+from .._jit import jit as _jit
 from .compiled import lu_solve, residual_kernel
 
 #: return codes of :func:`genalpha_newton`

@@ -34,13 +34,13 @@ shared with the compiled classic benchmark models
 :class:`DenseFactors` (LAPACK factors with a compiled singularity test)
 serve every problem with compiled stages.  The kernels contain
 :func:`~phmech.assembly.compiled.residual_kernel` of another module; the
-disk cache follows edits of either (:mod:`phmech.assembly._jit`).
+disk cache follows edits of either (:mod:`phmech._jit`).
 """
 import numpy as np
 
 from ..solvers._dense import DenseLU
 from ..solvers._newton import newton_converged
-from ._jit import jit as _jit
+from .._jit import jit as _jit
 from .compiled import _KERNEL_ARGS, _csr_mv_add, lu_solve, residual_kernel
 
 #: positions of the time-dependent kernel arguments: ``w(t)`` and the loads (inputs ``u(t)`` last)

@@ -1,6 +1,6 @@
 """Fill the kernel cache ahead of time: ``python -m phmech.assembly.warm``.
 
-The compiled functions of phmech (:mod:`phmech.assembly._jit`) are
+The compiled functions of phmech (:mod:`phmech._jit`) are
 compiled on their first call and kept in a disk cache; a fresh
 installation would spend a minute or two compiling in the user's first
 run.  This module builds and steps tiny models through every compiled
@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from . import _jit
+from .. import _jit
 
 
 def _rigid_crank_slider():
@@ -104,7 +104,7 @@ def _in_disk_cache(kernel):
 def not_compiled():
     """Qualified names of the compiled functions of the kernel modules that have neither a
     compiled version in this process nor an entry in the disk cache."""
-    for rel in _jit.KERNEL_MODULES:          # every kernel module imported, so all are registered
+    for rel in _jit.kernel_modules():          # every kernel module imported, so all are registered
         importlib.import_module("phmech." + rel[:-3].replace("/", "."))
     return sorted(f"{k.py_func.__module__}.{k.py_func.__qualname__}" for k in _jit.KERNELS
                   if not k.signatures and not _in_disk_cache(k))

@@ -15,7 +15,7 @@ residual all call them.
 """
 import numpy as np
 
-from ..assembly._jit import jit as _jit
+from .._jit import jit as _jit
 from ..math.rotations import quadratic_halfgrad_into, quadratic_into
 
 

@@ -26,7 +26,7 @@ with numba's ``NUMBA_DISABLE_JIT=1`` the same source runs as Python.
 """
 import numpy as np
 
-from ..assembly._jit import jit as _jit
+from .._jit import jit as _jit
 from ..math.rotations import quat_rotation
 
 #: columns of ``I``: translation rows (0 all, to the ground in body axes; 1 all; 2 normal to the

@@ -24,7 +24,7 @@ compiled residual.
 """
 import numpy as np
 
-from ..assembly._jit import jit as _jit
+from .._jit import jit as _jit
 
 
 def skew(a):

@@ -1,11 +1,11 @@
 """The convergence test of every Newton iteration, the Python and the compiled ones.
 
-:func:`newton_converged` is compiled (``phmech.assembly._jit.jit``) for the
+:func:`newton_converged` is compiled (``phmech._jit.jit``) for the
 kernels of the midpoint, Radau IIA and generalized-alpha steps and called as
 the same Python function (:data:`converged`) by the Python iterations, so
 both paths take the same decisions.
 """
-from ..assembly._jit import jit as _jit
+from .._jit import jit as _jit
 
 #: contraction rate below which the error left after an increment is estimated from it
 RATE_MAX = 0.9

@@ -23,7 +23,7 @@ import functools
 
 import numpy as np
 
-from ..assembly._jit import jit as _jit, numba
+from .._jit import jit as _jit, numba
 from ..assembly.compiled_radau import newton_scales, newton_update, stage_increment, transform
 from ..solvers._newton import newton_converged
 

@@ -7,7 +7,8 @@ contains the beams' kernels), but numba's disk cache checks only the source
 file of the function it stores: after an edit of ``compiled.py`` a cached
 stage kernel of ``compiled_radau.py`` would still hold the old residual.
 So the cache lives in a directory named after the digest of all kernel
-modules (:data:`KERNEL_MODULES`) and numba's version: any edit of any of
+modules (:func:`kernel_modules`: every module of the package with a compiled
+function, found by the decorator) and numba's version: any edit of any of
 them starts a fresh cache.  Location: ``$PHMECH_NUMBA_CACHE_DIR`` or
 ``~/.cache/phmech/numba``; where it cannot be written, numba's default
 (``__pycache__`` beside the sources) is used.
@@ -22,6 +23,7 @@ import glob
 import hashlib
 import logging
 import os
+import re
 import warnings
 
 try:
@@ -29,14 +31,28 @@ try:
 except ImportError:  # pragma: no cover - numba is part of the installed stack
     numba = None
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
-#: the modules with compiled functions, relative to the package (``tests/test_compiled.py``
-#: checks that the list is complete)
-KERNEL_MODULES = ("assembly/_jit.py", "assembly/compiled.py", "assembly/compiled_beams.py",
-                  "assembly/compiled_midpoint.py", "assembly/compiled_radau.py",
-                  "assembly/compiled_genalpha.py", "solvers/_newton.py", "validation/_classic_compiled.py",
-                  "math/rotations.py", "bodies/frames.py", "joints/spatial_kernels.py", "loads_kernels.py")
+#: a module with compiled functions: one decorated ``@_jit`` (or calling ``numba.njit``)
+_KERNEL_MARK = re.compile(rb"^@_jit\b|numba\.njit\(", re.M)
+
+_MODULES = []
+
+
+def kernel_modules():
+    """The modules of the package with compiled functions, relative to the package (sorted)."""
+    if not _MODULES:
+        found = []
+        for folder, dirs, files in os.walk(_PACKAGE):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    with open(os.path.join(folder, f), "rb") as fh:
+                        if _KERNEL_MARK.search(fh.read()):
+                            found.append(os.path.relpath(os.path.join(folder, f), _PACKAGE).replace(os.sep, "/"))
+        _MODULES.extend(sorted(found))
+    return tuple(_MODULES)
+
 
 _DIRECTORY = []
 
@@ -51,7 +67,7 @@ def cache_directory():
     """The directory of the compiled functions' cache for the present kernel sources."""
     if not _DIRECTORY:
         h = hashlib.sha256(numba.__version__.encode() if numba is not None else b"")
-        for rel in KERNEL_MODULES:
+        for rel in kernel_modules():
             with open(os.path.join(_PACKAGE, rel), "rb") as fh:
                 h.update(rel.encode() + b"\0" + fh.read())
         base = os.environ.get("PHMECH_NUMBA_CACHE_DIR") or os.path.join(
