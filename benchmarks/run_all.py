@@ -22,6 +22,10 @@ whether the target is met.  Rows:
   with the disk caches filled);
 * **hinged beam** (50 s): phmech's midpoint rule against scipy's Radau on
   the same assembled model at equal accuracy;
+* **chains and Bricard** vs Exudyn: time per step of the spatial chain of
+  N bars on spherical joints (N = 5 ... 320), the planar chain on revolute
+  joints (N = 5, 20, 80) and Bricard's mechanism (``spatial_chain.py``;
+  target: at most 2x Exudyn);
 * **cost growth**: time per midpoint step against the number of unknowns
   for a pinned beam of 10 ... 2x10^4 elements (68 to 1.2x10^5 unknowns), log-log slope, and the peak
   resident memory of the largest size.
@@ -284,15 +288,32 @@ def growth(quick):
             f"{pts[-1]['per_step'] * 1e3:.2f} ms/step, peak RSS {pts[-1]['peak_mb']:.0f} MB")
 
 
+# ---------------------------------------------------------------- chains and Bricard vs Exudyn
+def mechanisms(quick):
+    """Per-step time of the spatial chain (N = 5 ... 320), the planar chain (N = 5, 20, 80) and
+    Bricard's mechanism against the same models in Exudyn (``spatial_chain.py``)."""
+    import spatial_chain
+    sizes = [5, 20, 80] if quick else [5, 20, 80, 320]
+    rows = spatial_chain.main(["--sizes", *map(str, sizes), "--planar-sizes", "5", "20", "80",
+                               "--t-end", "0.2" if quick else "0.5", "--bricard-t-end", "2" if quick else "10"])
+    within = (lambda o, p, r: r is not None and r <= 2.0)
+    for kind, label in (("spatial", "spatial chain"), ("planar", "planar chain")):
+        for n, ours, peer in rows.get(kind, []):
+            row(f"{label}, N = {n}, per midpoint step", ours, peer, "Exudyn", within)
+    if "bricard" in rows:
+        row("Bricard (box links), per midpoint step", *rows["bricard"], "Exudyn", within)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smaller grids and spans")
-    p.add_argument("--only", nargs="+", choices=["crank_slider", "classic", "four_bar", "hinged", "growth"])
+    p.add_argument("--only", nargs="+", choices=["crank_slider", "classic", "four_bar", "hinged", "growth",
+                                                  "mechanisms"])
     p.add_argument("--json", default=None, help="also write the table to this file")
     args = p.parse_args(argv)
     sys.argv[1:] = []
     parts = {"crank_slider": crank_slider, "classic": classic, "four_bar": four_bar, "hinged": hinged,
-             "growth": growth}
+             "growth": growth, "mechanisms": mechanisms}
     for name in args.only or parts:
         print(f"\n== {name}", flush=True)
         parts[name](args.quick)

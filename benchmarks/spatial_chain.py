@@ -1,12 +1,14 @@
-"""Spatial chain of N rigid bars on spherical joints, and Bricard's mechanism: time per step.
+"""Spatial and planar chains of N rigid bars, and Bricard's mechanism: time per step.
 
 The chain: N uniform bars of 1 m and 1 kg (a 0.1 m x 0.1 m box section, so
 that the spin about a bar's axis has inertia), end to end along x, the first
 on a spherical joint to the ground at the origin, neighbours joined by
 spherical joints at their common ends; gravity 9.81 m/s^2 along -z, released
 at rest in the horizontal; 0.5 s at dt = 1e-3 with the implicit midpoint
-rule.  Bricard's mechanism (:mod:`phmech.validation.bricard`): 10 s at
-dt = 1e-3.
+rule.  The planar chain: the same bars (I = m L^2 / 12) on revolute joints,
+gravity along -y, N = 5, 20, 80.  Bricard's mechanism
+(:mod:`phmech.validation.bricard`, box links so that Exudyn's rigid bodies
+can carry them): 10 s at dt = 1e-3.
 
 Each line gives the unknowns, the set-up (assembly and consistent start),
 the time per step (the run's wall time over its steps) and the residual's
@@ -14,10 +16,12 @@ path (``compiled`` when every contribution has a kernel).  With Exudyn
 importable (``pip install exudyn``), the same chain in Exudyn (rigid bodies
 with Euler parameters, spherical joints, its trapezoidal rule with index-2
 constraints, one thread) and the ratio phmech / Exudyn; without it the peer
-columns stay empty.  Runs against whatever ``phmech`` is importable, so
+columns stay empty (the planar chain and Bricard in Exudyn:
+``peers/exudyn_mechanisms.py``).  Runs against whatever ``phmech`` is importable, so
 ``PYTHONPATH=<other checkout>`` measures another version.
 
-    python benchmarks/spatial_chain.py [--sizes 5 20 80 320] [--t-end 0.5] [--bricard-t-end 10]
+    python benchmarks/spatial_chain.py [--sizes 5 20 80 320] [--planar-sizes 5 20 80] [--t-end 0.5]
+                                       [--bricard-t-end 10]
 """
 import argparse
 import os
@@ -28,6 +32,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)                    # peers/
+
+from peers import exudyn_mechanisms  # noqa: E402  (after the path)
 
 G = 9.81
 SECTION = (0.1, 0.1)
@@ -44,6 +50,20 @@ def phmech_chain(n):
     for i in range(1, n):
         s.add_joint(Spherical(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
     s.add_gravity((0.0, 0.0, -G))
+    return s, bars
+
+
+def planar_chain(n):
+    """The planar chain in phmech: ``(System, bars)``."""
+    from phmech import PlanarRigidBody, System
+    from phmech.joints import Revolute
+    bars = [PlanarRigidBody(f"bar{i}", 1.0, 1.0 / 12, center=(0.5, 0.0), ports={"A": (0.0, 0.0), "B": (1.0, 0.0)},
+                            position=(float(i), 0.0)) for i in range(n)]
+    s = System(bars)
+    s.add_joint(Revolute(bars[0].port("A"), None, name="J0"))
+    for i in range(1, n):
+        s.add_joint(Revolute(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
+    s.add_gravity((0.0, -G))
     return s, bars
 
 
@@ -107,6 +127,7 @@ def exudyn_chain(n, t_end, dt):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[5, 20, 80, 320], help="numbers of bars")
+    p.add_argument("--planar-sizes", type=int, nargs="*", default=[5, 20, 80], help="numbers of planar bars")
     p.add_argument("--t-end", type=float, default=0.5, help="span of the chain runs [s]")
     p.add_argument("--dt", type=float, default=1e-3)
     p.add_argument("--bricard-t-end", type=float, default=10.0, help="span of Bricard's run [s] (0: skip)")
@@ -118,7 +139,7 @@ def main(argv=None):
     print(f"{'N':>5s} {'n':>6s} {'set-up [s]':>10s} {'step [ms]':>10s} {'Exudyn [ms]':>11s} {'ratio':>6s} "
           f"{'z_end':>9s} {'z_end Exudyn':>12s}  path")
     run_phmech(phmech_chain(2)[0], 3 * args.dt, args.dt)     # load the kernels outside the timings
-    sizes, steps = [], []
+    sizes, steps, peer_steps = [], [], []
     for n in args.sizes:
         s, bars = phmech_chain(n)
         nu, setup, per_step, path, res = run_phmech(s, args.t_end, args.dt)
@@ -131,16 +152,42 @@ def main(argv=None):
         print(f"{n:5d} {nu:6d} {setup:10.3f} {1e3 * per_step:10.3f} {ex} {z_end:9.5f} {zx}  {path}", flush=True)
         sizes.append(nu)
         steps.append(per_step)
+        peer_steps.append(peer[1] if peer else None)
     if len(sizes) > 1:
         slope = np.polyfit(np.log(sizes), np.log(steps), 1)[0]
         print(f"cost slope d log(step) / d log(n): {slope:.2f}")
+    rows = {"spatial": list(zip(args.sizes, steps, peer_steps))}
+    if args.planar_sizes:
+        print(f"planar chain, {args.t_end} s at dt = {args.dt}, midpoint")
+        print(f"{'N':>5s} {'n':>6s} {'set-up [s]':>10s} {'step [ms]':>10s} {'Exudyn [ms]':>11s} {'ratio':>6s} "
+              f"{'y_end':>9s} {'y_end Exudyn':>12s}  path")
+        rows["planar"] = []
+        for n in args.planar_sizes:
+            s, bars = planar_chain(n)
+            nu, setup, per_step, path, res = run_phmech(s, args.t_end, args.dt)
+            dae = s.assemble()
+            q = res.y[-1][dae.q_slices[bars[-1].name]]
+            y_end = float(bars[-1].port_position(q, bars[-1].port("B"))[1])
+            peer = None if args.no_peer else exudyn_mechanisms.planar_chain(n, args.t_end, args.dt)
+            ex = f"{1e3 * peer[1]:11.3f} {per_step / peer[1]:6.1f}" if peer else f"{'-':>11s} {'-':>6s}"
+            yx = f"{peer[2]:12.5f}" if peer else f"{'-':>12s}"
+            print(f"{n:5d} {nu:6d} {setup:10.3f} {1e3 * per_step:10.3f} {ex} {y_end:9.5f} {yx}  {path}", flush=True)
+            rows["planar"].append((n, per_step, peer[1] if peer else None))
     if args.bricard_t_end > 0:
         from phmech.validation import bricard
-        s, links = bricard.build()
+        s, links = bricard.build(section="box")
         nu, setup, per_step, path, res = run_phmech(s, args.bricard_t_end, args.dt)
-        print(f"Bricard, {args.bricard_t_end} s at dt = {args.dt}: n = {nu}, set-up {setup:.3f} s, "
-              f"{1e3 * per_step:.3f} ms per step, {per_step * res.stats['nsteps']:.2f} s in all ({path})")
-
+        dae = s.assemble()
+        p3 = links[1].port_position(res.y[-1][dae.q_slices[links[1].name]], links[1].port("B"))
+        peer = None if args.no_peer else exudyn_mechanisms.bricard(args.bricard_t_end, args.dt)
+        print(f"Bricard (box links), {args.bricard_t_end} s at dt = {args.dt}: n = {nu}, set-up {setup:.3f} s, "
+              f"{1e3 * per_step:.3f} ms per step, {per_step * res.stats['nsteps']:.2f} s in all ({path}); "
+              f"P3 = {np.array2string(p3, precision=6)}")
+        if peer:
+            print(f"  Exudyn: {1e3 * peer[1]:.3f} ms per step, ratio {per_step / peer[1]:.2f}; "
+                  f"P3 = {np.array2string(peer[2], precision=6)}, |difference| {np.linalg.norm(p3 - peer[2]):.1e}")
+        rows["bricard"] = (per_step, peer[1] if peer else None)
+    return rows
 
 if __name__ == "__main__":
     main()
