@@ -10,6 +10,7 @@ exact derivatives, with a few array operations for all planar joints at once.
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..math.rotations import S2
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
@@ -45,24 +46,40 @@ class PlanarGroup:
                 terms.append((rows, cols, A, angle, blk.P, blk.sign))
         angles = sorted({t[3] for t in terms if t[3] is not None})
         self.angles = np.array(angles, dtype=int)
+        na = len(angles)
         k_of = {a: k for k, a in enumerate(angles)}
-        self.G0 = np.zeros((nl, ne))
-        Gc = np.zeros((len(angles), nl, ne))
-        Gs = np.zeros_like(Gc)
+        # entries of G as triplets: value at rest, and the cos and sin parts of their angle
+        R, C, V0, VC, VS, K = [], [], [], [], [], []
         for rows, cols, A, angle, P, sign in terms:
             Pm = np.eye(2) if P is None else P
+            rr, cc = np.repeat(rows, len(cols)), np.tile(cols, len(rows))
+            R.append(rr)
+            C.append(cc)
             if angle is None:
-                self.G0[np.ix_(rows, cols)] += sign * (A if P is None else P @ A)
+                V0.append(sign * (A if P is None else P @ A).ravel())
+                VC.append(np.zeros(rr.size))
+                VS.append(np.zeros(rr.size))
+                K.append(np.full(rr.size, -1))
             else:
-                Gc[k_of[angle]][np.ix_(rows, cols)] += sign * (Pm @ A)
-                Gs[k_of[angle]][np.ix_(rows, cols)] += sign * (Pm @ S2 @ A)
-        self.Gc, self.Gs = Gc, Gs
-        self._Gcs = np.vstack([Gc.reshape(len(angles), -1), Gs.reshape(len(angles), -1)])
-        # sparse form: the non-zero pattern of G0 + Gc + Gs, and the values of each part on it
-        nz = (self.G0 != 0) | np.any(Gc != 0, axis=0) | np.any(Gs != 0, axis=0)
-        self._r, self._c = np.nonzero(nz)
-        self._v0 = self.G0[self._r, self._c]
-        self._vcs = np.vstack([Gc[:, self._r, self._c], Gs[:, self._r, self._c]])
+                V0.append(np.zeros(rr.size))
+                VC.append(sign * (Pm @ A).ravel())
+                VS.append(sign * (Pm @ S2 @ A).ravel())
+                K.append(np.full(rr.size, k_of[angle]))
+        cat = (lambda xs, dt=float: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))
+        R, C, V0, VC, VS, K = cat(R, int), cat(C, int), cat(V0), cat(VC), cat(VS), cat(K, int)
+        keep = (V0 != 0) | (VC != 0) | (VS != 0)
+        R, C, V0, VC, VS, K = R[keep], C[keep], V0[keep], VC[keep], VS[keep], K[keep]
+        # the pattern of G (row-major), and the values of each part on it (duplicates summed)
+        key = R * ne + C
+        pattern, where = np.unique(key, return_inverse=True)
+        self._r, self._c = pattern // ne, pattern % ne
+        nnz = pattern.size
+        self._v0 = np.bincount(where, V0, minlength=nnz)
+        self._vcs = np.zeros((2 * na, nnz))
+        on = K >= 0
+        np.add.at(self._vcs, (K[on], where[on]), VC[on])
+        np.add.at(self._vcs, (na + K[on], where[on]), VS[on])
+        self._shape = (nl, ne)
 
     #: the compiled residual's slot for :meth:`kernel_data`
     kernel_slot = "planar_joints"
@@ -75,10 +92,8 @@ class PlanarGroup:
                 self.angles.astype(np.int64))
 
     def add_G(self, q, G):
-        G += self.G0
-        if len(self.angles):
-            th = q[self.angles]
-            G += (np.concatenate([np.cos(th), np.sin(th)]) @ self._Gcs).reshape(G.shape)
+        r, c, v = self.G_triplets(q)
+        np.add.at(G, (r, c), v)
 
     def G_triplets(self, q):
         """``G(q)`` as triplets ``(rows, cols, values)``."""
@@ -91,15 +106,21 @@ class PlanarGroup:
     def jacobian_triplets(self, q, e, lam):
         """``d(G^T lam)/dq`` (rows in ``e``) and ``d(G e)/dq`` (rows in ``lam``) as triplets."""
         empty = (np.zeros(0, int), np.zeros(0, int), np.zeros(0))
-        if not len(self.angles):
+        na = len(self.angles)
+        if not na:
             return empty, empty
         th = q[self.angles]
-        dG = -np.sin(th)[:, None, None] * self.Gc + np.cos(th)[:, None, None] * self.Gs
-        A = np.einsum("kij,i->jk", dG, lam)             # ne x k
-        B = np.einsum("kij,j->ik", dG, e)               # nl x k
-        ra, ca = np.nonzero(A)
-        rb, cb = np.nonzero(B)
-        return (ra, self.angles[ca], A[ra, ca]), (rb, self.angles[cb], B[rb, cb])
+        # dG/dtheta_k on the pattern: -sin(theta_k) Gc_k + cos(theta_k) Gs_k
+        dG = -np.sin(th)[:, None] * self._vcs[:na] + np.cos(th)[:, None] * self._vcs[na:]
+        k, m = np.nonzero(dG)
+        d = dG[k, m]
+        r, c = self._r[m], self._c[m]
+        A = sp.coo_matrix((d * lam[r], (c, k)), shape=(self._shape[1], na)).tocsr()     # ne x k
+        B = sp.coo_matrix((d * e[c], (r, k)), shape=(self._shape[0], na)).tocsr()       # nl x k
+        A.eliminate_zeros()
+        B.eliminate_zeros()
+        A, B = A.tocoo(), B.tocoo()
+        return (A.row, self.angles[A.col], A.data), (B.row, self.angles[B.col], B.data)
 
 
 def _require_planar(port, joint):
