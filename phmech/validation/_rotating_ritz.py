@@ -1,0 +1,213 @@
+"""An independent Ritz model of a uniform cantilever on a hub spinning at a constant rate.
+
+The reference of :mod:`phmech.validation.rotating_beam`: the same continuum
+as the geometrically consistent spatial beam
+(:class:`~phmech.fem.beam3d_nonlinear.NonlinearSpatialBeam`), written with
+numpy and scipy only and discretized by global polynomials instead of
+finite elements.
+
+The beam is clamped at ``X = 0`` to a hub turning at ``Omega`` about ``e3``
+(no hub offset).  In the hub frame the axis point ``X e1`` moves to
+``p = (X + u_x, u_y, u_z)``, its absolute velocity in hub components is
+``v = u' + Omega e3 x p`` (``'`` the time derivative here), and
+
+.. math::
+
+    T = \\frac12 \\int_0^L \\rho A\\,|v|^2\\,dX, \\qquad
+    V = \\frac12 \\int_0^L EA\\,\\varepsilon^2 + EI_z\\,u_y''^2 + EI_y\\,u_z''^2\\,dX,
+    \\qquad \\varepsilon = u_x' + \\tfrac12 |u'|^2
+
+(Green-Lagrange axial strain, primes on ``u`` in ``V`` are ``d/dX``).
+
+Steady motion: ``u_y = u_z = 0`` and the axial stretch ``U(X)`` that makes
+``V - 1/2 int rho A Omega^2 (X + U)^2`` stationary (Newton's method with
+continuation in the speed).  About it the motions ``(x, y, z)`` obey
+
+.. math::
+
+    M \\ddot q + 2\\Omega\\,W \\dot q + (K_e + K_g - \\Omega^2 M_{xy})\\, q = 0
+
+with the mass matrix ``M``, the gyroscopic coupling ``W`` of the axial and
+chordwise motions (``int rho A (x y' - y x')``), the elastic stiffness
+``K_e`` (``EA (1 + U')^2`` axial, ``EI`` bending), the geometric stiffness
+``K_g`` of the steady axial force ``N_0 = EA eps_0`` on all three directions
+and the centrifugal softening ``M_xy`` of the in-plane motions.  Flapwise
+(``z``) motions decouple; the axial and chordwise ones are solved as one
+gyroscopic problem in first-order form.
+
+Bases (Legendre polynomials on ``[0, 1]`` for conditioning):
+``xi P_k(2 xi - 1)`` for ``u_x`` and ``xi^2 P_k(2 xi - 1)`` for ``u_y``,
+``u_z`` (the clamp's conditions), ``k = 0 .. n - 1``.  Integrals by
+Gauss-Legendre quadrature, exact for these polynomials.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+from numpy.polynomial import legendre
+
+
+@dataclass
+class RitzBeam:
+    """A uniform beam: length, mass per length, axial and bending stiffnesses."""
+
+    L: float
+    rhoA: float
+    EA: float
+    EIy: float
+    EIz: float
+
+    @classmethod
+    def dimensionless(cls, slenderness):
+        """``L = rho A = EI = 1`` and ``EA = slenderness^2`` (``L / r`` with ``r^2 = I / A``)."""
+        return cls(1.0, 1.0, float(slenderness) ** 2, 1.0, 1.0)
+
+
+def _basis(n, power, xi):
+    """Values, first and second derivatives (in ``xi``) of ``xi^power P_k(2 xi - 1)``, ``k < n``."""
+    V = np.empty((n, xi.size))
+    D1 = np.empty_like(V)
+    D2 = np.empty_like(V)
+    s = 2.0 * xi - 1.0
+    for k in range(n):
+        c = np.zeros(k + 1)
+        c[k] = 1.0
+        P = legendre.legval(s, c)
+        dP = 2.0 * legendre.legval(s, legendre.legder(c))
+        d2P = 4.0 * legendre.legval(s, legendre.legder(c, 2)) if k >= 2 else np.zeros_like(xi)
+        f = xi ** power
+        df = power * xi ** (power - 1)
+        d2f = power * (power - 1) * xi ** (power - 2) if power >= 2 else np.zeros_like(xi)
+        V[k] = f * P
+        D1[k] = df * P + f * dP
+        D2[k] = d2f * P + 2 * df * dP + f * d2P
+    return V, D1, D2
+
+
+class RotatingCantilever:
+    """Steady stretch and linearized frequencies of the spinning cantilever (module docstring).
+
+    Parameters
+    ----------
+    beam : RitzBeam
+    n : int
+        Number of polynomials per displacement component.
+    """
+
+    def __init__(self, beam, n):
+        if int(n) < 2:
+            raise ValueError(f"Ritz model: n must be at least 2, got {n!r}")
+        self.beam, self.n = beam, int(n)
+        xg, wg = legendre.leggauss(2 * self.n + 8)
+        xi = 0.5 * (xg + 1.0)
+        L = beam.L
+        self.X = L * xi
+        self.w = 0.5 * L * wg
+        Vx, Dx, _ = _basis(self.n, 1, xi)
+        Vb, Db, D2b = _basis(self.n, 2, xi)
+        self.Px, self.dPx = Vx, Dx / L                     # axial: values and d/dX
+        self.Pb, self.dPb, self.d2Pb = Vb, Db / L, D2b / L ** 2
+
+    def _gram(self, A, B, weight=1.0):
+        return (A * (self.w * weight)) @ B.T
+
+    def steady(self, Omega, a0=None, tol=1e-13, max_iter=50):
+        """Coefficients of the steady axial stretch ``U`` at the speed ``Omega`` (Newton)."""
+        b = self.beam
+        a = np.zeros(self.n) if a0 is None else np.array(a0, float)
+        for _ in range(max_iter):
+            dU = a @ self.dPx
+            U = a @ self.Px
+            eps = dU + 0.5 * dU ** 2
+            r = self._gram(self.dPx, (b.EA * eps * (1 + dU))[None, :]).ravel() \
+                - self._gram(self.Px, (b.rhoA * Omega ** 2 * (self.X + U))[None, :]).ravel()
+            K = self._gram(self.dPx, self.dPx, b.EA * ((1 + dU) ** 2 + eps)) \
+                - b.rhoA * Omega ** 2 * self._gram(self.Px, self.Px)
+            step = np.linalg.solve(K, -r)
+            a += step
+            if np.max(np.abs(step)) <= tol * max(1.0, np.max(np.abs(a))):
+                return a
+        raise RuntimeError(f"Ritz model: steady stretch at Omega = {Omega} did not converge")
+
+    def steady_path(self, speeds):
+        """Steady stretches along increasing speeds (each Newton iteration starts from the last)."""
+        out, a = [], None
+        for Om in speeds:
+            a = self.steady(Om, a)
+            out.append(a.copy())
+        return out
+
+    def root_strain(self, a):
+        """Axial Green-Lagrange strain at the clamp of the stretch ``a``."""
+        dU0 = a @ self._basis_at_root()
+        return dU0 + 0.5 * dU0 ** 2
+
+    def _basis_at_root(self):
+        _, D, _ = _basis(self.n, 1, np.zeros(1))
+        return D[:, 0] / self.beam.L
+
+    def frequencies(self, Omega, a=None, k=1):
+        """The ``k`` lowest flapwise and chordwise angular frequencies at ``Omega``.
+
+        Returns ``(flapwise, chordwise)`` arrays; chordwise are the modes of the
+        coupled axial-chordwise problem whose kinetic energy lies mostly in ``y``.
+        """
+        b = self.beam
+        a = self.steady(Omega) if a is None else a
+        dU = a @ self.dPx
+        N0 = b.EA * (dU + 0.5 * dU ** 2)
+        mass = (lambda P: b.rhoA * self._gram(P, P))
+        Mb = mass(self.Pb)
+        Kg = self._gram(self.dPb, self.dPb, N0)
+        # flapwise
+        Kz = b.EIy * self._gram(self.d2Pb, self.d2Pb) + Kg
+        flap = np.sqrt(np.clip(sla.eigh(Kz, Mb, eigvals_only=True), 0.0, None))[:k]
+        # axial + chordwise, gyroscopic
+        n = self.n
+        Mx = mass(self.Px)
+        Mxy = b.rhoA * self._gram(self.Px, self.Pb)
+        Kx = self._gram(self.dPx, self.dPx, b.EA * (1 + dU) ** 2) + self._gram(self.dPx, self.dPx, N0) \
+            - Omega ** 2 * Mx
+        Ky = b.EIz * self._gram(self.d2Pb, self.d2Pb) + Kg - Omega ** 2 * Mb
+        M = sla.block_diag(Mx, Mb)
+        K = sla.block_diag(Kx, Ky)
+        W = np.zeros((2 * n, 2 * n))
+        W[:n, n:] = -Mxy
+        W[n:, :n] = Mxy.T
+        Gy = 2.0 * Omega * W
+        Z = np.zeros_like(M)
+        A = np.block([[Z, np.eye(2 * n)], [-K, -Gy]])
+        B = np.block([[np.eye(2 * n), Z], [Z, M]])
+        lam, vec = sla.eig(A, B)
+        keep = lam.imag > 0
+        lam, vec = lam[keep], vec[:2 * n, keep]
+        order = np.argsort(lam.imag)
+        chord = []
+        for j in order:
+            x, y = vec[:n, j], vec[n:, j]
+            ex = np.real(np.conj(x) @ Mx @ x)
+            ey = np.real(np.conj(y) @ Mb @ y)
+            if ey > ex:
+                chord.append(lam[j].imag)
+            if len(chord) == k:
+                break
+        return flap, np.array(chord)
+
+
+def dimensionless_table(slenderness, speeds, n=12):
+    """``omega T`` of the first flapwise and chordwise modes for the dimensionless speeds ``mu``
+    (``T = sqrt(rho A L^4 / EI)``; with the dimensionless beam ``T = 1``, ``Omega = mu``)."""
+    model = RotatingCantilever(RitzBeam.dimensionless(slenderness), n)
+    rows = []
+    a = None
+    for mu in speeds:
+        # continuation: small speed increments up to mu
+        start = 0.0 if not rows else rows[-1]["mu"]
+        for Om in np.linspace(start, mu, max(2, int(abs(mu - start) / 2.0) + 2))[1:]:
+            a = model.steady(Om, a)
+        if mu == 0:
+            a = np.zeros(model.n)
+        flap, chord = model.frequencies(mu, a)
+        rows.append(dict(mu=float(mu), flapwise=float(flap[0]), chordwise=float(chord[0]),
+                         root_strain=float(model.root_strain(a))))
+    return rows
