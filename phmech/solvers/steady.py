@@ -1,0 +1,343 @@
+"""Steady motions, the linearization about them, and Campbell diagrams.
+
+:func:`~phmech.solvers.eigen.linearize` works at rest, where the
+configuration-dependent and gyroscopic parts of the Jacobian vanish.  A
+rotor, a blade on a spinning hub or a satellite with appendages vibrates
+about a *steady motion*: the efforts and the deformation are constant while
+the rigid motion (the frame's position and orientation) advances.  This
+module finds such motions and linearizes the whole descriptor DAE
+``E y' = f(t, y)`` about them.
+
+Ignorable coordinates
+---------------------
+Let ``A = df/dy`` at the steady state.  A configuration variable is
+*ignorable* when no equation other than its own kinematic row depends on it
+(the frame's position and, without gravity, its orientation: the dynamics in
+body-frame components do not see them).  They are found as the largest set
+``S`` of configuration variables whose columns of ``A`` vanish outside the
+rows of ``S``, with one exception: the constraint forces ``G(q)^T lam``.
+The multipliers of joints to the ground are inertial components, which turn
+with a spinning body, so ``G^T lam`` depends on the orientation; but a
+turned orientation with turned multipliers is the same motion (the
+symmetry of a model without gravity or other inertial loads), and since the
+multipliers are algebraic the pair changes nothing else.  So the
+dependence through ``G^T lam`` does not count (``A`` is taken with
+``lam = 0`` for the test).  The block of ``S`` only integrates the rigid
+motion and is left out.
+
+Where a frame orientation is *not* ignorable (gravity across the spin
+axis, an inertial load, a tilted drive), the steady motion is not a
+relative equilibrium in these coordinates: the linearization at a frozen
+time is not the one of the motion (it is periodic in time) and
+:func:`steady_modes` refuses it, naming the variables.
+
+Steady state
+------------
+With ``S`` fixed, the unknowns are the other configuration variables, the
+efforts and the multipliers; the conditions are that their rates vanish:
+``f_q = 0`` on the rows outside ``S`` (constant deformation), ``f_e = 0``
+(constant body-frame velocities: ``M e' = 0``) and the constraint rows.
+Bodies whose stresses are states beside a displacement in the
+configuration (the geometrically consistent beams: ``stress_dofs`` and
+``stresses_of(q)``) keep the constitutive relation as an invariant of the
+flow, not as an equation; at a steady state their stress-rate rows repeat
+the displacement-rate rows, so they are replaced by the invariant
+``sigma = stresses_of(q)`` (its derivative in ``q`` by central differences).
+Newton's method on these rows with the exact Jacobian of the model;
+:func:`steady_states` continues in a parameter (the speed) so that large
+strains are reached from small ones.
+
+Linearization and structure
+---------------------------
+``E_r dy_r' = A_r dy_r`` with ``E_r = diag(I, M, 0)`` restricted to the
+variables outside ``S``.  At rest ``A_r`` has the port-Hamiltonian form
+(the effort block is ``J0 - R``, skew up to the dissipation).  About a
+steady motion it is not: the derivative of the gyroscopic term ``J(e) e``
+with respect to ``e`` is ``J(e) + (dJ/de) e``, whose second part is not
+skew, and the configuration rows add the geometric stiffness of the
+prestress.  :attr:`SteadyModes.skew_defect` reports how far the effort
+block is from ``J - R`` form (``||A_ee + A_ee^T|| / ||A_ee||``; zero at
+rest without dissipation).  The eigenvalues are those of the pencil
+``(A_r, E_r)`` (dense QZ); the infinite ones (multipliers) and the zero ones
+(position-level drift of the velocity constraints) are removed by rule.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from ._newton import converged
+
+
+class SteadyStateError(RuntimeError):
+    """The steady-state iteration did not converge (the message gives the parameter and residual)."""
+
+
+def _dense(A):
+    return A.toarray() if sp.issparse(A) else np.asarray(A)
+
+
+def ignorable(dae, A, rtol=1e-10):
+    """Indices (into ``y``) of the ignorable configuration variables of the Jacobian ``A``
+    (entries below ``rtol`` times the largest count as zero: a steady state is known to
+    the solver's tolerance)."""
+    A = sp.csc_matrix(A, copy=True)
+    if A.nnz:
+        A.data[np.abs(A.data) <= rtol * np.max(np.abs(A.data))] = 0.0
+    nq = dae.nq
+    S = set(range(nq))
+    changed = True
+    while changed:
+        changed = False
+        for j in sorted(S):
+            rows = A.indices[A.indptr[j]:A.indptr[j + 1]][A.data[A.indptr[j]:A.indptr[j + 1]] != 0]
+            if any(r not in S for r in rows):
+                S.discard(j)
+                changed = True
+    return np.array(sorted(S), dtype=int)
+
+
+def _constitutive(dae):
+    """``(rows in y, body, its q slice, its stress indices in e)`` of the bodies with stress states."""
+    out = []
+    for b in dae.system.bodies:
+        if hasattr(b, "stresses_of") and hasattr(b, "stress_dofs") and b.nq:
+            sd = np.asarray(b.stress_dofs, int)
+            out.append((dae.nq + dae.e_slices[b.name].start + sd, b, dae.q_slices[b.name], sd))
+    return out
+
+
+def _without_multipliers(dae, y):
+    y0 = np.array(y, float)
+    y0[dae.sl] = 0.0
+    return y0
+
+
+def _frame_variables(dae):
+    """Indices in ``y`` of the bodies' frame orientations (the ones a spin turns)."""
+    out = []
+    for b in dae.system.bodies:
+        kind = getattr(b, "rotation_kind", None)
+        if kind is not None and b.nq:
+            k = b.rotation_index
+            out.append(dae.q_slices[b.name].start + np.arange(k, k + kind.n_params))
+    return np.concatenate(out) if out else np.zeros(0, int)
+
+
+def _steady_system(dae, t, y, laws):
+    """Residual and Jacobian of the steady-state conditions (all rows of ``y``)."""
+    r = dae.f(t, y)
+    J = sp.lil_matrix(dae.jacobian(t, y))
+    for rows, b, sq, sd in laws:
+        q = y[sq]
+        r[rows] = y[rows] - b.stresses_of(q)[sd]
+        D = np.zeros((rows.size, q.size))
+        for j in range(q.size):
+            h = 1e-6 * (1.0 + abs(q[j]))
+            qp, qm = q.copy(), q.copy()
+            qp[j] += h
+            qm[j] -= h
+            D[:, j] = -(b.stresses_of(qp)[sd] - b.stresses_of(qm)[sd]) / (2 * h)
+        J[rows, :] = 0.0
+        J[np.ix_(rows, np.arange(sq.start, sq.stop))] = D
+        J[rows, rows] = 1.0
+    return r, sp.csc_matrix(J)
+
+
+def steady_state(dae, y, t=0.0, fixed=None, tol=1e-10, max_iter=50):
+    """A steady motion near ``y``: constant efforts, deformation and multipliers.
+
+    Parameters
+    ----------
+    dae : DescriptorDAE
+    y : array
+        Starting guess (e.g. ``dae.initial_state()``: the rigid motion, undeformed).
+    t : float
+        Time at which the prescribed velocities ``w(t)`` are taken (they must be constant).
+    fixed : array of int, optional
+        Ignorable variables (default: found from the Jacobian at ``y``).
+    tol : float
+        Relative tolerance of the Newton correction.
+
+    Returns
+    -------
+    (y, fixed) : the steady state and the ignorable variables.
+    """
+    y = np.array(y, float)
+    if y.shape != (dae.n,):
+        raise ValueError(f"steady_state: y needs {dae.n} values, got shape {y.shape}")
+    laws = _constitutive(dae)
+    if fixed is None:
+        fixed = ignorable(dae, _steady_system(dae, t, _without_multipliers(dae, y), laws)[1])
+    free = np.setdiff1d(np.arange(dae.n), fixed)
+    res, prev = None, 0.0
+    for it in range(max_iter):
+        r, J = _steady_system(dae, t, y, laws)
+        r, J = r[free], J[free][:, free]
+        try:
+            dz = sp.linalg.spsolve(J.tocsc(), -r) if J.shape[0] > 300 else np.linalg.solve(J.toarray(), -r)
+        except (np.linalg.LinAlgError, RuntimeError) as err:
+            raise SteadyStateError(f"steady state: singular Jacobian at iteration {it} ({err}); the model "
+                                   "may have a free motion that is not ignorable (e.g. an undriven rotation)") \
+                from None
+        if not np.all(np.isfinite(dz)):
+            raise SteadyStateError(f"steady state: the Newton step is not finite at iteration {it}")
+        y[free] += dz
+        res = float(np.max(np.abs(dz) / (1.0 + np.abs(y[free]))))
+        if converged(res, prev, tol, True):
+            return y, fixed
+        prev = res
+    raise SteadyStateError(f"steady state: no convergence in {max_iter} iterations at t = {t} "
+                           f"(last correction {res:.3e})")
+
+
+def steady_states(make, params, y=None, tol=1e-10, substeps=1):
+    """Steady states along a parameter (continuation).
+
+    Parameters
+    ----------
+    make : callable ``p -> DescriptorDAE``
+        The model at parameter ``p`` (e.g. the hub speed); the same layout for every ``p``.
+    params : sequence of float
+        Parameter values in the order they are reached.
+    y : array, optional
+        Guess at the first value (default: that model's ``initial_state()``).
+    substeps : int
+        Intermediate parameter values between two given ones (for large steps in strain).
+
+    Returns
+    -------
+    list of (dae, y)
+    """
+    out, prev = [], None
+    for p in params:
+        chain = [p] if prev is None else list(np.linspace(prev, p, int(substeps) + 1)[1:])
+        for pp in chain:
+            dae = make(pp)
+            if y is None:
+                y = dae.initial_state()
+            else:
+                # the previous steady state with the new prescribed velocities made consistent
+                q, e, _ = dae.split(y)
+                y = dae.initial_state(q0=q, e0=e, project="all", positions="check")
+            y, _ = steady_state(dae, y, tol=tol)
+        out.append((dae, y.copy()))
+        prev = p
+    return out
+
+
+@dataclass
+class SteadyModes:
+    """Vibrations about a steady motion.
+
+    Attributes
+    ----------
+    omega : array
+        Angular frequencies [rad/s], ascending (``Im lambda > 0``).
+    growth : array
+        ``Re lambda`` of each mode [1/s] (zero for a conservative, stable motion).
+    vectors : array (n, k)
+        Eigenvectors over all variables of ``y`` (ignorable ones zero).
+    skew_defect : float
+        ``||A_ee + A_ee^T + 2 R|| / ||A_ee||`` of the effort block.
+    ignorable : array of int
+        The variables left out.
+    """
+
+    omega: np.ndarray
+    growth: np.ndarray
+    vectors: np.ndarray
+    skew_defect: float
+    ignorable: np.ndarray
+
+
+def linearize_about(dae, y, t=0.0, fixed=None):
+    """``(A_r, E_r, keep)``: the pencil about the steady state ``y`` without the ignorable variables."""
+    A = sp.csc_matrix(dae.jacobian(t, y))
+    if fixed is None:
+        fixed = ignorable(dae, dae.jacobian(t, _without_multipliers(dae, y)))
+    fixed = np.asarray(fixed, int)
+    kept = np.setdiff1d(_frame_variables(dae), fixed)
+    if kept.size:
+        labels = dae.labels()
+        raise ValueError("steady modes: the frame orientation variables " + ", ".join(labels[i] for i in kept)
+                         + " are not ignorable at this state (gravity or an inertial load across the motion?): "
+                         "the steady motion is not a relative equilibrium, and a linearization at a frozen "
+                         "time would not give its vibrations")
+    keep = np.setdiff1d(np.arange(dae.n), fixed)
+    M = sp.csr_matrix(dae.M)
+    E = sp.block_diag([sp.identity(dae.nq), M, sp.csr_matrix((dae.nl, dae.nl))], format="csr")
+    return A[keep][:, keep], E[keep][:, keep], keep
+
+
+def steady_modes(dae, y, k=6, t=0.0, fixed=None, zero_tol=1e-7):
+    """The ``k`` lowest vibration modes about the steady state ``y`` (dense QZ of the pencil)."""
+    A, E, keep = linearize_about(dae, y, t, fixed)
+    Ad, Ed = _dense(A), _dense(E)
+    w, V = sla.eig(Ad, Ed, homogeneous_eigvals=True)
+    alpha, beta = w
+    finite = np.abs(beta) > 1e-12 * np.maximum(np.abs(alpha), 1.0)
+    lam = alpha[finite] / beta[finite]
+    V = V[:, finite]
+    scale = max(float(np.max(np.abs(lam))) if lam.size else 1.0, 1.0)
+    osc = (lam.imag > zero_tol * scale) & (np.abs(lam) > zero_tol * scale)
+    lam, V = lam[osc], V[:, osc]
+    order = np.argsort(lam.imag)[:k]
+    vectors = np.zeros((dae.n, order.size), complex)
+    vectors[keep] = V[:, order]
+    nq, ne = dae.nq, dae.ne
+    se = np.flatnonzero((keep >= nq) & (keep < nq + ne))
+    Aee = Ad[np.ix_(se, se)]
+    R = _dense(dae.R)[np.ix_(keep[se] - nq, keep[se] - nq)] if dae.has_R else 0.0
+    defect = float(np.linalg.norm(Aee + Aee.T + 2 * R) / max(np.linalg.norm(Aee), 1e-300))
+    fixed = np.setdiff1d(np.arange(dae.n), keep)
+    return SteadyModes(lam.imag[order], lam.real[order], vectors, defect, fixed)
+
+
+def _mac(a, b, W):
+    num = abs(np.conj(a) @ (W @ b)) ** 2
+    return num / max(abs(np.conj(a) @ (W @ a)) * abs(np.conj(b) @ (W @ b)), 1e-300)
+
+
+def campbell(make, speeds, k=4, y=None, substeps=1):
+    """Frequencies against a speed parameter with the modes tracked (a Campbell diagram).
+
+    Each speed's modes are matched to the previous speed's by the modal assurance
+    criterion of their efforts in the metric of ``M`` (greedy, best pairs first).  The
+    efforts are absolute velocities in frame components, which contain ``Omega x u``: their
+    shapes change with the speed faster than the displacements do, so steps in the speed
+    must be small where the frequencies change fast (the returned ``mac`` tells).
+
+    Returns
+    -------
+    dict with ``speed`` (n,), ``omega`` (n, k) in the tracked order, ``growth`` (n, k),
+    ``mac`` (n, k) (the match of each mode with its predecessor; 1 for the first speed).
+    """
+    states = steady_states(make, speeds, y=y, substeps=substeps)
+    omega = np.full((len(speeds), k), np.nan)
+    growth = np.full_like(omega, np.nan)
+    mac = np.ones_like(omega)
+    prev = None
+    for i, (dae, ys) in enumerate(states):
+        m = steady_modes(dae, ys, k=k + 2)
+        se = dae.se
+        W = sp.csr_matrix(dae.M)
+        vecs = [m.vectors[se, j] for j in range(m.omega.size)]
+        if prev is None:
+            pick = list(range(min(k, len(vecs))))
+            match = [1.0] * len(pick)
+        else:
+            pairs = sorted(((_mac(prev[a], vecs[b], W), a, b) for a in range(len(prev)) for b in range(len(vecs))),
+                           reverse=True)
+            pick, match, used_a, used_b = [None] * len(prev), [0.0] * len(prev), set(), set()
+            for val, a, b in pairs:
+                if a not in used_a and b not in used_b:
+                    pick[a], match[a] = b, val
+                    used_a.add(a)
+                    used_b.add(b)
+        for j, b in enumerate(pick):
+            if b is not None:
+                omega[i, j], growth[i, j], mac[i, j] = m.omega[b], m.growth[b], match[j]
+        prev = [vecs[b] for b in pick if b is not None]
+    return dict(speed=np.asarray(speeds, float), omega=omega, growth=growth, mac=mac)
