@@ -162,3 +162,17 @@ def test_frame_rate_joints_run_compiled(consistent):
     if not consistent:           # (the beam's stress rows span too many orders for a plain probe)
         Jfd = _fd(lambda yy: dae.f(0.3, yy), y)
         assert np.max(np.abs(Jc - Jfd) / row) <= 1e-7
+
+
+def test_a_bad_frame_rate_gauge_is_refused_naming_the_joint_and_the_body():
+    """A body whose frame-rate gauge does not have one finite entry per q is refused at assembly."""
+    class Odd(PlanarRigidBody):
+        def frame_rate_gauge(self):
+            return np.array([0.0, np.nan, 0.0])
+
+    a = Odd("odd", 1.0, 0.1)
+    s = System([a])
+    s.add_joint(FrameRate(a, rate=1.0, name="drive"))
+    with pytest.raises(ValueError, match=r"joint 'drive': body 'odd' gives the frame-rate gauge .*nan.*; "
+                                         r"it needs 3 finite numbers"):
+        s.assemble()

@@ -118,8 +118,8 @@ class FrameRateGroup:
                 g = np.zeros(body.nq) if not hasattr(body, "frame_rate_gauge") else \
                     np.asarray(body.frame_rate_gauge(), float).ravel()
                 if g.shape != (body.nq,) or not np.all(np.isfinite(g)):
-                    raise ValueError(f"joint '{j.name}': body '{body.name}' gives a frame-rate gauge of shape "
-                                     f"{g.shape} (needs {body.nq} finite numbers, one per q)")
+                    raise ValueError(f"joint '{j.name}': body '{body.name}' gives the frame-rate gauge {g!r}; "
+                                     f"it needs {body.nq} finite numbers, one per entry of its q")
                 nz = np.flatnonzero(g)
                 rows.append(L.lam_slices[j.name].start)
                 cols.append(L.e_slices[body.name].start + 2)
