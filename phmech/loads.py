@@ -38,21 +38,20 @@ class Load:
 
     def _own_pack(self):
         """This load alone as :class:`~phmech.loads_kernels.PackedLoads` on the body's own ``q`` and
-        ``e`` (None for a rotation kind without a kernel), with the row of each column."""
+        ``e`` (None when the load is not of the packed form)."""
         if "_pack" not in self.__dict__:
             pack = None
             if self.kernel_slot == PACKED_SLOT:
                 pack = PackedLoads([(self, slice(0, self.body.nq), slice(0, self.body.ne))])
-                where = np.full(self.body.ne, -1)
-                where[np.asarray(self.cols, int)] = np.arange(len(self.cols))
-                pack.row_of = where
+                self._row_of = np.full(self.body.ne, -1)          # the row of each column in force()
+                self._row_of[np.asarray(self.cols, int)] = np.arange(len(self.cols))
             self._pack = pack
         return self._pack
 
     def force(self, t, q, e=None):
         """Generalized force on the columns ``cols`` (the kernel of the packed loads)."""
         pack = self._own_pack()
-        if pack is None:
+        if pack is None:            # a body whose rotation kind has no kernel: by its rotation matrix
             u = self.fun(t)
             if self.inertial:
                 u = self.body.rotation(q).T @ u
@@ -74,7 +73,7 @@ class Load:
                 out[:, i] = self.A.T @ (dR[k].T @ u)
             return out
         r, c, v = pack.jacobian_triplets(t, q)
-        np.add.at(out, (pack.row_of[r], c), v)
+        np.add.at(out, (self._row_of[r], c), v)
         return out
 
     def force_e(self, t, q, e=None):

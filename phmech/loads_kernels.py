@@ -160,7 +160,7 @@ def loads_jacobian_values(q, loads, vals):
 
 
 @_jit
-def _loads_jacobian_add(q, loads, J, r0):
+def loads_jacobian_add(q, loads, J, r0):
     """:func:`loads_jacobian_values` added to ``J[r0 + cols, q]``."""
     kind, rot, ptr, cols = loads[0], loads[1], loads[3], loads[4]
     vals = np.empty(4 * cols.size)

@@ -10,18 +10,19 @@ the parts whose structure is known at assembly into flat arrays and
 evaluates them in one compiled kernel:
 
 * kinematics of planar frames, point masses and spatial (quaternion) frames
-  (the last by the kernels of :mod:`phmech.bodies.frames`);
+  by the kernels of :mod:`phmech.bodies.frames`;
 * ``J0 e - sum_slot e[w_slot] K_slot e - R e`` (CSR products);
 * ``G(q)`` of the planar joints from their cos/sin decomposition
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
-  fixed sparsity pattern), and of the spatial joints by the kernels of
-  :mod:`phmech.joints.spatial_kernels`, with ``G^T lam`` and ``w - G e``;
+  fixed sparsity pattern), of the spatial joints by the kernels of
+  :mod:`phmech.joints.spatial_kernels` and of the frame-rate joints by those
+  of :mod:`phmech.fem.frame_rate`, with ``G^T lam`` and ``w - G e``;
 * the consistent beams (:mod:`phmech.assembly.compiled_beams`) and the loads
   ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
-Each group of kinematics or joints names its slot of the kernel
-(``kernel_slot``) and packs its data itself (``kernel_data()``); the same
+Each group of kinematics or joints, and each load, names its slot of the
+kernel (``kernel_slot``) and packs its data itself (``kernel_data()``); the same
 kernels evaluate :meth:`DescriptorDAE.f <phmech.assembly.dae.DescriptorDAE.f>`
 in Python, so the two paths share one implementation of these formulas.
 Everything else stays Python and is added afterwards (the *leftovers*):
@@ -35,7 +36,8 @@ whole residual is the kernel, which is what lets :mod:`phmech.solvers.midpoint`
 run its Newton iteration compiled.
 
 The Python evaluation stays the reference; ``tests/test_compiled.py``
-checks both agree to round-off on every kind of model.
+checks both agree to round-off on every kind of model, and
+``tests/test_every_case_compiled.py`` that every validation case's model has no leftovers.
 """
 import warnings
 
@@ -47,7 +49,7 @@ from ..bodies.frames import (planar_frames_jacobian, planar_frames_qdot, points_
 from ..fem.frame_rate import FrameRateGroup, frame_rate_derivatives, frame_rate_values
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
-from ..loads_kernels import PackedLoads, loads_add, _loads_jacobian_add
+from ..loads_kernels import PackedLoads, loads_add, loads_jacobian_add
 from .._jit import jit as _jit, numba
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
 
@@ -502,4 +504,4 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops = nlb
     if nb:
         nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops, J)
-    _loads_jacobian_add(q, loads, J, nq)
+    loads_jacobian_add(q, loads, J, nq)
