@@ -5,10 +5,17 @@ efforts, the generalized force ``f(t, q)`` (the input ``B(q) u(t)`` of the
 pH system) and its exact derivative with respect to ``q``.  The power it
 supplies is ``e . f``.  Potential forces also give their potential
 ``V(q)``, so that ``H + V`` can be checked for conservation.
+
+The loads of the packed form ``f = A^T R(q)^T u(t)`` (the base class's
+force: port forces and moments, gravity, distributed plate loads) name the
+slot :attr:`Load.kernel_slot` and give their data (:meth:`Load.kernel_data`);
+the kernels of :mod:`phmech.loads_kernels` evaluate all of them at once, in
+the assembled right-hand side's Jacobian and in the compiled residual.
 """
 import numpy as np
 
 from ._checks import time_function
+from .loads_kernels import KINDS, PACKED_SLOT, PackedLoads, loads_add
 
 
 def _as_load_function(value, n, what, name):
@@ -29,22 +36,44 @@ class Load:
     #: inertial components (rotated into the body frame) or body-frame components
     inertial = True
 
+    def _own_pack(self):
+        """This load alone as :class:`~phmech.loads_kernels.PackedLoads` on the body's own ``q`` and
+        ``e`` (None when the load is not of the packed form)."""
+        if "_pack" not in self.__dict__:
+            pack = None
+            if self.kernel_slot == PACKED_SLOT:
+                pack = PackedLoads([(self, slice(0, self.body.nq), slice(0, self.body.ne))])
+                self._row_of = np.full(self.body.ne, -1)          # the row of each column in force()
+                self._row_of[np.asarray(self.cols, int)] = np.arange(len(self.cols))
+            self._pack = pack
+        return self._pack
+
     def force(self, t, q, e=None):
-        """Generalized force on the columns ``cols``."""
-        u = self.fun(t)
-        if self.inertial:
-            u = self.body.rotation(q).T @ u
-        return self.A.T @ u
+        """Generalized force on the columns ``cols`` (the kernel of the packed loads)."""
+        pack = self._own_pack()
+        if pack is None:            # a body whose rotation kind has no kernel: by its rotation matrix
+            u = self.fun(t)
+            if self.inertial:
+                u = self.body.rotation(q).T @ u
+            return self.A.T @ u
+        fe = np.zeros(self.body.ne)
+        loads_add(np.asarray(q, float), pack.kernel_data(t), fe)
+        return fe[self.cols]
 
     def force_q(self, t, q, e=None):
         """Exact ``d force / d q`` (None: independent of ``q``)."""
         if not self.inertial:
             return None
         out = np.zeros((len(self.cols), self.body.nq))
-        u = self.fun(t)
-        idx, dR = self.body.rotation_derivatives(q)
-        for k, i in enumerate(idx):
-            out[:, i] = self.A.T @ (dR[k].T @ u)
+        pack = self._own_pack()
+        if pack is None:
+            u = self.fun(t)
+            idx, dR = self.body.rotation_derivatives(q)
+            for k, i in enumerate(idx):
+                out[:, i] = self.A.T @ (dR[k].T @ u)
+            return out
+        r, c, v = pack.jacobian_triplets(t, q)
+        np.add.at(out, (self._row_of[r], c), v)
         return out
 
     def force_e(self, t, q, e=None):
@@ -54,6 +83,30 @@ class Load:
     def potential(self, q):
         """Potential ``V(q)`` of a conservative load, or None."""
         return None
+
+    @property
+    def kernel_slot(self):
+        """``"port_loads"`` for a load of the packed form (the force, its derivatives and the
+        rotation of this class on a body whose rotation kind has a kernel), else None."""
+        cls = type(self)
+        own = cls.force is Load.force and cls.force_q is Load.force_q and cls.force_e is Load.force_e
+        rotation = not self.inertial or getattr(self.body, "rotation_kind", None) in KINDS
+        return PACKED_SLOT if own and rotation else None
+
+    @property
+    def constant_input(self):
+        """True when the input ``u`` does not depend on time (as gravity's)."""
+        return bool(getattr(self.fun, "constant", False))
+
+    def kernel_data(self, sq, se):
+        """``(kind, rot, A, cols)`` of a load of the packed form (:mod:`phmech.loads_kernels`):
+        the rotation code, the index in the assembled ``q`` of its first rotation coordinate, the
+        dense input matrix ``A`` and its columns in the assembled ``e`` (``sq``, ``se``: the
+        body's slices)."""
+        A = np.asarray(self.A.toarray() if hasattr(self.A, "toarray") else self.A, float)
+        kind = KINDS[self.body.rotation_kind] if self.inertial else 0
+        rot = sq.start + (self.body.rotation_index if self.inertial else 0)
+        return kind, rot, A, se.start + np.asarray(self.cols, np.int64)
 
     def check(self):
         return []

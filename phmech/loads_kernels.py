@@ -2,52 +2,95 @@
 
 A load whose force is the base class's (:class:`~phmech.loads.Load`: a
 constant input matrix ``A`` on a body's effort columns, the input ``u(t)``
-in inertial or body components) is evaluated for all such loads at once:
-:func:`pack_loads` gives their data, :func:`_loads_add` the forces and
-:func:`loads_jacobian_values` their exact derivatives by the rotation
-coordinates (planar angle or quaternion).  The compiled residual and the
-assembled Jacobian call them; other loads (dampers, custom forces) keep
-their own methods.
+in inertial or body components) names the slot ``"port_loads"``
+(:attr:`~phmech.loads.Load.kernel_slot`) and is evaluated with all such loads
+at once: :class:`PackedLoads` gathers their data, :func:`loads_add` gives
+the forces and :func:`loads_jacobian_values` their exact derivatives by the
+rotation coordinates (planar angle or quaternion).  The compiled residual
+and the assembled Jacobian call them; other loads (dampers, custom forces)
+keep their own methods.
 """
 import numpy as np
-import scipy.sparse as sp
 
 from ._jit import jit as _jit
 from .math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
 
 #: the codes of the rotation kinds: no rotation, planar angle, quaternion
 KINDS = {None: 0, PlanarAngle: 1, UnitQuaternion: 2}
+#: the slot of the loads of the packed form
+PACKED_SLOT = "port_loads"
+#: rotation coordinates per rotation code
+N_ROT = (0, 1, 4)
 
 
-def pack_loads(loads):
-    """``(packed, others, arrays)`` for the assembled loads ``(load, q slice, e slice)``:
-    the loads of the packed form, the others, and ``(kind, rot, dim, ptr, cols, AT)``
-    (``AT``: the rows of ``A^T`` padded to 3 columns)."""
-    from .loads import Load
-    packed = [(ld, sq, se) for ld, sq, se in loads
-              if type(ld).force is Load.force and type(ld).force_e is Load.force_e
-              and (not ld.inertial or getattr(ld.body, "rotation_kind", None) in KINDS)]
-    others = [item for item in loads if item not in packed]
-    kind, rot, dim, ptr, cols, AT = [], [], [], [0], [], []
-    for ld, sq, se in packed:
-        A = np.asarray(ld.A.toarray() if sp.issparse(ld.A) else ld.A, float)
-        m = A.shape[0]
-        kind.append(KINDS[ld.body.rotation_kind] if ld.inertial else 0)
-        rot.append(sq.start + (ld.body.rotation_index if ld.inertial else 0))
-        dim.append(m)
-        cols.append(se.start + np.asarray(ld.cols, int))
-        block = np.zeros((A.shape[1], 3))
-        block[:, :m] = A.T
-        AT.append(block)
-        ptr.append(ptr[-1] + A.shape[1])
-    arrays = (np.array(kind, np.int64), np.array(rot, np.int64), np.array(dim, np.int64), np.array(ptr, np.int64),
-              np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, np.int64),
-              np.vstack(AT) if AT else np.zeros((0, 3)))
-    return packed, others, arrays
+class PackedLoads:
+    """The assembled loads ``(load, q slice, e slice)`` of the packed form, their data and inputs.
+
+    Attributes
+    ----------
+    packed, others : list
+        The loads of the packed form and the others (evaluated by their own methods).
+    arrays : tuple
+        ``(kind, rot, dim, ptr, cols, AT)`` (``AT``: the rows of ``A^T`` padded to 3 columns).
+    """
+
+    def __init__(self, loads):
+        self.packed = [item for item in loads if item[0].kernel_slot == PACKED_SLOT]
+        self.others = [item for item in loads if item[0].kernel_slot != PACKED_SLOT]
+        kind, rot, dim, ptr, cols, AT = [], [], [], [0], [], []
+        for ld, sq, se in self.packed:
+            k, r, A, c = ld.kernel_data(sq, se)
+            kind.append(k)
+            rot.append(r)
+            dim.append(A.shape[0])
+            cols.append(c)
+            block = np.zeros((A.shape[1], 3))
+            block[:, :A.shape[0]] = A.T
+            AT.append(block)
+            ptr.append(ptr[-1] + A.shape[1])
+        self.arrays = (np.array(kind, np.int64), np.array(rot, np.int64), np.array(dim, np.int64),
+                       np.array(ptr, np.int64),
+                       np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, np.int64),
+                       np.vstack(AT) if AT else np.zeros((0, 3)))
+        self.constant = all(ld.constant_input for ld, _, _ in self.packed)
+        self._fixed = None
+        # the pattern of the Jacobian's values (rows: e columns, columns: rotation coordinates)
+        kind, rot, dim, ptr, cols = self.arrays[:5]
+        nrot, o = np.zeros(cols.size, np.int64), np.zeros(cols.size, np.int64)
+        for k in range(kind.size):
+            nrot[ptr[k]:ptr[k + 1]] = N_ROT[kind[k]]
+            o[ptr[k]:ptr[k + 1]] = rot[k]
+        m = np.arange(4)
+        keep = (m[None, :] < nrot[:, None]).ravel()
+        self._pattern = (np.repeat(cols, 4)[keep], (o[:, None] + m[None, :]).ravel()[keep], keep)
+
+    def inputs(self, t):
+        """The inputs ``u(t)`` of the packed loads, rows padded to 3."""
+        U = np.zeros((len(self.packed), 3))
+        for k, (ld, _, _) in enumerate(self.packed):
+            u = np.asarray(ld.fun(t), float).ravel()
+            U[k, :u.size] = u
+        return U
+
+    def kernel_data(self, t):
+        """``(*arrays, U)`` with the inputs at ``t`` (built once when no input depends on time)."""
+        if self._fixed is not None:
+            return self._fixed
+        data = (*self.arrays, self.inputs(t))
+        if self.constant:
+            self._fixed = data
+        return data
+
+    def jacobian_triplets(self, t, q):
+        """``d f/dq`` of the packed loads as triplets (rows in ``e``, columns in ``q``)."""
+        r, c, keep = self._pattern
+        vals = np.empty(keep.size)
+        loads_jacobian_values(np.asarray(q, float), self.kernel_data(t), vals)
+        return r, c, vals[keep]
 
 
 @_jit
-def _loads_add(q, loads, fe):
+def loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
     2: quaternion ``R = Q(p) / |p|^2``)."""
     kind, rot, dim, ptr, cols, AT, U = loads
@@ -117,7 +160,7 @@ def loads_jacobian_values(q, loads, vals):
 
 
 @_jit
-def _loads_jacobian_add(q, loads, J, r0):
+def loads_jacobian_add(q, loads, J, r0):
     """:func:`loads_jacobian_values` added to ``J[r0 + cols, q]``."""
     kind, rot, ptr, cols = loads[0], loads[1], loads[3], loads[4]
     vals = np.empty(4 * cols.size)

@@ -10,18 +10,19 @@ the parts whose structure is known at assembly into flat arrays and
 evaluates them in one compiled kernel:
 
 * kinematics of planar frames, point masses and spatial (quaternion) frames
-  (the last by the kernels of :mod:`phmech.bodies.frames`);
+  by the kernels of :mod:`phmech.bodies.frames`;
 * ``J0 e - sum_slot e[w_slot] K_slot e - R e`` (CSR products);
 * ``G(q)`` of the planar joints from their cos/sin decomposition
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
-  fixed sparsity pattern), and of the spatial joints by the kernels of
-  :mod:`phmech.joints.spatial_kernels`, with ``G^T lam`` and ``w - G e``;
+  fixed sparsity pattern), of the spatial joints by the kernels of
+  :mod:`phmech.joints.spatial_kernels` and of the frame-rate joints by those
+  of :mod:`phmech.fem.frame_rate`, with ``G^T lam`` and ``w - G e``;
 * the consistent beams (:mod:`phmech.assembly.compiled_beams`) and the loads
   ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
-Each group of kinematics or joints names its slot of the kernel
-(``kernel_slot``) and packs its data itself (``kernel_data()``); the same
+Each group of kinematics or joints, and each load, names its slot of the
+kernel (``kernel_slot``) and packs its data itself (``kernel_data()``); the same
 kernels evaluate :meth:`DescriptorDAE.f <phmech.assembly.dae.DescriptorDAE.f>`
 in Python, so the two paths share one implementation of these formulas.
 Everything else stays Python and is added afterwards (the *leftovers*):
@@ -35,17 +36,20 @@ whole residual is the kernel, which is what lets :mod:`phmech.solvers.midpoint`
 run its Newton iteration compiled.
 
 The Python evaluation stays the reference; ``tests/test_compiled.py``
-checks both agree to round-off on every kind of model.
+checks both agree to round-off on every kind of model, and
+``tests/test_every_case_compiled.py`` that every validation case's model has no leftovers.
 """
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
+from ..bodies.frames import (planar_frames_jacobian, planar_frames_qdot, points_qdot, spatial_frames_jacobian,
+                             spatial_frames_qdot)
+from ..fem.frame_rate import FrameRateGroup, frame_rate_derivatives, frame_rate_values
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
-from ..loads_kernels import _loads_add, _loads_jacobian_add, loads_jacobian_values, pack_loads
+from ..loads_kernels import PackedLoads, loads_add, loads_jacobian_add
 from .._jit import jit as _jit, numba
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
 
@@ -62,6 +66,25 @@ def _csr_mv_add(indptr, indices, data, x, out, sign):
         for k in range(indptr[i], indptr[i + 1]):
             s += data[k] * x[indices[k]]
         out[i] += sign * s
+
+
+@_jit
+def _add_G_terms(r, c, v, e, lam, fe, fl):
+    """``fe += G^T lam`` and ``fl -= G e`` for the entries ``G[r[m], c[m]] = v[m]``."""
+    for m in range(v.size):
+        fe[c[m]] += v[m] * lam[r[m]]
+        fl[r[m]] -= v[m] * e[c[m]]
+
+
+@_jit
+def _add_G_jacobian(nq, r, c, v, act, J):
+    """``G^T`` into the ``e`` rows and ``-G`` into the active ``lam`` rows of ``J`` (columns of ``lam``
+    and ``e``) for the entries ``G[r[m], c[m]] = v[m]``."""
+    ne_end = J.shape[0] - act.size
+    for m in range(v.size):
+        J[nq + c[m], ne_end + r[m]] += v[m]
+        if act[r[m]]:
+            J[ne_end + r[m], nq + c[m]] -= v[m]
 
 
 @_jit
@@ -91,7 +114,7 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
     for i in range(lam.size):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
-    _loads_add(q, loads, fl)
+    loads_add(q, loads, fl)
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -111,9 +134,10 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(nlb, sj)``: the packed consistent beams
-    (:func:`phmech.assembly.compiled_beams.pack`) and spatial joints
-    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`); ``loads``:
+    families with their own kernels, ``(nlb, sj, fr)``: the packed consistent beams
+    (:func:`phmech.assembly.compiled_beams.pack`), spatial joints
+    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`) and frame-rate joints
+    (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -121,15 +145,8 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
     # kinematics
-    for k in range(pf_q.shape[1]):
-        th = q[pf_q[2, k]]
-        c, s = np.cos(th), np.sin(th)
-        vx, vy = e[pf_e[0, k]], e[pf_e[1, k]]
-        out[pf_q[0, k]] = c * vx - s * vy
-        out[pf_q[1, k]] = s * vx + c * vy
-        out[pf_q[2, k]] = e[pf_e[2, k]]
-    for k in range(pt_q.size):
-        out[pt_q[k]] = e[pt_e[k]]
+    planar_frames_qdot(q, e, pf_q, pf_e, out)
+    points_qdot(q, e, pt_q, pt_e, out)
     spatial_frames_qdot(q, e, sf_q, sf_e, out)
     # efforts: J(e) e - R e + G^T lam
     fe = np.zeros(ne)
@@ -146,27 +163,23 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         _csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
     fl = w.copy()
     G, _ = _planar_G(q, Gv0, Gvcs, Gang)
-    for m in range(Gr.size):
-        g = G[m]
-        fe[Gc[m]] += g * lam[Gr[m]]
-        fl[Gr[m]] -= g * e[Gc[m]]
-    for m in range(Xr.size):
-        fe[Xc[m]] += Xv[m] * lam[Xr[m]]
-        fl[Xr[m]] -= Xv[m] * e[Xc[m]]
-    nlb, sj = families
+    _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
+    _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
+    nlb, sj, fr = families
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
-        Sr, Sc = sj[5], sj[6]
-        for m in range(Sv.size):
-            fe[Sc[m]] += Sv[m] * lam[Sr[m]]
-            fl[Sr[m]] -= Sv[m] * e[Sc[m]]
+        _add_G_terms(sj[5], sj[6], Sv, e, lam, fe, fl)
+    if fr[0].size:
+        Fv = np.empty(fr[0].size)
+        frame_rate_values(q, fr, Fv)
+        _add_G_terms(fr[0], fr[1], Fv, e, lam, fe, fl)
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
     nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops = nlb
     if nb:
         nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops, out, fe)
-    _loads_add(q, loads, fe)
+    loads_add(q, loads, fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -187,8 +200,9 @@ class CompiledResidual:
     """``f(t, y)`` of a :class:`~phmech.assembly.dae.DescriptorDAE` through :func:`residual_kernel`.
 
     The kinematics groups and joint groups with a kernel name their slot of
-    the kernel (``kernel_slot``) and give its data (``kernel_data()``); the
-    assembly never asks for their types.  Groups without a kernel are the
+    the kernel (``kernel_slot``) and give its data (``kernel_data()``), as the
+    loads of the packed form do (:class:`~phmech.loads_kernels.PackedLoads`);
+    the assembly never asks for their types.  Groups without a kernel are the
     Python leftovers (a :class:`PythonFallbackWarning` names them once).
 
     Attributes
@@ -207,7 +221,7 @@ class CompiledResidual:
     #: the kernel's slots of the kinematics groups, with their empty data
     KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames")
     #: the kernel's slots of the joint groups
-    JOINT_SLOTS = ("planar_joints", "spatial_joints")
+    JOINT_SLOTS = ("planar_joints", "spatial_joints", "frame_rates")
 
     def __init__(self, dae):
         self.dae = d = dae
@@ -216,7 +230,8 @@ class CompiledResidual:
         slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
                  "points": (i0, i0), "spatial_frames": (i0, i0),
                  "planar_joints": (i0, i0, np.zeros(0), np.zeros((0, 0)), i0),
-                 "spatial_joints": SpatialGroup([], d.layout).kernel_data()}
+                 "spatial_joints": SpatialGroup([], d.layout).kernel_data(),
+                 "frame_rates": FrameRateGroup([], d.layout).kernel_data()}
         self.other_kin_groups, self.other_groups = [], []
         for g in d.kinematics.groups:
             if getattr(g, "kernel_slot", None) in self.KINEMATICS_SLOTS:
@@ -233,7 +248,7 @@ class CompiledResidual:
                 self.other_groups.append(g)
                 self.leftovers.append(f"joint group {type(g).__name__}")
         self.pf, self.pt, self.sf = slots["planar_frames"], slots["points"], slots["spatial_frames"]
-        self.G, self.sj = slots["planar_joints"], slots["spatial_joints"]
+        self.G, self.sj, self.fr = slots["planar_joints"], slots["spatial_joints"], slots["frame_rates"]
         beams = [(b, sq, se) for b, sq, se in d.effort_bodies if is_compilable(b)]
         self.nlb = pack_beams(beams, d.layout)
         compiled_beams = {id(b) for b, _, _ in beams}
@@ -245,17 +260,20 @@ class CompiledResidual:
         self.R = _csr(d.R if d.has_R else None, (ne, ne))
         if not d.has_R:
             self.R = (np.zeros(1, np.int64), i0, np.zeros(0))
-        nslot = len(d._K_slots)
+        gyro = d.gyro_slots
+        nslot = len(gyro)
         if nslot:
-            self.K = _csr(sp.vstack([sp.csr_matrix(K) for K, _ in d._K_slots]), (nslot * ne, ne))
-            self.Kw = np.concatenate([w_row for _, w_row in d._K_slots]).astype(np.int64)
+            self.K = _csr(sp.vstack([sp.csr_matrix(K) for K, _ in gyro]), (nslot * ne, ne))
+            self.Kw = np.concatenate([w_row for _, w_row in gyro]).astype(np.int64)
         else:
             self.K = (np.zeros(1, np.int64), i0, np.zeros(0))
             self.Kw = i0
         self.nslot = nslot
         self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_beams]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
-        self._packed_loads, self.loads, self._load_arrays = pack_loads(d.loads)
+        self.packed_loads = PackedLoads(d.loads)
+        #: the loads evaluated by their own methods
+        self.loads = self.packed_loads.others
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
                          or self.loads)
@@ -263,6 +281,8 @@ class CompiledResidual:
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
         self._no_x = (i0, i0, np.zeros(0))
+        self._fixed_args = None
+        self._inactive = (None, i0)
         if not self.pure:
             warnings.warn("the model's residual is evaluated in Python (not compiled): no kernel for "
                           + ", ".join(self.leftovers), PythonFallbackWarning, stacklevel=2)
@@ -271,49 +291,25 @@ class CompiledResidual:
         """``G`` triplets of the joint groups without a kernel."""
         if not self.other_groups:
             return self._no_x
-        r, c, v = self.dae._cat([g.G_triplets(q) for g in self.other_groups])
-        return r.astype(np.int64), c.astype(np.int64), np.asarray(v, float)
+        parts = [g.G_triplets(q) for g in self.other_groups]
+        return tuple(np.concatenate([p[i] for p in parts]).astype(dt) for i, dt in
+                     enumerate((np.int64, np.int64, float)))
 
     def load_args(self, t):
         """The packed loads with their inputs ``u(t)`` (rows padded to 3; built once when no
-        input depends on time, as gravity's)."""
-        if getattr(self, "_fixed_loads", None) is not None:
-            return self._fixed_loads
-        if not self._packed_loads or all(getattr(ld.fun, "constant", False) for ld, _, _ in self._packed_loads):
-            self._fixed_loads = (*self._load_arrays, self._inputs(t))
-            return self._fixed_loads
-        return (*self._load_arrays, self._inputs(t))
+        input depends on time, as gravity's): :meth:`PackedLoads.kernel_data
+        <phmech.loads_kernels.PackedLoads.kernel_data>`."""
+        return self.packed_loads.kernel_data(t)
 
     def load_jacobian_triplets(self, t, q):
         """``d f_loads/dq`` of the packed loads as triplets (rows in ``e``, columns in ``q``)."""
-        if getattr(self, "_load_pattern", None) is None:
-            kind, rot, dim, ptr, cols = self._load_arrays[:5]
-            nrot = np.zeros(cols.size, np.int64)
-            o = np.zeros(cols.size, np.int64)
-            for k in range(kind.size):
-                nrot[ptr[k]:ptr[k + 1]] = (0, 1, 4)[kind[k]]
-                o[ptr[k]:ptr[k + 1]] = rot[k]
-            m = np.arange(4)
-            keep = (m[None, :] < nrot[:, None]).ravel()
-            self._load_pattern = (np.repeat(cols, 4)[keep], (o[:, None] + m[None, :]).ravel()[keep], keep)
-        r, c, keep = self._load_pattern
-        vals = np.empty(keep.size)
-        loads_jacobian_values(np.asarray(q, float), self.load_args(t), vals)
-        return r, c, vals[keep]
-
-    def _inputs(self, t):
-        """The loads' inputs ``u(t)``, rows padded to 3."""
-        U = np.zeros((len(self._packed_loads), 3))
-        for k, (ld, _, _) in enumerate(self._packed_loads):
-            u = np.asarray(ld.fun(t), float).ravel()
-            U[k, :u.size] = u
-        return U
+        return self.packed_loads.jacobian_triplets(t, q)
 
     def inactive(self):
         """Indices of the redundant constraint rows (the DAE's ``active`` mask, which the
         consistent start may change; recomputed when it does)."""
         mask = self.dae.active.tobytes()
-        if getattr(self, "_inactive", (None,))[0] != mask:
+        if self._inactive[0] != mask:
             self._inactive = (mask, np.flatnonzero(~self.dae.active).astype(np.int64))
         return self._inactive[1]
 
@@ -323,10 +319,10 @@ class CompiledResidual:
         d = self.dae
         X = self._no_x if X is None else X
         inactive = self.inactive() if inactive is None else inactive
-        if getattr(self, "_fixed_args", None) is None:     # the arguments that never change
+        if self._fixed_args is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj),
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj, self.fr),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -342,7 +338,7 @@ class CompiledResidual:
         if not self.has_jacobian:
             raise ValueError("compiled jacobian: only for systems without Python leftovers "
                              f"({', '.join(self.leftovers)})")
-        if t is None and self._packed_loads:
+        if t is None and self.packed_loads.packed:
             raise ValueError("compiled jacobian: the system has loads, give the time t of their inputs")
         t = 0.0 if t is None else t
         J = np.zeros((self.dae.n, self.dae.n))
@@ -365,8 +361,8 @@ class CompiledResidual:
             out[sq] = b.qdot(q[sq], e[se])
         if self.loads or self.effort:
             fe = out[d.se]
-            if self.loads:
-                fe += d.load_vector(t, q, e)
+            for ld, sq, se in self.loads:
+                fe[se.start + ld.cols] += ld.force(t, q[sq], e[se])
             for b, sq, se in self.effort:
                 fe[se] += b.effort_force(t, q[sq], e[se])
         return out
@@ -436,19 +432,12 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
     ce, cl = nq, nq + ne              # first columns of e and lam
+    P = np.empty((pf_q.shape[1], 3, 6))
+    planar_frames_jacobian(q, e, pf_q, pf_e, P)
     for k in range(pf_q.shape[1]):
-        ix, iy, it = pf_q[0, k], pf_q[1, k], pf_q[2, k]
-        ex, ey, ew = pf_e[0, k], pf_e[1, k], pf_e[2, k]
-        th = q[it]
-        c, s = np.cos(th), np.sin(th)
-        vx, vy = e[ex], e[ey]
-        J[ix, it] += -s * vx - c * vy
-        J[iy, it] += c * vx - s * vy
-        J[ix, ce + ex] += c
-        J[ix, ce + ey] += -s
-        J[iy, ce + ex] += s
-        J[iy, ce + ey] += c
-        J[it, ce + ew] += 1.0
+        for a in range(3):
+            for b in range(6):
+                J[pf_q[a, k], pf_q[b, k] if b < 3 else ce + pf_e[b - 3, k]] += P[k, a, b]
     for k in range(pt_q.size):
         J[pt_q[k], ce + pt_e[k]] += 1.0
     T = np.empty((sf_q.size, 7, 13))
@@ -489,26 +478,30 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
             J[nq + c, Gang[k]] += dg * lam[r]
             if act[r]:
                 J[cl + r, Gang[k]] -= dg * e[c]
-    for m in range(Xr.size):
-        J[nq + Xc[m], cl + Xr[m]] += Xv[m]
-        if act[Xr[m]]:
-            J[cl + Xr[m], ce + Xc[m]] -= Xv[m]
-    nlb, sj = families
+    _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
+    nlb, sj, fr = families
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
-        Sr, Sc, Ar, Ac, Br, Bc = sj[5], sj[6], sj[7], sj[8], sj[9], sj[10]
-        for m in range(Sv.size):
-            J[nq + Sc[m], cl + Sr[m]] += Sv[m]
-            if act[Sr[m]]:
-                J[cl + Sr[m], ce + Sc[m]] -= Sv[m]
+        Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]
+        _add_G_jacobian(nq, sj[5], sj[6], Sv, act, J)
         for m in range(Av.size):
             if Ac[m] >= 0:
                 J[nq + Ar[m], Ac[m]] += Av[m]
         for m in range(Bv.size):
             if Bc[m] >= 0 and act[Br[m]]:
                 J[cl + Br[m], Bc[m]] -= Bv[m]
+    if fr[0].size:
+        Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
+        frame_rate_derivatives(q, fr, Fv, dF)
+        _add_G_jacobian(nq, fr[0], fr[1], Fv, act, J)
+        rows, cols, ptr, gq = fr[0], fr[1], fr[3], fr[4]
+        for m in range(rows.size):
+            for k in range(ptr[m], ptr[m + 1]):
+                J[nq + cols[m], gq[k]] += dF[k] * lam[rows[m]]
+                if act[rows[m]]:
+                    J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
     nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops = nlb
     if nb:
         nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops, J)
-    _loads_jacobian_add(q, loads, J, nq)
+    loads_jacobian_add(q, loads, J, nq)

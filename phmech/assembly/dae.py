@@ -152,6 +152,12 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         self._jc = (A.row, A.col, A.data)
         self._J0_mv = self.J0.toarray() if self.ne <= DENSE_MAX else self.J0
 
+    @property
+    def gyro_slots(self):
+        """The gyroscopic slots ``[(K_slot, w_row)]``: ``J(e) e = J0 e - sum e[w_row] * (K_slot e)``
+        (``w_row`` indexes ``(e, 0)``, ``ne`` meaning none)."""
+        return self._K_slots
+
     # -- views -------------------------------------------------------------
     def body_q_getter(self, q):
         return self.layout.q_getter(q)

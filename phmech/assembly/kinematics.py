@@ -2,9 +2,9 @@
 
 A body names its family in ``kinematics_group`` (a group class of
 :mod:`phmech.bodies.frames`); bodies of one family are evaluated by one
-group, any other body through its own :meth:`~phmech.bodies.Body.qdot`.
-Jacobians come from a group where it gives them (``jacobian_triplets``),
-else from the bodies (exact, dense per body).
+group (``__call__`` and ``jacobian_triplets``, by the family's kernels), any
+other body through its own :meth:`~phmech.bodies.Body.qdot` and
+:meth:`~phmech.bodies.Body.qdot_jacobians` (exact, dense per body).
 """
 import numpy as np
 
@@ -24,15 +24,9 @@ class Kinematics:
                 families.setdefault(b.kinematics_group, []).append((item, b))
             else:
                 self.others.append(b)
-        #: one group per family, and the bodies whose Jacobians come from their group
-        self.groups = []
-        grouped = set()
-        for Group, members in families.items():
-            g = Group([it for it, _ in members], [b for _, b in members])
-            self.groups.append(g)
-            if hasattr(g, "jacobian_triplets"):
-                grouped.update(b.name for _, b in members)
-        self._per_body = [b for b in layout.bodies if b.nq and b.name not in grouped]
+        #: one group per family
+        self.groups = [Group([it for it, _ in members], [b for _, b in members])
+                       for Group, members in families.items()]
 
     def qdot_into(self, q, e, out):
         """Write ``T(q) e`` into ``out[:nq]``."""
@@ -47,12 +41,11 @@ class Kinematics:
         L = self.layout
         rows, cols, vals = [], [], []
         for g in self.groups:
-            if hasattr(g, "jacobian_triplets"):
-                r, c, v = g.jacobian_triplets(q, e, L.nq)
-                rows.append(r)
-                cols.append(c)
-                vals.append(v)
-        for b in self._per_body:
+            r, c, v = g.jacobian_triplets(q, e, L.nq)
+            rows.append(r)
+            cols.append(c)
+            vals.append(v)
+        for b in self.others:
             sq, se = L.q_slices[b.name], L.e_slices[b.name]
             for A, c0 in zip(b.qdot_jacobians(q[sq], e[se]), (sq.start, L.nq + se.start)):
                 r, c = np.nonzero(A)

@@ -35,7 +35,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..math.rotations import PlanarAngle, UnitQuaternion
-from .frames import PlanarFrames, SpatialFrames, spatial_frames_jacobian, spatial_frames_qdot
+from .frames import (PlanarFrames, SpatialFrames, planar_frames_jacobian, planar_frames_qdot,
+                     spatial_frames_jacobian, spatial_frames_qdot)
 
 
 @dataclass(eq=False)
@@ -291,19 +292,20 @@ class FloatingFrameBody(Body):
         self.q_labels = ["x", "y", "theta"]
         self.q0 = np.array([pos[0], pos[1], angle])
 
+    #: the frame's indices in the body's ``q`` and ``e`` for the kernels of :mod:`phmech.bodies.frames`
+    _FRAME = np.arange(3, dtype=np.int64).reshape(3, 1)
+
     def qdot(self, q, e):
-        c, s = np.cos(q[2]), np.sin(q[2])
-        return np.array([c * e[0] - s * e[1], s * e[0] + c * e[1], e[2]])
+        out = np.empty(3)
+        planar_frames_qdot(np.asarray(q, float), np.asarray(e, float), self._FRAME, self._FRAME, out)
+        return out
 
     def qdot_jacobians(self, q, e):
-        c, s = np.cos(q[2]), np.sin(q[2])
-        Tq = np.zeros((3, 3))
-        Tq[0, 2] = -s * e[0] - c * e[1]
-        Tq[1, 2] = c * e[0] - s * e[1]
+        T = np.empty((1, 3, 6))
+        planar_frames_jacobian(np.asarray(q, float), np.asarray(e, float), self._FRAME, self._FRAME, T)
         Te = np.zeros((3, self.ne))
-        Te[:2, :2] = [[c, -s], [s, c]]
-        Te[2, 2] = 1.0
-        return Tq, Te
+        Te[:, :3] = T[0, :, 3:]
+        return T[0, :, :3].copy(), Te
 
     def retract(self, q, v):
         out = np.array(q, float)

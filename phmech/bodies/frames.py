@@ -7,16 +7,59 @@ from the ``(q offset, e offset)`` of its bodies.  A group evaluates
 ``T(q) e`` (``__call__``) and gives the data of the compiled residual's slot
 :attr:`kernel_slot` (:meth:`kernel_data`).
 
-The spatial frames ``r' = R(p) v_P``, ``p' = 1/2 p (x) (0, omega)`` and their
-exact Jacobian are written once, as the kernels :func:`spatial_frames_qdot`
-and :func:`spatial_frames_jacobian`; the bodies' own
-:meth:`~phmech.bodies.SpatialFrameBody.qdot`, these groups and the compiled
-residual all call them.
+The frame kinematics and their exact Jacobians are written once, as kernels:
+planar frames ``(x, y)' = R(theta) v_P``, ``theta' = omega``
+(:func:`planar_frames_qdot`, :func:`planar_frames_jacobian`), point masses
+``x' = v`` (:func:`points_qdot`) and spatial frames ``r' = R(p) v_P``,
+``p' = 1/2 p (x) (0, omega)`` (:func:`spatial_frames_qdot`,
+:func:`spatial_frames_jacobian`, the quaternion rate by
+:func:`~phmech.math.rotations.quat_rate_into`).  The bodies' own
+:meth:`~phmech.bodies.Body.qdot` and :meth:`~phmech.bodies.Body.qdot_jacobians`,
+these groups (hence :meth:`DescriptorDAE.f <phmech.assembly.dae.DescriptorDAE.f>`
+and its sparse Jacobian) and the compiled residual all call them.
 """
 import numpy as np
 
 from .._jit import jit as _jit
-from ..math.rotations import quadratic_halfgrad_into, quadratic_into
+from ..math.rotations import quadratic_halfgrad_into, quadratic_into, quat_rate_into, quat_rate_jacobian_into
+
+
+@_jit
+def planar_frames_qdot(q, e, pq, pe, out):
+    """``out[x, y] = R(theta) v_P``, ``out[theta] = omega`` of every planar frame ``k``: indices
+    ``pq[:, k]`` of ``(x, y, theta)`` in ``q`` (and ``out``), ``pe[:, k]`` of ``(v_x, v_y, omega)``
+    in ``e`` (both (3, n))."""
+    for k in range(pq.shape[1]):
+        th = q[pq[2, k]]
+        c, s = np.cos(th), np.sin(th)
+        vx, vy = e[pe[0, k]], e[pe[1, k]]
+        out[pq[0, k]] = c * vx - s * vy
+        out[pq[1, k]] = s * vx + c * vy
+        out[pq[2, k]] = e[pe[2, k]]
+
+
+@_jit
+def planar_frames_jacobian(q, e, pq, pe, T):
+    """Exact ``T[k] = d(x', y', theta') / d(x, y, theta, v_x, v_y, omega)`` (3 x 6) of every planar
+    frame of :func:`planar_frames_qdot`."""
+    for k in range(pq.shape[1]):
+        th = q[pq[2, k]]
+        c, s = np.cos(th), np.sin(th)
+        vx, vy = e[pe[0, k]], e[pe[1, k]]
+        Tk = T[k]
+        Tk[:, :] = 0.0
+        Tk[0, 2] = -s * vx - c * vy
+        Tk[1, 2] = c * vx - s * vy
+        Tk[0, 3], Tk[0, 4] = c, -s
+        Tk[1, 3], Tk[1, 4] = s, c
+        Tk[2, 5] = 1.0
+
+
+@_jit
+def points_qdot(q, e, iq, ie, out):
+    """``out[iq] = e[ie]``: the positions' rates of point masses (inertial velocities)."""
+    for k in range(iq.size):
+        out[iq[k]] = e[ie[k]]
 
 
 @_jit
@@ -33,10 +76,7 @@ def spatial_frames_qdot(q, e, oq, oe, out):
         quadratic_into(pw, px, py, pz, Q)
         for a in range(3):
             out[o + a] = (Q[a, 0] * v0 + Q[a, 1] * v1 + Q[a, 2] * v2) / n2
-        out[o + 3] = -0.5 * (w0 * px + w1 * py + w2 * pz)
-        out[o + 4] = 0.5 * (pw * w0 + py * w2 - pz * w1)
-        out[o + 5] = 0.5 * (pw * w1 + pz * w0 - px * w2)
-        out[o + 6] = 0.5 * (pw * w2 + px * w1 - py * w0)
+        quat_rate_into(pw, px, py, pz, w0, w1, w2, out, o + 3)
 
 
 @_jit
@@ -61,15 +101,7 @@ def spatial_frames_jacobian(q, e, oq, oe, T):
                 Tk[a, 3 + m] = dq / n2 - 2.0 * p[m] * Qv / (n2 * n2)
             for b in range(3):
                 Tk[a, 7 + b] = Q[a, b] / n2
-        # p' = Omega(omega) p with the skew Omega, and dp'/d omega = 1/2 [-p_v^T; p0 I + skew(p_v)]
-        Tk[3, 4], Tk[3, 5], Tk[3, 6] = -0.5 * wx, -0.5 * wy, -0.5 * wz
-        Tk[4, 3], Tk[4, 5], Tk[4, 6] = 0.5 * wx, 0.5 * wz, -0.5 * wy
-        Tk[5, 3], Tk[5, 4], Tk[5, 6] = 0.5 * wy, -0.5 * wz, 0.5 * wx
-        Tk[6, 3], Tk[6, 4], Tk[6, 5] = 0.5 * wz, 0.5 * wy, -0.5 * wx
-        Tk[3, 10], Tk[3, 11], Tk[3, 12] = -0.5 * px, -0.5 * py, -0.5 * pz
-        Tk[4, 10], Tk[4, 11], Tk[4, 12] = 0.5 * pw, -0.5 * pz, 0.5 * py
-        Tk[5, 10], Tk[5, 11], Tk[5, 12] = 0.5 * pz, 0.5 * pw, -0.5 * px
-        Tk[6, 10], Tk[6, 11], Tk[6, 12] = -0.5 * py, 0.5 * px, 0.5 * pw
+        quat_rate_jacobian_into(pw, px, py, pz, wx, wy, wz, Tk[3:7, 3:7], Tk[3:7, 10:13])
 
 
 class SpatialFrames:
@@ -101,24 +133,29 @@ class SpatialFrames:
 
 
 class PlanarFrames:
-    """``(x, y)' = R(theta) v_P``, ``theta' = omega`` for many planar frames."""
+    """``(x, y)' = R(theta) v_P``, ``theta' = omega`` for many planar frames (the kernels above)."""
 
     kernel_slot = "planar_frames"
 
     def __init__(self, items, bodies):
         self.q = np.array([[oq, oq + 1, oq + 2] for oq, oe in items], np.int64).reshape(-1, 3).T.copy()
         self.e = np.array([[oe, oe + 1, oe + 2] for oq, oe in items], np.int64).reshape(-1, 3).T.copy()
+        n = len(items)
+        self._rows = np.broadcast_to(self.q.T[:, :, None], (n, 3, 6)).ravel()
+        self._cols = np.broadcast_to(np.concatenate([self.q.T, self.e.T], axis=1)[:, None, :], (n, 3, 6)).ravel()
+        self._is_e = np.broadcast_to(np.arange(6) >= 3, (n, 3, 6)).ravel()
 
     def __call__(self, q, e, out):
-        th = q[self.q[2]]
-        c, s = np.cos(th), np.sin(th)
-        vx, vy = e[self.e[0]], e[self.e[1]]
-        out[self.q[0]] = c * vx - s * vy
-        out[self.q[1]] = s * vx + c * vy
-        out[self.q[2]] = e[self.e[2]]
+        planar_frames_qdot(q, e, self.q, self.e, out)
 
     def kernel_data(self):
         return self.q, self.e
+
+    def jacobian_triplets(self, q, e, nq):
+        """Triplets of ``d qdot/dq`` and ``d qdot/de`` (columns of ``e`` shifted by ``nq``)."""
+        T = np.empty((self.q.shape[1], 3, 6))
+        planar_frames_jacobian(q, e, self.q, self.e, T)
+        return self._rows, self._cols + nq * self._is_e, T.ravel()
 
 
 class Points:
@@ -132,7 +169,11 @@ class Points:
         self.e = np.concatenate([oe + np.arange(d) for (oq, oe), d in zip(items, dims)]).astype(np.int64)
 
     def __call__(self, q, e, out):
-        out[self.q] = e[self.e]
+        points_qdot(q, e, self.q, self.e, out)
 
     def kernel_data(self):
         return self.q, self.e
+
+    def jacobian_triplets(self, q, e, nq):
+        """Triplets of ``d qdot/de`` (the identity on the velocities; columns shifted by ``nq``)."""
+        return self.q, self.e + nq, np.ones(self.q.size)

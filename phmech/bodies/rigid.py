@@ -4,7 +4,7 @@ import scipy.sparse as sp
 
 from ..math.rotations import E3, skew
 from .base import Body, FloatingFrameBody, SpatialFrameBody
-from .frames import Points
+from .frames import Points, points_qdot
 
 
 def positive(value, what, owner, allow_zero=False):
@@ -95,6 +95,8 @@ class PointMass(Body):
     """
 
     kinematics_group = Points
+    #: the position's indices in the body's ``q`` and ``e`` for :func:`~phmech.bodies.frames.points_qdot`
+    _POINT = np.arange(3, dtype=np.int64)
 
     def __init__(self, name, mass, position=(0.0, 0.0)):
         super().__init__(name)
@@ -112,7 +114,9 @@ class PointMass(Body):
         self.add_port("P", np.eye(self.dim))
 
     def qdot(self, q, e):
-        return np.array(e[:self.dim], dtype=float)
+        out = np.empty(self.dim)
+        points_qdot(np.asarray(q, float), np.asarray(e, float), self._POINT[:self.dim], self._POINT[:self.dim], out)
+        return out
 
     def qdot_jacobians(self, q, e):
         return np.zeros((self.dim, self.dim)), np.eye(self.dim)

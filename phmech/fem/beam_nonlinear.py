@@ -321,6 +321,10 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         row[2] = s
         return row, ds
 
+    def frame_rate_gauge(self):
+        """``g`` with the frame rate ``theta' = omega / (1 + g . q)`` (:mod:`phmech.fem.frame_rate`)."""
+        return self._cq / self._d
+
     def qdot(self, q, e):
         c, s_ = np.cos(q[2]), np.sin(q[2])
         sig, _ = self.sigma(q)

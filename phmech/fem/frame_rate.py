@@ -1,13 +1,22 @@
 """The frame-rate joint: drives or couples the frame rotation of planar floating bodies.
 
-For the geometrically consistent beam (:mod:`phmech.fem.beam_nonlinear`)
-the frame's angular velocity is a function of the state,
-``theta' = l(q) . e``; for rigid and linear floating bodies it is the effort
-``omega``.  The joint takes the row from the body (``frame_rate(q)``).
+The frame rate of a planar floating body is ``theta' = sigma(q) omega`` with
+``sigma = 1 / (1 + g . q)``: ``g = 0`` for rigid and linear floating bodies
+(``theta' = omega``), the gauge functional of the frame for the geometrically
+consistent beam (:mod:`phmech.fem.beam_nonlinear`).  A body whose frame rate
+is not ``omega`` gives ``g`` on its own ``q`` by ``frame_rate_gauge()``; ``omega``
+is the third effort of every planar floating body.
+
+The rows ``sigma_a(q) omega_a - sigma_b(q) omega_b`` and their exact
+derivatives by ``q`` are written once, as the kernels
+:func:`frame_rate_values` and :func:`frame_rate_derivatives`, on the data
+the group packs (:meth:`FrameRateGroup.kernel_data`); the assembled
+right-hand side, its sparse Jacobian and the compiled residual all call them.
 """
 import numpy as np
 
 from .._checks import time_function
+from .._jit import jit as _jit
 from ..joints.base import Joint
 from ..math.rotations import PlanarAngle
 
@@ -15,9 +24,9 @@ from ..math.rotations import PlanarAngle
 class FrameRate(Joint):
     """Drives or couples the frame rotation ``theta'`` of a floating body.
 
-    One row ``theta_a' - theta_b' = w(t)`` where ``theta'`` is the body's
-    frame rate (:meth:`NonlinearFloatingBeam.frame_rate`, ``omega`` for a
-    rigid or linear floating body) and ``b`` is another floating body or the
+    One row ``theta_a' - theta_b' = w(t)`` where ``theta' = sigma(q) omega`` is
+    the body's frame rate (see the module docstring; ``omega`` for a rigid or
+    linear floating body) and ``b`` is another floating body or the
     ground.  Position level: ``theta_a - theta_b - angle(t)``.
 
     Parameters
@@ -66,65 +75,89 @@ class FrameRate(Joint):
         return np.array([rel - self._theta0 - ang])
 
 
-def _rate_row(body, q):
-    if hasattr(body, "frame_rate"):
-        return body.frame_rate(q)
-    row = np.zeros(body.ne)
-    row[2] = 1.0
-    return row, np.zeros(body.nq)
+@_jit
+def frame_rate_values(q, fr, vals):
+    """``vals[m] = sign_m sigma(q)`` of every term ``m`` of the packed rows ``fr`` (the value of
+    ``G`` at row ``fr[0][m]``, column ``fr[1][m]``), ``sigma = 1 / (1 + g . q)``."""
+    rows, cols, sign, ptr, gq, gv = fr
+    for m in range(rows.size):
+        d = 1.0
+        for k in range(ptr[m], ptr[m + 1]):
+            d += gv[k] * q[gq[k]]
+        vals[m] = sign[m] / d
+
+
+@_jit
+def frame_rate_derivatives(q, fr, vals, dvals):
+    """:func:`frame_rate_values` into ``vals`` and ``dvals[k] = d vals[m] / d q[gq[k]] =
+    -sign_m g_k sigma^2`` for the gauge entries ``k`` of every term ``m``."""
+    rows, cols, sign, ptr, gq, gv = fr
+    for m in range(rows.size):
+        d = 1.0
+        for k in range(ptr[m], ptr[m + 1]):
+            d += gv[k] * q[gq[k]]
+        vals[m] = sign[m] / d
+        for k in range(ptr[m], ptr[m + 1]):
+            dvals[k] = -sign[m] * gv[k] / (d * d)
 
 
 class FrameRateGroup:
-    """Evaluates :class:`FrameRate` joints (rows ``l_a(q) e_a - l_b(q) e_b``)."""
+    """Evaluates :class:`FrameRate` joints (rows ``sigma_a(q) omega_a - sigma_b(q) omega_b``) by
+    the kernels above on the data of :meth:`kernel_data`."""
+
+    #: the compiled residual's slot for :meth:`kernel_data`
+    kernel_slot = "frame_rates"
 
     def __init__(self, joints, layout):
-        self.layout = layout
-        self.items = [(j, layout.lam_slices[j.name].start) for j in joints]
-        self.q_of = layout.q_getter
+        L = self.layout = layout
+        rows, cols, sign, ptr, gq, gv = [], [], [], [0], [], []
+        for j in joints:
+            for body, sgn in ((j.a, 1.0), (j.b, -1.0)):
+                if body is None:
+                    continue
+                g = np.zeros(body.nq) if not hasattr(body, "frame_rate_gauge") else \
+                    np.asarray(body.frame_rate_gauge(), float).ravel()
+                if g.shape != (body.nq,) or not np.all(np.isfinite(g)):
+                    raise ValueError(f"joint '{j.name}': body '{body.name}' gives the frame-rate gauge {g!r}; "
+                                     f"it needs {body.nq} finite numbers, one per entry of its q")
+                nz = np.flatnonzero(g)
+                rows.append(L.lam_slices[j.name].start)
+                cols.append(L.e_slices[body.name].start + 2)
+                sign.append(sgn)
+                gq.append(L.q_slices[body.name].start + nz)
+                gv.append(g[nz])
+                ptr.append(ptr[-1] + nz.size)
+        i64 = lambda x: np.ascontiguousarray(x, np.int64)
+        self._data = (i64(rows), i64(cols), np.array(sign, float), i64(ptr),
+                      i64(np.concatenate(gq)) if gq else np.zeros(0, np.int64),
+                      np.concatenate(gv).astype(float) if gv else np.zeros(0))
+        #: the term of every gauge entry
+        self._term = np.repeat(np.arange(len(rows)), np.diff(ptr)).astype(np.int64)
 
-    def _parts(self, j, q):
-        L = self.layout
-        for body, sign in ((j.a, 1.0), (j.b, -1.0)):
-            if body is None:
-                continue
-            sq, se = L.q_slices[body.name], L.e_slices[body.name]
-            row, dq = _rate_row(body, q[sq])
-            yield sign, row, dq, sq, se
-
-    def add_G(self, q, G):
-        for j, r in self.items:
-            for sign, row, _, _, se in self._parts(j, q):
-                G[r, se] += sign * row
+    def kernel_data(self):
+        """``(rows, cols, sign, ptr, gq, gv)``: per term ``m`` of a row, its row in ``lam``, the column
+        of ``omega`` in ``e`` and the sign; the gauge ``g`` of term ``m`` as its entries
+        ``gv[ptr[m]:ptr[m + 1]]`` at the columns ``gq`` of ``q``."""
+        return self._data
 
     def G_triplets(self, q):
-        rows, cols, vals = [], [], []
-        for j, r in self.items:
-            for sign, row, _, _, se in self._parts(j, q):
-                nz = np.flatnonzero(row)
-                rows.append(np.full(len(nz), r))
-                cols.append(se.start + nz)
-                vals.append(sign * row[nz])
-        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
-        return cat(rows, int), cat(cols, int), cat(vals, float)
+        """``G(q)`` as triplets ``(rows, cols, values)``."""
+        fr = self._data
+        v = np.empty(fr[0].size)
+        frame_rate_values(np.asarray(q, float), fr, v)
+        return fr[0], fr[1], v
+
+    def add_G(self, q, G):
+        r, c, v = self.G_triplets(q)
+        np.add.at(G, (r, c), v)
 
     def jacobian_triplets(self, q, e, lam):
-        gt, ge = [[], [], []], [[], [], []]
-        for j, r in self.items:
-            for sign, row, dq, sq, se in self._parts(j, q):
-                nz_q = np.flatnonzero(dq)
-                if not len(nz_q):
-                    continue
-                om = e[se][2]
-                # G e = sign * sigma(q) omega: d/dq = sign omega dsigma; G^T lam on the omega entry
-                ge[0].append(np.full(len(nz_q), r))
-                ge[1].append(sq.start + nz_q)
-                ge[2].append(sign * om * dq[nz_q])
-                gt[0].append(np.full(len(nz_q), se.start + 2))
-                gt[1].append(sq.start + nz_q)
-                gt[2].append(sign * lam[r] * dq[nz_q])
-        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
-        return tuple(cat(x, d) for x, d in zip(gt, (int, int, float))), \
-            tuple(cat(x, d) for x, d in zip(ge, (int, int, float)))
+        """``d(G^T lam)/dq`` (rows in ``e``) and ``d(G e)/dq`` (rows in ``lam``) as triplets."""
+        fr, m = self._data, self._term
+        v, dv = np.empty(fr[0].size), np.empty(fr[4].size)
+        frame_rate_derivatives(np.asarray(q, float), fr, v, dv)
+        r, c = fr[0][m], fr[1][m]
+        return (c, fr[4], dv * lam[r]), (r, fr[4], dv * e[c])
 
 
 FrameRate.Group = FrameRateGroup

@@ -17,10 +17,12 @@ model depends on ``|p|`` (rotations, joint rows, loads and energy all use
 ``R(p)``), a drift of the norm never shows in the motion and no projection
 step is needed.  Outputs and initial values are normalized.
 
-The quadratic form, its gradient and ``(R, dR/dp)`` are compiled kernels
-(:func:`quadratic_into`, :func:`quadratic_halfgrad_into`, :func:`quat_rotation`): the
-one implementation used by the bodies, the joints, the loads and the
-compiled residual.
+The quadratic form, its gradient, ``(R, dR/dp)`` and the quaternion rate
+``p' = 1/2 p (x) (0, omega)`` with its exact Jacobians are compiled kernels
+(:func:`quadratic_into`, :func:`quadratic_halfgrad_into`, :func:`quat_rotation`,
+:func:`quat_rate_into`, :func:`quat_rate_jacobian_into`): the one
+implementation used by the bodies, the frame kinematics, the joints, the
+loads and the compiled residual.
 """
 import numpy as np
 
@@ -96,6 +98,29 @@ def quat_rotation(q, o, R, dR, deriv):
             for a in range(3):
                 for b in range(3):
                     dR[m, a, b] = 2.0 * (dR[m, a, b] - pm * R[a, b]) / n2
+
+
+@_jit
+def quat_rate_into(pw, px, py, pz, wx, wy, wz, out, o):
+    """``out[o:o + 4] = p' = 1/2 p (x) (0, omega) = Omega(omega) p`` (``omega`` in body components)."""
+    out[o] = -0.5 * (wx * px + wy * py + wz * pz)
+    out[o + 1] = 0.5 * (pw * wx + py * wz - pz * wy)
+    out[o + 2] = 0.5 * (pw * wy + pz * wx - px * wz)
+    out[o + 3] = 0.5 * (pw * wz + px * wy - py * wx)
+
+
+@_jit
+def quat_rate_jacobian_into(pw, px, py, pz, wx, wy, wz, Tp, Tw):
+    """Exact Jacobians of :func:`quat_rate_into`: ``Tp = dp'/dp = Omega(omega)`` (4, 4, skew) and
+    ``Tw = dp'/d omega = 1/2 [-p_v^T; p0 I + skew(p_v)]`` (4, 3), written into the arrays."""
+    Tp[0, 0], Tp[0, 1], Tp[0, 2], Tp[0, 3] = 0.0, -0.5 * wx, -0.5 * wy, -0.5 * wz
+    Tp[1, 0], Tp[1, 1], Tp[1, 2], Tp[1, 3] = 0.5 * wx, 0.0, 0.5 * wz, -0.5 * wy
+    Tp[2, 0], Tp[2, 1], Tp[2, 2], Tp[2, 3] = 0.5 * wy, -0.5 * wz, 0.0, 0.5 * wx
+    Tp[3, 0], Tp[3, 1], Tp[3, 2], Tp[3, 3] = 0.5 * wz, 0.5 * wy, -0.5 * wx, 0.0
+    Tw[0, 0], Tw[0, 1], Tw[0, 2] = -0.5 * px, -0.5 * py, -0.5 * pz
+    Tw[1, 0], Tw[1, 1], Tw[1, 2] = 0.5 * pw, -0.5 * pz, 0.5 * py
+    Tw[2, 0], Tw[2, 1], Tw[2, 2] = 0.5 * pz, 0.5 * pw, -0.5 * px
+    Tw[3, 0], Tw[3, 1], Tw[3, 2] = -0.5 * py, 0.5 * px, 0.5 * pw
 
 
 def rot3(p):
@@ -192,20 +217,22 @@ class UnitQuaternion:
     @staticmethod
     def omega_matrix(omega):
         """``Omega(omega)`` with ``p' = Omega p`` (skew, 4 x 4)."""
-        wx, wy, wz = omega
-        return 0.5 * np.array([[0, -wx, -wy, -wz], [wx, 0, wz, -wy],
-                               [wy, -wz, 0, wx], [wz, wy, -wx, 0]])
+        return UnitQuaternion.rate_jacobians(np.zeros(4), omega)[0]
 
     @staticmethod
     def rate(p, omega):
-        return UnitQuaternion.omega_matrix(omega) @ p
+        """Parameter rate ``p' = 1/2 p (x) (0, omega)`` (:func:`quat_rate_into`)."""
+        out = np.empty(4)
+        quat_rate_into(*(float(x) for x in p), *(float(x) for x in omega), out, 0)
+        return out
 
     @staticmethod
     def rate_jacobians(p, omega):
-        """``(d p'/dp, d p'/d omega)``: ``Omega(omega)`` and ``1/2 [[-p_v^T], [p0 I + skew(p_v)]]``."""
-        p0, pv = p[0], np.asarray(p[1:], float)
-        Tw = 0.5 * np.vstack([-pv[None, :], p0 * np.eye(3) + skew(pv)])
-        return UnitQuaternion.omega_matrix(omega), Tw
+        """``(d p'/dp, d p'/d omega)``: ``Omega(omega)`` and ``1/2 [[-p_v^T], [p0 I + skew(p_v)]]``
+        (:func:`quat_rate_jacobian_into`)."""
+        Tp, Tw = np.empty((4, 4)), np.empty((4, 3))
+        quat_rate_jacobian_into(*(float(x) for x in p), *(float(x) for x in omega), Tp, Tw)
+        return Tp, Tw
 
     @staticmethod
     def retract(p, dphi):
