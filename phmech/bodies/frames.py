@@ -72,6 +72,33 @@ def spatial_frames_jacobian(q, e, oq, oe, T):
         Tk[6, 10], Tk[6, 11], Tk[6, 12] = -0.5 * py, 0.5 * px, 0.5 * pw
 
 
+@_jit
+def planar_frames_qdot(q, e, oq, oe, out):
+    """``out[oq:oq + 3] = (R(theta) v, omega)`` of every planar frame (offsets ``oq`` in ``q``,
+    ``oe`` in ``e``; ``theta = q[oq + 2]``, ``(v, omega) = e[oe:oe + 3]``)."""
+    for k in range(oq.size):
+        o, f = oq[k], oe[k]
+        c, s = np.cos(q[o + 2]), np.sin(q[o + 2])
+        out[o] = c * e[f] - s * e[f + 1]
+        out[o + 1] = s * e[f] + c * e[f + 1]
+        out[o + 2] = e[f + 2]
+
+
+@_jit
+def planar_frames_jacobian(q, e, oq, oe, T):
+    """Exact ``T[k] = d qdot / d(q[oq:oq + 3], e[oe:oe + 3])`` (3 x 6) of every planar frame."""
+    for k in range(oq.size):
+        o, f = oq[k], oe[k]
+        c, s = np.cos(q[o + 2]), np.sin(q[o + 2])
+        Tk = T[k]
+        Tk[:, :] = 0.0
+        Tk[0, 2] = -s * e[f] - c * e[f + 1]
+        Tk[1, 2] = c * e[f] - s * e[f + 1]
+        Tk[0, 3], Tk[0, 4] = c, -s
+        Tk[1, 3], Tk[1, 4] = s, c
+        Tk[2, 5] = 1.0
+
+
 class SpatialFrames:
     """``r' = R(p) v_P``, ``p' = 1/2 p (x) (0, omega)`` for many spatial frames (the kernels above)."""
 
