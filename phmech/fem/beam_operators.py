@@ -21,7 +21,9 @@ def stack(mats):
     """The packed operator of the sparse matrices ``mats`` (one per beam, local columns)."""
     if not mats:
         return (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
+    width = max(A.shape[1] for A in mats)       # local columns: pad to the widest beam
     blocks = [sp.csr_matrix(A) for A in mats]
+    blocks = [sp.csr_matrix((A.data, A.indices, A.indptr), shape=(A.shape[0], width)) for A in blocks]
     S = sp.vstack(blocks, format="csr")
     S.sort_indices()
     start = np.cumsum([0] + [A.shape[0] for A in blocks]).astype(np.int64)
