@@ -20,12 +20,12 @@ def _spatial(strain="green", n=2):
 
 
 def _state(beam, seed, scale):
-    """A deformed, moving state: random displacements of size ``scale`` (relative to the length),
+    """A deformed, moving state: random displacement and slope coefficients of size ``scale``,
     random velocities and stresses."""
     rng = np.random.default_rng(seed)
     q = beam.q0.copy()
     n0 = 3 if beam.dim == 2 else 7
-    q[n0:] = scale * beam.L * rng.standard_normal(beam.nq - n0)
+    q[n0:] = scale * rng.standard_normal(beam.nq - n0)
     q[:n0] += 0.1 * rng.standard_normal(n0)
     return q, rng.standard_normal(beam.ne)
 
@@ -41,9 +41,11 @@ def _fd(fun, x, h):
 
 
 def _close(A, B, tol):
-    """Entrywise, relative to the largest entry of B's row (rows differ by orders of magnitude)."""
+    """Entrywise, relative to the largest entry of B's row (rows differ by orders of magnitude;
+    rows that vanish are compared on 1e-5 of B's largest entry: the round-off of the differences,
+    eps |f| / h, is about 1e-10 of it)."""
     A = A.toarray() if hasattr(A, "toarray") else np.asarray(A)
-    row = np.maximum(np.max(np.abs(B), axis=1, keepdims=True), 1e-300)
+    row = np.maximum(np.max(np.abs(B), axis=1, keepdims=True), max(1e-5 * np.abs(B).max(), 1e-300))
     return np.max(np.abs(A - B) / row) <= tol
 
 
@@ -61,11 +63,13 @@ def test_jacobians_equal_finite_differences(name, make):
     Tq, Te = beam.qdot_jacobians(q, e)
     f, Dq, De = beam.effort_terms(0.0, q, e)
     assert np.array_equal(f, beam.effort_force(0.0, q, e))
-    h = 1e-6
-    assert _close(Tq, _fd(lambda x: beam.qdot(x, e), q, h), 1e-7)
-    assert _close(Te, _fd(lambda x: beam.qdot(q, x), e, h), 1e-7)
+    # the efforts are quadratic in q and e but for sigma(q): truncation (h^2) stays small; the
+    # round-off eps |f| / h is the larger error (|f| holds the stiff stress rows)
+    h = 1e-5
+    assert _close(Tq, _fd(lambda x: beam.qdot(x, e), q, h), 1e-6)
+    assert _close(Te, _fd(lambda x: beam.qdot(q, x), e, h), 1e-6)
     assert _close(Dq, _fd(lambda x: beam.effort_force(0.0, x, e), q, h), 1e-6)
-    assert _close(De, _fd(lambda x: beam.effort_force(0.0, q, x), e, h), 1e-7)
+    assert _close(De, _fd(lambda x: beam.effort_force(0.0, q, x), e, h), 1e-6)
 
 
 @pytest.mark.parametrize("name,make", BEAMS, ids=[b[0] for b in BEAMS])
