@@ -14,6 +14,12 @@ Exudyn's modified Newton (relative tolerance 1e-8, absolute 1e-6: its default
 load function (as a user writes it) and once with a constant torque (no
 Python call in the step: the faster of the two is the peer).
 
+A second phmech row runs the same beam with the torque replaced by the
+body-frame tip force ``(0, M(t) / L, 0)`` (the same moment about the hinge):
+the frame moment (:class:`~phmech.fem.beam3d_nonlinear.FrameMoment`) has no
+kernel yet, so the first model runs the Python residual (with the beams'
+kernels), the second one the compiled residual.
+
 Both codes run one thread; the time per step is the process CPU time of
 the solve over the number of steps (the machine may be shared: wall times
 are printed beside it).  Exudyn is an optional dependency of the benchmarks
