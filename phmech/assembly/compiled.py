@@ -17,8 +17,13 @@ evaluates them in one compiled kernel:
   fixed sparsity pattern), of the spatial joints by the kernels of
   :mod:`phmech.joints.spatial_kernels` and of the frame-rate joints by those
   of :mod:`phmech.fem.frame_rate`, with ``G^T lam`` and ``w - G e``;
-* the consistent beams (:mod:`phmech.assembly.compiled_beams`) and the loads
-  ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
+* the effort families (bodies with state-dependent effort terms, whose
+  kernels also give their kinematics): the consistent planar and spatial
+  beams (:mod:`phmech.fem.beam_nonlinear_kernels`,
+  :mod:`phmech.fem.beam3d_nonlinear_kernels`); a body names its slot in
+  ``effort_slot`` and its class packs the data of the slot's bodies
+  (``effort_kernel_data``);
+* the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
 Each group of kinematics or joints, and each load, names its slot of the
@@ -51,7 +56,7 @@ from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
 from ..loads_kernels import PackedLoads, loads_add, loads_jacobian_add
 from .._jit import jit as _jit, numba
-from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
+from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
 
 
 class PythonFallbackWarning(UserWarning):
@@ -103,6 +108,43 @@ def _planar_G(q, Gv0, Gvcs, Gang):
     return G, cs
 
 
+#: the kernel's slots of the effort families and their kernel modules (``pack``, ``qdot``,
+#: ``efforts``, ``qdot_jacobian``, ``effort_jacobian``), in the order of the packed tuple
+EFFORT_SLOTS = {"planar_consistent_beams": _planar_beams, "spatial_consistent_beams": _spatial_beams}
+
+
+@_jit
+def _effort_families(q, e, eff, out, fe):
+    """Kinematic rows (into ``out``) and effort terms (added to ``fe``) of the effort families."""
+    pb, sb = eff
+    _planar_beams.qdot(q, e, pb, out)
+    _planar_beams.efforts(q, e, pb, fe)
+    _spatial_beams.qdot(q, e, sb, out)
+    _spatial_beams.efforts(q, e, sb, fe)
+
+
+@_jit
+def _triplets_add(J, R, C, V, k):
+    """``J[R[m], C[m]] += V[m]`` for the first ``k`` triplets."""
+    for m in range(k):
+        J[R[m], C[m]] += V[m]
+
+
+@_jit
+def _effort_families_jacobian(q, e, nq, eff, J):
+    """The exact derivatives of :func:`_effort_families` added to the dense ``J`` (each family's
+    kernels write triplets; their number is in the family's data, ``data[1]``)."""
+    pb, sb = eff
+    n = max(pb[1][0] + pb[1][1], sb[1][0] + sb[1][1])
+    R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+    if pb[0]:
+        k = _planar_beams.qdot_jacobian(q, e, nq, pb, R, C, V, 0)
+        _triplets_add(J, R, C, V, _planar_beams.effort_jacobian(q, e, nq, pb, R, C, V, k))
+    if sb[0]:
+        k = _spatial_beams.qdot_jacobian(q, e, nq, sb, R, C, V, 0)
+        _triplets_add(J, R, C, V, _spatial_beams.effort_jacobian(q, e, nq, sb, R, C, V, k))
+
+
 @_jit
 def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
     """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
@@ -134,9 +176,9 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(nlb, sj, fr)``: the packed consistent beams
-    (:func:`phmech.assembly.compiled_beams.pack`), spatial joints
-    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`) and frame-rate joints
+    families with their own kernels, ``(eff, sj, fr)``: the effort families' data (in the
+    order of :data:`EFFORT_SLOTS`), the spatial joints
+    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`) and the frame-rate joints
     (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
@@ -165,7 +207,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     G, _ = _planar_G(q, Gv0, Gvcs, Gang)
     _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
     _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    nlb, sj, fr = families
+    eff, sj, fr = families
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
@@ -176,9 +218,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         _add_G_terms(fr[0], fr[1], Fv, e, lam, fe, fl)
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
-    nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops = nlb
-    if nb:
-        nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops, out, fe)
+    _effort_families(q, e, eff, out, fe)
     loads_add(q, loads, fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
@@ -249,11 +289,16 @@ class CompiledResidual:
                 self.leftovers.append(f"joint group {type(g).__name__}")
         self.pf, self.pt, self.sf = slots["planar_frames"], slots["points"], slots["spatial_frames"]
         self.G, self.sj, self.fr = slots["planar_joints"], slots["spatial_joints"], slots["frame_rates"]
-        beams = [(b, sq, se) for b, sq, se in d.effort_bodies if is_compilable(b)]
-        self.nlb = pack_beams(beams, d.layout)
-        compiled_beams = {id(b) for b, _, _ in beams}
+        # effort families: a body names its slot, its class packs the slot's bodies; the slot's
+        # kernels evaluate the bodies' effort terms and kinematics
+        members = {slot: [] for slot in EFFORT_SLOTS}
+        for item in d.effort_bodies:
+            members.get(getattr(item[0], "effort_slot", None), []).append(item)
+        self.eff = tuple(type(items[0][0]).effort_kernel_data(items) if items else EFFORT_SLOTS[slot].pack([])
+                         for slot, items in members.items())
+        compiled_bodies = {id(b) for items in members.values() for b, _, _ in items}
         self.other_kin = [(b, d.layout.q_slices[b.name], d.layout.e_slices[b.name])
-                          for b in d.kinematics.others if id(b) not in compiled_beams]
+                          for b in d.kinematics.others if id(b) not in compiled_bodies]
         self.leftovers += [f"kinematics of '{b.name}'" for b, _, _ in self.other_kin]
         ne = d.ne
         self.J0 = _csr(d.J0, (ne, ne))
@@ -269,7 +314,7 @@ class CompiledResidual:
             self.K = (np.zeros(1, np.int64), i0, np.zeros(0))
             self.Kw = i0
         self.nslot = nslot
-        self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_beams]
+        self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_bodies]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
         self.packed_loads = PackedLoads(d.loads)
         #: the loads evaluated by their own methods
@@ -322,7 +367,7 @@ class CompiledResidual:
         if self._fixed_args is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj, self.fr),
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.eff, self.sj, self.fr),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -479,7 +524,7 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
             if act[r]:
                 J[cl + r, Gang[k]] -= dg * e[c]
     _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
-    nlb, sj, fr = families
+    eff, sj, fr = families
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
@@ -501,7 +546,5 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                 J[nq + cols[m], gq[k]] += dF[k] * lam[rows[m]]
                 if act[rows[m]]:
                     J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
-    nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops = nlb
-    if nb:
-        nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops, J)
+    _effort_families_jacobian(q, e, nq, eff, J)
     loads_jacobian_add(q, loads, J, nq)

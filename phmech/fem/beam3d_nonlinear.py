@@ -46,9 +46,10 @@ from ..bodies.base import SpatialFrameBody
 from ..loads import Load, _as_load_function
 from ..math.rotations import UnitQuaternion
 from ._petsc import to_numpy, to_scipy
+from . import beam3d_nonlinear_kernels as _kernels
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
-from ._sandwich import Sandwich as _Sandwich
-from .beam_nonlinear import STRAINS, _single_dof
+from .beam_nonlinear import STRAINS, _single_dof, _split_effort_triplets
+from .beam_operators import frame_scale, triplets_to_dense
 from .cache import CachedFE
 
 #: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
@@ -76,6 +77,9 @@ class NonlinearSpatialBeam(SpatialFrameBody):
     kinematics_group = None
     omega_indices = ()
     has_effort_terms = True
+    #: the slot of the compiled residual evaluating the beams' kinematics and effort terms
+    #: (:mod:`phmech.fem.beam3d_nonlinear_kernels`; data by :meth:`effort_kernel_data`)
+    effort_slot = "spatial_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None, strain="green",
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
@@ -161,9 +165,6 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         self._S = [(E1 @ P).tocsr() for P in self.Pq]           # u' at the quadrature points (nQ x nq)
         self._Nn = (Nq @ self._Pn).tocsr()
         self._D2q = [(D2 @ P).tocsr() for P in self.Pq]         # u'' tested by DG1 (nm x nq)
-        self._sand_e = [_Sandwich(self._Nn, F) for F in self._F]
-        self._sand_q = [_Sandwich(self._Nn, S) for S in self._S]
-        self._sand_FS = [_Sandwich(F, S) for F, S in zip(self._F, self._S)]
         self._cq = np.asarray(self.Pq[0].T @ trs).ravel()       # u_x'(0) on q
         self._gauge_q = _single_dof(self._cq, "the gauge functional on q", name)
         # the velocity fields relative to the frame origin (u' = a_rel - Omega x (X e1 + u)): without v_P
@@ -185,7 +186,6 @@ class NonlinearSpatialBeam(SpatialFrameBody):
             Bm[1].append(-(NW @ self._S[2]))
             Bm[2].append(NW @ self._S[1])
         self._B = [sp.csr_matrix(sum(Bm[i])) if Bm[i] else sp.csr_matrix((ne, nq)) for i in range(3)]
-        self._Kcoo = [Ki.tocoo() for Ki in self.K]
         self.q_labels = ["x", "y", "z", "p0", "p1", "p2", "p3"] + [f"u{i}" for i in range(nq - 7)]
         self.q0 = np.r_[self.q0, np.zeros(nq - 7)]
         self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
@@ -197,55 +197,55 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         self._Mfield = rhoA * MV
         self._one, self._spin_row = one, spin
 
+    # -- the kernels --------------------------------------------------------------
+    def kernel_operators(self):
+        """The sparse operators of :mod:`phmech.fem.beam3d_nonlinear_kernels` (local columns)."""
+        out = {"Pq_phi": self.Pq_phi, "Sel_s": self._sel_s, "Nn": self._Nn}
+        for c, x in enumerate("xyz"):
+            out["Pq_" + x], out["PeR_" + x] = self.Pq[c], sp.csr_matrix(self._dense["Pe_rel"][c])
+            out["S_" + x], out["F_" + x] = self._S[c], self._F[c]
+        for i in range(3):
+            out[f"B_{i}"], out[f"K_{i}"] = self._B[i], self.K[i]
+        return out
+
+    @classmethod
+    def effort_kernel_data(cls, items):
+        """The data of the slot :attr:`effort_slot` for the beams ``[(beam, q slice, e slice)]``
+        (:func:`phmech.fem.beam3d_nonlinear_kernels.pack`)."""
+        return _kernels.pack(items)
+
+    def _own_data(self):
+        """The kernels' data of this beam alone (local ``q`` and ``e``), built once."""
+        if getattr(self, "_kernel_data", None) is None:
+            self._kernel_data = _kernels.pack([(self, slice(0, self.nq), slice(0, self.ne))])
+        return self._kernel_data
+
+    def _triplets(self, kernel, q, e, which):
+        data = self._own_data()
+        n = int(data[1][which])
+        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+        kernel(np.asarray(q, float), np.asarray(e, float), self.nq, data, R, C, V, 0)
+        return R, C, V
+
     # -- frame rate -------------------------------------------------------------
     def frame_scale(self, q):
         """``d`` with ``Omega = d * omega`` and ``dd/dq`` (3 x nq)."""
-        s = 1.0 / (1.0 + self._cq @ q)
+        k = self._gauge_q
+        s, ds = frame_scale(1.0, self._cq[k], q[k])
         d = np.array([1.0, s, s])
         grad = np.zeros((3, self.nq))
-        grad[1] = grad[2] = -s * s * self._cq
+        grad[1, k] = grad[2, k] = ds
         return d, grad
 
     def qdot(self, q, e):
-        d, _ = self.frame_scale(q)
-        Om = d * e[3:6]
-        out = np.zeros(self.nq)
-        out[:3] = self.rotation(q) @ e[:3]
-        out[3:7] = UnitQuaternion.rate(q[3:7], Om)
-        pos = [self.xi + self.Pq[0] @ q, self.Pq[1] @ q, self.Pq[2] @ q]
-        Pe_rel = self._dense["Pe_rel"]
-        for c in range(3):
-            rate = Pe_rel[c] @ e
-            for i, j, sgn in _CROSS[c]:
-                rate -= sgn * Om[i] * pos[j]
-            out += self.Pq[c].T @ rate
-        out += self.Pq_phi.T @ (self._sel_s @ e)
+        out = np.empty(self.nq)
+        _kernels.qdot(np.asarray(q, float), np.asarray(e, float), self._own_data(), out)
         return out
 
     def qdot_jacobians(self, q, e):
-        d, dd = self.frame_scale(q)
-        om = e[3:6]
-        Om = d * om
-        nq, ne = self.nq, self.ne
-        Tq, Te = np.zeros((nq, nq)), np.zeros((nq, ne))
-        Tq[:3, 3:7] = np.einsum("kij,j->ik", UnitQuaternion.derivatives(q[3:7]), e[:3])
-        Pp, Pw = UnitQuaternion.rate_jacobians(q[3:7], Om)
-        Tq[3:7, 3:7] = Pp
-        Tq[3:7] += Pw @ (om[:, None] * dd)
-        Te[:3, :3] = self.rotation(q)
-        Te[3:7, 3:6] = Pw * d[None, :]
-        Pq, Pe = self._dense["Pq"], self._dense["Pe_rel"]
-        pos = [self.xi + Pq[0] @ q, Pq[1] @ q, Pq[2] @ q]
-        for c in range(3):
-            Jq = np.zeros((len(self.xi), nq))
-            Je = Pe[c].copy()
-            for i, j, sgn in _CROSS[c]:
-                Jq -= sgn * (np.outer(pos[j], om[i] * dd[i]) + Om[i] * Pq[j])
-                Je[:, 3 + i] -= sgn * d[i] * pos[j]
-            Tq += Pq[c].T @ Jq
-            Te += Pq[c].T @ Je
-        Te += (self.Pq_phi.T @ self._sel_s).toarray()
-        return Tq, Te
+        R, C, V = self._triplets(_kernels.qdot_jacobian, q, e, 0)
+        T = triplets_to_dense(R, C, V, R.size, (self.nq, self.nq + self.ne))
+        return T[:, :self.nq], T[:, self.nq:]
 
     def retract(self, q, v):
         d, _ = self.frame_scale(q)
@@ -259,68 +259,14 @@ class NonlinearSpatialBeam(SpatialFrameBody):
 
     # -- structure ------------------------------------------------------------------
     def effort_force(self, t, q, e):
-        d, _ = self.frame_scale(q)
-        Om = d * e[3:6]
-        W = self._W
         f = np.zeros(self.ne)
-        if self.strain == "green":
-            Sv = [S @ q for S in self._S]
-            N = self._Nn @ e
-            rate = sum(Sv[c] * (self._F[c] @ e) for c in range(3))   # the constant a_x' is in J0
-            f += self._Nn.T @ (W * rate)
-            for c in range(3):
-                f -= self._F[c].T @ (W * Sv[c] * N)
-        for i in range(3):
-            beta = self._B[i] @ q
-            f += Om[i] * beta
-            f[3 + i] -= d[i] * (beta @ e)
-            f -= Om[i] * (self.K[i] @ e)
+        _kernels.efforts(np.asarray(q, float), np.asarray(e, float), self._own_data(), f)
         return f
 
     def effort_terms(self, t, q, e):
         """``(f, df/dq, df/de)`` of the state-dependent structure (see the module docstring)."""
-        f = self.effort_force(t, q, e)
-        d, dd = self.frame_scale(q)
-        om = e[3:6]
-        Om = d * om
-        W, ne, nq = self._W, self.ne, self.nq
-        E_, Q_ = [], []
-
-        def add(lst, I, J, V):
-            lst.append((np.asarray(I), np.asarray(J), np.asarray(V, float)))
-        if self.strain == "green":
-            Sv = [S @ q for S in self._S]
-            N = self._Nn @ e
-            for c in range(3):
-                I, J, V = self._sand_e[c](W * Sv[c])
-                add(E_, I, J, V)
-                add(E_, J, I, -V)
-                I, J, V = self._sand_q[c](W * (self._F[c] @ e))
-                add(Q_, I, J, V)
-                I, J, V = self._sand_FS[c](W * N)
-                add(Q_, I, J, -V)
-        for i in range(3):
-            wi = 3 + i
-            B = self._B[i]
-            beta = B @ q
-            nzb = np.flatnonzero(beta)
-            add(E_, nzb, np.full(len(nzb), wi), d[i] * beta[nzb])
-            add(E_, np.full(len(nzb), wi), nzb, -d[i] * beta[nzb])
-            Bc = B.tocoo()
-            add(Q_, Bc.row, Bc.col, Om[i] * Bc.data)
-            row = (beta @ e) * dd[i] + d[i] * (B.T @ e)
-            nzr = np.flatnonzero(row)
-            add(Q_, np.full(len(nzr), wi), nzr, -row[nzr])
-            Ke = self.K[i] @ e
-            Kc = self._Kcoo[i]
-            add(E_, Kc.row, Kc.col, -Om[i] * Kc.data)
-            add(E_, np.arange(ne), np.full(ne, wi), -d[i] * Ke)
-            if i:      # Omega_i = sigma(q) omega_i: the q-derivative of Omega_i (beta_i - K_i e)
-                add(Q_, np.arange(ne), np.full(ne, self._gauge_q), om[i] * dd[i][self._gauge_q] * (beta - Ke))
-        cat = lambda L_, k: np.concatenate([x[k] for x in L_]) if L_ else np.zeros(0)
-        De = sp.coo_matrix((cat(E_, 2), (cat(E_, 0).astype(int), cat(E_, 1).astype(int))), shape=(ne, ne))
-        Dq = sp.coo_matrix((cat(Q_, 2), (cat(Q_, 0).astype(int), cat(Q_, 1).astype(int))), shape=(ne, nq))
-        return f, Dq, De
+        R, C, V = self._triplets(_kernels.effort_jacobian, q, e, 1)
+        return self.effort_force(t, q, e), *_split_effort_triplets(R, C, V, self.nq, self.ne)
 
     # -- rigid motions of the deformed shape (quasi-static start) ---------------------
     @property

@@ -74,10 +74,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .._sizes import DENSE_MAX
 from ..bodies.base import FloatingFrameBody
+from . import beam_nonlinear_kernels as _kernels
 from ._petsc import to_numpy, to_scipy
-from ._sandwich import Sandwich as _Sandwich
+from .beam_operators import frame_scale, triplets_to_dense
 from .cache import CachedFE
 from .beam import _check_positive, check_n_elem
 from .frame_rate import FrameRate
@@ -212,6 +212,9 @@ class NonlinearFloatingBeam(FloatingFrameBody):
     kinematics_group = None
     omega_indices = ()
     has_effort_terms = True
+    #: the slot of the compiled residual evaluating the beams' kinematics and effort terms
+    #: (:mod:`phmech.fem.beam_nonlinear_kernels`; data by :meth:`effort_kernel_data`)
+    effort_slot = "planar_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, I, frame="simply_supported", strain="green",
                  position=(0.0, 0.0), angle=0.0):
@@ -273,28 +276,14 @@ class NonlinearFloatingBeam(FloatingFrameBody):
             A_.eliminate_zeros()
         self.K_list = []
         self._full = full
-        # operators at the quadrature points
-        W = fe.wq
+        # operators at the quadrature points (the kernels' data: kernel_operators)
         self._Fx, self._Fy = (fe.E1 @ Pe_x).tocsr(), (fe.E1 @ Pe_y).tocsr()
         self._Sx, self._Sy = (fe.E1 @ self.Pq_x).tocsr(), (fe.E1 @ self.Pq_y).tocsr()
         self._Nn = (fe.Nq @ self.Pn).tocsr()
-        self._W = W
         self._DmPx = (fe.Dm @ self.Pq_x).tocsr()
         self._cq = np.asarray(self.Pq_x.T @ self._c).ravel()         # gauge functional on q
         self._gauge_q = _single_dof(self._cq, "the gauge functional on q", name)
-        Wd = sp.diags(W)
-        self._S_nFx, self._S_nFy = _Sandwich(self._Nn, self._Fx), _Sandwich(self._Nn, self._Fy)
-        self._S_nSx, self._S_nSy = _Sandwich(self._Nn, self._Sx), _Sandwich(self._Nn, self._Sy)
-        self._S_FxSx, self._S_FySy = _Sandwich(self._Fx, self._Sx), _Sandwich(self._Fy, self._Sy)
-        self._dg = (self._Nn.T @ Wd @ self._Sy).tocsr()
-        self._dbm = (self.Pm.T @ self._DmPx).tocsr()
-        self._Kcoo = self.K.tocoo()
-        self._dense = {k: getattr(self, k).toarray() for k in ("Pq_x", "Pq_y", "Pe_x", "Pe_y")}
-        # the operators of the per-step evaluations: dense for small beams (a sparse product
-        # costs about 10 us of overhead, a small dense one about 1 us), sparse for large ones
-        hot = ("_Sx", "_Sy", "_Fx", "_Fy", "_Nn", "_DmPx", "K", "Pm", "Pq_x", "Pq_y", "Pe_x", "Pe_y")
-        small = self.ne <= DENSE_MAX
-        self._op = {k: (getattr(self, k).toarray() if small else getattr(self, k)) for k in hot}
+        self._dense = {k: getattr(self, k).toarray() for k in ("Pq_x", "Pq_y")}
         self.q_labels = ["x", "y", "theta"] + [f"ux{i}" for i in range(len(kx))] + [f"uy{i}" for i in range(len(ky))]
         self.q0 = np.r_[self.q0, np.zeros(nq - 3)]
         self.e_labels = ["vx", "vy", "omega"]
@@ -308,11 +297,39 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         self._trace_q = {p: (np.asarray(self.Pq_x.T @ fe.trace[p]["value"]).ravel(),
                              np.asarray(self.Pq_y.T @ fe.trace[p]["value"]).ravel()) for p in ("A", "B")}
 
+    # -- the kernels --------------------------------------------------------
+    def kernel_operators(self):
+        """The sparse operators of :mod:`phmech.fem.beam_nonlinear_kernels` (local columns)."""
+        return {"Pq_x": self.Pq_x, "Pq_y": self.Pq_y, "Pe_x": self.Pe_x, "Pe_y": self.Pe_y,
+                "Sx": self._Sx, "Sy": self._Sy, "Fx": self._Fx, "Fy": self._Fy, "Nn": self._Nn,
+                "DmPx": self._DmPx, "Pm": self.Pm, "K": self.K}
+
+    @classmethod
+    def effort_kernel_data(cls, items):
+        """The data of the slot :attr:`effort_slot` for the beams ``[(beam, q slice, e slice)]``
+        (:func:`phmech.fem.beam_nonlinear_kernels.pack`)."""
+        return _kernels.pack(items)
+
+    def _own_data(self):
+        """The kernels' data of this beam alone (local ``q`` and ``e``), built once."""
+        if getattr(self, "_kernel_data", None) is None:
+            self._kernel_data = _kernels.pack([(self, slice(0, self.nq), slice(0, self.ne))])
+        return self._kernel_data
+
+    def _triplets(self, kernel, q, e, which):
+        data = self._own_data()
+        n = int(data[1][which])
+        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+        kernel(np.asarray(q, float), np.asarray(e, float), self.nq, data, R, C, V, 0)
+        return R, C, V
+
     # -- kinematics ---------------------------------------------------------
     def sigma(self, q):
         """``theta' / omega`` and its gradient with respect to ``q``."""
-        s = self._d / (self._d + self._cq @ q)
-        return s, -s * s / self._d * self._cq
+        s, ds = frame_scale(self._d, self._cq[self._gauge_q], q[self._gauge_q])
+        grad = np.zeros(self.nq)
+        grad[self._gauge_q] = ds
+        return s, grad
 
     def frame_rate(self, q):
         """Row ``l`` with ``theta' = l . e`` and ``d(l . e)/dq = omega dsigma/dq`` (for :class:`FrameRate`)."""
@@ -326,38 +343,14 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         return self._cq / self._d
 
     def qdot(self, q, e):
-        c, s_ = np.cos(q[2]), np.sin(q[2])
-        sig, _ = self.sigma(q)
-        th = e[2] * sig
-        o = self._op
-        ux, uy = o["Pq_x"] @ q, o["Pq_y"] @ q
-        udx = o["Pe_x"] @ e + th * uy
-        udy = o["Pe_y"] @ e - th * (self.fe.xi + ux)
-        out = o["Pq_x"].T @ udx + o["Pq_y"].T @ udy
-        out[:3] = c * e[0] - s_ * e[1], s_ * e[0] + c * e[1], th
+        out = np.empty(self.nq)
+        _kernels.qdot(np.asarray(q, float), np.asarray(e, float), self._own_data(), out)
         return out
 
     def qdot_jacobians(self, q, e):
-        c, s_ = np.cos(q[2]), np.sin(q[2])
-        sig, dsig = self.sigma(q)
-        om = e[2]
-        th = om * sig
-        ux, uy = self.Pq_x @ q, self.Pq_y @ q
-        Px, Py = self._dense["Pq_x"], self._dense["Pq_y"]
-        Tq = np.zeros((self.nq, self.nq))
-        Tq[0, 2] = -s_ * e[0] - c * e[1]
-        Tq[1, 2] = c * e[0] - s_ * e[1]
-        Tq[2] = om * dsig
-        # u_x' = a_x + th u_y, u_y' = a_y - th (xi + u_x), restricted by Px^T, Py^T
-        dux = np.outer(uy, om * dsig) + th * Py
-        duy = -np.outer(self.fe.xi + ux, om * dsig) - th * Px
-        Tq += Px.T @ dux + Py.T @ duy
-        Te = np.zeros((self.nq, self.ne))
-        Te[:2, :2] = [[c, -s_], [s_, c]]
-        Te[2, 2] = sig
-        Te += Px.T @ (self._dense["Pe_x"] + np.outer(uy, sig * _unit(self.ne, 2)))
-        Te += Py.T @ (self._dense["Pe_y"] - np.outer(self.fe.xi + ux, sig * _unit(self.ne, 2)))
-        return Tq, Te
+        R, C, V = self._triplets(_kernels.qdot_jacobian, q, e, 0)
+        T = triplets_to_dense(R, C, V, R.size, (self.nq, self.nq + self.ne))
+        return T[:, :self.nq], T[:, self.nq:]
 
     def retract(self, q, v):
         """Move the frame (``v = (v_P, omega)`` over unit time) with the deformed shape unchanged."""
@@ -409,84 +402,16 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         return self.position(q) + self.rotation(q) @ (port.position + np.array([tx @ q, ty @ q]))
 
     # -- state-dependent structure -------------------------------------------
-    def _state(self, q, e):
-        sig, dsig = self.sigma(q)
-        o = self._op
-        return sig, dsig, e[2] * sig, o["_Sx"] @ q, o["_Sy"] @ q, o["_Nn"] @ e, o["_DmPx"] @ q
-
     def effort_force(self, t, q, e):
-        sig, _, th, sx, sy, N, b = self._state(q, e)
-        o = self._op
-        W, Nn, Fx, Fy = self._W, o["_Nn"], o["_Fx"], o["_Fy"]
-        if self.strain == "green":
-            f = Nn.T @ (W * (sx * (Fx @ e) + sy * (Fy @ e))) - Fx.T @ (W * sx * N) - Fy.T @ (W * sy * N)
-        else:
-            g = Nn.T @ (W * sy)
-            f = th * g
-            f[2] -= sig * (g @ e)
-        f -= th * (o["Pm"].T @ b) + th * (o["K"] @ e)
-        f[2] += sig * (b @ (o["Pm"] @ e))
+        f = np.zeros(self.ne)
+        _kernels.efforts(np.asarray(q, float), np.asarray(e, float), self._own_data(), f)
         return f
 
     def effort_terms(self, t, q, e):
         """``(f, df/dq, df/de)``: the strain-rate coupling ``[[0, -B^T], [B, 0]](q)`` and the
         rotating-frame term ``-theta' K e`` (see the module docstring); exact derivatives."""
-        f = self.effort_force(t, q, e)
-        sig, dsig, th, sx, sy, N, b = self._state(q, e)
-        W, om, ne = self._W, e[2], self.ne
-        kq = self._gauge_q                                 # the one q entry sigma depends on
-        Ie, Je, Ve, Iq, Jq, Vq = [], [], [], [], [], []
-
-        def add(I, J, V, dest):
-
-            lists = (Ie, Je, Ve) if dest == "e" else (Iq, Jq, Vq)
-            lists[0].append(np.asarray(I))
-            lists[1].append(np.asarray(J))
-            lists[2].append(np.asarray(V, float))
-
-        def add_skew_e(vec, scale):                       # scale (vec l^T - l vec^T)
-            nz = np.flatnonzero(vec)
-            add(nz, np.full(len(nz), 2), scale * vec[nz], "e")
-            add(np.full(len(nz), 2), nz, -scale * vec[nz], "e")
-
-        if self.strain == "green":
-            rx, ry = self._Fx @ e, self._Fy @ e
-            for S, d in ((self._S_nFx, W * sx), (self._S_nFy, W * sy)):
-                I, J, V = S(d)
-                add(I, J, V, "e")
-                add(J, I, -V, "e")
-            for S, d, sign in ((self._S_nSx, W * rx, 1.0), (self._S_nSy, W * ry, 1.0),
-                               (self._S_FxSx, W * N, -1.0), (self._S_FySy, W * N, -1.0)):
-                I, J, V = S(d)
-                add(I, J, sign * V, "q")
-        else:
-            g = self._Nn.T @ (W * sy)
-            add_skew_e(g, sig)
-            add(np.arange(ne), np.full(ne, kq), om * dsig[kq] * g, "q")
-            A = self._dg.tocoo()
-            add(A.row, A.col, th * A.data, "q")
-            row = (g @ e) * dsig + sig * (self._dg.T @ e)
-            nz = np.flatnonzero(row)
-            add(np.full(len(nz), 2), nz, -row[nz], "q")
-        # bending: kappa' = a_y'' - theta' u_x''
-        bm = self.Pm.T @ b
-        add_skew_e(bm, -sig)
-        add(np.arange(ne), np.full(ne, kq), -om * dsig[kq] * bm, "q")
-        A = self._dbm.tocoo()
-        add(A.row, A.col, -th * A.data, "q")
-        row = (b @ (self.Pm @ e)) * dsig + sig * (self._dbm.T @ e)
-        nz = np.flatnonzero(row)
-        add(np.full(len(nz), 2), nz, row[nz], "q")
-        # rotating frame: -theta' K e
-        Ke = self.K @ e
-        add(np.arange(ne), np.full(ne, 2), -sig * Ke, "e")
-        A = self._Kcoo
-        add(A.row, A.col, -th * A.data, "e")
-        add(np.arange(ne), np.full(ne, kq), -om * dsig[kq] * Ke, "q")
-        cat = np.concatenate
-        De = sp.coo_matrix((cat(Ve), (cat(Ie), cat(Je))), shape=(ne, ne))
-        Dq = sp.coo_matrix((cat(Vq), (cat(Iq), cat(Jq))), shape=(ne, self.nq))
-        return f, Dq, De
+        R, C, V = self._triplets(_kernels.effort_jacobian, q, e, 1)
+        return self.effort_force(t, q, e), *_split_effort_triplets(R, C, V, self.nq, self.ne)
 
     # -- state helpers ---------------------------------------------------------
     def stresses_of(self, q):
@@ -531,7 +456,8 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         return rel + rP[0] * P[1] - rP[1] * P[0]
 
 
-def _unit(n, i):
-    v = np.zeros(n)
-    v[i] = 1.0
-    return v
+def _split_effort_triplets(R, C, V, nq, ne):
+    """``(df/dq, df/de)`` (sparse COO) of effort-Jacobian triplets in ``y = (q, e)`` of one body."""
+    r, isq = R - nq, C < nq
+    return (sp.coo_matrix((V[isq], (r[isq], C[isq])), shape=(ne, nq)),
+            sp.coo_matrix((V[~isq], (r[~isq], C[~isq] - nq)), shape=(ne, ne)))

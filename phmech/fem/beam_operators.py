@@ -1,0 +1,137 @@
+"""Sparse operators of many beams stacked into one set of CSR arrays, and the kernels applying them.
+
+The consistent beams (:mod:`phmech.fem.beam_nonlinear_kernels`,
+:mod:`phmech.fem.beam3d_nonlinear_kernels`) evaluate their state-dependent
+terms from sparse operators at the quadrature points.  A *packed operator*
+``(indptr, indices, data, start)`` holds one operator of every beam of a
+family, the rows of beam ``b`` being ``start[b]:start[b + 1]`` and its
+columns local to the beam (offset by the beam's first ``q`` or ``e`` entry
+at evaluation).  The Jacobians are written as triplets ``(row, column,
+value)`` in the unknowns ``y = (q, e, lam)``; their number does not depend
+on the state (no value is skipped), so one call with empty arrays counts
+them (:func:`emit` writes only what fits).
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from .._jit import jit as _jit
+
+
+def stack(mats):
+    """The packed operator of the sparse matrices ``mats`` (one per beam, local columns)."""
+    if not mats:
+        return (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
+    width = max(A.shape[1] for A in mats)       # local columns: pad to the widest beam
+    blocks = [sp.csr_matrix(A) for A in mats]
+    blocks = [sp.csr_matrix((A.data, A.indices, A.indptr), shape=(A.shape[0], width)) for A in blocks]
+    S = sp.vstack(blocks, format="csr")
+    S.sort_indices()
+    start = np.cumsum([0] + [A.shape[0] for A in blocks]).astype(np.int64)
+    return (S.indptr.astype(np.int64), S.indices.astype(np.int64), S.data.astype(float), start)
+
+
+def counted(count, data, q, e, nq):
+    """The number of triplets the Jacobian kernel ``count(q, e, nq, data, R, C, V, 0)`` writes."""
+    z = np.zeros(0, np.int64)
+    return int(count(q, e, nq, data, z, z, np.zeros(0), 0))
+
+
+@_jit
+def rows_mv(op, b, x, c0):
+    """The rows of beam ``b`` of a packed operator times ``x[c0:]`` (columns offset by ``c0``)."""
+    indptr, indices, data, start = op
+    r0, r1 = start[b], start[b + 1]
+    out = np.zeros(r1 - r0)
+    for i in range(r0, r1):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[c0 + indices[k]]
+        out[i - r0] = s
+    return out
+
+
+@_jit
+def rows_tmv_add(op, b, v, out, c0, scale):
+    """``out[c0 + j] += scale * (A_b^T v)[j]``."""
+    indptr, indices, data, start = op
+    r0, r1 = start[b], start[b + 1]
+    for i in range(r0, r1):
+        vi = scale * v[i - r0]
+        for k in range(indptr[i], indptr[i + 1]):
+            out[c0 + indices[k]] += data[k] * vi
+
+
+@_jit
+def rows_tmv(op, b, v, n):
+    """``A_b^T v`` as a vector of the ``n`` local columns."""
+    out = np.zeros(n)
+    rows_tmv_add(op, b, v, out, 0, 1.0)
+    return out
+
+
+@_jit
+def emit(R, C, V, k, r, c, v):
+    """Triplet number ``k`` (written only where the arrays have room); returns ``k + 1``."""
+    if k < R.size:
+        R[k] = r
+        C[k] = c
+        V[k] = v
+    return k + 1
+
+
+@_jit
+def emit_sandwich(A, B, b, d, scale, r0, c0, R, C, V, k):
+    """The triplets of ``scale * A_b^T diag(d) B_b`` at rows ``r0 +`` (columns of ``A``) and
+    columns ``c0 +`` (columns of ``B``); ``A`` and ``B`` have the same rows."""
+    Ap, Ai, Ad, As = A
+    Bp, Bi, Bd, Bs = B
+    a0, a1, b0 = As[b], As[b + 1], Bs[b]
+    for i in range(a1 - a0):
+        ia, ib = a0 + i, b0 + i
+        di = scale * d[i]
+        for m in range(Ap[ia], Ap[ia + 1]):
+            v = di * Ad[m]
+            for n in range(Bp[ib], Bp[ib + 1]):
+                k = emit(R, C, V, k, r0 + Ai[m], c0 + Bi[n], v * Bd[n])
+    return k
+
+
+@_jit
+def emit_entries(A, b, scale, r0, c0, R, C, V, k):
+    """The triplets of ``scale * A_b`` (rows ``r0 +`` local row, columns ``c0 +`` column)."""
+    Ap, Ai, Ad, As = A
+    for i in range(As[b], As[b + 1]):
+        for m in range(Ap[i], Ap[i + 1]):
+            k = emit(R, C, V, k, r0 + i - As[b], c0 + Ai[m], scale * Ad[m])
+    return k
+
+
+@_jit
+def emit_column(v, scale, r0, col, R, C, V, k):
+    """The triplets ``(r0 + i, col, scale * v[i])`` of every ``i``."""
+    for i in range(v.size):
+        k = emit(R, C, V, k, r0 + i, col, scale * v[i])
+    return k
+
+
+@_jit
+def emit_row(v, scale, row, c0, R, C, V, k):
+    """The triplets ``(row, c0 + j, scale * v[j])`` of every ``j``."""
+    for j in range(v.size):
+        k = emit(R, C, V, k, row, c0 + j, scale * v[j])
+    return k
+
+
+@_jit
+def frame_scale(d, c, x):
+    """``sigma = d / (d + c x)`` and ``d sigma / d x``: the ratio of the frame's rotation rate to
+    the rotation efforts of a beam whose frame is fixed by a gauge on the displacement ``x``."""
+    s = d / (d + c * x)
+    return s, -s * s * c / d
+
+
+def triplets_to_dense(R, C, V, k, shape):
+    """The dense matrix of the first ``k`` triplets (duplicates summed)."""
+    out = np.zeros(shape)
+    np.add.at(out, (R[:k], C[:k]), V[:k])
+    return out
