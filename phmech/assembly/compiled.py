@@ -47,6 +47,7 @@ from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
 from ..loads_kernels import _loads_add, _loads_jacobian_add, loads_jacobian_values, pack_loads
 from .._jit import jit as _jit, numba
+from ..massspring.kernels import network_forces_add, network_jacobian_add, pack_slot as pack_networks
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
 
 
@@ -81,9 +82,10 @@ def _planar_G(q, Gv0, Gvcs, Gang):
 
 
 @_jit
-def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
+def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
-    (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers)."""
+    (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers);
+    ``families`` as in :func:`residual_kernel` (the network forces are loads)."""
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
@@ -92,6 +94,7 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
     _loads_add(q, loads, fl)
+    network_forces_add(q, e, families[2], fl)       # slot "networks" (phmech.massspring.kernels)
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -111,9 +114,10 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(nlb, sj)``: the packed consistent beams
-    (:func:`phmech.assembly.compiled_beams.pack`) and spatial joints
-    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`); ``loads``:
+    families with their own kernels, ``(nlb, sj, nw)``: the packed consistent beams
+    (:func:`phmech.assembly.compiled_beams.pack`), spatial joints
+    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`) and network forces
+    (:func:`phmech.massspring.kernels.pack_slot`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -153,7 +157,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     for m in range(Xr.size):
         fe[Xc[m]] += Xv[m] * lam[Xr[m]]
         fl[Xr[m]] -= Xv[m] * e[Xc[m]]
-    nlb, sj = families
+    nlb, sj, nw = families
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
@@ -167,6 +171,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     if nb:
         nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops, out, fe)
     _loads_add(q, loads, fe)
+    network_forces_add(q, e, nw, fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -256,9 +261,12 @@ class CompiledResidual:
         self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_beams]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
         self._packed_loads, self.loads, self._load_arrays = pack_loads(d.loads)
-        self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
+        # slot "networks": the loads that name it pack their data (phmech.massspring.kernels); they
+        # stay in self.loads, the loads whose Jacobians DescriptorDAE.jacobian takes from their methods
+        self.nw, self.other_loads = pack_networks(self.loads)
+        self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.other_loads]
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
-                         or self.loads)
+                         or self.other_loads)
         self.path = "compiled" if self.pure else "python"
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
@@ -326,7 +334,7 @@ class CompiledResidual:
         if getattr(self, "_fixed_args", None) is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj),
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj, self.nw),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -334,7 +342,8 @@ class CompiledResidual:
         same time (prescribed velocities and load inputs)."""
         d = self.dae
         a = dict(zip(_KERNEL_ARGS, args))
-        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"])
+        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"],
+                            a["families"])
 
     def jacobian(self, y, t=None):
         """Dense ``df/dy`` at ``(t, y)`` of a pure system (no leftovers; ``w`` does not depend
@@ -363,10 +372,10 @@ class CompiledResidual:
             g(q, e, out)
         for b, sq, se in self.other_kin:
             out[sq] = b.qdot(q[sq], e[se])
-        if self.loads or self.effort:
+        if self.other_loads or self.effort:
             fe = out[d.se]
-            if self.loads:
-                fe += d.load_vector(t, q, e)
+            for ld, sq, se in self.other_loads:         # the kernel has the packed and network loads
+                fe[se.start + ld.cols] += ld.force(t, q[sq], e[se])
             for b, sq, se in self.effort:
                 fe[se] += b.effort_force(t, q[sq], e[se])
         return out
@@ -493,7 +502,7 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         J[nq + Xc[m], cl + Xr[m]] += Xv[m]
         if act[Xr[m]]:
             J[cl + Xr[m], ce + Xc[m]] -= Xv[m]
-    nlb, sj = families
+    nlb, sj, nw = families
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
@@ -512,3 +521,4 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     if nb:
         nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops, J)
     _loads_jacobian_add(q, loads, J, nq)
+    network_jacobian_add(q, e, nw, J, nq)
