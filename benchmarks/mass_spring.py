@@ -118,50 +118,56 @@ def exudyn_chain(n, steps, sparse):
     return (time.perf_counter() - tic) / steps
 
 
-def phmech_chain(n, steps, system=False):
+def phmech_chain(n, steps, system=False, **options):
     """Seconds per step of the chain in phmech: ``mss.simulate`` (second-order form), or with
-    ``system`` the network body of a System (first-order generalized-alpha on the compiled residual)."""
-    mss = chain(n)
-    opts = dict(newton_tol=1e-8)
+    ``system`` the network body of a System (first-order generalized-alpha on the compiled
+    residual); timed from the end of the first step, so that set-up, kernel loading and the
+    consistent start are not counted."""
+    opts = dict(newton_tol=1e-8, rho_inf=CHAIN_RHO, **options)
     if not system:
-        mss.simulate(CHAIN_DT, 1, rho_inf=CHAIN_RHO, **opts)
+        mss = chain(n)
+        mss.simulate(CHAIN_DT, 1, **opts)              # checks, assembly, kernel loading
         tic = time.perf_counter()
-        mss.simulate(steps * CHAIN_DT, steps, rho_inf=CHAIN_RHO, **opts)
+        mss.simulate(steps * CHAIN_DT, steps, **opts)
         return (time.perf_counter() - tic) / steps
     from phmech import System
     from phmech.solvers import solve
-    body, loads = ms.network_body(mss)
+    body, loads = ms.network_body(chain(n))
     s = System([body])
     for ld in loads:
         s.add_load(ld)
     dae = s.assemble()
     assert dae.compiled_residual().path == "compiled"
     y0 = np.r_[body.q0, body.v0]
-    solve(dae, (0.0, CHAIN_DT), y0, method="genalpha", dt=CHAIN_DT, rho_inf=CHAIN_RHO, **opts)
-    tic = time.perf_counter()
-    solve(dae, (0.0, steps * CHAIN_DT), y0, method="genalpha", dt=CHAIN_DT, rho_inf=CHAIN_RHO, **opts)
-    return (time.perf_counter() - tic) / steps
+    marks = []
+    solve(dae, (0.0, (steps + 1) * CHAIN_DT), y0, method="genalpha", dt=CHAIN_DT,
+          callbacks=[lambda solver: marks.append(time.perf_counter())], **opts)
+    return (marks[-1] - marks[0]) / steps
 
 
 def chain_table(sizes=(100, 1000, 10000)):
-    """Per-step times of the chain in phmech and Exudyn and their ratios (dict by size)."""
-    print(f"{'masses':>7} {'phmech s/step':>14} {'System s/step':>14} {'Exudyn dense':>13} {'Exudyn sparse':>14} "
-          f"{'ratio':>7} {'System ratio':>13}")
+    """Per-step times of the chain in phmech and Exudyn and their ratios (dict by size): phmech's
+    second-order form with its default iteration matrix policy (fresh LU every step below
+    :data:`REUSE_MIN` unknowns) and with the matrix kept over steps, the System form up to 1000
+    masses; the peer is the faster of Exudyn's dense and sparse solvers."""
+    print("chain of N masses against Exudyn, seconds per step (ratio = phmech / Exudyn)")
+    print(f"{'masses':>7} {'phmech':>10} {'kept LU':>10} {'System':>10} {'Exudyn dns':>11} {'Exudyn sps':>11} "
+          f"{'ratio':>7} {'kept LU':>8} {'System':>7}")
     out = {}
+    fmt = (lambda x: f"{x:.4g}" if x is not None else "-")
     for n in sizes:
         steps = 200 if n <= 100 else (50 if n <= 1000 else 10)
         ours = phmech_chain(n, steps)
+        kept = phmech_chain(n, steps, reuse_jacobian=True)
         sys_t = phmech_chain(n, steps, system=True) if n <= 1000 else None
         dense = exudyn_chain(n, steps, sparse=False) if n <= 1000 else None
         sparse = exudyn_chain(n, steps, sparse=True)
-        peer = min(x for x in (dense, sparse, np.inf) if x is not None)
-        peer = None if peer == np.inf else peer
-        fmt = (lambda x: f"{x:.4g}" if x is not None else "-")
-        ratio = ours / peer if peer else None
-        sys_ratio = sys_t / peer if (peer and sys_t) else None
-        print(f"{n:>7} {fmt(ours):>14} {fmt(sys_t):>14} {fmt(dense):>13} {fmt(sparse):>14} {fmt(ratio):>7} "
-              f"{fmt(sys_ratio):>13}", flush=True)
-        out[n] = dict(phmech=ours, system=sys_t, exudyn=peer, ratio=ratio, system_ratio=sys_ratio)
+        peer = min((x for x in (dense, sparse) if x is not None), default=None)
+        ratios = [x / peer if (peer and x) else None for x in (ours, kept, sys_t)]
+        print(f"{n:>7} {fmt(ours):>10} {fmt(kept):>10} {fmt(sys_t):>10} {fmt(dense):>11} {fmt(sparse):>11} "
+              f"{fmt(ratios[0]):>7} {fmt(ratios[1]):>8} {fmt(ratios[2]):>7}", flush=True)
+        out[n] = dict(phmech=ours, kept=kept, system=sys_t, exudyn=peer, ratio=ratios[0], kept_ratio=ratios[1],
+                      system_ratio=ratios[2])
     if all(v["exudyn"] is None for v in out.values()):
         print("Exudyn is not installed (pip install exudyn): no peer times")
     return out

@@ -198,7 +198,7 @@ class Network:
             ent.append((k[:, None] * dim + np.arange(dim)).ravel())
         self._G_sign, self._G_entry = np.concatenate(sign), np.concatenate(ent)
         self._G_scatter = Scatter(np.concatenate(rows), np.concatenate(cols), (self.nl, self.nq))
-        self._G_empty = sp.csr_matrix((0, self.nq))
+        self._G_empty = np.zeros((0, self.nq))        # no constraints: a plain array (cheap products)
 
     def element_arrays(self, which, offset=0):
         """Packed ``(I, F)`` of the springs and dashpots ``which`` (indices into springs then
