@@ -337,7 +337,9 @@ def test_network_as_a_body_of_the_ph_assembly():
     mid = solve(dae, (0.0, 0.5), y0, method="midpoint", dt=1e-3)
     assert np.max(np.abs(mid.energy_balance())) < 1e-6
     HV = mid.hamiltonian() + dae.potential_energy(mid.y)
-    P = np.array([loads[1].force(t, y[:6], y[6:]) @ y[6:] for t, y in zip(mid.t, mid.y)])
+    assert [ld.name for ld in loads] == ["network.springs+gravity", "network.dashpots", "network.force0"]
+    P = np.array([sum(ld.force(t, y[:6], y[6:]) @ y[6:][ld.cols] for ld in loads[1:])
+                  for t, y in zip(mid.t, mid.y)])
     W = np.concatenate([[0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(mid.t))])
     assert np.max(np.abs(HV - HV[0] - W)) < 1e-3 * np.ptp(HV)
     with pytest.raises(ValueError, match="distance constraint"):

@@ -57,6 +57,7 @@ from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivative
 from ..loads_kernels import PackedLoads, loads_add, loads_jacobian_add
 from .._jit import jit as _jit, numba
 from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
+from ..massspring.kernels import network_forces_add, network_jacobian_add, pack_slot as pack_networks
 
 
 class PythonFallbackWarning(UserWarning):
@@ -146,9 +147,10 @@ def _effort_families_jacobian(q, e, nq, eff, J):
 
 
 @_jit
-def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
+def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
-    (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers)."""
+    (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers);
+    ``families`` as in :func:`residual_kernel` (the network forces are loads)."""
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
@@ -157,6 +159,7 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
     loads_add(q, loads, fl)
+    network_forces_add(q, e, families[3], fl)       # slot "networks" (phmech.massspring.kernels)
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -176,10 +179,11 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(eff, sj, fr)``: the effort families' data (in the
+    families with their own kernels, ``(eff, sj, fr, nw)``: the effort families' data (in the
     order of :data:`EFFORT_SLOTS`), the spatial joints
-    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`) and the frame-rate joints
-    (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`); ``loads``:
+    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`), the frame-rate joints
+    (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`) and the network forces
+    (:func:`phmech.massspring.kernels.pack_slot`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -207,7 +211,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     G, _ = _planar_G(q, Gv0, Gvcs, Gang)
     _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
     _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    eff, sj, fr = families
+    eff, sj, fr, nw = families
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
@@ -220,6 +224,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         fl[inactive[i]] = -lam[inactive[i]]
     _effort_families(q, e, eff, out, fe)
     loads_add(q, loads, fe)
+    network_forces_add(q, e, nw, fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -317,11 +322,13 @@ class CompiledResidual:
         self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_bodies]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
         self.packed_loads = PackedLoads(d.loads)
-        #: the loads evaluated by their own methods
+        #: the loads evaluated by their own methods (their Jacobians too, in DescriptorDAE.jacobian);
+        #: slot "networks": the loads that name it pack their data (phmech.massspring.kernels)
         self.loads = self.packed_loads.others
-        self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
+        self.nw, self.other_loads = pack_networks(self.loads)
+        self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.other_loads]
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
-                         or self.loads)
+                         or self.other_loads)
         self.path = "compiled" if self.pure else "python"
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
@@ -367,7 +374,7 @@ class CompiledResidual:
         if self._fixed_args is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.eff, self.sj, self.fr),
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.eff, self.sj, self.fr, self.nw),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -375,7 +382,8 @@ class CompiledResidual:
         same time (prescribed velocities and load inputs)."""
         d = self.dae
         a = dict(zip(_KERNEL_ARGS, args))
-        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"])
+        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"],
+                            a["families"])
 
     def jacobian(self, y, t=None):
         """Dense ``df/dy`` at ``(t, y)`` of a pure system (no leftovers; ``w`` does not depend
@@ -404,9 +412,9 @@ class CompiledResidual:
             g(q, e, out)
         for b, sq, se in self.other_kin:
             out[sq] = b.qdot(q[sq], e[se])
-        if self.loads or self.effort:
+        if self.other_loads or self.effort:
             fe = out[d.se]
-            for ld, sq, se in self.loads:
+            for ld, sq, se in self.other_loads:         # the kernel has the packed and network loads
                 fe[se.start + ld.cols] += ld.force(t, q[sq], e[se])
             for b, sq, se in self.effort:
                 fe[se] += b.effort_force(t, q[sq], e[se])
@@ -524,7 +532,7 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
             if act[r]:
                 J[cl + r, Gang[k]] -= dg * e[c]
     _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
-    eff, sj, fr = families
+    eff, sj, fr, nw = families
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
@@ -548,3 +556,4 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                     J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
     _effort_families_jacobian(q, e, nq, eff, J)
     loads_jacobian_add(q, loads, J, nq)
+    network_jacobian_add(q, e, nw, J, nq)

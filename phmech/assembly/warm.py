@@ -72,6 +72,32 @@ def _step_models(say):
         say(f"  {name}: midpoint, Radau IIA, generalized-alpha ({time.perf_counter() - tic:.1f} s)")
 
 
+def _networks(say):
+    """A small mass-spring network in its second-order form and as a body of a System."""
+    from .. import System
+    from .. import massspring as ms
+    from ..solvers import solve
+
+    tic = time.perf_counter()
+    mss = ms.MassSpringSystem2d()
+    mss.gravity = [0.0, -9.81]
+    a = mss.add(ms.Mass(1.0, [1.0, 0.0]))
+    mss.add(ms.Spring(1.0, 100.0, (mss.add(ms.Fix([0.0, 0.0])), a)))
+    mss.add(ms.Dashpot(0.1, (a, mss.add(ms.Fix([2.0, 0.0])))))
+    mss.simulate(2e-2, 2)
+    mss.problem().net.spring_state(mss.state()[0])
+    body, loads = ms.network_body(mss)
+    system = System([body])
+    for ld in loads:
+        system.add_load(ld)
+    dae = system.assemble()
+    y0 = np.r_[body.q0, body.v0]
+    for method in ("midpoint", "genalpha"):
+        solve(dae, (0.0, 2e-2), y0, method=method, dt=1e-2)
+    solve(dae, (0.0, 2e-2), y0, method="radau", rtol=1e-5, atol=1e-5)
+    say(f"  mass-spring network: second-order form, System body ({time.perf_counter() - tic:.1f} s)")
+
+
 def _classic(say):
     """The compiled right-hand sides, Jacobians and Radau stages of the classic benchmark problems."""
     from ..solvers import solve
@@ -127,6 +153,7 @@ def warm(say=print):
     directory = _jit.cache_directory()
     say(f"phmech kernel cache: {directory}")
     _step_models(say)
+    _networks(say)
     _classic(say)
     missing = not_compiled()
     return time.perf_counter() - tic, directory, missing

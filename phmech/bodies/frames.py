@@ -164,12 +164,16 @@ class Points:
     kernel_slot = "points"
 
     def __init__(self, items, bodies):
-        dims = [b.dim for b in bodies]
+        dims = [b.nq for b in bodies]          # one body may carry many points (a network)
         self.q = np.concatenate([oq + np.arange(d) for (oq, oe), d in zip(items, dims)]).astype(np.int64)
         self.e = np.concatenate([oe + np.arange(d) for (oq, oe), d in zip(items, dims)]).astype(np.int64)
 
     def __call__(self, q, e, out):
         points_qdot(q, e, self.q, self.e, out)
+
+    def jacobian_triplets(self, q, e, nq):
+        """Triplets of ``d qdot/de = I`` (columns of ``e`` shifted by ``nq``)."""
+        return self.q, self.e + nq, np.ones(self.q.size)
 
     def kernel_data(self):
         return self.q, self.e

@@ -8,8 +8,11 @@ The API of the source document (``seeds/002``): ``MassSpringSystem2d()`` /
 the lists ``mss.masses``, ``mss.springs``, ``mss.constraints``.  Beyond it:
 ``rho_inf``, time-dependent gravity and nodal loads (``Force``), dashpots,
 a :class:`MassSpringResult` with trajectory, energies and multipliers,
-sparse vectorized assembly for large networks, statics and modes, and
-:func:`network_body`: the network as a body of :class:`phmech.System`.
+the spring, chain and dashpot forces as compiled kernels with exact
+Jacobians (:mod:`phmech.massspring.kernels`) on a fixed sparse pattern,
+statics and modes, and :func:`network_body`: the network as a body of
+:class:`phmech.System`, whose forces the compiled residual evaluates with the
+same kernels.
 """
 from .body import NetworkBody, network_body
 from .elements import Chain, Connector, Dashpot, DistanceConstraint, Fix, Force, Mass, Spring

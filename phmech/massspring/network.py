@@ -1,8 +1,10 @@
-"""Vectorized forces, constraints and their exact Jacobians of a mass-spring network.
+"""Forces, constraints and their exact Jacobians of a mass-spring network.
 
-All elements of one kind are evaluated at once with numpy (no Python loop
-over springs); the Jacobians are scattered into a fixed sparse pattern
-computed once (:class:`Scatter`).  Nodes are the free masses (indices
+The spring, chain and dashpot forces and their Jacobians are the kernels of
+:mod:`phmech.massspring.kernels` (:class:`ElementSet`: a set of pair
+elements with its fixed sparse pattern); the distance constraints are
+evaluated at once with numpy.  Jacobians are scattered into a fixed sparse
+pattern computed once (:class:`Scatter`).  Nodes are the free masses (indices
 ``0..nm-1``, unknowns ``q = x.ravel()``) followed by the fixed points.
 
 For a pair element between nodes ``i`` and ``j`` with ``d = x_j - x_i``,
@@ -23,6 +25,8 @@ with ``(+, -, -, +)``.
 """
 import numpy as np
 import scipy.sparse as sp
+
+from . import kernels as kn
 
 
 class Scatter:
@@ -69,31 +73,87 @@ def _block_pattern(i, j, nm, dim, signs, rows_of=None):
     return (np.concatenate(r_out), np.concatenate(c_out), np.concatenate(s_out), np.concatenate(e_out))
 
 
+class ElementSet:
+    """Pair elements packed for the kernels of :mod:`phmech.massspring.kernels`, with the fixed
+    sparse patterns of their Jacobians.
+
+    Parameters
+    ----------
+    I, F : arrays
+        The packed elements (:func:`~phmech.massspring.kernels.element_arrays`), indices into
+        the vectors ``q`` (positions) and ``v`` (velocities, also the rows of the force).
+    n : int
+        Length of ``q`` and ``v``.
+    """
+
+    def __init__(self, I, F, n):
+        self.I, self.F, self.n = I, F, n
+        self.m = len(I)
+        rows, qcols, vcols, entry, sign = [], [], [], [], []
+        ab = np.arange(9)
+        for p, pe in enumerate((kn.AE, kn.BE)):
+            for m, (mq, me) in enumerate(((kn.AQ, kn.AE), (kn.BQ, kn.BE))):
+                for a in range(3):
+                    for b in range(3):
+                        keep = (I[:, pe] >= 0) & (I[:, mq] >= 0) & (a < I[:, kn.DIM]) & (b < I[:, kn.DIM])
+                        s = np.flatnonzero(keep)
+                        rows.append(I[s, pe] + a)
+                        qcols.append(I[s, mq] + b)
+                        vcols.append(I[s, me] + b)
+                        entry.append(9 * s + ab[3 * a + b])
+                        sign.append(np.full(len(s), -1.0 if p == m else 1.0))
+        cat = np.concatenate
+        self._entry, self._sign = cat(entry).astype(np.int64), cat(sign)
+        rows = cat(rows)
+        self._q = Scatter(rows, cat(qcols), (n, n))
+        self._v = Scatter(rows, cat(vcols), (n, n))
+        self._B = np.empty((self.m, 2, 3, 3))
+
+    def state(self, q, v):
+        """Per element ``(L, n (3), T, k_active, u)`` (:func:`~phmech.massspring.kernels.network_state`)."""
+        S = np.empty((self.m, 7))
+        kn.network_state(np.asarray(q, float), np.asarray(v, float), self.I, self.F, S)
+        return S
+
+    def force(self, q, v, out=None):
+        """The elements' forces (added to ``out`` when given)."""
+        out = np.zeros(self.n) if out is None else out
+        if self.m:
+            kn.elements_force_add(np.asarray(q, float), np.asarray(v, float), self.I, self.F, out)
+        return out
+
+    def jacobians(self, q, v):
+        """Exact ``(df/dq, df/dv)`` of :meth:`force` (sparse CSR ``n x n``)."""
+        kn.elements_blocks(np.asarray(q, float), np.asarray(v, float), self.I, self.F, self._B)
+        return self._matrix(self._q, 0), self._matrix(self._v, 1)
+
+    def _matrix(self, pattern, which):
+        data = np.empty(pattern.nnz)
+        kn.scatter_blocks(self._B, which, self._entry, self._sign, pattern.pos, data)
+        return sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=pattern.shape)
+
+
 class PairSet:
-    """Elements of one kind between node pairs ``(i, j)``, with their block pattern."""
+    """Elements of one kind between node pairs ``(i, j)``; the block pattern of their Jacobians
+    is built at the first :meth:`assemble`."""
 
     def __init__(self, i, j, nm, dim, signs):
         self.i, self.j = np.asarray(i, np.int64), np.asarray(j, np.int64)
         self.m = len(self.i)
-        nq = nm * dim
-        r, c, self.sign, self.entry = _block_pattern(self.i, self.j, nm, dim, signs)
-        self.scatter = Scatter(r, c, (nq, nq))
-        self.nm, self.dim = nm, dim
+        self.nm, self.dim, self.signs = nm, dim, signs
+        self.scatter = None
 
     def assemble(self, B):
         """Sparse ``nq x nq`` matrix from the per-element blocks ``B`` (shape ``(m, dim, dim)``)."""
+        if self.scatter is None:
+            nq = self.nm * self.dim
+            r, c, self.sign, self.entry = _block_pattern(self.i, self.j, self.nm, self.dim, self.signs)
+            self.scatter = Scatter(r, c, (nq, nq))
         return self.scatter.matrix(self.sign * B.reshape(-1)[self.entry])
-
-    def scatter_force(self, F, nq):
-        """Nodal vector from the force ``+F`` on ``i`` and ``-F`` on ``j`` (free nodes only)."""
-        out = np.zeros((self.nm + 1, self.dim))
-        np.add.at(out, np.minimum(self.i, self.nm), F)
-        np.add.at(out, np.minimum(self.j, self.nm), -F)
-        return out[:self.nm].ravel()
 
 
 class Network:
-    """The assembled network: node arrays and vectorized element sets.
+    """The assembled network: node arrays, the force elements and the distance constraints.
 
     Parameters
     ----------
@@ -105,6 +165,9 @@ class Network:
     dashpots : (i, j, c) arrays
     constraints : (i, j, L0) arrays
         Node indices are global (masses first, then fixes).
+
+    Springs, chains and dashpots are one :class:`ElementSet` (springs first), evaluated by the
+    kernels of :mod:`phmech.massspring.kernels`.
     """
 
     def __init__(self, dim, masses, fixed, springs, dashpots, constraints):
@@ -117,6 +180,10 @@ class Network:
         self.springs = PairSet(si, sj, self.nm, dim, (-1, 1, 1, -1))
         di, dj, self.c = dashpots
         self.dashpots = PairSet(di, dj, self.nm, dim, (-1, 1, 1, -1))
+        ns, nd = self.springs.m, self.dashpots.m
+        self.spring_elements = self.elements(np.arange(ns))
+        self.dashpot_elements = self.elements(ns + np.arange(nd))
+        self.all_elements = self.elements(np.arange(ns + nd))
         ci, cj, self.Lc = constraints
         self.cons = PairSet(ci, cj, self.nm, dim, (1, -1, -1, 1))
         self.nl = self.cons.m
@@ -131,6 +198,25 @@ class Network:
             ent.append((k[:, None] * dim + np.arange(dim)).ravel())
         self._G_sign, self._G_entry = np.concatenate(sign), np.concatenate(ent)
         self._G_scatter = Scatter(np.concatenate(rows), np.concatenate(cols), (self.nl, self.nq))
+        self._G_empty = np.zeros((0, self.nq))        # no constraints: a plain array (cheap products)
+
+    def element_arrays(self, which, offset=0):
+        """Packed ``(I, F)`` of the springs and dashpots ``which`` (indices into springs then
+        dashpots); node ``k`` of the masses at ``offset + k dim`` in ``q`` and ``v``."""
+        d, nm, nd = self.dim, self.nm, self.dashpots.m
+        which = np.asarray(which, np.int64)
+        i = np.r_[self.springs.i, self.dashpots.i][which]
+        j = np.r_[self.springs.j, self.dashpots.j][which]
+        iq = np.where(i < nm, offset + i * d, -1)
+        jq = np.where(j < nm, offset + j * d, -1)
+        fx = np.vstack([np.zeros((nm, d)), self.fixed])
+        return kn.element_arrays(iq, iq, jq, jq, d, np.r_[self.tension_only, np.zeros(nd, bool)][which],
+                                 np.r_[self.L0, np.zeros(nd)][which], np.r_[self.k, np.zeros(nd)][which],
+                                 np.r_[np.zeros(self.springs.m), self.c][which], fx[i], fx[j])
+
+    def elements(self, which):
+        """An :class:`ElementSet` of the springs and dashpots ``which`` on the vector ``q``."""
+        return ElementSet(*self.element_arrays(which), self.nq)
 
     # -- node arrays -----------------------------------------------------------
     def nodes(self, q):
@@ -139,62 +225,29 @@ class Network:
     def node_velocities(self, v):
         return np.vstack([np.asarray(v, float).reshape(self.nm, self.dim), np.zeros_like(self.fixed)])
 
-    # -- springs -----------------------------------------------------------------
+    # -- springs and dashpots --------------------------------------------------
     def spring_state(self, q):
         """``(L, n, T, k_active)``: length, direction, tension and active stiffness of every spring."""
-        d, L, n = _pair_geometry(self.nodes(q), self.springs.i, self.springs.j)
-        stretch = L - self.L0
-        active = ~(self.tension_only & (stretch <= 0))
-        k_act = np.where(active, self.k, 0.0)
-        return L, n, k_act * stretch, k_act
+        S = self.spring_elements.state(q, np.zeros(self.nq))
+        return S[:, 0], S[:, 1:1 + self.dim], S[:, 4], S[:, 5]
 
     def spring_energy(self, q):
-        L, n, T, k_act = self.spring_state(q)
-        return 0.5 * float(np.sum(k_act * (L - self.L0) ** 2))
+        S = self.spring_elements.state(q, np.zeros(self.nq))
+        return 0.5 * float(np.sum(S[:, 5] * (S[:, 0] - self.L0) ** 2))
 
     def internal_force(self, q, v):
         """Spring and dashpot forces on the free masses, shape ``(nq,)``."""
-        f = np.zeros(self.nq)
-        if self.springs.m:
-            L, n, T, _ = self.spring_state(q)
-            f += self.springs.scatter_force(T[:, None] * n, self.nq)
-        if self.dashpots.m:
-            X, V = self.nodes(q), self.node_velocities(v)
-            d, L, n = _pair_geometry(X, self.dashpots.i, self.dashpots.j)
-            u = np.einsum("ij,ij->i", n, V[self.dashpots.j] - V[self.dashpots.i])
-            f += self.dashpots.scatter_force((self.c * u)[:, None] * n, self.nq)
-        return f
+        return self.all_elements.force(q, v)
 
     def internal_jacobians(self, q, v):
         """Exact ``(df/dq, df/dv)`` of :meth:`internal_force` (sparse ``nq x nq``)."""
-        eye = np.eye(self.dim)
-        Kq = sp.csr_matrix((self.nq, self.nq))
-        Cv = sp.csr_matrix((self.nq, self.nq))
-        if self.springs.m:
-            L, n, T, k_act = self.spring_state(q)
-            nn = n[:, :, None] * n[:, None, :]
-            B = k_act[:, None, None] * nn + (T / L)[:, None, None] * (eye - nn)
-            Kq = self.springs.assemble(B)
-        if self.dashpots.m:
-            X, V = self.nodes(q), self.node_velocities(v)
-            d, L, n = _pair_geometry(X, self.dashpots.i, self.dashpots.j)
-            dv = V[self.dashpots.j] - V[self.dashpots.i]
-            u = np.einsum("ij,ij->i", n, dv)
-            nn = n[:, :, None] * n[:, None, :]
-            P = eye - nn
-            c = self.c[:, None, None]
-            Bq = c / L[:, None, None] * (u[:, None, None] * P + n[:, :, None] * np.einsum("ij,ijk->ik", dv, P)[:, None, :])
-            Kq = Kq + self.dashpots.assemble(Bq)
-            Cv = self.dashpots.assemble(c * nn)
-        return Kq, Cv
+        return self.all_elements.jacobians(q, v)
 
     def dashpot_dissipation(self, q, v):
         """Power dissipated in the dashpots, ``sum c u^2`` [W]."""
         if not self.dashpots.m:
             return 0.0
-        X, V = self.nodes(q), self.node_velocities(v)
-        d, L, n = _pair_geometry(X, self.dashpots.i, self.dashpots.j)
-        u = np.einsum("ij,ij->i", n, V[self.dashpots.j] - V[self.dashpots.i])
+        u = self.dashpot_elements.state(q, v)[:, 6]
         return float(np.sum(self.c * u ** 2))
 
     # -- constraints ----------------------------------------------------------
@@ -209,7 +262,7 @@ class Network:
 
     def G(self, q):
         if not self.nl:
-            return sp.csr_matrix((0, self.nq))
+            return self._G_empty
         d, L, n = self._cons_geometry(q)
         return self._G_scatter.matrix(self._G_sign * n.reshape(-1)[self._G_entry])
 

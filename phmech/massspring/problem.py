@@ -46,7 +46,11 @@ class MassSpringProblem(SecondOrderProblem):
         return np.asarray(self.gravity_fun(t), float) if self.gravity_fun else self.g_const
 
     def external_force(self, t):
-        """Gravity and nodal loads at ``t`` (independent of the state)."""
+        """Gravity and nodal loads at ``t`` (independent of the state; computed once when constant)."""
+        if self.gravity_fun is None and not self.loads:
+            if getattr(self, "_constant_force", None) is None:
+                self._constant_force = (self.net.m[:, None] * self.g_const[None, :]).ravel()
+            return self._constant_force
         f = (self.net.m[:, None] * self.gravity(t)[None, :]).ravel()
         for k, fun in self.loads:
             f[k * self.dim:(k + 1) * self.dim] += fun(t)
@@ -62,7 +66,9 @@ class MassSpringProblem(SecondOrderProblem):
         return f
 
     def force(self, t, q, v):
-        return self.net.internal_force(q, v) + self.external_force(t)
+        f = self.net.internal_force(q, v)
+        f += self.external_force(t)
+        return f
 
     def force_jacobians(self, t, q, v):
         return self.net.internal_jacobians(q, v)
