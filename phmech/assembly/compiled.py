@@ -16,8 +16,9 @@ evaluates them in one compiled kernel:
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
   fixed sparsity pattern), and of the spatial joints by the kernels of
   :mod:`phmech.joints.spatial_kernels`, with ``G^T lam`` and ``w - G e``;
-* the consistent beams (:mod:`phmech.assembly.compiled_beams`) and the loads
-  ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
+* the consistent beams (:mod:`phmech.assembly.compiled_beams`), the loads
+  ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`) and the force elements
+  between bodies (:mod:`phmech.forces_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
 Each group of kinematics or joints names its slot of the kernel
@@ -45,6 +46,8 @@ import scipy.sparse as sp
 from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
+from ..forces import ForceGroup
+from ..forces_kernels import forces_add, forces_jacobian_add
 from ..loads_kernels import _loads_add, _loads_jacobian_add, loads_jacobian_values, pack_loads
 from .._jit import jit as _jit, numba
 from .compiled_beams import is_compilable, nl_beams_jacobian, nl_beams_residual, pack as pack_beams
@@ -81,8 +84,8 @@ def _planar_G(q, Gv0, Gvcs, Gang):
 
 
 @_jit
-def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
-    """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
+def power_kernel(y, nq, ne, w, Rp, Ri, Rd, families, loads):
+    """``w . lam + e . (f_loads + f_forces) - e . R e``: the power supplied through the ports
     (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers)."""
     q = y[:nq]
     e = y[nq:nq + ne]
@@ -92,6 +95,7 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
     _loads_add(q, loads, fl)
+    forces_add(q, e, families[2], fl)          # the force elements (phmech.forces)
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -111,9 +115,10 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(nlb, sj)``: the packed consistent beams
-    (:func:`phmech.assembly.compiled_beams.pack`) and spatial joints
-    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`); ``loads``:
+    families with their own kernels, ``(nlb, sj, fd)``: the packed consistent beams
+    (:func:`phmech.assembly.compiled_beams.pack`), spatial joints
+    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`) and force elements
+    (:meth:`phmech.forces.ForceGroup.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -153,7 +158,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     for m in range(Xr.size):
         fe[Xc[m]] += Xv[m] * lam[Xr[m]]
         fl[Xr[m]] -= Xv[m] * e[Xc[m]]
-    nlb, sj = families
+    nlb, sj, fd = families
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
@@ -167,6 +172,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     if nb:
         nl_beams_residual(q, e, nb, qoff, nqb, eoff, dg, cqi, cqv, green, xi, W, ops, out, fe)
     _loads_add(q, loads, fe)
+    forces_add(q, e, fd, fe)                   # the force elements (phmech.forces)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -257,8 +263,12 @@ class CompiledResidual:
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
         self._packed_loads, self.loads, self._load_arrays = pack_loads(d.loads)
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.loads]
+        # the force elements' slot (phmech.forces): the linear ones compiled, user laws left over
+        self.forces = getattr(d, "forces", None) or ForceGroup([], d.layout, None)
+        self.fd = self.forces.kernel_data()
+        self.leftovers += self.forces.leftovers
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
-                         or self.loads)
+                         or self.loads or self.forces.leftovers)
         self.path = "compiled" if self.pure else "python"
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
@@ -326,7 +336,7 @@ class CompiledResidual:
         if getattr(self, "_fixed_args", None) is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj),
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj, self.fd),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -334,7 +344,8 @@ class CompiledResidual:
         same time (prescribed velocities and load inputs)."""
         d = self.dae
         a = dict(zip(_KERNEL_ARGS, args))
-        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"])
+        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["families"],
+                            a["loads"])
 
     def jacobian(self, y, t=None):
         """Dense ``df/dy`` at ``(t, y)`` of a pure system (no leftovers; ``w`` does not depend
@@ -363,12 +374,13 @@ class CompiledResidual:
             g(q, e, out)
         for b, sq, se in self.other_kin:
             out[sq] = b.qdot(q[sq], e[se])
-        if self.loads or self.effort:
+        if self.loads or self.effort or self.forces.leftovers:
             fe = out[d.se]
             if self.loads:
                 fe += d.load_vector(t, q, e)
             for b, sq, se in self.effort:
                 fe[se] += b.effort_force(t, q[sq], e[se])
+            self.forces.leftover_add(q, e, fe)
         return out
 
 
@@ -493,7 +505,7 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         J[nq + Xc[m], cl + Xr[m]] += Xv[m]
         if act[Xr[m]]:
             J[cl + Xr[m], ce + Xc[m]] -= Xv[m]
-    nlb, sj = families
+    nlb, sj, fd = families
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
@@ -512,3 +524,4 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     if nb:
         nl_beams_jacobian(q, e, nq, nb, qoff, nqb, eoff, dgb, cqi, cqv, green, xi, W, ops, J)
     _loads_jacobian_add(q, loads, J, nq)
+    forces_jacobian_add(q, e, fd, J, nq, ce)   # the force elements (phmech.forces)

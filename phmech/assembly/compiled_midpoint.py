@@ -211,5 +211,5 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, 
         ym = np.empty(n)
         for i in range(n):
             ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-        power = power_kernel(ym, nq, ne, w, Rp, Ri, Rd, loads)
+        power = power_kernel(ym, nq, ne, w, Rp, Ri, Rd, nlb, loads)
     return status, nfev, nlu, err, it + 1, power
