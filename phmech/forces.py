@@ -63,7 +63,8 @@ def _spd_matrix(value, n, what, problems):
     scale = max(np.max(np.abs(a)), 1e-300)
     if np.max(np.abs(a - a.T)) > 1e-12 * scale:
         i, j = np.unravel_index(np.argmax(np.abs(a - a.T)), a.shape)
-        problems.append(f"{what} is not symmetric: entry [{i}, {j}] = {a[i, j]!r}, entry [{j}, {i}] = {a[j, i]!r}")
+        problems.append(f"{what} is not symmetric: entry [{i}, {j}] = {float(a[i, j])!r}, "
+                        f"entry [{j}, {i}] = {float(a[j, i])!r}")
         return np.zeros((n, n))
     lam = np.linalg.eigvalsh(a)
     if lam[0] < -1e-12 * scale:
@@ -311,11 +312,8 @@ def _angles(el, q_of):
 
 def _revolute_ports(joint, problems):
     """Ports, dimension and the spatial axis basis of a revolute joint."""
-    from .joints.planar import Revolute
-    from .joints.spatial import SpatialJoint
-    if isinstance(joint, Revolute):
-        return joint.a, joint.b
-    if isinstance(joint, SpatialJoint) and joint.kind == "revolute":
+    from .joints.base import Joint
+    if isinstance(joint, Joint) and getattr(joint, "kind", None) == "revolute":
         return joint.a, joint.b
     problems.append(f"joint must be a planar or spatial revolute joint, got {joint!r}")
     return None, None
