@@ -49,7 +49,7 @@ def _sprung_bodies():
     """Force elements between planar and spatial rigid bodies (:mod:`phmech.forces`): springs, a
     torsional spring on a revolute joint, bushings and a damper."""
     from .. import PlanarRigidBody, SpatialRigidBody, System
-    from ..joints import Revolute, SpatialJoint
+    from ..joints import Revolute
 
     a = PlanarRigidBody("a", 1.0, 0.05, ports={"p": (0.3, 0.1)})
     b = PlanarRigidBody("b", 0.6, 0.02, position=(0.7, 0.2))
