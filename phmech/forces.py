@@ -23,9 +23,14 @@ stiffness of :func:`~phmech.solvers.eigen.linearize`) and a dissipation
 * :class:`PortDamper`: the viscous damper ``F = -c v`` between a port and
   the ground.
 
-The ports must move with their body's frame (rigid bodies, point masses,
-frame-fixed ports of flexible bodies): the element's geometry is
-``x = r + R s`` of the frame.
+A port's point is ``x = r + R (s + T u)`` of its body's frame: rigid
+bodies, point masses, ports of flexible bodies fixed in the frame, and the
+ports of flexible bodies whose deformation ``u`` is part of the
+configuration (the geometrically consistent beams, found from
+:meth:`~phmech.bodies.Body.port_position`).  The linear floating-frame
+beams keep their deformation in their stresses: their ports at deformable
+points are refused.  Torsional springs and bushings need ports that turn
+with the frame.
 """
 import numpy as np
 
@@ -73,6 +78,46 @@ def _spd_matrix(value, n, what, problems):
     return a
 
 
+def _trace(port, problems):
+    """``(columns, T)``: the deformation variables ``u`` (columns of the body's ``q``) that move
+    the port point in the body frame, ``s(q) = s + T u`` (``T`` 3 x 3, zero-padded), found from
+    :meth:`~phmech.bodies.Body.port_position` (affine in ``u``); none for ports fixed in the frame."""
+    body = port.body
+    kind = body.rotation_kind
+    frame = set(range(min(body.nq, body.dim)))
+    if kind is not None:
+        frame |= set(range(body.rotation_index, body.rotation_index + kind.n_params))
+    q0 = np.asarray(body.q0, float)
+    out = np.zeros((3, 3))
+    if len(frame) >= body.nq:
+        return np.zeros(0, np.int64), out
+
+    def local(q):
+        return body.rotation(q).T @ (body.port_position(q, port) - body.position(q))
+
+    base = local(q0)
+    cols, T = [], []
+    for i in range(body.nq):
+        if i in frame:
+            continue
+        dq = np.zeros(body.nq)
+        dq[i] = 1.0
+        d = local(q0 + dq) - base
+        if np.any(d != 0):
+            if np.max(np.abs(local(q0 + 2 * dq) - base - 2 * d)) > 1e-12 * max(1.0, np.max(np.abs(d))):
+                problems.append(f"port '{port.label}': its position is not affine in the configuration "
+                                f"variable {i} of body '{body.name}'")
+            cols.append(i)
+            T.append(d)
+    if len(cols) > 3:
+        problems.append(f"port '{port.label}': its position depends on {len(cols)} deformation variables of "
+                        f"body '{body.name}' (at most 3: a port at a node)")
+        return np.zeros(0, np.int64), out
+    if cols:
+        out[:body.dim, :len(cols)] = np.array(T).T
+    return np.array(cols, np.int64), out
+
+
 class ForceElement:
     """Base class of the force elements (the data of :mod:`phmech.forces_kernels`)."""
 
@@ -87,7 +132,8 @@ class ForceElement:
 
     def _ports(self, a, b, problems, rotation=False):
         from .bodies.base import Port
-        for what, p in (("port a", a), ("port b", b)):
+        self._traces = [(np.zeros(0, np.int64), np.zeros((3, 3))), (np.zeros(0, np.int64), np.zeros((3, 3)))]
+        for k, (what, p) in enumerate((("port a", a), ("port b", b))):
             if p is None and what == "port b":
                 continue
             if not isinstance(p, Port):
@@ -96,11 +142,19 @@ class ForceElement:
             body = p.body
             if body.rotation_kind not in _ROT_KIND or (body.nq < body.dim and body.nq != 0):
                 problems.append(f"port '{p.label}': body '{body.name}' has no frame of a supported kind")
-            elif not set(p.cols.tolist()) <= set(np.asarray(body.frame_dofs).tolist()):
-                problems.append(f"port '{p.label}' moves with the deformation of body '{body.name}' (a "
-                                "force element needs a port that moves with its body's frame)")
+                continue
+            frame = np.asarray(body.frame_dofs)
+            flexible = np.setdiff1d(np.arange(body.ne), frame)
+            self._traces[k] = trace = _trace(p, problems)
+            if not set(p.cols.tolist()) <= set(frame.tolist()) and not trace[0].size:
+                problems.append(f"port '{p.label}' moves with the deformation of body '{body.name}', which is not "
+                                "part of the body's configuration q (a force element needs a port whose point "
+                                "follows from q)")
             elif rotation and p.W is None:
                 problems.append(f"port '{p.label}' has no rotational degree of freedom")
+            elif rotation and np.any(p.W[:, flexible] != 0):
+                problems.append(f"port '{p.label}' rotates with the deformation of body '{body.name}' (a "
+                                "torsional spring or bushing needs a port that turns with its body's frame)")
         if isinstance(a, Port) and isinstance(b, Port):
             if a is b:
                 problems.append(f"both ends are the same port '{a.label}'")
@@ -138,13 +192,17 @@ class ForceElement:
         for k, port in enumerate(self.ports()):
             body = port.body
             q0 = layout.q_slices[body.name].start
+            o = K.NQP * k
             if body.nq >= body.dim:
-                qi[7 * k:7 * k + body.dim] = q0 + np.arange(body.dim)
+                qi[o:o + body.dim] = q0 + np.arange(body.dim)
             kind = _ROT_KIND[body.rotation_kind]
             ints[(K.KA, K.KB)[k]] = kind
             if kind:
                 n = body.rotation_kind.n_params
-                qi[7 * k + 3:7 * k + 3 + n] = q0 + body.rotation_index + np.arange(n)
+                qi[o + 3:o + 3 + n] = q0 + body.rotation_index + np.arange(n)
+            cols_u, T = self._traces[k]
+            qi[o + 7:o + 7 + len(cols_u)] = q0 + cols_u
+            f[(K.F_TA, K.F_TB)[k] + np.arange(9)] = T.ravel()
             nc = len(port.cols)
             ints[(K.NCA, K.NCB)[k]] = nc
             f[(K.F_SA, K.F_SB)[k] + np.arange(port.dim)] = port.position

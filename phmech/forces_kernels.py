@@ -35,11 +35,15 @@ form: ``df/de = -B^T D B``.
 Packed data ``fd = (I, QI, F, PP, CI)``:
 
 * ``I[k]``: the integers at the columns ``TYPE ... BOFF`` below;
-* ``QI[k]``: 14 global ``q`` indices, 7 per port (position 3, rotation:
-  one planar angle or 4 quaternion parameters), ``-1`` where there is none;
+* ``QI[k]``: 20 global ``q`` indices, 10 per port (position 3, rotation:
+  one planar angle or 4 quaternion parameters, then up to 3 deformation
+  variables of a flexible body whose port point moves with them), ``-1``
+  where there is none;
 * ``F[k]``: port positions (body frames), the ground point, ``s0``, ``K``
   and ``D`` (6 x 6, row-major, the first ``ns`` rows and columns used), the
-  directions ``d1``, ``d2`` and the initial relative rotation ``P0``;
+  directions ``d1``, ``d2``, the initial relative rotation ``P0`` and the
+  traces ``T_a``, ``T_b`` (3 x 3, row-major): the port point is
+  ``x = r + R (s + T u)`` with ``u`` the port's deformation variables;
 * ``PP``: the port rows ``Y_a, W_a, Y_b, W_b`` (3 rows each, padded,
   row-major) from ``I[k, POFF]``; ``CI``: the global ``e`` columns from
   ``I[k, COFF]`` (port a's, then port b's).
@@ -56,10 +60,11 @@ DAMPER, SPRING, TORSION, BUSHING = 0, 1, 2, 3
 TYPE, NS, HAS_B, NCA, NCB, COFF, POFF, KA, KB, LAW, PLANAR, BOFF = range(12)
 N_INT = 12
 #: offsets into ``F``
-F_SA, F_SB, F_AT, F_S0, F_K, F_D, F_D1, F_D2, F_P0 = 0, 3, 6, 9, 15, 51, 87, 90, 93
-N_FLOAT = 102
-#: ``q`` columns of an element
-NQE = 14
+F_SA, F_SB, F_AT, F_S0, F_K, F_D, F_D1, F_D2, F_P0, F_TA, F_TB = 0, 3, 6, 9, 15, 51, 87, 90, 93, 102, 111
+N_FLOAT = 120
+#: ``q`` columns of a port (frame position 3, rotation 4, deformation 3) and of an element
+NQP = 10
+NQE = 20
 #: the complex step
 STEP = 1e-30
 
@@ -72,10 +77,11 @@ def _catan2(y, x):
 
 
 @_jit
-def _port(qc, o, kind, F, fo, PP, po, nc, x, R, Av, Aw):
-    """Port at local ``q`` offset ``o``: point ``x = r + R s`` (``s = F[fo:fo + 3]``), frame
-    rotation ``R`` and the inertial velocity and angular velocity rows ``Av = R Y``, ``Aw = R W``
-    (``Y``, ``W`` from ``PP[po:]``, 3 x ``nc`` each)."""
+def _port(qc, o, kind, F, fo, to, PP, po, nc, x, R, Av, Aw):
+    """Port at local ``q`` offset ``o``: point ``x = r + R (s + T u)`` (``s = F[fo:fo + 3]``,
+    ``T = F[to:to + 9]``, ``u = qc[o + 7:o + 10]``), frame rotation ``R`` and the inertial velocity
+    and angular velocity rows ``Av = R Y``, ``Aw = R W`` (``Y``, ``W`` from ``PP[po:]``, 3 x ``nc``
+    each)."""
     R[:, :] = 0.0
     if kind == 2:
         quadratic_into(qc[o + 3], qc[o + 4], qc[o + 5], qc[o + 6], R)
@@ -91,7 +97,8 @@ def _port(qc, o, kind, F, fo, PP, po, nc, x, R, Av, Aw):
     for a in range(3):
         x[a] = qc[o + a]
         for b in range(3):
-            x[a] += R[a, b] * F[fo + b]
+            sb = F[fo + b] + F[to + 3 * b] * qc[o + 7] + F[to + 3 * b + 1] * qc[o + 8] + F[to + 3 * b + 2] * qc[o + 9]
+            x[a] += R[a, b] * sb
     for c in range(nc):
         for a in range(3):
             av = 0.0 * R[0, 0]
@@ -108,9 +115,9 @@ def _strain(ik, f, PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb):
     """Strain ``s`` and rate rows ``B`` (ns x columns of a, then b) of one element at the local
     configuration ``qc`` (complex: the complex step passes through)."""
     typ, nca, ncb = ik[TYPE], ik[NCA], ik[NCB]
-    _port(qc, 0, ik[KA], f, F_SA, PP, ik[POFF], nca, xa, Ra, Ava, Awa)
+    _port(qc, 0, ik[KA], f, F_SA, F_TA, PP, ik[POFF], nca, xa, Ra, Ava, Awa)
     if ik[HAS_B]:
-        _port(qc, 7, ik[KB], f, F_SB, PP, ik[POFF] + 6 * nca, ncb, xb, Rb, Avb, Awb)
+        _port(qc, NQP, ik[KB], f, F_SB, F_TB, PP, ik[POFF] + 6 * nca, ncb, xb, Rb, Avb, Awb)
     else:
         Rb[:, :] = 0.0
         for a in range(3):
@@ -139,7 +146,7 @@ def _strain(ik, f, PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb):
             d[a] = xb[a] - xa[a]
         if ik[PLANAR]:
             tha = qc[3] if ik[KA] == 1 else 0.0 * qc[0]
-            thb = qc[10] if ik[KB] == 1 else 0.0 * qc[0]
+            thb = qc[NQP + 3] if ik[KB] == 1 else 0.0 * qc[0]
             phi = thb - tha
             r0 = 0 if typ == TORSION else 2          # the angle's row
             s[r0] = phi
@@ -304,7 +311,7 @@ def forces_add(q, e, fd, fe):
 
 @_jit
 def forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve):
-    """Values of ``df/dq`` (``Vq[k]``: columns x the 14 ``q`` of the element) and ``df/de``
+    """Values of ``df/dq`` (``Vq[k]``: columns x the 20 ``q`` of the element) and ``df/de``
     (``Ve[k]``: columns x columns) of every element, with the stresses ``Sig`` and their
     derivatives ``Ks = dsigma/ds``, ``Dr = dsigma/dr`` (6 x 6 rows) at the same point."""
     I, QI, F, PP, CI = fd
