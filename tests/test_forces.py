@@ -292,12 +292,13 @@ def _sprung_beam():
 def test_spring_on_a_flexible_port_conserves_energy():
     """The spring pulls the tip of the flexible beam (bending it): H + V constant to O(h^2)."""
     drifts = []
-    for dt in (2e-3, 1e-3):
+    for dt in (1e-3, 5e-4):
         s, beam = _sprung_beam()
         dae = s.assemble()
-        res = s.simulate(0.2, solver="midpoint", dt=dt, newton_tol=1e-12)
+        assert dae.compiled_residual().path == "compiled"
+        res = s.simulate(0.2, solver="midpoint", dt=dt, newton_tol=1e-9)
         E = dae.hamiltonian(res.y) + dae.potential_energy(res.y)
-        assert np.ptp(dae.potential_energy(res.y)) > 0.1 * E[0]
+        assert np.ptp(dae.potential_energy(res.y)) > 0.5 * E[0]
         drifts.append(np.max(np.abs(E - E[0])) / E[0])
     assert drifts[0] < 1e-3
     assert drifts[1] < 0.35 * drifts[0] or drifts[1] < 1e-10
