@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._sizes import DENSE_MAX
-from ..forces import ForceGroup
+from ..forces_group import ForceGroup
 from .energy import EnergyMixin
 from .initial import ConsistencyError, InitialValuesMixin
 from .kinematics import Kinematics
