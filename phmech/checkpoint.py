@@ -91,8 +91,11 @@ def model_identity(problem):
     if system is not None:
         ident["bodies"] = [[b.name, type(b).__name__, int(b.nq), int(b.ne)] for b in system.bodies]
         ident["joints"] = [[j.name, type(j).__name__, int(j.n_rows)] for j in system.joints]
-        ident["loads"] = [[ld.name, type(ld).__name__] for ld in system.loads]
-        kinds = (("body", system.bodies), ("joint", system.joints), ("load", system.loads))
+        # force elements (phmech.forces) are recorded as loads: checkpoints of models with a damper
+        # written before the dampers became force elements keep their identity
+        loads = list(system.loads) + list(getattr(system, "forces", []))
+        ident["loads"] = [[ld.name, type(ld).__name__] for ld in loads]
+        kinds = (("body", system.bodies), ("joint", system.joints), ("load", loads))
         owners += [(f"{kind} '{x.name}'", x) for kind, items in kinds for x in items]
     params = {}
     for owner, item in owners:

@@ -191,34 +191,3 @@ class Gravity(Load):
             return None
         return -float(self.g @ (self.mass * self.body.position(q)
                                 + self.body.rotation(q) @ self._first_moment))
-
-
-class PortDamper(Load):
-    """A linear viscous damper between a port and the ground: ``F = -c v`` (inertial).
-
-    Since ``v = R Y e``, the generalized force ``-c Y^T R^T R Y e = -c Y^T Y e``
-    does not depend on the rotation; its power ``-c |v|^2`` is dissipated.
-    """
-
-    def __init__(self, port, c, name=None):
-        self.name = name or f"damper({port.label})"
-        c = float(c) if np.ndim(c) == 0 else np.nan
-        if not np.isfinite(c) or c < 0:
-            raise ValueError(f"load '{self.name}': damping coefficient must be finite and non-negative, got {c!r}")
-        self.port, self.body, self.c = port, port.body, c
-        self.cols, self.A = port.cols, port.Yc
-        self._D = -c * (self.A.T @ self.A)
-
-    def identity_parameters(self):
-        return {"c": self.c}
-
-    def force(self, t, q, e=None):
-        return self._D @ e[self.cols]
-
-    def force_q(self, t, q, e=None):
-        return None
-
-    def force_e(self, t, q, e=None):
-        out = np.zeros((len(self.cols), self.body.ne))
-        out[:, self.cols] = self._D
-        return out

@@ -1,4 +1,4 @@
-"""Building a mechanism: bodies, joints between their ports, drivers, loads and gravity.
+"""Building a mechanism: bodies, joints between their ports, drivers, loads, gravity and force elements.
 
 :meth:`System.assemble` returns the :class:`~phmech.assembly.DescriptorDAE`
 
@@ -12,7 +12,8 @@ see :mod:`phmech.assembly.dae`.
 
 from .assembly import ConsistencyError, DescriptorDAE  # noqa: F401 (ConsistencyError re-exported)
 from .joints import AngularVelocity, Joint, Revolute, Slider, SpatialJoint, Weld
-from .loads import Gravity, Load, PortDamper, PortForce, PortMoment
+from .forces import Bushing, ForceElement, PortDamper, SpringDamper, TorsionalSpringDamper
+from .loads import Gravity, Load, PortForce, PortMoment
 
 
 class System:
@@ -31,6 +32,8 @@ class System:
         self.bodies = []
         self.joints = []
         self.loads = []
+        #: force elements between bodies (:mod:`phmech.forces`)
+        self.forces = []
         self._assembled = None
         self._seen = {}          # list id -> (length, names, ids): the uniqueness checks in O(1)
         for b in bodies:
@@ -141,9 +144,29 @@ class System:
         """Apply a moment (scalar for planar bodies, 3-vector for spatial ones) at a port."""
         return self.add_load(PortMoment(port, moment, frame, name))
 
+    # -- force elements (phmech.forces) --------------------------------------
+    def add_force(self, element):
+        """Add a force element (:mod:`phmech.forces`); names must be unique."""
+        return self._add_named(self.forces, element, ForceElement, "force element")
+
     def add_damper(self, port, c, name=None):
         """Linear viscous damper ``F = -c v`` between a port and the ground."""
-        return self.add_load(PortDamper(port, c, name))
+        return self.add_force(PortDamper(port, c, name))
+
+    def add_spring(self, a, b=None, stiffness=0.0, damping=0.0, rest_length=None, law=None, at=None, name=None,
+                   law_derivative=None):
+        """Point-to-point spring-damper between ports ``a`` and ``b`` (or the ground point ``at``);
+        see :class:`~phmech.forces.SpringDamper`."""
+        return self.add_force(SpringDamper(a, b, stiffness, damping, rest_length, law, law_derivative, at, name))
+
+    def add_torsional_spring(self, joint, stiffness, damping=0.0, rest_angle=0.0, name=None):
+        """Torsional spring-damper on a revolute joint; see :class:`~phmech.forces.TorsionalSpringDamper`."""
+        return self.add_force(TorsionalSpringDamper(joint, stiffness, damping, rest_angle, name))
+
+    def add_bushing(self, a, b=None, stiffness=None, damping=None, name=None):
+        """Bushing between the frames of ports ``a`` and ``b`` (or the ground); see
+        :class:`~phmech.forces.Bushing`."""
+        return self.add_force(Bushing(a, b, stiffness, damping, name))
 
     def add_gravity(self, g, bodies=None):
         """Gravity ``g`` (inertial components) on every body, or on ``bodies``."""

@@ -239,7 +239,7 @@ def _():
 
 
 @case("negative damping", ValueError,
-      r"load 'damper\(slider.P\)': damping coefficient must be finite and non-negative, got -1\.0")
+      r"force element 'damper\(slider.P\)': damping coefficient must be finite and non-negative, got -1\.0")
 def _():
     s, crank, coupler, slider = rigid_crank_slider()
     s.add_damper(slider.port("P"), -1.0)

@@ -299,16 +299,18 @@ def test_the_kernels_run_as_python_with_the_jit_disabled():
 
 
 def test_a_model_without_kernels_for_all_parts_warns_once_and_names_them():
-    """A damper has no kernel: the compiled residual says the model runs in Python, and why."""
+    """A spring with a Python force law has no kernel: the compiled residual says the model runs
+    in Python, and why."""
     from phmech.assembly.compiled import PythonFallbackWarning
     s = _spherical_chain(2)
-    s.add_damper(s.bodies[1].port("B"), 0.5)
+    s.add_spring(s.bodies[1].port("B"), None, law=lambda length, rate: 3.0 * (length - 0.5), at=(2.0, 0.0, 1.0),
+                 name="soft")
     dae = s.assemble()
-    with pytest.warns(PythonFallbackWarning, match=r"load 'damper\(bar1\.B\)'") as record:
+    with pytest.warns(PythonFallbackWarning, match=r"force element 'soft' \(a Python law\)") as record:
         c = dae.compiled_residual()
         dae.compiled_residual()
     assert len(record) == 1
-    assert not c.pure and c.path == "python" and c.leftovers == [f"load '{s.loads[-1].name}'"]
+    assert not c.pure and c.path == "python" and c.leftovers == ["force element 'soft' (a Python law)"]
 
 
 @pytest.mark.parametrize("model", ["loaded crank-slider", "spherical chain"])

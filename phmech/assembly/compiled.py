@@ -23,7 +23,8 @@ evaluates them in one compiled kernel:
   :mod:`phmech.fem.beam3d_nonlinear_kernels`); a body names its slot in
   ``effort_slot`` and its class packs the data of the slot's bodies
   (``effort_kernel_data``);
-* the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
+* the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`) and the force
+  elements between bodies (:mod:`phmech.forces_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
 Each group of kinematics or joints, and each load, names its slot of the
@@ -57,6 +58,8 @@ from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivative
 from ..loads_kernels import PackedLoads, loads_add, loads_jacobian_add
 from .._jit import jit as _jit, numba
 from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
+from ..forces import ForceGroup
+from ..forces_kernels import forces_add, forces_jacobian_add
 from ..massspring.kernels import network_forces_add, network_jacobian_add, pack_slot as pack_networks
 
 
@@ -160,6 +163,7 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     fl = np.zeros(ne)
     loads_add(q, loads, fl)
     network_forces_add(q, e, families[3], fl)       # slot "networks" (phmech.massspring.kernels)
+    forces_add(q, e, families[4], fl)               # the force elements (phmech.forces)
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -179,11 +183,12 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(eff, sj, fr, nw)``: the effort families' data (in the
+    families with their own kernels, ``(eff, sj, fr, nw, fd)``: the effort families' data (in the
     order of :data:`EFFORT_SLOTS`), the spatial joints
     (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`), the frame-rate joints
     (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`) and the network forces
-    (:func:`phmech.massspring.kernels.pack_slot`); ``loads``:
+    (:func:`phmech.massspring.kernels.pack_slot`) and the force elements
+    (:meth:`phmech.forces.ForceGroup.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -211,7 +216,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     G, _ = _planar_G(q, Gv0, Gvcs, Gang)
     _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
     _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    eff, sj, fr, nw = families
+    eff, sj, fr, nw, fd = families
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
@@ -225,6 +230,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     _effort_families(q, e, eff, out, fe)
     loads_add(q, loads, fe)
     network_forces_add(q, e, nw, fe)
+    forces_add(q, e, fd, fe)                   # the force elements (phmech.forces)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -327,8 +333,12 @@ class CompiledResidual:
         self.loads = self.packed_loads.others
         self.nw, self.other_loads = pack_networks(self.loads)
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.other_loads]
+        # the force elements' slot (phmech.forces): the linear ones compiled, user laws left over
+        self.forces = getattr(d, "forces", None) or ForceGroup([], d.layout, None)
+        self.fd = self.forces.kernel_data()
+        self.leftovers += self.forces.leftovers
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
-                         or self.other_loads)
+                         or self.other_loads or self.forces.leftovers)
         self.path = "compiled" if self.pure else "python"
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
@@ -374,7 +384,8 @@ class CompiledResidual:
         if self._fixed_args is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.eff, self.sj, self.fr, self.nw),
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.eff, self.sj, self.fr, self.nw,
+                                                                     self.fd),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -412,12 +423,13 @@ class CompiledResidual:
             g(q, e, out)
         for b, sq, se in self.other_kin:
             out[sq] = b.qdot(q[sq], e[se])
-        if self.other_loads or self.effort:
+        if self.other_loads or self.effort or self.forces.leftovers:
             fe = out[d.se]
             for ld, sq, se in self.other_loads:         # the kernel has the packed and network loads
                 fe[se.start + ld.cols] += ld.force(t, q[sq], e[se])
             for b, sq, se in self.effort:
                 fe[se] += b.effort_force(t, q[sq], e[se])
+            self.forces.leftover_add(q, e, fe)
         return out
 
 
@@ -532,7 +544,7 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
             if act[r]:
                 J[cl + r, Gang[k]] -= dg * e[c]
     _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
-    eff, sj, fr, nw = families
+    eff, sj, fr, nw, fd = families
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
@@ -557,3 +569,4 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     _effort_families_jacobian(q, e, nq, eff, J)
     loads_jacobian_add(q, loads, J, nq)
     network_jacobian_add(q, e, nw, J, nq)
+    forces_jacobian_add(q, e, fd, J, nq)       # the force elements (phmech.forces)

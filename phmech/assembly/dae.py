@@ -17,12 +17,15 @@ assembly, see :mod:`phmech.assembly.initial`) are replaced by ``lam_i = 0``.
 
 The power balance along any solution is
 ``dH/dt = -e^T R e + w^T lam + e^T f``: the joints' prescribed velocities
-and the loads are the only ports through which energy enters.
+and the loads are the only ports through which energy enters.  The force
+elements between bodies (:mod:`phmech.forces`) add ``-B(q)^T sigma`` to
+the effort equations: their potentials and dissipation enter the balance.
 """
 import numpy as np
 import scipy.sparse as sp
 
 from .._sizes import DENSE_MAX
+from ..forces_group import ForceGroup
 from .energy import EnergyMixin
 from .initial import ConsistencyError, InitialValuesMixin
 from .kinematics import Kinematics
@@ -86,6 +89,10 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             problems += ld.check()
             if id(ld.body) not in owners:
                 problems.append(f"load '{ld.name}': body '{ld.body.name}' is not in the system")
+        forces = getattr(system, "forces", [])
+        for fl in forces:
+            problems += [f"force element '{fl.name}': port '{p.label}' is on body '{p.body.name}', which is "
+                         "not in the system" for p in fl.ports() if id(p.body) not in owners]
         if problems:
             raise ConsistencyError(problems)
 
@@ -115,6 +122,8 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         self.potential_loads = {ld.name for ld, sq, _ in self.loads if ld.potential(self.q0[sq]) is not None}
         for j in joints:
             j.bind(L.q_getter(self.q0))
+        #: the force elements between bodies (:mod:`phmech.forces`)
+        self.forces = ForceGroup(forces, L, L.q_getter(self.q0))
         self.dense_G = self.nl * self.ne <= DENSE_G_MAX
         self.active = np.ones(self.nl, bool)
         self.redundant_rows = []
@@ -238,6 +247,8 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             fe += self.load_vector(t, q, e)
         for b, sq, se in self.effort_bodies:
             fe[se] += b.effort_force(t, q[sq], e[se])
+        if self.forces:
+            self.forces.add(q, e, fe)
         out[self.se] = fe
         fl = self.w(t) - G @ e
         if self.redundant_rows:
@@ -271,6 +282,11 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
                     rows.append(lcols[A.row] + nq)
                     cols.append(A.col + c0)
                     vals.append(A.data)
+        if self.forces:
+            (fr, fc, fv), (gr, gc, gv) = self.forces.jacobian_triplets(q, e)
+            rows += [fr + nq, gr + nq]
+            cols += [fc, gc + nq]
+            vals += [fv, gv]
         for b, sq, se in self.effort_bodies:
             _, Dq, De = b.effort_terms(t, q[sq], e[se])
             for D, c0 in ((Dq, sq.start), (De, nq + se.start)):

@@ -13,10 +13,11 @@ class EnergyMixin:
         return H if H.shape[0] > 1 else H[0]
 
     def potential_energy(self, y):
-        """Sum of the potentials ``V(q)`` of the conservative loads (gravity on rigid bodies).
+        """Sum of the potentials ``V(q)`` of the conservative loads (gravity on rigid bodies) and
+        of the force elements with the linear law (springs, bushings).
 
-        Loads without a potential (forces, gravity on flexible bodies) count
-        as supplied work instead.
+        Loads without a potential (forces, gravity on flexible bodies) and force
+        elements with a user law count as supplied work instead.
         """
         y = np.atleast_2d(y)
         V = np.zeros(y.shape[0])
@@ -26,19 +27,27 @@ class EnergyMixin:
                 if v is None:
                     break
                 V[k] += v
+        forces = getattr(self, "forces", None)
+        if forces:
+            for k, row in enumerate(y):
+                V[k] += forces.potential(row[self.sq])
         return V if V.shape[0] > 1 else V[0]
 
     def power(self, t, y, include_potential=True):
-        """Power entering through the prescribed velocities and the loads (minus dissipation).
+        """Power entering through the prescribed velocities, the loads and the force elements
+        (minus dissipation).
 
-        With ``include_potential=False`` the loads that have a potential are
-        left out (their power is ``-dV/dt``).
+        With ``include_potential=False`` the loads and force elements that have a
+        potential are left out (their power is ``-dV/dt``; a damped element keeps its
+        dissipation).
         """
         compiled = getattr(self, "_compiled", None)     # the compiled power where it is whole
         if include_potential and compiled is not None and compiled.pure:
             return compiled.power(np.asarray(y, float), compiled.kernel_args(t))
         q, e, lam = self.split(y)
         P = float(self.w(t) @ lam) if self.nl else 0.0
+        if getattr(self, "forces", None):
+            P += self.forces.power(q, e, include_potential)
         for ld, sq, se in self.loads:
             if include_potential or ld.name not in self.potential_loads:
                 P += float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
@@ -50,7 +59,7 @@ class EnergyMixin:
         """Power through every port: ``{joint or load name: power}`` (W), plus ``"dissipation"``.
 
         A joint supplies ``w_j . lam_j`` (non-zero only for prescribed
-        motions); a load ``e . f``.
+        motions); a load and a force element ``e . f``.
         """
         q, e, lam = self.split(y)
         out = {}
@@ -60,6 +69,8 @@ class EnergyMixin:
             out[j.name] = float(w[sl] @ lam[sl])
         for ld, sq, se in self.loads:
             out[ld.name] = out.get(ld.name, 0.0) + float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
+        if getattr(self, "forces", None):
+            out.update(self.forces.power_terms(q, e))
         if self.has_R:
             out["dissipation"] = -float(e @ (self.R @ e))
         return out

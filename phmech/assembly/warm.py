@@ -5,7 +5,7 @@ compiled on their first call and kept in a disk cache; a fresh
 installation would spend a minute or two compiling in the user's first
 run.  This module builds and steps tiny models through every compiled
 path -- the residual and Jacobian kernels of planar and spatial frames,
-point masses, packed loads and consistent beams, the Newton iterations of
+point masses, packed loads, force elements and consistent beams, the Newton iterations of
 the implicit midpoint rule, Radau IIA and the generalized-alpha method,
 and the kernels of the classic benchmark problems -- so that every kernel
 is compiled once, at installation, for the argument types the package
@@ -45,6 +45,25 @@ def _spinning_box():
     return System([SpatialRigidBody("box", 2.0, np.diag([0.1, 0.2, 0.3]), center=(0.1, 0.0, 0.05))])
 
 
+def _sprung_bodies():
+    """Force elements between planar and spatial rigid bodies (:mod:`phmech.forces`): springs, a
+    torsional spring on a revolute joint, bushings and a damper."""
+    from .. import PlanarRigidBody, SpatialRigidBody, System
+    from ..joints import Revolute
+
+    a = PlanarRigidBody("a", 1.0, 0.05, ports={"p": (0.3, 0.1)})
+    b = PlanarRigidBody("b", 0.6, 0.02, position=(0.7, 0.2))
+    c = SpatialRigidBody("c", 1.0, np.diag([0.02, 0.03, 0.04]), ports={"p": (0.2, 0.0, 0.1)})
+    s = System([a, b, c])
+    s.add_torsional_spring(s.add_joint(Revolute(a.port("P"), None)), 2.0, damping=0.1)
+    s.add_spring(a.port("p"), b.port("P"), stiffness=20.0, damping=0.1, rest_length=0.4)
+    s.add_bushing(b.port("P"), None, stiffness=30.0, damping=0.1)
+    s.add_spring(c.port("p"), None, stiffness=10.0, at=(0.0, 0.0, 1.0))
+    s.add_bushing(c.port("P"), None, stiffness=np.eye(6), damping=0.1)
+    s.add_damper(c.port("p"), 0.2)
+    return s
+
+
 def _models():
     """``(name, build, t_end, dt, initial efforts)`` of the tiny models; the beams' matrices come
     from the FE cache when present (else Firedrake assembles them once)."""
@@ -56,7 +75,8 @@ def _models():
              1e-3, 1e-4, None),
             ("consistent-beam crank-slider", lambda: crank_slider.build(2, geometric_stiffness=True)[0],
              1e-3, 1e-4, None),
-            ("hinged spatial beam", lambda: hinged_beam.build(2)[0], 4e-3, 1e-3, None)]
+            ("hinged spatial beam", lambda: hinged_beam.build(2)[0], 4e-3, 1e-3, None),
+            ("sprung bodies", _sprung_bodies, 2e-3, 1e-3, None)]
 
 
 def _step_models(say):

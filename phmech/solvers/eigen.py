@@ -95,14 +95,56 @@ class LinearSystem:
 
 
 def linearize(dae, q=None):
-    """Linearize an assembled system at rest at configuration ``q`` (default: initial)."""
+    """Linearize an assembled system at rest at configuration ``q`` (default: initial).
+
+    The force elements between bodies (:mod:`phmech.forces`) enter with their
+    stiffness ``K_e = -(df/dq) T(q)`` and damping ``-df/de`` at rest (see
+    :func:`_force_elements`)."""
     q = dae.q0 if q is None else np.asarray(q, float)
     if q.shape != (dae.nq,):
         raise ValueError(f"linearize: q needs {dae.nq} values, got shape {q.shape}")
     # redundant rows (see phmech.assembly.initial) are left out: the pencil stays regular
     G = dae.G(q)
     G = (G.toarray() if hasattr(G, "toarray") else G)[getattr(dae, "active", slice(None))]
-    return LinearSystem(dae, q, dae.M, dae.J0 - dae.R if dae.has_R else dae.J0, G)
+    M, J = dae.M, dae.J0 - dae.R if dae.has_R else dae.J0
+    if getattr(dae, "forces", None):
+        M, J, G = _force_elements(dae, q, M, J, G)
+    return LinearSystem(dae, q, M, J, G)
+
+
+def _force_elements(dae, q, M, J, G):
+    """The pencil with the force elements at rest: the efforts ``e`` followed by ``r`` stress
+    variables ``z = C delta`` of the effective stiffness ``K_e = C^T C`` (``delta' = e``).
+
+    ``K_e = -(df/dq) T(q)`` with ``T = d qdot / de`` (symmetrized; a preload adds its
+    geometric part) and the damping ``-df/de`` at ``e = 0``; then
+    ``M e' = (J + df/de) e - C^T z + G^T lam``, ``z' = C e``: the pencil keeps the
+    form ``(diag(M, I), skew + dissipative)`` of the other bodies' stresses, so the
+    frequencies are ``sqrt`` of the eigenvalues of ``K_e`` on the constrained mass.
+    An indefinite ``K_e`` (an unstable configuration of the springs) is an error.
+    """
+    ne, nq = dae.ne, dae.nq
+    e0 = np.zeros(ne)
+    (fr, fc, fv), (gr, gc, gv) = dae.forces.jacobian_triplets(q, e0)
+    Fq = sp.csr_matrix((fv, (fr, fc)), shape=(ne, nq))
+    Fe = sp.csr_matrix((gv, (gr, gc)), shape=(ne, ne))
+    rows, cols, vals = (np.concatenate(x) if x else np.zeros(0) for x in dae.kinematics.jacobian_triplets(q, e0))
+    keep = cols >= nq
+    T = sp.csr_matrix((vals[keep], (rows[keep].astype(int), cols[keep].astype(int) - nq)), shape=(nq, ne))
+    Ke = -(Fq @ T).toarray()
+    Ke = 0.5 * (Ke + Ke.T)
+    lam, V = np.linalg.eigh(Ke)
+    scale = max(np.max(np.abs(lam), initial=0.0), 1e-300)
+    if lam.size and lam[0] < -1e-10 * scale:
+        raise ValueError(f"linearize: the stiffness of the force elements at this configuration is indefinite "
+                         f"(eigenvalue {lam[0]:.6g}): not a stable configuration of the springs")
+    pos = lam > 1e-12 * scale
+    C = sp.csr_matrix(np.sqrt(lam[pos])[:, None] * V[:, pos].T)
+    nr = C.shape[0]
+    M = sp.block_diag([M, sp.identity(nr)], format="csr")
+    J = sp.bmat([[sp.csr_matrix(J) + Fe, -C.T], [C, None]], format="csr")
+    G = np.hstack([np.asarray(G), np.zeros((G.shape[0], nr))])
+    return M, J, G
 
 
 @dataclass

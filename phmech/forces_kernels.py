@@ -1,0 +1,389 @@
+"""The force elements between ports as compiled kernels: their strains, forces and exact derivatives.
+
+Every element of :mod:`phmech.forces` is written in one form: a *strain*
+``s(q)`` (``ns <= 6`` numbers: a length, an angle, a relative displacement
+and rotation) whose rate is ``s' = B(q) e`` exactly, and a *stress*
+``sigma(s, r)`` of the strain and its rate ``r = B e``.  The generalized
+force on the efforts is ``f = -B(q)^T sigma``, so the power the element
+takes is ``sigma . r``: with the linear law
+``sigma = K (s - s0) + D r`` this is ``dV/dt + r^T D r`` with the potential
+``V = 1/2 (s - s0)^T K (s - s0)``.
+
+The elements (``I[k, TYPE]``):
+
+* ``DAMPER``: a viscous damper between a port and the ground, ``s' = v``
+  (the inertial port velocity, ``B = R Y``), ``sigma = c v``;
+* ``SPRING``: point-to-point, ``s = |x_b - x_a|``,
+  ``B = u^T [-R_a Y_a, R_b Y_b]`` with ``u`` the unit vector from a to b;
+* ``TORSION``: the relative angle of a revolute joint.  Planar: the
+  difference of the frame angles, ``B = W_b - W_a``.  Spatial: with the
+  relative rotation ``E = R_a^T R_b P0^T`` since the initial configuration
+  and the directions ``d1, d2`` normal to the axis (A's frame),
+  ``phi = atan2(d2 . E d1, d1 . E d1)``; ``E' = [w]x E`` with
+  ``w = R_a^T (omega_b - omega_a)`` gives
+  ``phi' = w . ((E d1) x (x d2 - y d1)) / (x^2 + y^2)``;
+* ``BUSHING``: ``rho = R_a^T (x_b - x_a)`` (the position of b in A's frame)
+  and a rotation measure: planar the angle difference, spatial
+  ``theta = vee(E - E^T) / 2`` (the rotation vector to third order) with
+  ``theta' = 1/2 (tr E I - E) w``; ``rho' = R_a^T (v_b - v_a) + rho x Omega_a``.
+
+The derivatives ``ds/dq`` and ``dB/dq`` that the Jacobian needs are taken by
+the complex step of the same strain function (step ``1e-30``: no
+subtraction, so exact to round-off), the derivatives by ``e`` in closed
+form: ``df/de = -B^T D B``.
+
+Packed data ``fd = (I, QI, F, PP, CI)``:
+
+* ``I[k]``: the integers at the columns ``TYPE ... BOFF`` below;
+* ``QI[k]``: 20 global ``q`` indices, 10 per port (position 3, rotation:
+  one planar angle or 4 quaternion parameters, then up to 3 deformation
+  variables of a flexible body whose port point moves with them), ``-1``
+  where there is none;
+* ``F[k]``: port positions (body frames), the ground point, ``s0``, ``K``
+  and ``D`` (6 x 6, row-major, the first ``ns`` rows and columns used), the
+  directions ``d1``, ``d2``, the initial relative rotation ``P0`` and the
+  traces ``T_a``, ``T_b`` (3 x 3, row-major): the port point is
+  ``x = r + R (s + T u)`` with ``u`` the port's deformation variables;
+* ``PP``: the port rows ``Y_a, W_a, Y_b, W_b`` (3 rows each, padded,
+  row-major) from ``I[k, POFF]``; ``CI``: the global ``e`` columns from
+  ``I[k, COFF]`` (port a's, then port b's).
+"""
+import numpy as np
+
+from ._jit import jit as _jit
+from .math.rotations import quadratic_into
+
+DAMPER, SPRING, TORSION, BUSHING = 0, 1, 2, 3
+#: columns of ``I``: element type, strain size, port b present, columns of ports a and b, offsets
+#: into CI and PP, rotation kinds of the ports (0 none, 1 planar angle, 2 quaternion), law
+#: (0 linear, 1 evaluated outside the kernels), planar (0/1), offset of the element's B values
+TYPE, NS, HAS_B, NCA, NCB, COFF, POFF, KA, KB, LAW, PLANAR, BOFF = range(12)
+N_INT = 12
+#: offsets into ``F``
+F_SA, F_SB, F_AT, F_S0, F_K, F_D, F_D1, F_D2, F_P0, F_TA, F_TB = 0, 3, 6, 9, 15, 51, 87, 90, 93, 102, 111
+N_FLOAT = 120
+#: ``q`` columns of a port (frame position 3, rotation 4, deformation 3) and of an element
+NQP = 10
+NQE = 20
+#: the complex step
+STEP = 1e-30
+
+
+@_jit
+def _catan2(y, x):
+    """``atan2`` of complex arguments to first order in their imaginary parts (complex step)."""
+    xr, yr = x.real, y.real
+    return np.arctan2(yr, xr) + 1j * ((xr * y.imag - yr * x.imag) / (xr * xr + yr * yr))
+
+
+@_jit
+def _port(qc, o, kind, F, fo, to, PP, po, nc, x, R, Av, Aw):
+    """Port at local ``q`` offset ``o``: point ``x = r + R (s + T u)`` (``s = F[fo:fo + 3]``,
+    ``T = F[to:to + 9]``, ``u = qc[o + 7:o + 10]``), frame rotation ``R`` and the inertial velocity
+    and angular velocity rows ``Av = R Y``, ``Aw = R W`` (``Y``, ``W`` from ``PP[po:]``, 3 x ``nc``
+    each)."""
+    R[:, :] = 0.0
+    if kind == 2:
+        quadratic_into(qc[o + 3], qc[o + 4], qc[o + 5], qc[o + 6], R)
+        n2 = qc[o + 3] ** 2 + qc[o + 4] ** 2 + qc[o + 5] ** 2 + qc[o + 6] ** 2
+        for a in range(3):
+            for b in range(3):
+                R[a, b] = R[a, b] / n2
+    elif kind == 1:
+        c, s = np.cos(qc[o + 3]), np.sin(qc[o + 3])
+        R[0, 0], R[0, 1], R[1, 0], R[1, 1], R[2, 2] = c, -s, s, c, 1.0
+    else:
+        R[0, 0], R[1, 1], R[2, 2] = 1.0, 1.0, 1.0
+    for a in range(3):
+        x[a] = qc[o + a]
+        for b in range(3):
+            sb = F[fo + b] + F[to + 3 * b] * qc[o + 7] + F[to + 3 * b + 1] * qc[o + 8] + F[to + 3 * b + 2] * qc[o + 9]
+            x[a] += R[a, b] * sb
+    for c in range(nc):
+        for a in range(3):
+            av = 0.0 * R[0, 0]
+            aw = 0.0 * R[0, 0]
+            for b in range(3):
+                av += R[a, b] * PP[po + b * nc + c]
+                aw += R[a, b] * PP[po + (3 + b) * nc + c]
+            Av[a, c] = av
+            Aw[a, c] = aw
+
+
+@_jit
+def _strain(ik, f, PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb):
+    """Strain ``s`` and rate rows ``B`` (ns x columns of a, then b) of one element at the local
+    configuration ``qc`` (complex: the complex step passes through)."""
+    typ, nca, ncb = ik[TYPE], ik[NCA], ik[NCB]
+    _port(qc, 0, ik[KA], f, F_SA, F_TA, PP, ik[POFF], nca, xa, Ra, Ava, Awa)
+    if ik[HAS_B]:
+        _port(qc, NQP, ik[KB], f, F_SB, F_TB, PP, ik[POFF] + 6 * nca, ncb, xb, Rb, Avb, Awb)
+    else:
+        Rb[:, :] = 0.0
+        for a in range(3):
+            xb[a] = f[F_AT + a]
+            Rb[a, a] = 1.0
+    B[:, :] = 0.0
+    s[:] = 0.0
+    if typ == DAMPER:
+        for a in range(3):
+            s[a] = xa[a]
+            for c in range(nca):
+                B[a, c] = Ava[a, c]
+    elif typ == SPRING:
+        d0, d1, d2 = xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]
+        ln = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        s[0] = ln
+        u0, u1, u2 = d0 / ln, d1 / ln, d2 / ln
+        for c in range(nca):
+            B[0, c] = -(u0 * Ava[0, c] + u1 * Ava[1, c] + u2 * Ava[2, c])
+        for c in range(ncb):
+            B[0, nca + c] = u0 * Avb[0, c] + u1 * Avb[1, c] + u2 * Avb[2, c]
+    else:
+        # relative quantities in A's frame: w rows (R_a^T Aw), E = R_a^T R_b P0^T
+        d = np.empty(3, xa.dtype)
+        for a in range(3):
+            d[a] = xb[a] - xa[a]
+        if ik[PLANAR]:
+            tha = qc[3] if ik[KA] == 1 else 0.0 * qc[0]
+            thb = qc[NQP + 3] if ik[KB] == 1 else 0.0 * qc[0]
+            phi = thb - tha
+            r0 = 0 if typ == TORSION else 2          # the angle's row
+            s[r0] = phi
+            for c in range(nca):
+                B[r0, c] = -Awa[2, c]
+            for c in range(ncb):
+                B[r0, nca + c] = Awb[2, c]
+        else:
+            E = np.zeros((3, 3), xa.dtype)
+            for a in range(3):
+                for b in range(3):
+                    acc = 0.0 * xa[0]
+                    for m in range(3):
+                        for n in range(3):
+                            acc += Ra[m, a] * Rb[m, n] * f[F_P0 + b * 3 + n]
+                    E[a, b] = acc
+            Wa = np.zeros((3, nca + ncb), xa.dtype)      # rows of w = R_a^T (omega_b - omega_a)
+            for a in range(3):
+                for c in range(nca):
+                    Wa[a, c] = -(Ra[0, a] * Awa[0, c] + Ra[1, a] * Awa[1, c] + Ra[2, a] * Awa[2, c])
+                for c in range(ncb):
+                    Wa[a, nca + c] = Ra[0, a] * Awb[0, c] + Ra[1, a] * Awb[1, c] + Ra[2, a] * Awb[2, c]
+            if typ == TORSION:
+                g1 = np.empty(3, xa.dtype)
+                for a in range(3):
+                    g1[a] = E[a, 0] * f[F_D1] + E[a, 1] * f[F_D1 + 1] + E[a, 2] * f[F_D1 + 2]
+                x = g1[0] * f[F_D1] + g1[1] * f[F_D1 + 1] + g1[2] * f[F_D1 + 2]
+                y = g1[0] * f[F_D2] + g1[1] * f[F_D2 + 1] + g1[2] * f[F_D2 + 2]
+                s[0] = _catan2(y, x)
+                h = np.empty(3, xa.dtype)
+                for a in range(3):
+                    h[a] = (x * f[F_D2 + a] - y * f[F_D1 + a]) / (x * x + y * y)
+                g = (g1[1] * h[2] - g1[2] * h[1], g1[2] * h[0] - g1[0] * h[2], g1[0] * h[1] - g1[1] * h[0])
+                for c in range(nca + ncb):
+                    B[0, c] = g[0] * Wa[0, c] + g[1] * Wa[1, c] + g[2] * Wa[2, c]
+            else:
+                tr = E[0, 0] + E[1, 1] + E[2, 2]
+                s[3] = 0.5 * (E[2, 1] - E[1, 2])
+                s[4] = 0.5 * (E[0, 2] - E[2, 0])
+                s[5] = 0.5 * (E[1, 0] - E[0, 1])
+                for a in range(3):
+                    for c in range(nca + ncb):
+                        acc = 0.5 * tr * Wa[a, c]
+                        for b in range(3):
+                            acc -= 0.5 * E[a, b] * Wa[b, c]
+                        B[3 + a, c] = acc
+        if typ == BUSHING:
+            rho = np.empty(3, xa.dtype)
+            for a in range(3):
+                rho[a] = Ra[0, a] * d[0] + Ra[1, a] * d[1] + Ra[2, a] * d[2]
+            nrow = 2 if ik[PLANAR] else 3
+            for a in range(nrow):
+                s[a] = rho[a]
+            # rho' = R_a^T (v_b - v_a) + rho x (R_a^T omega_a)
+            for a in range(nrow):
+                a1, a2 = (a + 1) % 3, (a + 2) % 3
+                for c in range(nca):
+                    acc = 0.0 * xa[0]
+                    for m in range(3):
+                        acc -= Ra[m, a] * Ava[m, c]
+                        acc += (rho[a1] * Ra[m, a2] - rho[a2] * Ra[m, a1]) * Awa[m, c]
+                    B[a, c] = acc
+                for c in range(ncb):
+                    B[a, nca + c] = Ra[0, a] * Avb[0, c] + Ra[1, a] * Avb[1, c] + Ra[2, a] * Avb[2, c]
+
+
+@_jit
+def _scratch(I):
+    """Complex work arrays of :func:`_strain` for the largest element."""
+    nc = 1
+    for k in range(I.shape[0]):
+        nc = max(nc, I[k, NCA], I[k, NCB])
+    c = np.complex128
+    return (np.zeros(6, c), np.zeros((6, 2 * nc), c), np.zeros(3, c), np.zeros(3, c), np.zeros((3, 3), c),
+            np.zeros((3, 3), c), np.zeros((3, nc), c), np.zeros((3, nc), c), np.zeros((3, nc), c),
+            np.zeros((3, nc), c))
+
+
+@_jit
+def _local(q, qi, qc):
+    for m in range(NQE):
+        qc[m] = q[qi[m]] if qi[m] >= 0 else 0.0
+
+
+@_jit
+def forces_strains(q, e, fd, S, Rr, Bv):
+    """Strains ``S[k, :ns]``, their rates ``Rr[k, :ns] = B e`` and the values of ``B`` (element
+    ``k`` from ``Bv[I[k, BOFF]]``, ns x columns, row-major) of every element."""
+    I, QI, F, PP, CI = fd
+    s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb = _scratch(I)
+    qc = np.zeros(NQE, np.complex128)
+    for k in range(I.shape[0]):
+        ik = I[k]
+        _local(q, QI[k], qc)
+        _strain(ik, F[k], PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb)
+        ns, nc, co, bo = ik[NS], ik[NCA] + ik[NCB], ik[COFF], ik[BOFF]
+        for i in range(ns):
+            S[k, i] = s[i].real
+            acc = 0.0
+            for c in range(nc):
+                b = B[i, c].real
+                Bv[bo + i * nc + c] = b
+                acc += b * e[CI[co + c]]
+            Rr[k, i] = acc
+
+
+@_jit
+def forces_linear_laws(fd, S, Rr, Sig, Ks, Dr):
+    """``sigma = K (s - s0) + D r`` and its derivatives ``K``, ``D`` (6 x 6 rows of ``Ks``,
+    ``Dr``) of the elements with the linear law (``I[k, LAW] == 0``)."""
+    I, F = fd[0], fd[2]
+    for k in range(I.shape[0]):
+        if I[k, LAW] != 0:
+            continue
+        ns = I[k, NS]
+        f = F[k]
+        for i in range(ns):
+            acc = 0.0
+            for j in range(ns):
+                kij, dij = f[F_K + 6 * i + j], f[F_D + 6 * i + j]
+                acc += kij * (S[k, j] - f[F_S0 + j]) + dij * Rr[k, j]
+                Ks[k, 6 * i + j] = kij
+                Dr[k, 6 * i + j] = dij
+            Sig[k, i] = acc
+
+
+@_jit
+def forces_apply(fd, Bv, Sig, fe):
+    """``fe[cols] -= B^T sigma`` of every element."""
+    I, CI = fd[0], fd[4]
+    for k in range(I.shape[0]):
+        ns, nc, co, bo = I[k, NS], I[k, NCA] + I[k, NCB], I[k, COFF], I[k, BOFF]
+        for c in range(nc):
+            acc = 0.0
+            for i in range(ns):
+                acc += Bv[bo + i * nc + c] * Sig[k, i]
+            fe[CI[co + c]] -= acc
+
+
+@_jit
+def _sizes(I):
+    nb = 0
+    for k in range(I.shape[0]):
+        nb += I[k, NS] * (I[k, NCA] + I[k, NCB])
+    return nb
+
+
+@_jit
+def forces_add(q, e, fd, fe):
+    """``fe += f`` of the elements with the linear law (the compiled residual's slot)."""
+    I = fd[0]
+    n = I.shape[0]
+    if n == 0:
+        return
+    S, Rr, Sig = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
+    Ks, Dr = np.zeros((n, 36)), np.zeros((n, 36))
+    Bv = np.empty(_sizes(I))
+    forces_strains(q, e, fd, S, Rr, Bv)
+    forces_linear_laws(fd, S, Rr, Sig, Ks, Dr)
+    forces_apply(fd, Bv, Sig, fe)
+
+
+@_jit
+def forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve):
+    """Values of ``df/dq`` (``Vq[k]``: columns x the 20 ``q`` of the element) and ``df/de``
+    (``Ve[k]``: columns x columns) of every element, with the stresses ``Sig`` and their
+    derivatives ``Ks = dsigma/ds``, ``Dr = dsigma/dr`` (6 x 6 rows) at the same point."""
+    I, QI, F, PP, CI = fd
+    s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb = _scratch(I)
+    qc = np.zeros(NQE, np.complex128)
+    B0 = np.zeros_like(B)
+    ds, dr, dsig = np.zeros(6), np.zeros(6), np.zeros(6)
+    for k in range(I.shape[0]):
+        ik = I[k]
+        ns, nc, co = ik[NS], ik[NCA] + ik[NCB], ik[COFF]
+        _local(q, QI[k], qc)
+        _strain(ik, F[k], PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb)
+        for i in range(ns):
+            for c in range(nc):
+                B0[i, c] = B[i, c]
+        for c1 in range(nc):
+            for c2 in range(nc):
+                acc = 0.0
+                for i in range(ns):
+                    for j in range(ns):
+                        acc += B0[i, c1].real * Dr[k, 6 * i + j] * B0[j, c2].real
+                Ve[k, c1, c2] = -acc
+        for m in range(NQE):
+            if QI[k, m] < 0:
+                for c in range(nc):
+                    Vq[k, c, m] = 0.0
+                continue
+            qc[m] += 1j * STEP
+            _strain(ik, F[k], PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb)
+            qc[m] -= 1j * STEP
+            for i in range(ns):
+                ds[i] = s[i].imag / STEP
+                acc = 0.0
+                for c in range(nc):
+                    acc += B[i, c].imag / STEP * e[CI[co + c]]
+                dr[i] = acc
+            for i in range(ns):
+                acc = 0.0
+                for j in range(ns):
+                    acc += Ks[k, 6 * i + j] * ds[j] + Dr[k, 6 * i + j] * dr[j]
+                dsig[i] = acc
+            for c in range(nc):
+                acc = 0.0
+                for i in range(ns):
+                    acc += B[i, c].imag / STEP * Sig[k, i] + B0[i, c].real * dsig[i]
+                Vq[k, c, m] = -acc
+
+
+@_jit
+def forces_jacobian_add(q, e, fd, J, r0, ce):
+    """The derivatives of the linear-law elements added to the dense ``J``: rows ``r0 + e``
+    column, ``q`` columns as they are, ``e`` columns from ``ce``."""
+    I, QI, CI = fd[0], fd[1], fd[4]
+    n = I.shape[0]
+    if n == 0:
+        return
+    nc = 1
+    for k in range(n):
+        nc = max(nc, I[k, NCA] + I[k, NCB])
+    S, Rr, Sig = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
+    Ks, Dr = np.zeros((n, 36)), np.zeros((n, 36))
+    Bv = np.empty(_sizes(I))
+    forces_strains(q, e, fd, S, Rr, Bv)
+    forces_linear_laws(fd, S, Rr, Sig, Ks, Dr)
+    Vq, Ve = np.zeros((n, nc, NQE)), np.zeros((n, nc, nc))
+    forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve)
+    for k in range(n):
+        co, nck = I[k, COFF], I[k, NCA] + I[k, NCB]
+        for c in range(nck):
+            row = r0 + CI[co + c]
+            for m in range(NQE):
+                if QI[k, m] >= 0:
+                    J[row, QI[k, m]] += Vq[k, c, m]
+            for c2 in range(nck):
+                J[row, ce + CI[co + c2]] += Ve[k, c, c2]
