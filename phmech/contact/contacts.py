@@ -41,10 +41,6 @@ import numpy as np
 from ..bodies.base import Port
 
 
-class PenetrationWarning(UserWarning):
-    """A contact penetrated deeper than its ``penetration_tol`` (at the start or during a run)."""
-
-
 def _number(what, value, problems, upper=None, default=0.0):
     """``float(value)`` if a finite non-negative number (at most ``upper``); else ``default`` and one
     line appended to ``problems`` naming ``what`` and the value."""

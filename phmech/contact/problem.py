@@ -27,7 +27,7 @@ from scipy.sparse.linalg import splu
 
 from .._sizes import DENSE_MAX
 from .contacts import Contact
-from .prox import ContactSet
+from ..solvers.prox import ContactSet
 
 
 class NonsmoothProblem:

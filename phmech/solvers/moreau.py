@@ -33,7 +33,7 @@ and ``h = 2e-3``);
 at ``\\bar u`` it does no work, ``\\bar u^T J(\\bar u) \\bar u = 0``.  The
 nonlinear velocity equation is solved by Newton's method on the smooth
 part, each iterate solving the contact problem exactly
-(:mod:`phmech.contact.prox`).
+(:mod:`phmech.solvers.prox`).
 
 Energy: ``M (u_{n+1} - u_n) \\cdot \\bar u`` is the kinetic energy change,
 so the work of the percussions of contact ``i`` over a step is
@@ -49,7 +49,7 @@ the memory of a run is proportional to its output, not to its step count
 (:attr:`NonsmoothStepper.records`).  Penetrations: the scheme acts on
 velocities, so a gap that went negative stays negative; the deepest
 penetration of each contact is kept and reported (a
-:class:`~phmech.contact.contacts.PenetrationWarning` when it exceeds the
+:class:`PenetrationWarning` when it exceeds the
 contact's ``penetration_tol``, the largest in ``stats()``), measured at the
 step points (the states of the result).
 """
@@ -58,9 +58,12 @@ import warnings
 import numpy as np
 import scipy.linalg as la
 
-from ..contact.contacts import PenetrationWarning
-from ..contact.prox import ProxSolver
+from .prox import ProxSolver
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
+
+
+class PenetrationWarning(UserWarning):
+    """A contact penetrated deeper than its ``penetration_tol`` (at the start or during a run)."""
 
 
 class NonsmoothStepper(Solver):
@@ -80,7 +83,7 @@ class NonsmoothStepper(Solver):
         ``alpha`` of the prox parameters ``r_i = alpha / D_ii``.
     initial_penetration : ``"warn"``, ``"raise"`` or ``"project"``
         What to do when a contact starts penetrated deeper than its ``penetration_tol``:
-        a :class:`~phmech.contact.contacts.PenetrationWarning` (the schemes act on
+        a :class:`PenetrationWarning` (the schemes act on
         velocities: Moreau's keep the penetration, the generalized-alpha method closes it
         in the first step), a ``ValueError``, or start from the state projected onto the
         contact surfaces (:meth:`~phmech.contact.NonsmoothProblem.project`).
