@@ -43,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
+from ..bodies.inertial import inertial_frames_jacobian_add, inertial_frames_qdot
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
 from ..loads_kernels import _loads_add, _loads_jacobian_add, loads_jacobian_values, pack_loads
@@ -111,9 +112,10 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(nlb, sj)``: the packed consistent beams
-    (:func:`phmech.assembly.compiled_beams.pack`) and spatial joints
-    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`); ``loads``:
+    families with their own kernels, ``(nlb, sj, inf)``: the packed consistent beams
+    (:func:`phmech.assembly.compiled_beams.pack`), spatial joints
+    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`) and inertial frames
+    (:meth:`phmech.bodies.inertial.InertialFrames.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -153,7 +155,8 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     for m in range(Xr.size):
         fe[Xc[m]] += Xv[m] * lam[Xr[m]]
         fl[Xr[m]] -= Xv[m] * e[Xc[m]]
-    nlb, sj = families
+    nlb, sj, inf = families
+    inertial_frames_qdot(q, e, inf[0], inf[1], inf[2], inf[3], out)
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
@@ -205,7 +208,7 @@ class CompiledResidual:
     """
 
     #: the kernel's slots of the kinematics groups, with their empty data
-    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames")
+    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames", "inertial_frames")
     #: the kernel's slots of the joint groups
     JOINT_SLOTS = ("planar_joints", "spatial_joints")
 
@@ -214,7 +217,7 @@ class CompiledResidual:
         self.leftovers = []
         i0 = np.zeros(0, np.int64)
         slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
-                 "points": (i0, i0), "spatial_frames": (i0, i0),
+                 "points": (i0, i0), "spatial_frames": (i0, i0), "inertial_frames": (i0, i0, i0, i0),
                  "planar_joints": (i0, i0, np.zeros(0), np.zeros((0, 0)), i0),
                  "spatial_joints": SpatialGroup([], d.layout).kernel_data()}
         self.other_kin_groups, self.other_groups = [], []
@@ -234,6 +237,7 @@ class CompiledResidual:
                 self.leftovers.append(f"joint group {type(g).__name__}")
         self.pf, self.pt, self.sf = slots["planar_frames"], slots["points"], slots["spatial_frames"]
         self.G, self.sj = slots["planar_joints"], slots["spatial_joints"]
+        self.inf = slots["inertial_frames"]
         beams = [(b, sq, se) for b, sq, se in d.effort_bodies if is_compilable(b)]
         self.nlb = pack_beams(beams, d.layout)
         compiled_beams = {id(b) for b, _, _ in beams}
@@ -326,7 +330,7 @@ class CompiledResidual:
         if getattr(self, "_fixed_args", None) is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj),
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.nlb, self.sj, self.inf),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -493,7 +497,8 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         J[nq + Xc[m], cl + Xr[m]] += Xv[m]
         if act[Xr[m]]:
             J[cl + Xr[m], ce + Xc[m]] -= Xv[m]
-    nlb, sj = families
+    nlb, sj, inf = families
+    inertial_frames_jacobian_add(q, e, inf[0], inf[1], inf[2], inf[3], J, ce)
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)

@@ -133,12 +133,12 @@ class NonsmoothStepper(Solver):
     def _start_penetration(self, mode):
         """Check the initial gaps against the contacts' ``penetration_tol`` (see ``initial_penetration``)."""
         d = self.problem
-        g, _ = d.contact_state(self.y[d.sq], self.y[d.se])
+        g, _ = d.contact_arrays(self.y[d.sq], self.y[d.se])
         deep = [i for i, c in enumerate(d.contacts) if -g[i] > c.penetration_tol]
         if deep and mode == "project":
             self.y = d.project(self.y, self.t)
             self.y_old = self.y.copy()
-            g, _ = d.contact_state(self.y[d.sq], self.y[d.se])
+            g, _ = d.contact_arrays(self.y[d.sq], self.y[d.se])
         elif deep:
             where = "; ".join(f"contact '{d.contacts[i].name}' is {-g[i]:.6g} deep (its penetration_tol is "
                               f"{d.contacts[i].penetration_tol:.3g})" for i in deep)
@@ -341,7 +341,7 @@ class Moreau(NonsmoothStepper):
         b = d.restitution(idx, cs) * (W.T @ u)
         u1, Pg, P = self.velocity_update(t + h, qm, u, self._smooth(tm, qm, u, h, self.implicit), W, cs, b)
         q1 = qm.copy() if self.shifted else d.normalize(qm + 0.5 * h * d.qdot(qm, u1))
-        self._track_gaps(t + h, d.contact_state(q1, u1)[0])
+        self._track_gaps(t + h, d.contact_arrays(q1, u1)[0])
         y1 = np.concatenate([q1, u1, self._lam(Pg, h)])
         y_mid = np.concatenate([qm, 0.5 * (u + u1), y1[d.sl]])
         self._record(t + h, h, idx, P, W, cs, 0.5 * (u + u1), y_mid)

@@ -148,14 +148,9 @@ class NonsmoothGenAlpha(NonsmoothStepper):
 
     # -- contact kinematics ----------------------------------------------------------------
     def _W(self, q):
-        """``(g_N, W)`` of all contacts at ``q`` (``W`` in the layout of the contact set)."""
-        d = self.problem
-        g, Ws = d.contact_state(q)
-        W = np.zeros((d.ne, self.cs.n))
-        for k, (WN, WF) in enumerate(Ws):
-            W[:, k] = WN
-            W[:, self.cs.F[k]] = WF
-        return g, W
+        """``(g_N, W)`` of all contacts at ``q`` (``W`` in the layout of the contact set; the compiled
+        :func:`~phmech.contact.kernels.contact_kinematics`)."""
+        return self.problem.contact_arrays(q)
 
     def _zeta(self, q, u):
         """``zeta = (dW/dt)^T u`` along the motion (central difference of ``W(q)^T u`` along ``T u``)."""
