@@ -31,10 +31,14 @@ and the scaled drilling moment ``M / r_c`` a third friction force, all
 three in one ball of radius ``mu P_N`` (``nF = 3``).
 
 The force directions come from the ports of the bodies: a port velocity
-in inertial components is ``R(q) Y e``, its angular velocity ``R(q) W e``
-(planar: the scalar ``W e``), see :class:`phmech.bodies.base.Port`.  A
-contact therefore attaches to any port: of rigid bodies, point masses and
-points of flexible beams.
+in inertial components is ``R(q) Y e`` (``Y e + omega x R r`` for the
+bodies with inertial velocities of :mod:`phmech.bodies.inertial`), its
+angular velocity ``R(q) W e`` (planar: the scalar ``W e``), see
+:class:`phmech.bodies.base.Port`.  A contact therefore attaches to any
+port: of rigid bodies, point masses and points of flexible beams.  Each
+contact packs its data (:meth:`Contact.kernel_row`) and the gaps, force
+directions and friction velocities of all contacts are evaluated by one
+compiled kernel, :func:`phmech.contact.kernels.contact_kinematics`.
 """
 import numpy as np
 
@@ -186,6 +190,9 @@ class Contact:
         self.e_slices, self.ne = e_slices, ne
         self.gap_rows = None
         self._float_rows = None
+        #: rows ``D`` (dim x ne of the body) of the port displacement recovered from the stresses
+        #: (floating beams: body frame), packed for the kernel; None for the other bodies
+        self._D = None
 
     @staticmethod
     def _floating_flexible(port):
@@ -213,11 +220,6 @@ class Contact:
         x = port.position[0]
         rx, ry = body.displacement_rows([x])
         return np.vstack([rx, ry])
-
-    def _displacement(self):
-        """Rows ``D`` (dim x ne of the body) of the port displacement recovered from the stresses
-        (floating beams: body frame), or None."""
-        return None
 
     def kernel_row(self, table, ints, floats):
         """Pack this contact into its rows of the tables of :func:`phmech.contact.kernels.pack`."""
@@ -265,19 +267,19 @@ class PointPlane(Contact):
 
     def bind(self, e_slices, ne):
         super().bind(e_slices, ne)
+        body = self.port.body
         if self._floating_flexible(self.port):
-            body = self.port.body
-            rx, ry = body.displacement_rows([self.port.position[0]])
+            self._D = np.vstack(body.displacement_rows([self.port.position[0]]))
             #: body-frame displacement of the port from the stresses (floating beams)
             self._float_rows = np.zeros((2, ne))
-            self._float_rows[:, e_slices[body.name]] = np.vstack([rx, ry])
+            self._float_rows[:, e_slices[body.name]] = self._D
             return
-        D = self._stress_displacement(self.port)
-        if D is not None:
+        self._D = self._stress_displacement(self.port)
+        if self._D is not None:
             #: ``g_N = g_N(q) + gap_rows . e``: the deformation of a beam fixed in space, recovered
             #: from its stresses (exact for motions that start undeformed)
             self.gap_rows = np.zeros(ne)
-            self.gap_rows[e_slices[self.port.body.name]] = self.n @ D
+            self.gap_rows[e_slices[body.name]] = self.n @ self._D
 
     def stress_rows(self, get_q):
         """``n . R(q) D e``: the deflection of a floating beam (body frame, from the stresses) turned
@@ -287,20 +289,13 @@ class PointPlane(Contact):
         body = self.port.body
         return self.n @ (body.rotation(get_q(body)) @ self._float_rows)
 
-    def _displacement(self):
-        body = self.port.body
-        if self._float_rows is not None:
-            return np.vstack(body.displacement_rows([self.port.position[0]]))
-        return self._stress_displacement(self.port)
-
     def kernel_row(self, table, ints, floats):
         dim = self.port.dim
         ints[K.C_KIND], ints[K.C_P1] = 0, table.add(self.port, self.name)
         floats[K.F_N:K.F_N + dim], floats[K.F_P0:K.F_P0 + dim] = self.n, self.p0
         floats[K.F_A], floats[K.F_RC] = self.radius, self.r_c
-        D = self._displacement() if self.depends_on_stresses else None
-        if D is not None:
-            ints[K.C_D] = table._append(D)
+        if self._D is not None:
+            ints[K.C_D] = table.append(self._D)
 
 
 class SphereSphere(Contact):

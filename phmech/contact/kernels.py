@@ -249,7 +249,8 @@ class PortTable:
         self.rows, self.data, self.index = [], [], {}
         self.size = 0
 
-    def _append(self, block):
+    def append(self, block):
+        """Append ``block`` (flattened) to the float data; its offset."""
         o = self.size
         self.data.append(np.asarray(block, float).ravel())
         self.size += self.data[-1].size
@@ -269,10 +270,10 @@ class PortTable:
         ip[P_OE], ip[P_NE], ip[P_NQ] = L.e_slices[body.name].start, ne, body.nq
         ip[P_INERTIAL] = int(getattr(body, "port_velocity", "body") == "inertial")
         W = np.zeros((1 if dim == 2 else 3, ne)) if port.W is None else port.W
-        ip[P_F] = self._append(np.r_[port.position, np.ravel(port.Y), np.ravel(W)])
+        ip[P_F] = self.append(np.r_[port.position, np.ravel(port.Y), np.ravel(W)])
         Tr = self._displacement_rows(port, owner) if body.nq else None
         if Tr is not None:
-            ip[P_TR] = self._append(Tr)
+            ip[P_TR] = self.append(Tr)
         self.rows.append(ip)
         self.index[id(port)] = len(self.rows) - 1
         return self.index[id(port)]

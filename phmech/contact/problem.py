@@ -9,13 +9,17 @@ mechanisms with joints), in the nomenclature of Capobianco, Harsch, Eugster
 * ``u = e`` (the efforts: body-frame velocities and stresses), ``M`` the
   constant mass matrix of the floating-frame formulation;
 * ``h(t, q, u) = J(u) u - R u + f(t, q, u)``, the smooth effort rows of
-  ``f`` of the DAE with ``lam = 0``, and its exact Jacobians from the DAE's
-  ``jacobian``;
+  ``f`` of the DAE with ``lam = 0``, and its exact Jacobians: from the
+  compiled residual and its dense Jacobian where that is the model's whole
+  right-hand side (``dae.compiled_residual().path == "compiled"``), else
+  from the DAE's ``f`` and sparse ``jacobian``;
 * the kinematic equation ``q' = T(q) u`` (``B = T``, ``beta = 0``);
 * the bilateral constraints on velocity level ``W_g^T u = G(q) u = w(t)``
   with their multipliers (the state's ``lam``: the mean constraint force
   of the step, ``P_g / dt``);
-* the contacts of :mod:`phmech.contact.contacts`.
+* the contacts of :mod:`phmech.contact.contacts`, their gaps and force
+  directions from the compiled :mod:`phmech.contact.kernels`
+  (:meth:`NonsmoothProblem.contact_arrays`).
 
 The state of the solvers is the DAE's ``y = (q, e, lam)``, so results,
 labels and per-body views are those of the smooth system.
@@ -84,6 +88,8 @@ class NonsmoothProblem:
         #: whole right-hand side (else the DAE's own ``f`` and sparse ``jacobian``)
         self._compiled = compiled if compiled is not None and compiled.path == "compiled" else None
         M = sp.csc_matrix(dae.M)
+        #: the mass matrix as a dense array (the schemes' velocity systems are dense)
+        self.M_dense = M.toarray()
         if dae.ne <= DENSE_MAX:
             self._Mfac = ("dense", la.cho_factor(M.toarray()))
         else:

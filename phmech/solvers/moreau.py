@@ -56,7 +56,6 @@ step points (the states of the result).
 import warnings
 
 import numpy as np
-import scipy.linalg as la
 
 from .prox import ProxSolver
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
@@ -213,17 +212,19 @@ class NonsmoothStepper(Solver):
         ne, ng = d.ne, G.shape[0]
         u = u_start.copy()
         P = np.zeros(cs.n)
+        B = np.zeros((ne + ng, 1 + cs.n))
+        B[:ne, 1:] = W
+        B[ne:, 0] = w
         for it in range(1, self.max_smooth_iterations + 1):
             r, Js = smooth(u)
             self.nfev += 1
-            K = np.block([[Js, -G.T], [G, np.zeros((ng, ng))]])
+            K = np.block([[Js, -G.T], [G, np.zeros((ng, ng))]]) if ng else Js
+            B[:ne, 0] = Js @ u - r
             try:
-                lu = la.lu_factor(K)
-            except (ValueError, la.LinAlgError) as err:
+                sol = np.linalg.solve(K, B)
+            except (ValueError, np.linalg.LinAlgError) as err:
                 raise SolverError(self.name, self.t, f"singular velocity system: {err}") from None
             self.nlu += 1
-            rhs = np.concatenate([Js @ u - r, w])[:, None]
-            sol = la.lu_solve(lu, np.hstack([rhs, np.vstack([W, np.zeros((ng, cs.n))])]))
             u_f, Pg_f = sol[:ne, 0], sol[ne:, 0]
             Z, Zg = sol[:ne, 1:], sol[ne:, 1:]
             if cs.n:
@@ -282,7 +283,7 @@ class NonsmoothStepper(Solver):
     def _smooth(self, t, q, u0, h, implicit):
         """The smooth residual ``r(u) = M (u - u0) - h h(t, q, u_eval)`` and its Jacobian."""
         d = self.problem
-        M = d.M.toarray() if hasattr(d.M, "toarray") else np.asarray(d.M)
+        M = d.M_dense
 
         if not implicit:
             r0 = M @ u0 + h * d.h(t, q, u0)

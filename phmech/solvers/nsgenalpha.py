@@ -103,7 +103,7 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         self.rho_inf = rho
         self.am, self.af, self.gamma, self.beta = genalpha_parameters(rho)
         d = problem
-        self.Md = d.M.toarray() if hasattr(d.M, "toarray") else np.asarray(d.M)
+        self.Md = d.M_dense
         self.relax = relax
         mu = [c.mu for c in d.contacts]
         self.cs = ContactSet(mu, [c.nF for c in d.contacts])
