@@ -246,7 +246,7 @@ def test_prox_parameter_per_contact():
     """Contacts of very different effective masses (Delassus diagonal 1e-3 and 10): the
     fixed-point iteration converges with r_i = 1 / D_ii and diverges with one global r = 0.3
     (r D_ii > 2 on the stiff contact)."""
-    from phmech.contact.prox import _gauss_seidel
+    from phmech.solvers.prox import _gauss_seidel
     cs = ContactSet([0.5, 0.5], [1, 1])
     D = np.diag([1e-3, 10.0, 2e-3, 20.0])
     D[0, 2] = D[2, 0] = 5e-4

@@ -4,8 +4,9 @@ Jellett's invariant of the tippe top."""
 import numpy as np
 import pytest
 
-from phmech.contact import prox_levels, simulate
-from phmech.contact.prox import ContactSet
+from phmech.contact import simulate
+from phmech.solvers import prox_levels
+from phmech.solvers.prox import ContactSet
 from phmech.validation import tippe_top as tt
 
 D0 = tt.DATA

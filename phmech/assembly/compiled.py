@@ -52,6 +52,7 @@ import scipy.sparse as sp
 
 from ..bodies.frames import (planar_frames_jacobian, planar_frames_qdot, points_qdot, spatial_frames_jacobian,
                              spatial_frames_qdot)
+from ..bodies.inertial import inertial_frames_jacobian_add, inertial_frames_qdot
 from ..fem.frame_rate import FrameRateGroup, frame_rate_derivatives, frame_rate_values
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
@@ -183,12 +184,13 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(eff, sj, fr, nw, fd)``: the effort families' data (in the
+    families with their own kernels, ``(eff, sj, fr, nw, fd, inf)``: the effort families' data (in the
     order of :data:`EFFORT_SLOTS`), the spatial joints
     (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`), the frame-rate joints
     (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`) and the network forces
-    (:func:`phmech.massspring.kernels.pack_slot`) and the force elements
-    (:meth:`phmech.forces.ForceGroup.kernel_data`); ``loads``:
+    (:func:`phmech.massspring.kernels.pack_slot`), the force elements
+    (:meth:`phmech.forces.ForceGroup.kernel_data`) and the kinematics of the bodies with
+    inertial velocities (:meth:`phmech.bodies.inertial.InertialFrames.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
     (:meth:`CompiledResidual.load_args`).
     """
@@ -216,7 +218,8 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     G, _ = _planar_G(q, Gv0, Gvcs, Gang)
     _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
     _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    eff, sj, fr, nw, fd = families
+    eff, sj, fr, nw, fd, inf = families
+    inertial_frames_qdot(q, e, inf[0], inf[1], inf[2], inf[3], out)
     if sj[0].shape[0]:
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
@@ -270,7 +273,7 @@ class CompiledResidual:
     """
 
     #: the kernel's slots of the kinematics groups, with their empty data
-    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames")
+    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames", "inertial_frames")
     #: the kernel's slots of the joint groups
     JOINT_SLOTS = ("planar_joints", "spatial_joints", "frame_rates")
 
@@ -279,7 +282,7 @@ class CompiledResidual:
         self.leftovers = []
         i0 = np.zeros(0, np.int64)
         slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
-                 "points": (i0, i0), "spatial_frames": (i0, i0),
+                 "points": (i0, i0), "spatial_frames": (i0, i0), "inertial_frames": (i0, i0, i0, i0),
                  "planar_joints": (i0, i0, np.zeros(0), np.zeros((0, 0)), i0),
                  "spatial_joints": SpatialGroup([], d.layout).kernel_data(),
                  "frame_rates": FrameRateGroup([], d.layout).kernel_data()}
@@ -308,6 +311,7 @@ class CompiledResidual:
         self.eff = tuple(type(items[0][0]).effort_kernel_data(items) if items else EFFORT_SLOTS[slot].pack([])
                          for slot, items in members.items())
         compiled_bodies = {id(b) for items in members.values() for b, _, _ in items}
+        self.inf = slots["inertial_frames"]
         self.other_kin = [(b, d.layout.q_slices[b.name], d.layout.e_slices[b.name])
                           for b in d.kinematics.others if id(b) not in compiled_bodies]
         self.leftovers += [f"kinematics of '{b.name}'" for b, _, _ in self.other_kin]
@@ -385,7 +389,7 @@ class CompiledResidual:
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
         return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.eff, self.sj, self.fr, self.nw,
-                                                                     self.fd),
+                                                                     self.fd, self.inf),
                 self.load_args(t))
 
     def power(self, y, args):
@@ -544,7 +548,8 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
             if act[r]:
                 J[cl + r, Gang[k]] -= dg * e[c]
     _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
-    eff, sj, fr, nw, fd = families
+    eff, sj, fr, nw, fd, inf = families
+    inertial_frames_jacobian_add(q, e, inf[0], inf[1], inf[2], inf[3], J, ce)
     if sj[0].shape[0]:
         Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
         spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)

@@ -3,23 +3,27 @@
 * :mod:`~phmech.contact.contacts` -- contact contributions: :class:`PointPlane`
   (a sphere at a port against a plane) and :class:`SphereSphere` (two ports),
   with Newton's impact law, Coulomb and Coulomb--Contensou friction;
-* :mod:`~phmech.contact.prox` -- the contact problem of a step (semismooth
-  Newton on the proximal-point equations, Gauss--Seidel fallback);
-* :mod:`~phmech.contact.prox_levels` -- the contact problem of a step of the
-  nonsmooth generalized-alpha method: position, velocity and acceleration
-  level together;
+* :mod:`~phmech.contact.kernels` -- the compiled gaps, force directions and
+  friction velocities of all contacts of a problem, packed by the contacts;
 * :mod:`~phmech.contact.problem` -- :class:`NonsmoothProblem`, the view
   ``M du = h dt + W dP`` of an assembled system that the solvers
   :class:`~phmech.solvers.moreau.Moreau`, :class:`~phmech.solvers.moreau.MoreauShifted`
   and :class:`~phmech.solvers.nsgenalpha.NonsmoothGenAlpha` integrate;
+* the contact problem of a step is solved in :mod:`phmech.solvers.prox`
+  (semismooth Newton on the proximal-point equations, Gauss--Seidel
+  fallback) and :mod:`phmech.solvers.prox_levels` (position, velocity and
+  acceleration level together, for the nonsmooth generalized-alpha method);
+  the contacts depend on the solvers, never the other way round;
 * :func:`simulate` -- a run through the common driver that also returns the
   per-contact dissipation and percussion history.
 """
 import numpy as np
 
-from .contacts import Contact, PenetrationWarning, PointPlane, SphereSphere, tangents
+from ..solvers.driver import DRIVER_OPTIONS, _solver_class, integrate
+from ..solvers.moreau import PenetrationWarning
+from ..solvers.prox import ContactSet, ProxSolver, prox_parameters, residual
+from .contacts import Contact, PointPlane, SphereSphere, tangents
 from .problem import NonsmoothProblem
-from .prox import ContactSet, ProxSolver, prox_parameters, residual
 
 __all__ = ["Contact", "PenetrationWarning", "PointPlane", "SphereSphere", "tangents", "NonsmoothProblem", "ContactSet",
            "ProxSolver", "prox_parameters", "residual", "simulate"]
@@ -49,7 +53,6 @@ def simulate(problem, t_span, y0, method="moreau", **options):
         accumulated quantities grow linearly in time, as the work record does, so the
         energy account of a row is that of the run without ``dt_out``.
     """
-    from ..solvers.driver import DRIVER_OPTIONS, _solver_class, integrate
     cls = _solver_class(method)
     drv = {k: options.pop(k) for k in list(options) if k in DRIVER_OPTIONS}
     t0, t_end = t_span

@@ -31,18 +31,20 @@ and the scaled drilling moment ``M / r_c`` a third friction force, all
 three in one ball of radius ``mu P_N`` (``nF = 3``).
 
 The force directions come from the ports of the bodies: a port velocity
-in inertial components is ``R(q) Y e``, its angular velocity ``R(q) W e``
-(planar: the scalar ``W e``), see :class:`phmech.bodies.base.Port`.  A
-contact therefore attaches to any port: of rigid bodies, point masses and
-points of flexible beams.
+in inertial components is ``R(q) Y e`` (``Y e + omega x R r`` for the
+bodies with inertial velocities of :mod:`phmech.bodies.inertial`), its
+angular velocity ``R(q) W e`` (planar: the scalar ``W e``), see
+:class:`phmech.bodies.base.Port`.  A contact therefore attaches to any
+port: of rigid bodies, point masses and points of flexible beams.  Each
+contact packs its data (:meth:`Contact.kernel_row`) and the gaps, force
+directions and friction velocities of all contacts are evaluated by one
+compiled kernel, :func:`phmech.contact.kernels.contact_kinematics`.
 """
 import numpy as np
 
 from ..bodies.base import Port
-
-
-class PenetrationWarning(UserWarning):
-    """A contact penetrated deeper than its ``penetration_tol`` (at the start or during a run)."""
+from . import kernels as K
+from .kernels import tangents_into
 
 
 def _number(what, value, problems, upper=None, default=0.0):
@@ -80,14 +82,12 @@ def _vector(what, value, dim, problems, nonzero=False):
 
 
 def tangents(n):
-    """Unit tangents of the unit normal ``n``: one (planar, ``n`` rotated by +90 deg) or two (spatial)."""
+    """Unit tangents of the unit normal ``n``: one (planar, ``n`` rotated by +90 deg) or two (spatial)
+    (:func:`~phmech.contact.kernels.tangents_into`)."""
     n = np.asarray(n, float)
-    if n.size == 2:
-        return np.array([[-n[1], n[0]]])
-    a = np.eye(3)[int(np.argmin(np.abs(n)))]
-    t1 = np.cross(n, a)
-    t1 /= np.linalg.norm(t1)
-    return np.array([t1, np.cross(n, t1)])
+    T = np.empty((n.size - 1, 3))
+    tangents_into(np.r_[n, 0.0][:3], n.size, T)
+    return T[:, :n.size].copy()
 
 
 class Contact:
@@ -190,6 +190,9 @@ class Contact:
         self.e_slices, self.ne = e_slices, ne
         self.gap_rows = None
         self._float_rows = None
+        #: rows ``D`` (dim x ne of the body) of the port displacement recovered from the stresses
+        #: (floating beams: body frame), packed for the kernel; None for the other bodies
+        self._D = None
 
     @staticmethod
     def _floating_flexible(port):
@@ -218,38 +221,8 @@ class Contact:
         rx, ry = body.displacement_rows([x])
         return np.vstack([rx, ry])
 
-    # -- kinematics of one port --------------------------------------------
-    def _port(self, port, get_q):
-        """``(x, A_v, A_w)``: inertial position, velocity rows ``R Y`` and angular rows (ne-wide)."""
-        body = port.body
-        qb = get_q(body)
-        sl = self.e_slices[body.name]
-        if hasattr(body, "port_kinematics"):           # bodies that give inertial rows themselves
-            x, av, aw = body.port_kinematics(qb, port)
-            Av, Aw = np.zeros((av.shape[0], self.ne)), np.zeros((aw.shape[0], self.ne))
-            Av[:, sl], Aw[:, sl] = av, aw
-            return x, Av, Aw
-        R = body.rotation(qb)
-        x = body.port_position(qb, port)
-        ne = self.ne
-        Av = np.zeros((port.dim, ne))
-        Av[:, sl] = R @ port.Y
-        if port.W is None:
-            Aw = np.zeros((1 if port.dim == 2 else 3, ne))
-        else:
-            Aw = np.zeros((port.W.shape[0], ne))
-            Aw[:, sl] = port.W if port.dim == 2 else R @ port.W
-        return x, Av, Aw
-
-    @staticmethod
-    def _point_rows(Av, Aw, d):
-        """Velocity rows of the material point at inertial offset ``d`` from the port: ``v + w x d``."""
-        if Av.shape[0] == 2:
-            return Av + np.outer([-d[1], d[0]], Aw[0])
-        return Av - np.array([[0, -d[2], d[1]], [d[2], 0, -d[0]], [-d[1], d[0], 0]]) @ Aw
-
-    def evaluate(self, get_q):
-        """``(g_N, W_N, W_F)`` at the configuration given by ``get_q(body) -> q_body``."""
+    def kernel_row(self, table, ints, floats):
+        """Pack this contact into its rows of the tables of :func:`phmech.contact.kernels.pack`."""
         raise NotImplementedError
 
 
@@ -294,19 +267,19 @@ class PointPlane(Contact):
 
     def bind(self, e_slices, ne):
         super().bind(e_slices, ne)
+        body = self.port.body
         if self._floating_flexible(self.port):
-            body = self.port.body
-            rx, ry = body.displacement_rows([self.port.position[0]])
+            self._D = np.vstack(body.displacement_rows([self.port.position[0]]))
             #: body-frame displacement of the port from the stresses (floating beams)
             self._float_rows = np.zeros((2, ne))
-            self._float_rows[:, e_slices[body.name]] = np.vstack([rx, ry])
+            self._float_rows[:, e_slices[body.name]] = self._D
             return
-        D = self._stress_displacement(self.port)
-        if D is not None:
+        self._D = self._stress_displacement(self.port)
+        if self._D is not None:
             #: ``g_N = g_N(q) + gap_rows . e``: the deformation of a beam fixed in space, recovered
             #: from its stresses (exact for motions that start undeformed)
             self.gap_rows = np.zeros(ne)
-            self.gap_rows[e_slices[self.port.body.name]] = self.n @ D
+            self.gap_rows[e_slices[body.name]] = self.n @ self._D
 
     def stress_rows(self, get_q):
         """``n . R(q) D e``: the deflection of a floating beam (body frame, from the stresses) turned
@@ -316,17 +289,13 @@ class PointPlane(Contact):
         body = self.port.body
         return self.n @ (body.rotation(get_q(body)) @ self._float_rows)
 
-    def evaluate(self, get_q):
-        x, Av, Aw = self._port(self.port, get_q)
-        g = float(self.n @ (x - self.p0)) - self.radius
-        WN = Av.T @ self.n
-        if not self.nF:
-            return g, WN, np.zeros((self.ne, 0))
-        Vc = self._point_rows(Av, Aw, -self.radius * self.n)
-        cols = [Vc.T @ tk for tk in self.t]
-        if self.nF == 3:
-            cols.append(self.r_c * (Aw.T @ self.n))
-        return g, WN, np.column_stack(cols)
+    def kernel_row(self, table, ints, floats):
+        dim = self.port.dim
+        ints[K.C_KIND], ints[K.C_P1] = 0, table.add(self.port, self.name)
+        floats[K.F_N:K.F_N + dim], floats[K.F_P0:K.F_P0 + dim] = self.n, self.p0
+        floats[K.F_A], floats[K.F_RC] = self.radius, self.r_c
+        if self._D is not None:
+            ints[K.C_D] = table.append(self._D)
 
 
 class SphereSphere(Contact):
@@ -361,20 +330,7 @@ class SphereSphere(Contact):
     def ports(self):
         return [self.port1, self.port2]
 
-    def evaluate(self, get_q):
-        x1, Av1, Aw1 = self._port(self.port1, get_q)
-        x2, Av2, Aw2 = self._port(self.port2, get_q)
-        d = x2 - x1
-        dist = np.linalg.norm(d)
-        if dist == 0:
-            raise ValueError(f"contact '{self.name}': the centres of the spheres coincide")
-        n = d / dist
-        g = dist - self.r1 - self.r2
-        WN = (Av2 - Av1).T @ n
-        if not self.nF:
-            return g, WN, np.zeros((self.ne, 0))
-        V = self._point_rows(Av2, Aw2, -self.r2 * n) - self._point_rows(Av1, Aw1, self.r1 * n)
-        cols = [V.T @ tk for tk in tangents(n)]
-        if self.nF == 3:
-            cols.append(self.r_c * ((Aw2 - Aw1).T @ n))
-        return g, WN, np.column_stack(cols)
+    def kernel_row(self, table, ints, floats):
+        ints[K.C_KIND] = 1
+        ints[K.C_P1], ints[K.C_P2] = table.add(self.port1, self.name), table.add(self.port2, self.name)
+        floats[K.F_A], floats[K.F_B], floats[K.F_RC] = self.r1, self.r2, self.r_c

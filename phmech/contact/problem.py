@@ -9,13 +9,17 @@ mechanisms with joints), in the nomenclature of Capobianco, Harsch, Eugster
 * ``u = e`` (the efforts: body-frame velocities and stresses), ``M`` the
   constant mass matrix of the floating-frame formulation;
 * ``h(t, q, u) = J(u) u - R u + f(t, q, u)``, the smooth effort rows of
-  ``f`` of the DAE with ``lam = 0``, and its exact Jacobians from the DAE's
-  ``jacobian``;
+  ``f`` of the DAE with ``lam = 0``, and its exact Jacobians: from the
+  compiled residual and its dense Jacobian where that is the model's whole
+  right-hand side (``dae.compiled_residual().path == "compiled"``), else
+  from the DAE's ``f`` and sparse ``jacobian``;
 * the kinematic equation ``q' = T(q) u`` (``B = T``, ``beta = 0``);
 * the bilateral constraints on velocity level ``W_g^T u = G(q) u = w(t)``
   with their multipliers (the state's ``lam``: the mean constraint force
   of the step, ``P_g / dt``);
-* the contacts of :mod:`phmech.contact.contacts`.
+* the contacts of :mod:`phmech.contact.contacts`, their gaps and force
+  directions from the compiled :mod:`phmech.contact.kernels`
+  (:meth:`NonsmoothProblem.contact_arrays`).
 
 The state of the solvers is the DAE's ``y = (q, e, lam)``, so results,
 labels and per-body views are those of the smooth system.
@@ -27,7 +31,8 @@ from scipy.sparse.linalg import splu
 
 from .._sizes import DENSE_MAX
 from .contacts import Contact
-from .prox import ContactSet
+from .kernels import contact_kinematics, pack
+from ..solvers.prox import ContactSet
 
 
 class NonsmoothProblem:
@@ -72,7 +77,19 @@ class NonsmoothProblem:
             raise ValueError("inconsistent contacts:\n  " + "\n  ".join(problems))
         for c in self.contacts:
             c.bind(dae.e_slices, dae.ne)
+        try:
+            *self._kin, self._ncol = pack(self.contacts, dae.layout)
+        except ValueError as err:
+            raise ValueError(f"inconsistent contacts:\n  {err}") from None
+        self._stress = [c.depends_on_stresses for c in self.contacts]
+        self._cs_all = ContactSet([c.mu for c in self.contacts], [c.nF for c in self.contacts])
+        compiled = getattr(dae, "compiled_residual", lambda: None)()
+        #: the smooth part from the compiled residual and its dense Jacobian, when it is the
+        #: whole right-hand side (else the DAE's own ``f`` and sparse ``jacobian``)
+        self._compiled = compiled if compiled is not None and compiled.path == "compiled" else None
         M = sp.csc_matrix(dae.M)
+        #: the mass matrix as a dense array (the schemes' velocity systems are dense)
+        self.M_dense = M.toarray()
         if dae.ne <= DENSE_MAX:
             self._Mfac = ("dense", la.cho_factor(M.toarray()))
         else:
@@ -107,15 +124,26 @@ class NonsmoothProblem:
             y[self.dae.sl] = lam
         return y
 
+    def _f(self, t, y):
+        return self._compiled.f(t, y) if self._compiled is not None else self.dae.f(t, y)
+
+    def _jacobian_blocks(self, t, y, rows, cols):
+        """Dense blocks ``df/dy[rows_i, cols_i]`` (exact; the compiled dense Jacobian where the
+        compiled residual is the whole right-hand side)."""
+        if self._compiled is not None:
+            J = self._compiled.jacobian(y, t)
+            return [J[r, c] for r, c in zip(rows, cols)]
+        J = self.dae.jacobian(t, y).tocsr()
+        return [J[r, c].toarray() for r, c in zip(rows, cols)]
+
     def h(self, t, q, u):
         """Smooth generalized forces ``h(t, q, u)`` (gyroscopic, dissipative, loads)."""
-        return self.dae.f(t, self._y(q, u))[self.dae.se]
+        return self._f(t, self._y(q, u))[self.dae.se]
 
     def h_jacobians(self, t, q, u):
         """``(dh/dq, dh/du)`` as dense arrays (exact, from the DAE's Jacobian)."""
-        J = self.dae.jacobian(t, self._y(q, u)).tocsr()
         se, sq = self.dae.se, self.dae.sq
-        return J[se, sq].toarray(), J[se, se].toarray()
+        return tuple(self._jacobian_blocks(t, self._y(q, u), (se, se), (sq, se)))
 
     def qdot(self, q, u):
         """``q' = T(q) u``."""
@@ -125,14 +153,13 @@ class NonsmoothProblem:
 
     def kinematic_jacobians(self, q, u):
         """``(d(T(q) u)/dq, T(q))`` (dense, exact)."""
-        J = self.dae.jacobian(0.0, self._y(q, u)).tocsr()
         sq, se = self.dae.sq, self.dae.se
-        return J[sq, sq].toarray(), J[sq, se].toarray()
+        return tuple(self._jacobian_blocks(0.0, self._y(q, u), (sq, sq), (sq, se)))
 
     def T(self, q):
         """``T(q) = d q'/du`` (dense)."""
-        J = self.dae.jacobian(0.0, self._y(q, np.zeros(self.dae.ne))).tocsr()
-        return J[self.dae.sq, self.dae.se].toarray()
+        sq, se = self.dae.sq, self.dae.se
+        return self._jacobian_blocks(0.0, self._y(q, np.zeros(self.dae.ne)), (sq,), (se,))[0]
 
     def solve_M(self, b):
         """``M^{-1} b`` (``b`` a vector or the columns of a matrix)."""
@@ -182,26 +209,37 @@ class NonsmoothProblem:
         return out
 
     # -- contacts -------------------------------------------------------------------
-    def contact_state(self, q, u=None, dt=0.0):
-        """Gaps of all contacts and their force directions: ``(g_N (nc,), [(W_N, W_F)])``.
+    def contact_arrays(self, q, u=None, dt=0.0):
+        """Gaps of all contacts and their force directions ``W = [W_N | W_F]`` in the layout of
+        :attr:`contact_set` (:func:`~phmech.contact.kernels.contact_kinematics`): ``(g_N, W)``.
 
         Gaps that depend on the stresses (beams fixed in space) are evaluated at
         the efforts ``u`` and advanced by ``dt W_N^T u`` -- the counterpart of the
         configuration update ``q + dt T(q) u`` of the other gaps.
         """
-        get = self.dae.layout.q_getter(q)
-        gs, Ws = [], []
-        for c in self.contacts:
-            g, WN, WF = c.evaluate(get)
-            rows = c.stress_rows(get)
-            if rows is not None:
-                if u is None:
-                    raise ValueError(f"contact '{c.name}': its gap depends on the stresses; "
-                                     f"the efforts u are needed")
-                g += float(rows @ u) + dt * float(WN @ u)
-            gs.append(g)
-            Ws.append((WN, WF))
-        return np.array(gs), Ws
+        nc = len(self.contacts)
+        if u is None:
+            if any(self._stress):
+                name = self.contacts[self._stress.index(True)].name
+                raise ValueError(f"contact '{name}': its gap depends on the stresses; the efforts u are needed")
+            u = np.zeros(self.dae.ne)
+        g, W = np.empty(nc), np.empty((self.dae.ne, self._ncol))
+        bad = contact_kinematics(np.asarray(q, float), np.asarray(u, float), float(dt), *self._kin, g, W)
+        if bad >= 0:
+            raise ValueError(f"contact '{self.contacts[bad].name}': the centres of the spheres coincide")
+        return g, W
+
+    @property
+    def contact_set(self):
+        """The :class:`~phmech.solvers.prox.ContactSet` of all contacts (the columns of ``W``)."""
+        return self._cs_all
+
+    def contact_state(self, q, u=None, dt=0.0):
+        """Gaps of all contacts and their force directions: ``(g_N (nc,), [(W_N, W_F)])``
+        (:meth:`contact_arrays` split by contact)."""
+        g, W = self.contact_arrays(q, u, dt)
+        cs = self._cs_all
+        return g, [(W[:, k], W[:, cs.F[k]]) for k in range(cs.m)]
 
     @property
     def stress_gaps(self):
@@ -211,15 +249,12 @@ class NonsmoothProblem:
     def closed(self, q, active=None, u=None, dt=0.0):
         """Closed contacts at ``q`` (``g_N <= gap_tol``, or the given indices): ``(indices, ContactSet, W)``
         with ``W = [W_N columns | W_F columns]`` in the order of :class:`ContactSet`."""
-        g, Ws = self.contact_state(q, u, dt)
+        g, Wall = self.contact_arrays(q, u, dt)
         idx = np.flatnonzero(g <= self.gap_tol) if active is None else np.asarray(active, int)
         cs = ContactSet([self.contacts[i].mu for i in idx], [self.contacts[i].nF for i in idx])
-        W = np.zeros((self.dae.ne, cs.n))
-        for k, i in enumerate(idx):
-            WN, WF = Ws[i]
-            W[:, k] = WN
-            W[:, cs.F[k]] = WF
-        return idx, cs, W, g
+        F = self._cs_all.F
+        cols = np.r_[idx, np.concatenate([F[i] for i in idx])] if len(idx) else np.zeros(0, int)
+        return idx, cs, Wall[:, cols.astype(int)], g
 
     def project(self, y, t=0.0, max_iterations=20):
         """A copy of the state ``y`` with every penetrating contact brought to touch (``g_N = 0``).

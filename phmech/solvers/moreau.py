@@ -33,7 +33,7 @@ and ``h = 2e-3``);
 at ``\\bar u`` it does no work, ``\\bar u^T J(\\bar u) \\bar u = 0``.  The
 nonlinear velocity equation is solved by Newton's method on the smooth
 part, each iterate solving the contact problem exactly
-(:mod:`phmech.contact.prox`).
+(:mod:`phmech.solvers.prox`).
 
 Energy: ``M (u_{n+1} - u_n) \\cdot \\bar u`` is the kinetic energy change,
 so the work of the percussions of contact ``i`` over a step is
@@ -49,18 +49,20 @@ the memory of a run is proportional to its output, not to its step count
 (:attr:`NonsmoothStepper.records`).  Penetrations: the scheme acts on
 velocities, so a gap that went negative stays negative; the deepest
 penetration of each contact is kept and reported (a
-:class:`~phmech.contact.contacts.PenetrationWarning` when it exceeds the
+:class:`PenetrationWarning` when it exceeds the
 contact's ``penetration_tol``, the largest in ``stats()``), measured at the
 step points (the states of the result).
 """
 import warnings
 
 import numpy as np
-import scipy.linalg as la
 
-from ..contact.contacts import PenetrationWarning
-from ..contact.prox import ProxSolver
+from .prox import ProxSolver
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
+
+
+class PenetrationWarning(UserWarning):
+    """A contact penetrated deeper than its ``penetration_tol`` (at the start or during a run)."""
 
 
 class NonsmoothStepper(Solver):
@@ -80,7 +82,7 @@ class NonsmoothStepper(Solver):
         ``alpha`` of the prox parameters ``r_i = alpha / D_ii``.
     initial_penetration : ``"warn"``, ``"raise"`` or ``"project"``
         What to do when a contact starts penetrated deeper than its ``penetration_tol``:
-        a :class:`~phmech.contact.contacts.PenetrationWarning` (the schemes act on
+        a :class:`PenetrationWarning` (the schemes act on
         velocities: Moreau's keep the penetration, the generalized-alpha method closes it
         in the first step), a ``ValueError``, or start from the state projected onto the
         contact surfaces (:meth:`~phmech.contact.NonsmoothProblem.project`).
@@ -130,12 +132,12 @@ class NonsmoothStepper(Solver):
     def _start_penetration(self, mode):
         """Check the initial gaps against the contacts' ``penetration_tol`` (see ``initial_penetration``)."""
         d = self.problem
-        g, _ = d.contact_state(self.y[d.sq], self.y[d.se])
+        g, _ = d.contact_arrays(self.y[d.sq], self.y[d.se])
         deep = [i for i, c in enumerate(d.contacts) if -g[i] > c.penetration_tol]
         if deep and mode == "project":
             self.y = d.project(self.y, self.t)
             self.y_old = self.y.copy()
-            g, _ = d.contact_state(self.y[d.sq], self.y[d.se])
+            g, _ = d.contact_arrays(self.y[d.sq], self.y[d.se])
         elif deep:
             where = "; ".join(f"contact '{d.contacts[i].name}' is {-g[i]:.6g} deep (its penetration_tol is "
                               f"{d.contacts[i].penetration_tol:.3g})" for i in deep)
@@ -210,17 +212,19 @@ class NonsmoothStepper(Solver):
         ne, ng = d.ne, G.shape[0]
         u = u_start.copy()
         P = np.zeros(cs.n)
+        B = np.zeros((ne + ng, 1 + cs.n))
+        B[:ne, 1:] = W
+        B[ne:, 0] = w
         for it in range(1, self.max_smooth_iterations + 1):
             r, Js = smooth(u)
             self.nfev += 1
-            K = np.block([[Js, -G.T], [G, np.zeros((ng, ng))]])
+            K = np.block([[Js, -G.T], [G, np.zeros((ng, ng))]]) if ng else Js
+            B[:ne, 0] = Js @ u - r
             try:
-                lu = la.lu_factor(K)
-            except (ValueError, la.LinAlgError) as err:
+                sol = np.linalg.solve(K, B)
+            except (ValueError, np.linalg.LinAlgError) as err:
                 raise SolverError(self.name, self.t, f"singular velocity system: {err}") from None
             self.nlu += 1
-            rhs = np.concatenate([Js @ u - r, w])[:, None]
-            sol = la.lu_solve(lu, np.hstack([rhs, np.vstack([W, np.zeros((ng, cs.n))])]))
             u_f, Pg_f = sol[:ne, 0], sol[ne:, 0]
             Z, Zg = sol[:ne, 1:], sol[ne:, 1:]
             if cs.n:
@@ -279,7 +283,7 @@ class NonsmoothStepper(Solver):
     def _smooth(self, t, q, u0, h, implicit):
         """The smooth residual ``r(u) = M (u - u0) - h h(t, q, u_eval)`` and its Jacobian."""
         d = self.problem
-        M = d.M.toarray() if hasattr(d.M, "toarray") else np.asarray(d.M)
+        M = d.M_dense
 
         if not implicit:
             r0 = M @ u0 + h * d.h(t, q, u0)
@@ -338,7 +342,7 @@ class Moreau(NonsmoothStepper):
         b = d.restitution(idx, cs) * (W.T @ u)
         u1, Pg, P = self.velocity_update(t + h, qm, u, self._smooth(tm, qm, u, h, self.implicit), W, cs, b)
         q1 = qm.copy() if self.shifted else d.normalize(qm + 0.5 * h * d.qdot(qm, u1))
-        self._track_gaps(t + h, d.contact_state(q1, u1)[0])
+        self._track_gaps(t + h, d.contact_arrays(q1, u1)[0])
         y1 = np.concatenate([q1, u1, self._lam(Pg, h)])
         y_mid = np.concatenate([qm, 0.5 * (u + u1), y1[d.sl]])
         self._record(t + h, h, idx, P, W, cs, 0.5 * (u + u1), y_mid)

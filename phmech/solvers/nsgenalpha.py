@@ -24,7 +24,7 @@ order with rotating frames).  The bilateral constraints hold on all three
 levels: ``G a_{n+1} = w' - d(G u)/dq T u`` (``lambda_g``), ``G u_{n+1} = w``
 (``Lambda_g``) and ``g(q_{n+1}) = 0`` (``kappa_g``, for the joints that
 provide a position residual), so there is no drift.  The contacts obey the
-three-level laws of :mod:`phmech.contact.prox_levels` in the combined
+three-level laws of :mod:`phmech.solvers.prox_levels` in the combined
 multipliers ``kappa_hat_N = kappa_N + h^2/2 lambda_N`` and ``P = Lambda + h
 lambda``: the gap ``g_N(q_{n+1})`` is closed by ``kappa_hat_N``, impacts
 and friction act on velocity level with Newton's law ``xi = W^T u_{n+1} + e
@@ -42,7 +42,7 @@ acceleration is consistent: the contact forces of the contacts closed at
 Solution of a step: Newton's method on the smooth equations (exact
 Jacobians of ``h`` from the DAE); each iterate solves the linearized
 equations with the three-level contact problem exactly (semismooth
-Newton, :func:`phmech.contact.prox_levels.solve`).
+Newton, :func:`phmech.solvers.prox_levels.solve`).
 
 Energy: the work of the contacts over a step is the trapezoidal rule on
 the power ``lambda . W^T u`` of the smooth contact forces plus the exact
@@ -55,8 +55,8 @@ second order in smooth phases.
 import numpy as np
 import scipy.linalg as la
 
-from ..contact import prox_levels
-from ..contact.prox import ContactSet
+from . import prox_levels
+from .prox import ContactSet
 from .base import SolverError, count_option, positive_option
 from .moreau import NonsmoothStepper
 
@@ -103,7 +103,7 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         self.rho_inf = rho
         self.am, self.af, self.gamma, self.beta = genalpha_parameters(rho)
         d = problem
-        self.Md = d.M.toarray() if hasattr(d.M, "toarray") else np.asarray(d.M)
+        self.Md = d.M_dense
         self.relax = relax
         mu = [c.mu for c in d.contacts]
         self.cs = ContactSet(mu, [c.nF for c in d.contacts])
@@ -148,14 +148,9 @@ class NonsmoothGenAlpha(NonsmoothStepper):
 
     # -- contact kinematics ----------------------------------------------------------------
     def _W(self, q):
-        """``(g_N, W)`` of all contacts at ``q`` (``W`` in the layout of the contact set)."""
-        d = self.problem
-        g, Ws = d.contact_state(q)
-        W = np.zeros((d.ne, self.cs.n))
-        for k, (WN, WF) in enumerate(Ws):
-            W[:, k] = WN
-            W[:, self.cs.F[k]] = WF
-        return g, W
+        """``(g_N, W)`` of all contacts at ``q`` (``W`` in the layout of the contact set; the compiled
+        :func:`~phmech.contact.kernels.contact_kinematics`)."""
+        return self.problem.contact_arrays(q)
 
     def _zeta(self, q, u):
         """``zeta = (dW/dt)^T u`` along the motion (central difference of ``W(q)^T u`` along ``T u``)."""

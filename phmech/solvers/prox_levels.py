@@ -49,7 +49,7 @@ def _ball(s, rho):
 
 
 class Levels:
-    """Index layout of ``X = (kappa_hat_N (m), P (n), lambda (n))`` for a :class:`~phmech.contact.prox.ContactSet`
+    """Index layout of ``X = (kappa_hat_N (m), P (n), lambda (n))`` for a :class:`~phmech.solvers.prox.ContactSet`
     ``cs`` (``P`` and ``lambda`` in the layout of ``cs``)."""
 
     def __init__(self, cs):
