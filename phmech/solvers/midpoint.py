@@ -102,7 +102,7 @@ class ImplicitMidpoint(Solver):
         if c is not None and c.pure:
             self._fun = c.f               # the Python iteration (larger systems, sparse factors)
         if c is not None and d.n <= DENSE_MAX and not self.endpoint:
-            from ..assembly.compiled_midpoint import AVAILABLE
+            from .midpoint_kernels import AVAILABLE
             if c.pure and AVAILABLE:
                 E = sp.csr_matrix(d.E)
                 E.sort_indices()
@@ -185,7 +185,7 @@ class ImplicitMidpoint(Solver):
         self.nlu += 1
 
     def _factor_compiled(self, t, ym, h):
-        from ..assembly.compiled_midpoint import TransposedLU, iteration_matrix
+        from .midpoint_kernels import TransposedLU, iteration_matrix
         lu = TransposedLU(self.problem.n)
         bad = iteration_matrix(np.asarray(ym, float), h, t, self._Ed_dense, self._rsc, self._dcol, lu.F,
                                lu.ipiv, *self._kernel.kernel_args(t))
@@ -315,10 +315,10 @@ class ImplicitMidpoint(Solver):
         self.nsteps += 1
 
     def _step_compiled(self, y0, z, h, tm):
-        """Both attempts of the step in one compiled call (:func:`~phmech.assembly.
-        compiled_midpoint.midpoint_step`, the operations of the Python loop); ``z`` becomes the
+        """Both attempts of the step in one compiled call (:func:`~phmech.solvers.
+        midpoint_kernels.midpoint_step`, the operations of the Python loop); ``z`` becomes the
         end point.  False hands the step to the Python iteration, which then says why it fails."""
-        from ..assembly.compiled_midpoint import TransposedLU, midpoint_step
+        from .midpoint_kernels import TransposedLU, midpoint_step
         c = self._kernel
         if not isinstance(self.dae_scale, np.ndarray) or self.dae_scale.dtype != float:
             self.dae_scale = np.asarray(self.dae_scale, float)

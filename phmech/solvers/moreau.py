@@ -60,6 +60,7 @@ import scipy.linalg as la
 
 from ..contact.contacts import PenetrationWarning
 from ..contact.prox import ProxSolver
+from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
 
@@ -210,6 +211,7 @@ class NonsmoothStepper(Solver):
         ne, ng = d.ne, G.shape[0]
         u = u_start.copy()
         P = np.zeros(cs.n)
+        prev = 0.0
         for it in range(1, self.max_smooth_iterations + 1):
             r, Js = smooth(u)
             self.nfev += 1
@@ -236,8 +238,10 @@ class NonsmoothStepper(Solver):
             Pg = Pg_f + Zg @ P
             du = np.max(np.abs(u_new - u), initial=0.0)
             u = u_new
-            if du <= self.tol * max(1.0, np.max(np.abs(u))) * 10 or getattr(smooth, "linear", False):
+            err = du / max(1.0, np.max(np.abs(u)))
+            if newton_converged(err, prev, 10 * self.tol, False) or getattr(smooth, "linear", False):
                 return u, Pg, P
+            prev = err
         raise SolverError(self.name, self.t, f"the smooth velocity iteration did not converge "
                           f"(|du| = {du:.3g} after {self.max_smooth_iterations} iterations)")
 
