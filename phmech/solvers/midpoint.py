@@ -35,8 +35,10 @@ from ._dense import DenseLU as _DenseLU, sparse_factor
 from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
-#: a step that needed more simplified-Newton iterations refactorizes for the next (dense factors)
-REFRESH_DENSE = 4
+#: a step that needed more simplified-Newton iterations refactorizes for the next, dense or sparse
+#: factors (the spatial chain of 20 bars, 320 unknowns, sparse: 3.6 instead of 6.1 iterations per
+#: step, one factorization every 3 steps instead of every 17, a quarter of the time per step)
+REFRESH_ITERATIONS = 4
 
 
 class ImplicitMidpoint(Solver):
@@ -62,8 +64,9 @@ class ImplicitMidpoint(Solver):
     refresh_iterations : int, optional
         After a step that needed more Newton iterations, the next step starts
         with a fresh iteration matrix instead of finding out by a failed
-        iteration.  Default: :data:`REFRESH_DENSE` for dense factors,
-        ``max_newton`` (no early refresh) for sparse ones.
+        iteration.  Default: :data:`REFRESH_ITERATIONS`, for dense and sparse
+        factors alike (an iteration costs a residual evaluation, which outweighs
+        a factorization after a few iterations).
     """
 
     name = "midpoint"
@@ -78,8 +81,8 @@ class ImplicitMidpoint(Solver):
             raise ValueError(f"midpoint: constraints must be 'midpoint' or 'endpoint', got {constraints!r}")
         self.endpoint = constraints == "endpoint"
         self.fresh_jacobian = bool(fresh_jacobian)
-        if refresh_iterations is None:     # dense factors are cheap next to a few iterations
-            refresh_iterations = REFRESH_DENSE if problem.n <= DENSE_MAX else max_newton
+        if refresh_iterations is None:     # a factorization is cheap next to a few iterations
+            refresh_iterations = REFRESH_ITERATIONS
         self.refresh_iterations = count_option(self.name, "refresh_iterations", refresh_iterations)
         self._iterations = 0
         if dt is None:
