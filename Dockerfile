@@ -19,6 +19,6 @@ RUN python -c "from slepc4py import SLEPc" 2>/dev/null || { \
 RUN pip install --no-cache-dir -e "/opt/phmech[all]"
 
 # The compiled kernels, built once here and readable by any user of the image.
-RUN python -m phmech.assembly.warm && chmod -R a+rwX /opt/phmech-cache
+RUN python -m phmech.warm && chmod -R a+rwX /opt/phmech-cache
 
 CMD ["python", "-m", "phmech.validation.crank_slider", "--outdir", "/tmp/out", "--no-plot"]

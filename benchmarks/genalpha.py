@@ -1,5 +1,5 @@
 """Time per step of the first-order generalized-alpha method: compiled Newton iteration
-(:mod:`phmech.assembly.compiled_genalpha`) against the Python iteration (``compiled=False``).
+(:mod:`phmech.solvers.genalpha_kernels`) against the Python iteration (``compiled=False``).
 
 The flexible crank-slider of :mod:`phmech.validation.crank_slider` with the
 linear floating frame, 4 and 8 coupler elements.  Each line: model,

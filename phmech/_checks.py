@@ -28,3 +28,26 @@ def time_function(value, n, what, owner, allow_none=False):
     fun = (lambda t: const)
     fun.constant, fun.what, fun.value = True, what, const
     return fun
+
+
+def positive_option(solver, name, value, allow_none=False, allow_inf=False):
+    """``float(value)`` if positive (and finite unless ``allow_inf``); else one clear ValueError."""
+    if value is None and allow_none:
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{solver}: option {name} must be a number, got {value!r}") from None
+    if not (v > 0) or (np.isinf(v) and not allow_inf):
+        raise ValueError(f"{solver}: option {name} must be positive{'' if allow_inf else ' and finite'}, "
+                         f"got {value!r}")
+    return v
+
+
+def count_option(solver, name, value, allow_none=False):
+    """``int(value)`` if a positive integer; else one clear ValueError."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{solver}: option {name} must be a positive integer, got {value!r}")
+    return int(value)

@@ -5,7 +5,7 @@ The compiled functions call one another across modules (the midpoint,
 Radau and generalized-alpha kernels contain the residual kernel, which
 contains the beams' kernels), but numba's disk cache checks only the source
 file of the function it stores: after an edit of ``compiled.py`` a cached
-stage kernel of ``compiled_radau.py`` would still hold the old residual.
+stage kernel of ``solvers/radau_kernels.py`` would still hold the old residual.
 So the cache lives in a directory named after the digest of all kernel
 modules (:func:`kernel_modules`: every module of the package with a compiled
 function, found by the decorator) and numba's version: any edit of any of
@@ -16,8 +16,8 @@ them starts a fresh cache.  Location: ``$PHMECH_NUMBA_CACHE_DIR`` or
 A damaged entry (a truncated or overwritten index or data file, which
 numba would report as an ``UnpicklingError`` on every later run) is
 discarded and its function compiled again; a warning names the cache
-directory.  ``python -m phmech.assembly.warm`` fills the cache ahead of
-time (:mod:`phmech.assembly.warm`).
+directory.  ``python -m phmech.warm`` fills the cache ahead of
+time (:mod:`phmech.warm`).
 """
 import glob
 import hashlib
@@ -56,7 +56,7 @@ def kernel_modules():
 
 _DIRECTORY = []
 
-#: every compiled function made by :func:`jit` in this process (:mod:`phmech.assembly.warm`
+#: every compiled function made by :func:`jit` in this process (:mod:`phmech.warm`
 #: checks that each has been compiled)
 KERNELS = []
 

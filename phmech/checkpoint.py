@@ -479,7 +479,7 @@ class Checkpointer:
     """
 
     def __init__(self, path, every, rows, t0, t_events=None, y_events=None):
-        from .solvers.base import positive_option
+        from ._checks import positive_option
         solver = rows.solver
         if not hasattr(solver, "checkpoint_state"):
             raise ValueError(f"{solver.name}: checkpoints are not supported by this solver "
@@ -525,12 +525,6 @@ class Resume:
         for i in range(len(t_events)):
             t_events[i].extend(self.arrays.get(f"events/t{i}", np.zeros(0)).tolist())
             y_events[i].extend(list(self.arrays.get(f"events/y{i}", np.zeros((0, len(y[0]) if len(y) else 0)))))
-
-    def result(self, problem):
-        """The stored run as a :class:`~phmech.result.Result` (nothing left to continue)."""
-        from .result import Result
-        log.info("restart: %s already reaches t = %g; returning it", self.path, self.t)
-        return Result.from_checkpoint(self.meta, self.arrays, problem)
 
 
 def open_restart(path, problem, cls, options, t_end):

@@ -151,7 +151,7 @@ ENV
 kernels=$("$VENV/bin/python" -c "from phmech._jit import cache_directory; print(cache_directory())")
 if [ "$(cat "$STAMPS/kernels" 2>/dev/null)" != "$kernels" ] || [ ! -d "$kernels" ]; then
   log "compiling the time-step kernels into $kernels"
-  "$VENV/bin/python" -m phmech.assembly.warm
+  "$VENV/bin/python" -m phmech.warm
   printf '%s' "$kernels" > "$STAMPS/kernels"
 fi
 

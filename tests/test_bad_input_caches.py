@@ -168,18 +168,18 @@ def test_damaged_kernel_cache_is_discarded_and_recompiled(kernel_run, damage):
 @pytest.mark.slow
 @needs_numba
 def test_warm_fills_every_kernel_of_the_cache(tmp_path):
-    """``python -m phmech.assembly.warm --strict`` in a fresh process with an empty cache compiles
+    """``python -m phmech.warm --strict`` in a fresh process with an empty cache compiles
     every compiled function of the package and reports the directory; a second process finds every
     version in the cache (nothing compiled, much faster)."""
     env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PHMECH_CACHE_DIR": str(tmp_path / "fe")}
     tic = time.perf_counter()
-    cold = _run(["-m", "phmech.assembly.warm", "--strict"], env=env, timeout=1200)
+    cold = _run(["-m", "phmech.warm", "--strict"], env=env, timeout=1200)
     t_cold = time.perf_counter() - tic
     assert cold.returncode == 0, cold.stdout[-2000:] + cold.stderr[-3000:]
     assert str(tmp_path / "numba") in cold.stdout and "not reached" not in cold.stderr
     assert _cache_files(tmp_path / "numba", ".nbi")
     tic = time.perf_counter()
-    warm = _run(["-m", "phmech.assembly.warm", "--strict", "--quiet"], env=env, timeout=1200)
+    warm = _run(["-m", "phmech.warm", "--strict", "--quiet"], env=env, timeout=1200)
     assert warm.returncode == 0, warm.stderr[-3000:]
     assert " 0 version(s) compiled now" in warm.stdout and " 0 read from the cache" not in warm.stdout
     assert time.perf_counter() - tic < 0.5 * t_cold

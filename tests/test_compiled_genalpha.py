@@ -1,5 +1,5 @@
 """The compiled Newton iteration of the first-order generalized-alpha method
-(phmech.assembly.compiled_genalpha) reproduces the Python iteration, and is second order."""
+(phmech.solvers.genalpha_kernels) reproduces the Python iteration, and is second order."""
 import numpy as np
 import pytest
 
@@ -44,7 +44,7 @@ def test_compiled_iteration_equals_python_iteration(model, t_end, dt, options, m
     """Same steps, residual evaluations, Jacobians and factorizations as the Python iteration,
     and the same trajectory to round-off; with kept factors the kernel resumes after factorizations
     inside a step (its residual handed over), which is therefore exercised too."""
-    from phmech.assembly import compiled_genalpha as cg
+    from phmech.solvers import genalpha_kernels as cg
 
     calls = {"all": 0, "resumed": 0}
     kernel = cg.genalpha_newton

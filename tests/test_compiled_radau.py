@@ -1,4 +1,4 @@
-"""Radau IIA's compiled stage iteration on assembled systems (phmech.assembly.compiled_radau)
+"""Radau IIA's compiled stage iteration on assembled systems (phmech.solvers.radau_kernels)
 reproduces the Python iteration, and keeps the method's order."""
 import numpy as np
 import pytest
@@ -96,7 +96,7 @@ def test_dense_factors_equal_dense_lu_and_refuse_singular_matrices():
     exact arithmetic whose pivot is of rounding size."""
     from numpy.linalg import LinAlgError
 
-    from phmech.assembly.compiled_radau import DenseFactors
+    from phmech.solvers.radau_kernels import DenseFactors
     from phmech.solvers._dense import DenseLU
     rng = np.random.default_rng(3)
     A = rng.standard_normal((12, 12))

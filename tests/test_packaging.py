@@ -7,7 +7,7 @@
 * ``scripts/install.sh`` and the ``Dockerfile`` install ``.[all]`` and, by name,
   only the packages they must build against PETSc or the parallel HDF5 first;
 * the Docker base image is the Firedrake version the script installs; neither
-  sets a matplotlib backend; both compile the kernels with ``phmech.assembly.warm``;
+  sets a matplotlib backend; both compile the kernels with ``phmech.warm``;
 * the licence files are the texts the metadata names.
 """
 import ast
@@ -173,7 +173,7 @@ def test_install_script_builds_before_installing_all():
     text = INSTALL_SH.read_text()
     at = {name: text.find(marker) for name, marker in (
         ("h5py", "--no-binary h5py"), ("firedrake", '"firedrake[check]'),
-        ("slepc4py", "--no-binary slepc4py"), ("all", '[all]"'), ("warm", "phmech.assembly.warm"))}
+        ("slepc4py", "--no-binary slepc4py"), ("all", '[all]"'), ("warm", "phmech.warm"))}
     assert all(v >= 0 for v in at.values()), at
     assert at["h5py"] < at["firedrake"] < at["slepc4py"] < at["all"] < at["warm"]
     # the step of .[all] is keyed on setup.cfg: a change of an extra reinstalls

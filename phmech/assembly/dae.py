@@ -327,16 +327,6 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             self._compiled = compiled_residual(self)
         return self._compiled
 
-    @property
-    def compiled_stages(self):
-        """Radau IIA's stage iteration in one compiled call
-        (:mod:`phmech.assembly.compiled_radau`) when the compiled residual is the complete
-        right-hand side; else None."""
-        if not hasattr(self, "_compiled_stages"):
-            from .compiled_radau import stage_solver
-            self._compiled_stages = stage_solver(self.compiled_residual())
-        return self._compiled_stages
-
     def linearize(self, q=None):
         """Linearization at rest at configuration ``q``: a
         :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``)."""

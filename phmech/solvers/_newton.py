@@ -3,7 +3,9 @@
 :func:`newton_converged` is compiled (``phmech._jit.jit``) for the
 kernels of the midpoint, Radau IIA and generalized-alpha steps and called as
 the same Python function (:data:`converged`) by the Python iterations, so
-both paths take the same decisions.
+both paths take the same decisions.  :func:`newton_hopeless` abandons a
+contracting iteration that cannot reach the tolerance in the iterations left
+(Radau IIA's stage iteration, compiled and interpreted alike).
 """
 from .._jit import jit as _jit
 
@@ -50,3 +52,11 @@ def newton_converged(err, prev, tol, floor):
 
 #: :func:`newton_converged` for the Python iterations (the same source, no dispatch)
 converged = getattr(newton_converged, "py_func", newton_converged)
+
+
+@_jit
+def newton_hopeless(rate, err, remaining, tol):
+    """Whether an iteration contracting at ``rate`` cannot reach ``tol`` in ``remaining`` more
+    iterations: ``rate >= 1``, or the error left after them, estimated as
+    ``rate^remaining / (1 - rate) err`` (Hairer & Wanner, Solving ODEs II, IV.8), above ``tol``."""
+    return rate >= 1.0 or rate ** remaining / (1.0 - rate) * err > tol

@@ -35,6 +35,8 @@ import inspect
 
 import numpy as np
 
+from .._checks import count_option, positive_option  # noqa: F401 (the solvers' option checks)
+
 
 class SolverError(RuntimeError):
     """A solver failed; ``t`` is the time reached and ``cause`` says why."""
@@ -42,29 +44,6 @@ class SolverError(RuntimeError):
     def __init__(self, solver, t, cause):
         self.solver, self.t, self.cause = solver, t, cause
         super().__init__(f"{solver} failed at t = {t:.9g}: {cause}")
-
-
-def positive_option(solver, name, value, allow_none=False, allow_inf=False):
-    """``float(value)`` if positive (and finite unless ``allow_inf``); else one clear ValueError."""
-    if value is None and allow_none:
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{solver}: option {name} must be a number, got {value!r}") from None
-    if not (v > 0) or (np.isinf(v) and not allow_inf):
-        raise ValueError(f"{solver}: option {name} must be positive{'' if allow_inf else ' and finite'}, "
-                         f"got {value!r}")
-    return v
-
-
-def count_option(solver, name, value, allow_none=False):
-    """``int(value)`` if a positive integer; else one clear ValueError."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{solver}: option {name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def linear_interpolant(t0, t1, y0, y1, h=None):

@@ -7,6 +7,7 @@ a run.  Every returned row is the state at its label: output times are
 never moved, and states between step points come from the solver's dense
 output.
 """
+import logging
 import time
 
 import numpy as np
@@ -19,6 +20,8 @@ from .midpoint import ImplicitMidpoint
 from .moreau import Moreau, MoreauShifted
 from .nsgenalpha import NonsmoothGenAlpha
 from .radau import RadauIIA
+
+log = logging.getLogger("phmech")
 
 #: the solvers by name
 METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5": Radau5DAE,
@@ -142,8 +145,9 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
         from ..checkpoint import open_restart
         resume = open_restart(restart, problem, cls, options, t_end)
         options = resume.options
-        if resume.t >= t_end:
-            return resume.result(problem)
+        if resume.t >= t_end:            # the stored run, nothing left to continue
+            log.info("restart: %s already reaches t = %g; returning it", resume.path, resume.t)
+            return Result.from_checkpoint(resume.meta, resume.arrays, problem)
     clock = KernelClock()
     try:
         clock.start()

@@ -40,7 +40,7 @@ consistent ``x'(t0)`` of ``problem.derivative``.  The test set
 (``tests/test_genalpha.py``) shows second order in ``q``, ``e`` and
 ``lam`` on an assembled pendulum and on an index-2 DAE.  For assembled
 systems whose residual is completely compiled the Newton iteration of a
-step runs as one compiled call (:mod:`phmech.assembly.compiled_genalpha`;
+step runs as one compiled call (:mod:`phmech.solvers.genalpha_kernels`;
 ``compiled=False`` selects the Python iteration it reproduces).
 
 Method
@@ -239,7 +239,7 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         first-order form (the descriptor Jacobian is the expensive part).
     compiled : bool
         First-order form: run the Newton iteration of a step as one compiled call
-        (:func:`~phmech.assembly.compiled_genalpha.genalpha_newton`, dense factors) when the
+        (:func:`~phmech.solvers.genalpha_kernels.genalpha_newton`, dense factors) when the
         problem's residual is completely compiled
         (:meth:`~phmech.assembly.dae.DescriptorDAE.compiled_residual` ``.pure``) and it has at
         most :data:`phmech._sizes.DENSE_MAX` unknowns; ``False``: the Python

@@ -4,7 +4,7 @@
 :class:`~phmech.solvers.genalpha.GeneralizedAlpha` that integrates problems
 ``E y' = f(t, y)`` (see that module's docstring for the method): the start,
 the step, the simplified Newton iteration in Python (the reference) and as
-compiled calls (:mod:`phmech.assembly.compiled_genalpha`, for assembled
+compiled calls (:mod:`phmech.solvers.genalpha_kernels`, for assembled
 systems whose residual is completely compiled, with dense factors up to
 :data:`phmech._sizes.DENSE_MAX` unknowns), and the iteration matrix.
 """
@@ -47,7 +47,7 @@ class FirstOrderForm:
         self.Ed_d.sort_indices()
         self.xd_old = self.xd.copy()
         self.y_old = self.y.copy()
-        # compiled Newton iteration (phmech.assembly.compiled_genalpha): systems whose residual
+        # compiled Newton iteration (phmech.solvers.genalpha_kernels): systems whose residual
         # the kernel evaluates completely, factorized densely
         self._kernel = None
         make = getattr(d, "compiled_residual", None)
@@ -98,7 +98,7 @@ class FirstOrderForm:
         """Simplified Newton iteration of one step attempt from the predictor ``y1`` (updated in
         place) with the factors ``lu`` (None: factorize at the first iterate); returns the
         factors used, the last relative increment and whether it converged.  The reference
-        of :func:`~phmech.assembly.compiled_genalpha.genalpha_newton`."""
+        of :func:`~phmech.solvers.genalpha_kernels.genalpha_newton`."""
         d, nd = self.problem, self.nd
         t_af = self.t + self.af * h
         c = self.am / (h * self.gamma)
@@ -132,9 +132,9 @@ class FirstOrderForm:
 
     def _newton_compiled(self, h, t1, y1, lu, scale):
         """:meth:`_newton_first_order` as compiled calls
-        (:func:`~phmech.assembly.compiled_genalpha.genalpha_newton`): one per step attempt, one
+        (:func:`~phmech.solvers.genalpha_kernels.genalpha_newton`): one per step attempt, one
         more after each new factorization."""
-        from ..assembly.compiled_genalpha import NEED_LU, NONFINITE, CONVERGED, genalpha_newton
+        from .genalpha_kernels import NEED_LU, NONFINITE, CONVERGED, genalpha_newton
         c = self._kernel
         t_af = self.t + self.af * h
         args_af, args_1 = c.kernel_args(t_af), c.kernel_args(t1)

@@ -58,6 +58,7 @@ import warnings
 import numpy as np
 
 from .prox import ProxSolver
+from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
 
@@ -215,6 +216,7 @@ class NonsmoothStepper(Solver):
         B = np.zeros((ne + ng, 1 + cs.n))
         B[:ne, 1:] = W
         B[ne:, 0] = w
+        prev = 0.0
         for it in range(1, self.max_smooth_iterations + 1):
             r, Js = smooth(u)
             self.nfev += 1
@@ -240,8 +242,10 @@ class NonsmoothStepper(Solver):
             Pg = Pg_f + Zg @ P
             du = np.max(np.abs(u_new - u), initial=0.0)
             u = u_new
-            if du <= self.tol * max(1.0, np.max(np.abs(u))) * 10 or getattr(smooth, "linear", False):
+            err = du / max(1.0, np.max(np.abs(u)))
+            if newton_converged(err, prev, 10 * self.tol, False) or getattr(smooth, "linear", False):
                 return u, Pg, P
+            prev = err
         raise SolverError(self.name, self.t, f"the smooth velocity iteration did not converge "
                           f"(|du| = {du:.3g} after {self.max_smooth_iterations} iterations)")
 

@@ -56,6 +56,7 @@ import numpy as np
 import scipy.linalg as la
 
 from . import prox_levels
+from ._newton import converged as newton_converged
 from .prox import ContactSet
 from .base import SolverError, count_option, positive_option
 from .moreau import NonsmoothStepper
@@ -249,6 +250,7 @@ class NonsmoothGenAlpha(NonsmoothStepper):
         X = None if self.X is None else self.X.copy()
         pr = self.pos_rows
         Z0 = np.zeros((ne, ne))
+        prev = 0.0
         for it in range(1, self.max_iterations + 1):
             u1 = v0 + cv * a1 + U
             disp = d0 + cd * a1 + Q
@@ -311,8 +313,11 @@ class NonsmoothGenAlpha(NonsmoothStepper):
             dQ = np.max(np.abs(z[iQ] - Q), initial=0.0)
             a1, U, Q = z[ia], z[iU], z[iQ]
             scale_u = max(1.0, np.max(np.abs(u1)))
-            if (h * da + dU <= 10 * self.tol * scale_u) and dQ <= 10 * self.tol * h * scale_u:
+            # velocity increment and position increment over h, relative to the velocities
+            err = max(h * da + dU, dQ / h) / scale_u
+            if newton_converged(err, prev, 10 * self.tol, False):
                 break
+            prev = err
         else:
             raise SolverError(self.name, t, f"the Newton iteration of the step did not converge "
                               f"(|da| = {da:.3g}, |dU| = {dU:.3g}, |dQ| = {dQ:.3g})")

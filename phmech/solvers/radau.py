@@ -43,16 +43,17 @@ complex factorization per step size and Jacobian: dense LAPACK up to
 with the dense rows and columns of floating frames eliminated as a border:
 :func:`~phmech.solvers._dense.sparse_factor`).
 
-**Compiled path.**  A dense problem may bring its stage iteration compiled
-(an attribute ``compiled_stages``: the assembled systems whose compiled
-residual is complete, :mod:`phmech.assembly.compiled_radau`, and the
-classic benchmark models, :mod:`phmech.validation._classic_compiled`).
-The solver then runs the simplified Newton iteration, the predictor and
-the error estimate as compiled calls (the same formulas, summed in another
-order, so the results agree to round-off), factorizes with the same
-LAPACK routine plus a compiled singularity test, and takes ``f`` and a
-dense Jacobian from ``compiled_stages.f`` / ``.jacobian`` where given.
-``compiled=False`` keeps the Python iteration, the reference.
+**Compiled path.**  The stage iteration is one source
+(:func:`~phmech.solvers.radau_kernels.stage_iteration`): compiled for the
+dense problems whose right-hand side is a compiled kernel (the assembled
+systems whose compiled residual is complete, and the classic benchmark
+problems, :mod:`phmech.validation._classic_compiled`), interpreted with
+``f`` in Python otherwise.  With a compiled right-hand side the predictor
+and the error estimate are compiled calls as well (the same formulas,
+summed in another order, so the results agree to round-off), the
+factorization is the same LAPACK routine plus a compiled singularity test,
+and ``f`` and the dense Jacobian are the compiled ones.  ``compiled=False``
+runs the iteration interpreted with the problem's own ``f``, the reference.
 """
 import math
 
@@ -60,9 +61,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._sizes import DENSE_MAX
-from ._dense import DenseLU, sparse_factor
-from ._newton import converged as newton_converged
-
+from . import radau_kernels as _rk
+from ._dense import sparse_factor
 from .base import Solver, SolverError, count_option, positive_option
 
 
@@ -124,9 +124,10 @@ class RadauIIA(Solver):
     max_steps : int, optional
         Step limit of the run; reaching it is a :class:`SolverError`.
     compiled : bool, optional
-        Run the stage iteration in one compiled call when the problem
-        provides one (``compiled_stages``, dense systems only; default
-        True).  False keeps the Python iteration, the reference.
+        Run the stage iteration compiled when the problem's right-hand
+        side is a compiled kernel (``compiled_residual()`` complete, or a
+        ``compiled_rhs``; dense systems only; default True).  False runs
+        it interpreted with the problem's ``f``, the reference.
     """
 
     name = "radau"
@@ -154,17 +155,17 @@ class RadauIIA(Solver):
         self._nd = problem.n - problem.nl          # the differential variables come first
         if not isinstance(compiled, (bool, np.bool_)):
             raise ValueError(f"radau: option compiled must be True or False, got {compiled!r}")
-        # the compiled stage iteration (same operations as _stages) on dense systems
-        self._kernel = getattr(problem, "compiled_stages", None) if compiled and self.dense else None
-        # f outside the stage iteration (f at the step points, the refined error estimate): the
-        # compiled stages' own evaluation where they bring one
-        self._f = getattr(self._kernel, "f", None) or problem.f
-        if self._kernel is not None:
-            from ..assembly import compiled_radau
-            self._cr = compiled_radau                # its predictor, error estimate, factorization
+        # the compiled right-hand side (stage source: f, dense Jacobian, stage data) where the
+        # problem has one; the stage iteration runs compiled with it on dense systems
+        source = _rk.stage_source(problem) if compiled else None
+        self._kernel = source if self.dense else None
+        self._f = source.f if source is not None else problem.f
+        self._loop = _rk.stage_iteration if self._kernel is not None else _rk.stage_iteration_py
+        if self.dense:
             Ec = sp.csr_matrix(self.E)
             Ec.sort_indices()
             self._E_csr = (Ec.indptr.astype(np.int64), Ec.indices.astype(np.int64), Ec.data.astype(float))
+        self._factors = None     # the iteration matrices' factors as the stage iteration takes them
         # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, np.sqrt(self.rtol)))
         self.maxiter = MAX_NEWTON if self.fixed_step is None else 30
@@ -202,22 +203,19 @@ class RadauIIA(Solver):
         r = x[:nd] / scale[:nd]
         return math.sqrt(float(r @ r) / max(nd, 1))
 
-    def _newton_norm(self, dW, scale, h):
-        s = scale.copy()
-        s[self.algebraic] /= h
-        return np.sqrt(np.mean((dW / s) ** 2))
-
     def _iteration_matrices(self, h):
         try:
             if self.dense:
-                # with compiled stages: the same LAPACK factors and the row-major copies the kernels take
-                Factor = DenseLU if self._kernel is None else self._cr.DenseFactors
-                real = Factor(GAMMA / h * self.E - self._J)
-                cplx = Factor((ALPHA - 1j * BETA) / h * self.E - self._J)
+                # LAPACK factors with the row-major copies the compiled correction takes
+                real = _rk.DenseFactors(GAMMA / h * self.E - self._J)
+                cplx = _rk.DenseFactors((ALPHA - 1j * BETA) / h * self.E - self._J)
+                self._factors = (*self._E_csr, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64,
+                                 T, T_INV, GAMMA, ALPHA, BETA)
             else:
                 alg = np.flatnonzero(self.algebraic)
                 real = sparse_factor(sp.csc_matrix(GAMMA / h * self.E - self._J), alg)
                 cplx = sparse_factor(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex), alg)
+                self._factors = [self.E, real, cplx, T, T_INV, GAMMA, ALPHA, BETA]
         except (RuntimeError, np.linalg.LinAlgError) as err:
             raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): a singular mass "
                               "matrix on the allowed motions, or dependent constraints") from None
@@ -225,60 +223,27 @@ class RadauIIA(Solver):
         self._lus = (h, real, cplx)
 
     def _stages(self, t, y, h, Z, scale):
-        """Simplified Newton on the collocation system; returns ``(Z, converged, iterations, theta)``."""
-        if self._kernel is not None:
-            out = self._stages_compiled(t, y, h, Z, scale)
-            if out is not None:
-                return out
-        d, E = self.problem, self.E
-        _, real, cplx = self._lus
-        W = T_INV @ Z                         # rows: W_k = sum_i T_INV[k, i] Z_i
-        norm_old, theta = None, None
-        for it in range(1, self.maxiter + 1):
-            F = np.array([d.f(t + C[i] * h, y + Z[i]) for i in range(3)])
-            self.nfev += 3
-            if not np.all(np.isfinite(F)):
-                i, k = np.argwhere(~np.isfinite(F))[0]
-                self._nonfinite = (t + C[i] * h, d.labels()[k])
-                return Z, False, it, theta
-            G = T_INV @ F                     # transformed right-hand sides
-            EW = (E @ W.T).T
-            r1 = G[0] - GAMMA / h * EW[0]
-            r23 = (G[1] + 1j * G[2]) - (ALPHA - 1j * BETA) / h * (EW[1] + 1j * EW[2])
-            dW = np.empty_like(W)
-            dW[0] = real.solve(r1)
-            u = cplx.solve(r23)
-            dW[1], dW[2] = u.real, u.imag
-            norm = self._newton_norm(T @ dW, scale, h)      # in the stage increments, independent of T's scaling
-            if norm_old is not None:
-                theta = norm / norm_old
-                remaining = self.maxiter - it
-                if theta >= 1 or theta ** remaining / (1 - theta) * norm > self.newton_tol:
-                    return Z, False, it, theta
-            W = W + dW
-            Z = T @ W
-            if newton_converged(norm, norm_old or 0.0, self.newton_tol, False):
-                return Z, True, it, theta
-            norm_old = norm
-        return Z, False, self.maxiter, theta
+        """Simplified Newton on the collocation system
+        (:func:`~phmech.solvers.radau_kernels.stage_iteration`, compiled with a compiled
+        right-hand side); returns ``(Z, converged, iterations, theta)``."""
+        source = self._kernel
+        data = source.stage_data(t + C * h) if source is not None else self._f
+        Z, status, it, theta = self._loop(data, self._factors, t, y, h, Z, scale, self.algebraic, C, T, T_INV,
+                                          self.newton_tol, self.maxiter)
+        self.nfev += 3 * it
+        if status < 0:                       # where f is not finite: said on the step size's failure
+            i = -status - 1
+            with np.errstate(all="ignore"):
+                F = self._f(t + C[i] * h, y + Z[i])
+            self.nfev += 1
+            bad = np.flatnonzero(~np.isfinite(F))
+            self._nonfinite = (t + C[i] * h, self.problem.labels()[int(bad[0]) if bad.size else 0])
+        return Z, status == 1, it, (None if theta < 0 else theta)
 
     def _row_major_factors(self):
         """``(lu, piv)`` of the real and the complex iteration matrix for the compiled kernels."""
         _, real, cplx = self._lus
         return real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64
-
-    def _stages_compiled(self, t, y, h, Z, scale):
-        """:meth:`_stages` as one compiled call (a problem's ``compiled_stages``, same
-        operations); None when a stage value is not finite (the Python iteration then says where)."""
-        lur, pivr, luc, pivc = self._row_major_factors()
-        Ep, Ei, Ed = self._E_csr
-        Z, converged, it, theta = self._kernel(t, y, h, Z, scale, self.algebraic, Ep, Ei, Ed, lur, pivr, luc,
-                                               pivc, C, T, T_INV, GAMMA, ALPHA, BETA, self.newton_tol,
-                                               self.maxiter)
-        if it < 0:
-            return None
-        self.nfev += 3 * it
-        return Z, converged, it, (None if theta < 0 else theta)
 
     def _local_error(self, t, y, abs_y, h, Z, refine):
         """The step's end point and the norm of its embedded error estimate, filtered by
@@ -289,12 +254,12 @@ class RadauIIA(Solver):
         above the tolerance is improved by one more solve with ``f`` at the
         filtered point, which suppresses the estimate's growth for stiff
         components, (8.20).  With compiled stages the estimate is one compiled
-        call as well (:func:`~phmech.assembly.compiled_radau.local_error`)."""
+        call as well (:func:`~phmech.solvers.radau_kernels.local_error`)."""
         _, real, _ = self._lus
         if self._kernel is not None:
             lur, pivr, _, _ = self._row_major_factors()
             Ep, Ei, Ed = self._E_csr
-            y_new, scale, err, gEZ, err_norm = self._cr.local_error(
+            y_new, scale, err, gEZ, err_norm = _rk.local_error(
                 y, abs_y, Z, self._f0, h, self.atol, self.rtol, Ep, Ei, Ed, lur, pivr, E_WEIGHTS, GAMMA, self._nd)
         else:
             y_new = y + Z[-1]
@@ -314,7 +279,7 @@ class RadauIIA(Solver):
             return np.zeros((3, self.problem.n))
         t_prev, h_prev, y_prev, Q = self._poly
         if self._kernel is not None:
-            return self._cr.predictor(t, h, C, t_prev, h_prev, y_prev, np.ascontiguousarray(Q.T), self.y)
+            return _rk.predictor(t, h, C, t_prev, h_prev, y_prev, np.ascontiguousarray(Q.T), self.y)
         x = np.array([[(t + c * h - t_prev) / h_prev] for c in _C])
         return (x ** _POWERS) @ Q.T + (y_prev - self.y)
 
@@ -334,7 +299,7 @@ class RadauIIA(Solver):
         return min(FACTOR_MAX, max(FACTOR_MIN, fac))
 
     def _refresh_jacobian(self, t, y):
-        # compiled stages may come with the problem's Jacobian as a dense array (no sparse round trip)
+        # a compiled right-hand side may come with its Jacobian as a dense array (no sparse round trip)
         jac = getattr(self._kernel, "jacobian", None)
         J = jac(t, y) if jac is not None else self.problem.jacobian(t, y)
         self._J = (J.toarray() if sp.issparse(J) else np.asarray(J, float)) if self.dense else J

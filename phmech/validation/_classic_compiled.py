@@ -19,13 +19,10 @@ functions are cached on disk (``cache=True``): the first call of a fresh
 installation compiles for a few seconds, later processes load the
 machine code.
 """
-import functools
-
 import numpy as np
 
 from .._jit import jit as _jit, numba
-from ..assembly.compiled_radau import newton_scales, newton_update, stage_increment, transform
-from ..solvers._newton import newton_converged
+from ..solvers.radau_kernels import stage_kind
 
 _H = 1e-30
 
@@ -381,55 +378,45 @@ def ode_functions(model):
     return rhs, jac
 
 
-# ---------------------------------------------------------------- Radau IIA stage iteration
-@_jit
-def radau_stages(model, A, V, S, t, y, h, Z, scale, algebraic, Ep, Ei, Ed, lur, pivr, luc, pivc,
-                 C, T, TI, gamma, alpha, beta, tol, maxiter):
-    """The simplified Newton iteration of :meth:`RadauIIA._stages` (same operations, same
-    tests; ``E`` in CSR arrays ``Ep, Ei, Ed``; the correction by
-    :func:`~phmech.assembly.compiled_radau.stage_increment`).  Returns
-    ``(Z, converged, iterations, theta)``; ``iterations < 0`` reports a non-finite stage
-    value at stage ``-iterations - 1``."""
-    n = y.size
-    W = transform(TI, Z)
-    s = newton_scales(scale, algebraic, h)
-    norm_old = -1.0
-    theta = -1.0
-    F = np.empty((3, n))
-    for it in range(1, maxiter + 1):
-        for i in range(3):
-            F[i] = _rhs(model, t + C[i] * h, y + Z[i], A, V, S)
-            for k in range(n):
-                if not np.isfinite(F[i, k]):
-                    return Z, False, -(i + 1), theta
-        dW, norm = stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta)
-        if norm_old >= 0.0:
-            theta = norm / norm_old
-            remaining = maxiter - it
-            if theta >= 1 or theta ** remaining / (1 - theta) * norm > tol:
-                return Z, False, it, theta
-        Z = newton_update(W, dW, T)
-        if newton_converged(norm, max(norm_old, 0.0), tol, False):
-            return Z, True, it, theta
-        norm_old = norm
-    return Z, False, maxiter, theta
+# ---------------------------------------------------------------- Radau IIA stage data
+def _is_classic(data):
+    return isinstance(data, tuple) and len(data) == 4 and isinstance(data[0], int)
 
 
-def stage_solver(model):
-    """A callable running :func:`radau_stages` for ``model`` (see
-    :meth:`phmech.solvers.radau.RadauIIA._stages`), with the compiled index-2 right-hand side
-    and Jacobian as its ``f`` and ``jacobian`` attributes (the Jacobian a dense array: the
-    problem's without the sparse round trip), or None."""
-    if numba is None:
+def _is_classic_type(data):
+    from numba import types
+    return isinstance(data, types.BaseTuple) and len(data) == 4 and isinstance(data[0], types.Integer)
+
+
+@stage_kind(_is_classic, _is_classic_type)
+def classic_stage(i, t, Y, data, out):
+    """Stage value of a classic problem: :func:`_rhs` with ``data = (model, A, V, S)``
+    (Radau IIA's stage iteration, :func:`phmech.solvers.radau_kernels.stage_iteration`)."""
+    model, A, V, S = data
+    out[:] = _rhs(model, t, Y, A, V, S)
+
+
+class CompiledRHS:
+    """The compiled index-2 form of a classic problem as Radau IIA's stage source: ``f(t, y)``,
+    the dense ``jacobian(t, y)`` and :meth:`stage_data` (the problem's ``compiled_rhs``)."""
+
+    def __init__(self, model):
+        name = type(model).__name__
+        if name == "AndrewsSqueezer":
+            self._data = (ANDREWS, _NO_A, _NO_V, np.array([model.par[k] for k in ANDREWS_KEYS], float))
+        elif name == "SimeonCrank":
+            self._data = (CRANK, *crank_data(model))
+        else:
+            raise ValueError(f"no compiled index-2 form of {name} (AndrewsSqueezer or SimeonCrank)")
+        self.f, self.jacobian = index2_functions(model)      # the Jacobian dense, as the solver uses it
+
+    def stage_data(self, times):
+        """The model's kernel data (the same at every stage time)."""
+        return self._data
+
+
+def compiled_rhs(model):
+    """A :class:`CompiledRHS` of ``model``, or None without numba or for another model."""
+    if numba is None or type(model).__name__ not in ("AndrewsSqueezer", "SimeonCrank"):
         return None
-    name = type(model).__name__
-    if name == "AndrewsSqueezer":
-        args = (ANDREWS, _NO_A, _NO_V,
-                np.array([model.par[k] for k in ANDREWS_KEYS], float))
-    elif name == "SimeonCrank":
-        args = (CRANK, *crank_data(model))
-    else:
-        return None
-    stages = functools.partial(radau_stages, *args)
-    stages.f, stages.jacobian = index2_functions(model)      # the Jacobian dense, as the solver uses it
-    return stages
+    return CompiledRHS(model)

@@ -172,8 +172,8 @@ class ConstrainedMBS:
         assert len(labels) == N
         problem = DAEProblem(E, f, jac=jac, n_alg=n + m, labels=labels)
         if fns is not None:              # Radau IIA's stage iteration compiled as well
-            from ._classic_compiled import stage_solver
-            problem.compiled_stages = stage_solver(self)
+            from ._classic_compiled import compiled_rhs
+            problem.compiled_rhs = compiled_rhs(self)
         return problem
 
     # -- ODE form ----------------------------------------------------------

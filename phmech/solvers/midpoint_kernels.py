@@ -26,9 +26,9 @@ that ``getrf`` on ``F`` factors ``A`` itself, with the pivots of
 """
 import numpy as np
 
-from ..solvers._newton import newton_converged
 from .._jit import jit as _jit, numba
-from .compiled import _block_scales, _csr_mv_add, jacobian_kernel, power_kernel, residual_kernel
+from ..assembly.compiled import _block_scales, _csr_mv_add, jacobian_kernel, power_kernel, residual_kernel
+from ._newton import newton_converged
 
 try:       # numba's LAPACK binding is not public API: without it the step is not compiled
     from numba import types

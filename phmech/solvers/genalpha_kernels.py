@@ -31,9 +31,9 @@ evaluations and factorizations and the same trajectories to round-off.
 """
 import numpy as np
 
-from ..solvers._newton import newton_converged
 from .._jit import jit as _jit
-from .compiled import lu_solve, residual_kernel
+from ..assembly.compiled import lu_solve, residual_kernel
+from ._newton import newton_converged
 
 #: return codes of :func:`genalpha_newton`
 CONVERGED, NOT_CONVERGED, NONFINITE, NEED_LU = 1, 0, 2, 4

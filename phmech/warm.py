@@ -1,4 +1,4 @@
-"""Fill the kernel cache ahead of time: ``python -m phmech.assembly.warm``.
+"""Fill the kernel cache ahead of time: ``python -m phmech.warm``.
 
 The compiled functions of phmech (:mod:`phmech._jit`) are
 compiled on their first call and kept in a disk cache; a fresh
@@ -13,7 +13,7 @@ passes.  It prints the time taken and the cache directory, and lists any
 compiled function that none of the models reached (exit status 1 with
 ``--strict``).
 
-    python -m phmech.assembly.warm [--strict] [--quiet]
+    python -m phmech.warm [--strict] [--quiet]
 
 The cache directory is ``$PHMECH_NUMBA_CACHE_DIR`` (or
 ``~/.cache/phmech/numba``), as for every run.
@@ -26,12 +26,12 @@ import time
 
 import numpy as np
 
-from .. import _jit
+from . import _jit
 
 
 def _rigid_crank_slider():
     """Planar rigid bodies, a point mass, a drive, a slide and a time-dependent force (packed load)."""
-    from ..mechanisms import rigid_crank_slider
+    from .mechanisms import rigid_crank_slider
 
     s, _, _, slider = rigid_crank_slider()
     s.apply_force(slider.port("P"), lambda t: (np.sin(t), -0.7))
@@ -40,7 +40,7 @@ def _rigid_crank_slider():
 
 def _spinning_box():
     """A free spatial rigid body (quaternion kinematics, gyroscopic terms)."""
-    from .. import SpatialRigidBody, System
+    from . import SpatialRigidBody, System
 
     return System([SpatialRigidBody("box", 2.0, np.diag([0.1, 0.2, 0.3]), center=(0.1, 0.0, 0.05))])
 
@@ -67,7 +67,7 @@ def _sprung_bodies():
 def _models():
     """``(name, build, t_end, dt, initial efforts)`` of the tiny models; the beams' matrices come
     from the FE cache when present (else Firedrake assembles them once)."""
-    from ..validation import crank_slider, hinged_beam
+    from .validation import crank_slider, hinged_beam
 
     return [("rigid crank-slider", _rigid_crank_slider, 2e-3, 1e-4, None),
             ("spinning box", _spinning_box, 2e-2, 1e-2, np.array([0.1, 0.0, 0.2, 0.05, 5.0, 0.1])),
@@ -80,7 +80,7 @@ def _models():
 
 
 def _step_models(say):
-    from ..solvers import solve
+    from .solvers import solve
 
     for name, build, t_end, dt, e0 in _models():
         tic = time.perf_counter()
@@ -120,9 +120,9 @@ def _networks(say):
 
 def _classic(say):
     """The compiled right-hand sides, Jacobians and Radau stages of the classic benchmark problems."""
-    from ..solvers import solve
-    from ..validation import _classic_compiled as cc
-    from ..validation import _classic_models as cm
+    from .solvers import solve
+    from .validation import _classic_compiled as cc
+    from .validation import _classic_models as cm
 
     for Model in (cm.AndrewsSqueezer, cm.SimeonCrank):
         tic = time.perf_counter()

@@ -1,0 +1,387 @@
+"""Radau IIA's stage iteration, one source for every problem, and its compiled pieces (numba).
+
+:class:`~phmech.solvers.radau.RadauIIA` solves the collocation system of
+each step by a simplified Newton iteration in the eigenbasis of the
+collocation matrix (Hairer & Wanner, *Solving Ordinary Differential
+Equations II*, IV.8): per iteration three evaluations of ``f`` at the
+stage times ``t + c_i h``, one real and one complex solve with the
+factorized iteration matrices, and the contraction tests of
+:mod:`phmech.solvers._newton`.  :func:`stage_iteration` is that loop,
+written once:
+
+* compiled, for dense problems whose right-hand side is a compiled kernel
+  (the interpreter's overhead of a few array operations per iteration is
+  the larger part of a step for the small and medium systems of
+  multibody dynamics): the assembled systems whose compiled residual is
+  complete (:attr:`CompiledResidual.pure
+  <phmech.assembly.compiled.CompiledResidual.pure>`, stage data: the
+  residual kernel's arguments at the three stage times) and the classic
+  benchmark problems (:mod:`phmech.validation._classic_compiled`);
+* interpreted (``stage_iteration.py_func``, the same source) for every
+  other problem: ``f`` a Python callable, the factors dense or sparse.
+
+The stage evaluation :func:`stage_value` and the correction
+:func:`increment` are chosen by the type of their data: a kind of model
+registers its evaluation with :func:`stage_kind` (for the compiled loop a
+numba overload selected by the data's type, for the interpreted one a test
+of the data), so that the loop never names a model.  The dense
+correction (:func:`stage_increment`) runs compiled in both modes.
+
+:func:`predictor`, :func:`local_error` (the embedded error estimate) and
+:class:`DenseFactors` (LAPACK factors with a compiled singularity test)
+serve the compiled path.  The kernels contain the residual kernel of
+:mod:`phmech.assembly.compiled`; the disk cache follows edits of either
+(:mod:`phmech._jit`).
+"""
+import math
+
+import numpy as np
+
+from .._jit import jit as _jit, numba
+from ..assembly.compiled import _csr_mv_add, lu_solve, residual_kernel
+from ._dense import DenseLU
+from ._newton import newton_converged, newton_hopeless
+
+#: the kinds of stage data: ``(accepts(data), evaluate)`` for the interpreted loop
+_KINDS = []
+
+
+def stage_value(i, t, Y, data, out):
+    """``out = f(t, Y)`` at stage ``i`` (time ``t``) for the stage data ``data`` (the kind
+    registered by :func:`stage_kind` that accepts it)."""
+    for accepts, evaluate in _KINDS:
+        if accepts(data):
+            evaluate(i, t, Y, data, out)
+            return
+    raise TypeError(f"radau: no stage evaluation for data of type {type(data).__name__}")
+
+
+def stage_kind(accepts, accepts_type):
+    """Register a kind of stage data: the decorated ``evaluate(i, t, Y, data, out)`` serves
+    :func:`stage_value` for the data with ``accepts(data)`` (interpreted) and, compiled, for
+    the numba types with ``accepts_type(type)`` (never for a kind that returns False)."""
+    def register(evaluate):
+        _KINDS.append((accepts, evaluate))
+        if numba is not None:
+            from numba.extending import overload
+
+            @overload(stage_value, jit_options={"cache": True})
+            def _typed(i, t, Y, data, out):
+                if accepts_type(data):
+                    return evaluate
+                return None
+        return evaluate
+    return register
+
+
+@stage_kind(callable, lambda data: False)
+def python_stage(i, t, Y, f, out):
+    """Stage value of a Python right-hand side ``f(t, y)`` (the interpreted loop only)."""
+    out[:] = f(t, Y)
+
+
+def _is_args3(data):
+    return isinstance(data, tuple) and len(data) == 3 and all(isinstance(a, tuple) for a in data)
+
+
+def _is_args3_type(data):
+    from numba import types
+    return isinstance(data, types.BaseTuple) and len(data) == 3 and all(
+        isinstance(a, types.BaseTuple) for a in data.types)
+
+
+@stage_kind(_is_args3, _is_args3_type)
+def assembled_stage(i, t, Y, data, out):
+    """Stage value of an assembled system: the residual kernel with ``data[i]``, its arguments
+    after ``(t, y)`` at the stage time (:meth:`CompiledResidual.kernel_args
+    <phmech.assembly.compiled.CompiledResidual.kernel_args>`)."""
+    if i == 0:
+        residual_kernel(t, Y, *(data[0] + (out,)))
+    elif i == 1:
+        residual_kernel(t, Y, *(data[1] + (out,)))
+    else:
+        residual_kernel(t, Y, *(data[2] + (out,)))
+
+
+class AssembledStages:
+    """The compiled right-hand side of an assembled system as Radau IIA's stage source:
+    ``f``, the dense ``jacobian(t, y)`` and :meth:`stage_data`.
+
+    Parameters
+    ----------
+    compiled : :class:`~phmech.assembly.compiled.CompiledResidual`
+        With ``pure`` True (the kernel is the complete right-hand side).
+    """
+
+    def __init__(self, compiled):
+        if not compiled.pure:
+            raise ValueError("compiled Radau stages need a pure compiled residual (Python leftovers: "
+                             f"{', '.join(compiled.leftovers)})")
+        self.compiled = compiled
+        #: ``f(t, y)``: the compiled right-hand side
+        self.f = compiled.f
+        #: ``jacobian(t, y)``: the compiled dense Jacobian where there is one, else None
+        self.jacobian = self._jacobian if compiled.has_jacobian else None
+
+    def _jacobian(self, t, y):
+        return self.compiled.jacobian(y, t=t)
+
+    def stage_data(self, times):
+        """The residual kernel's arguments at the three stage times."""
+        c = self.compiled
+        return tuple(c.kernel_args(float(t)) for t in times)
+
+
+def stage_source(problem):
+    """The compiled stage source of ``problem``: its own ``compiled_rhs`` (``f``, ``jacobian``,
+    ``stage_data``; the classic benchmark problems), else an :class:`AssembledStages` of its
+    complete compiled residual (``problem.compiled_residual()``), else None."""
+    own = getattr(problem, "compiled_rhs", None)
+    if own is not None:
+        return own
+    make = getattr(problem, "compiled_residual", None)
+    c = make() if make is not None else None
+    if c is None or not c.pure:
+        return None
+    return AssembledStages(c)
+
+
+@_jit
+def newton_scales(scale, algebraic, h):
+    """The Newton norm's weights: ``scale`` with the algebraic components divided by ``h``."""
+    s = scale.copy()
+    for i in range(s.size):
+        if algebraic[i]:
+            s[i] /= h
+    return s
+
+
+@_jit
+def transform(A, X):
+    """``A X`` for the 3 x 3 matrix ``A`` and the rows ``X`` (3 x n), written out (no BLAS
+    call for a product this small)."""
+    n = X.shape[1]
+    out = np.empty((3, n))
+    for k in range(n):
+        x0, x1, x2 = X[0, k], X[1, k], X[2, k]
+        for i in range(3):
+            out[i, k] = A[i, 0] * x0 + A[i, 1] * x1 + A[i, 2] * x2
+    return out
+
+
+@_jit
+def stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta):
+    """One simplified Newton correction ``dW`` in the eigenbasis and its norm.
+
+    ``F``: the stage values ``f(t + c_i h, y + Z_i)`` (rows); ``W = T^-1 Z``;
+    ``s``: :func:`newton_scales`; ``E`` in CSR arrays ``(Ep, Ei, Ed)``; the
+    LAPACK ``getrf`` factors of ``gamma/h E - J`` and ``(alpha - i beta)/h E - J``.
+    The norm is the root mean square of ``T dW / s`` (the stage increments).
+    """
+    n = W.shape[1]
+    G = transform(TI, F)
+    EW = np.zeros((3, n))
+    for k in range(3):
+        _csr_mv_add(Ep, Ei, Ed, W[k], EW[k], 1.0)
+    gh = gamma / h
+    ch = (alpha - 1j * beta) / h
+    r1 = np.empty(n)
+    r23 = np.empty(n, np.complex128)
+    for k in range(n):
+        r1[k] = G[0, k] - gh * EW[0, k]
+        r23[k] = (G[1, k] + 1j * G[2, k]) - ch * (EW[1, k] + 1j * EW[2, k])
+    dW = np.empty((3, n))
+    dW[0] = lu_solve(lur, pivr, r1)
+    u = lu_solve(luc, pivc, r23)
+    acc = 0.0
+    for k in range(n):
+        dW[1, k] = u[k].real
+        dW[2, k] = u[k].imag
+        for i in range(3):
+            d = T[i, 0] * dW[0, k] + T[i, 1] * dW[1, k] + T[i, 2] * dW[2, k]
+            acc += (d / s[k]) ** 2
+    return dW, np.sqrt(acc / (3 * n))
+
+
+@_jit
+def newton_update(W, dW, T):
+    """``W += dW`` and the stages ``Z = T W``."""
+    n = W.shape[1]
+    for i in range(3):
+        for k in range(n):
+            W[i, k] += dW[i, k]
+    return transform(T, W)
+
+
+@_jit
+def predictor(t, h, C, t_prev, h_prev, y_prev, QT, y):
+    """Starting stages from the previous step's collocation polynomial
+    ``u(t_prev + x h_prev) = y_prev + sum_k QT[k - 1] x^k`` at the stage times, as increments
+    from ``y`` (:meth:`RadauIIA._predictor <phmech.solvers.radau.RadauIIA._predictor>`)."""
+    n = y.size
+    Z = np.empty((3, n))
+    for i in range(3):
+        x = (t + C[i] * h - t_prev) / h_prev
+        x2 = x * x
+        x3 = x2 * x
+        for k in range(n):
+            Z[i, k] = x * QT[0, k] + x2 * QT[1, k] + x3 * QT[2, k] + (y_prev[k] - y[k])
+    return Z
+
+
+@_jit
+def _finite(x):
+    for k in range(x.size):
+        if not np.isfinite(x[k]):
+            return False
+    return True
+
+
+@_jit
+def local_error(y, abs_y, Z, f0, h, atol, rtol, Ep, Ei, Ed, lur, pivr, ew, gamma, nd):
+    """The step's end point and the embedded error estimate of :meth:`RadauIIA._local_error
+    <phmech.solvers.radau.RadauIIA._local_error>` (without the refinement), in one call.
+
+    Returns ``(y_new, scale, err, gEZ, err_norm)``: ``y_new = y + Z_3``, the error scale
+    ``atol + rtol max(|y|, |y_new|)``, the filtered estimate ``err = (gamma/h E - J)^-1
+    (f0 + gEZ)`` with ``gEZ = gamma/h E (ew . Z)``, and the root mean square of
+    ``err / scale`` over the first ``nd`` (differential) variables.
+    """
+    n = y.size
+    y_new = np.empty(n)
+    scale = np.empty(n)
+    v = np.empty(n)
+    for k in range(n):
+        y_new[k] = y[k] + Z[2, k]
+        scale[k] = atol + rtol * max(abs_y[k], abs(y_new[k]))
+        v[k] = ew[0] * Z[0, k] + ew[1] * Z[1, k] + ew[2] * Z[2, k]
+    EZ = np.zeros(n)
+    _csr_mv_add(Ep, Ei, Ed, v, EZ, 1.0)
+    gEZ = gamma / h * EZ
+    err = lu_solve(lur, pivr, f0 + gEZ)
+    acc = 0.0
+    for k in range(nd):
+        acc += (err[k] / scale[k]) ** 2
+    return y_new, scale, err, gEZ, np.sqrt(acc / max(nd, 1))
+
+
+@_jit
+def small_pivot(A, lu):
+    """The first column whose pivot in the ``getrf`` factors ``lu`` of ``A`` is of rounding
+    size against the column's largest entry (``|u_kk| <= n eps max_i |A_ik|``; row
+    pivoting keeps the columns), or -1: a matrix singular in exact arithmetic."""
+    n = A.shape[0]
+    eps = np.finfo(np.float64).eps
+    for k in range(n):
+        col = 0.0
+        for i in range(n):
+            col = max(col, abs(A[i, k]))
+        if abs(lu[k, k]) <= n * eps * col:
+            return k
+    return -1
+
+
+class DenseFactors(DenseLU):
+    """LAPACK ``getrf`` factors of a small dense matrix for the compiled kernels: the
+    singularity test of :class:`~phmech.solvers._dense.DenseLU` compiled
+    (:func:`small_pivot`), and the row-major copies ``lu_rm``, ``piv64`` the kernels take.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For a singular matrix.
+    """
+
+    def __init__(self, A):
+        super().__init__(A)
+        self.lu_rm = np.ascontiguousarray(self.lu)
+        self.piv64 = self.piv.astype(np.int64)
+
+    def _small_pivot(self, A):
+        return small_pivot(A, self.lu)
+
+
+def _python_increment(F, W, h, s, factors):
+    """:func:`stage_increment` with any factor objects (``solve``; sparse ones above the dense
+    size): ``factors = [E, real, complex, T, T^-1, gamma, alpha, beta]``."""
+    E, real, cplx, T, TI, gamma, alpha, beta = factors
+    G = TI @ F
+    EW = (E @ W.T).T
+    r1 = G[0] - gamma / h * EW[0]
+    r23 = (G[1] + 1j * G[2]) - (alpha - 1j * beta) / h * (EW[1] + 1j * EW[2])
+    dW = np.empty_like(W)
+    dW[0] = real.solve(r1)
+    u = cplx.solve(r23)
+    dW[1], dW[2] = u.real, u.imag
+    d = (T @ dW) / s
+    return dW, math.sqrt(float(np.mean(d * d)))
+
+
+def increment(F, W, h, s, factors):
+    """One Newton correction of :func:`stage_iteration`: :func:`stage_increment` for dense
+    factors (a tuple of its arguments after ``s``), :func:`_python_increment` for others."""
+    if isinstance(factors, tuple):
+        return stage_increment(F, W, h, s, *factors)
+    return _python_increment(F, W, h, s, factors)
+
+
+if numba is not None:
+    from numba.extending import overload
+
+    @overload(increment, jit_options={"cache": True})
+    def _increment_typed(F, W, h, s, factors):
+        from numba import types
+        if isinstance(factors, types.BaseTuple):
+            def dense(F, W, h, s, factors):
+                return stage_increment(F, W, h, s, *factors)
+            return dense
+        return None
+
+
+@_jit
+def stage_iteration(data, factors, t, y, h, Z, scale, algebraic, C, T, TI, tol, maxiter):
+    """The simplified Newton iteration of the collocation system of one step.
+
+    Parameters
+    ----------
+    data : the stage data (:func:`stage_value`).
+    factors : the iteration matrices' factors (:func:`increment`).
+    t, y, h : start and size of the step.
+    Z : starting stage increments (3 x n).
+    scale : the error scale of ``y``; with ``algebraic`` the Newton norm's weights
+        (:func:`newton_scales`).
+    C, T, TI : the Radau nodes, the eigenbasis of the collocation matrix and its inverse.
+    tol, maxiter : Newton tolerance and iteration limit.
+
+    Returns
+    -------
+    Z, status, iterations, theta
+        The stages; status 1 converged, 0 not converged (or not in the iterations left),
+        ``-(i + 1)`` a non-finite value of ``f`` at stage ``i``; the iterations taken (three
+        evaluations of ``f`` each); the last contraction rate (-1: none yet).
+    """
+    n = y.size
+    W = transform(TI, Z)
+    s = newton_scales(scale, algebraic, h)
+    norm_old = -1.0
+    theta = -1.0
+    F = np.empty((3, n))
+    for it in range(1, maxiter + 1):
+        for i in range(3):
+            stage_value(i, t + C[i] * h, y + Z[i], data, F[i])
+            if not _finite(F[i]):
+                return Z, -(i + 1), it, theta
+        dW, norm = increment(F, W, h, s, factors)
+        if norm_old >= 0.0:
+            theta = norm / norm_old
+            if newton_hopeless(theta, norm, maxiter - it, tol):
+                return Z, 0, it, theta
+        Z = newton_update(W, dW, T)
+        if newton_converged(norm, max(norm_old, 0.0), tol, False):
+            return Z, 1, it, theta
+        norm_old = norm
+    return Z, 0, maxiter, theta
+
+
+#: :func:`stage_iteration` interpreted (the same source) for Python right-hand sides and sparse factors
+stage_iteration_py = getattr(stage_iteration, "py_func", stage_iteration)
