@@ -45,7 +45,7 @@ mirror stations are vertices; default level 1, cells of about 5 mm).  The thesis
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -365,7 +365,7 @@ def beam_check(length, n_modes=6):
 
 
 @dataclass
-class ActuatedPlateResult:
+class ActuatedPlateResult(_common.CaseResult):
     freq_hz: np.ndarray
     labels: list
     fractions: np.ndarray
@@ -379,8 +379,6 @@ class ActuatedPlateResult:
     balance: np.ndarray
     mirror_angles: np.ndarray
     force: np.ndarray
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def run(length=0.28, degree=2, level=1, patch_radius=0.01, n_frf=600, frf_check_every=20, frf_modes=20,
