@@ -75,8 +75,8 @@ CASES = {c.name: c for c in (
          key_figures=("errors.radau.positions.digits", "energy_balance_A03.relative")),
     Case("beam_convergence", presets={"quick": ("--meshes", "4", "8", "16")},
          key_figures=("rates.v", "rates.m", "rates.omega1")),
-    Case("bouncing_ball", presets={"quick": ("--dt", "5e-3", "--solvers", "moreau", "nsgenalpha")},
-         key_figures=("cases.1.moreau.energy_balance", "cases.1.nsgenalpha.energy_balance")),
+    Case("bouncing_ball", presets={"quick": ("--solvers", "moreau")},      # nsgenalpha only in the full run
+         key_figures=("cases.1.moreau.energy_balance", "cases.1.moreau.position")),
     Case("bricard", presets={"quick": ("--tfinal", "1", "--no-convergence", "--compare", "none")},
          key_figures=("energy_drift_J", "position_residual_max")),
     Case("contact_cases",          # the flexible beam (Firedrake, dt / 20) only in the full run
