@@ -23,7 +23,7 @@ import time
 tic = time.perf_counter()
 import numpy as np
 from phmech.solvers.eigen import sweep
-from phmech.validation.four_bar import FourBar
+from phmech.mechanisms import FourBar
 fb = FourBar({n_elem})
 t_setup = time.perf_counter() - tic
 w = sweep(np.linspace(0, 2 * np.pi, {n_angles}, endpoint=False), fb.linearize, k=3, method="dense")[0]
@@ -54,7 +54,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     sys.argv[1:] = []
     from phmech.solvers.eigen import sweep
-    from phmech.validation.four_bar import FourBar
+    from phmech.mechanisms import FourBar
     from phmech.validation.four_bar_frame import frequencies
 
     tic = time.perf_counter()

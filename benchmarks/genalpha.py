@@ -30,9 +30,9 @@ def best(fn, repeat):
 def measure(n_elem, t_end, dt, repeat, rho_inf):
     from phmech.solvers import solve
     from phmech.solvers.genalpha import GeneralizedAlpha
-    from phmech.validation import crank_slider
+    from phmech.mechanisms import flexible_crank_slider
 
-    dae = crank_slider.build(n_elem, geometric_stiffness=False)[0].assemble()
+    dae = flexible_crank_slider(n_elem, geometric_stiffness=False)[0].assemble()
     y0 = dae.initial_state()
     if GeneralizedAlpha(dae, 0.0, y0, t_end, dt=dt)._kernel is None:
         raise RuntimeError("the compiled iteration is not available for this model (numba missing?)")

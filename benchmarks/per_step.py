@@ -39,13 +39,13 @@ def rigid_crank_slider():
 
 
 def flexible_crank_slider(n_elem):
-    from phmech.validation import crank_slider as cs
-    return cs.build(n_elem)[0]
+    from phmech.mechanisms import flexible_crank_slider as build
+    return build(n_elem)[0]
 
 
-def hinged_beam():
-    from phmech.validation import hinged_beam as hb
-    return hb.build(6)[0]
+def hinged_spatial_beam():
+    from phmech.mechanisms import hinged_spatial_beam as build
+    return build(6)[0]
 
 
 def measure(label, system, t_end, dt):
@@ -71,7 +71,7 @@ def main(argv=None):
     if not args.no_firedrake:
         for n_elem in (2, 8, 32):
             measure(f"crank-slider, {n_elem} elements", flexible_crank_slider(n_elem), 0.02, 1e-4)
-        measure("hinged beam, 6 elements", hinged_beam(), 1.0, 0.01)
+        measure("hinged beam, 6 elements", hinged_spatial_beam(), 1.0, 0.01)
 
 
 if __name__ == "__main__":

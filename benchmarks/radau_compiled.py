@@ -20,12 +20,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def models():
-    from phmech.validation import crank_slider, hinged_beam
+    from phmech.mechanisms import flexible_crank_slider, hinged_spatial_beam
     from tests.mechanisms import rigid_crank_slider
     return [("rigid crank-slider", lambda: rigid_crank_slider()[0], 0.2),
-            ("floating-frame crank-slider (4 el.)", lambda: crank_slider.build(4, geometric_stiffness=False)[0],
+            ("floating-frame crank-slider (4 el.)", lambda: flexible_crank_slider(4, geometric_stiffness=False)[0],
              0.02),
-            ("hinged spatial beam (2 el.)", lambda: hinged_beam.build(2)[0], 0.5)]
+            ("hinged spatial beam (2 el.)", lambda: hinged_spatial_beam(2)[0], 0.5)]
 
 
 def run(build, t_end, compiled, repeat, rtol=1e-6):

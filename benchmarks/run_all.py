@@ -190,7 +190,7 @@ import time, sys
 tic = time.perf_counter()
 import numpy as np
 from phmech.solvers.eigen import sweep
-from phmech.validation.four_bar import FourBar
+from phmech.mechanisms import FourBar
 fb = FourBar(6)
 t_setup = time.perf_counter() - tic
 th = np.linspace(0, 2 * np.pi, 360, endpoint=False)

@@ -36,12 +36,12 @@ def child(n_elem):
     sys.argv[1:] = []                    # keep PETSc from reading our options
     import firedrake  # noqa: F401  (imported before the baseline is taken)
     import phmech.fem  # noqa: F401
-    from phmech.validation import crank_slider
+    from phmech.mechanisms import flexible_crank_slider
 
     base = _peak_mb()
     out = {"n_elem": n_elem, "baseline_mb": base}
     tic = time.perf_counter()
-    system, _ = crank_slider.build(n_elem)
+    system, _ = flexible_crank_slider(n_elem)
     out["build_s"] = time.perf_counter() - tic
     out["build_mb"] = _peak_mb() - base
     tic = time.perf_counter()

@@ -19,11 +19,11 @@ import sys
 import tempfile
 
 CASES = {
-    "crank_slider": "from phmech.validation.crank_slider import build; s, _ = build(8)",
-    "crank_slider (stiffened)": "from phmech.validation.crank_slider import build; s, _ = build(8, True)",
-    "four_bar": "from phmech.validation.four_bar import build; s = build(6)[0]",
-    "hinged_beam": "from phmech.validation.hinged_beam import build; s, _ = build(6)",
-    "hinged_beam (consistent)": "from phmech.validation.hinged_beam import build; s, _ = build(6, geometric_stiffness=True)",
+    "crank_slider": "from phmech.mechanisms import flexible_crank_slider as build; s, _ = build(8)",
+    "crank_slider (stiffened)": "from phmech.mechanisms import flexible_crank_slider as build; s, _ = build(8, True)",
+    "four_bar": "from phmech.mechanisms import flexible_four_bar; s = flexible_four_bar(6)[0]",
+    "hinged_beam": "from phmech.mechanisms import hinged_spatial_beam; s, _ = hinged_spatial_beam(6)",
+    "hinged_beam (consistent)": "from phmech.mechanisms import hinged_spatial_beam; s, _ = hinged_spatial_beam(6, geometric_stiffness=True)",
     "plate_modes (all plates of the default run)": (
         "from phmech.validation import plate_modes as pm; from phmech.fem import KirchhoffPlate, MindlinPlate; "
         "D = 12 * (1 - pm.NU ** 2); "

@@ -9,7 +9,7 @@ Fixtures (models that several tests use, built once where they are not modified)
   read only).  Needs Firedrake.
 * ``single_beam`` -- ``single_beam(support, n)``: the linearization of one beam of
   the eigen tests (``"cantilever"`` or ``"pinned_pinned"``), cached per ``(support, n)``.
-* ``four_bar_model`` -- ``four_bar_model(n)``: :class:`phmech.validation.four_bar.FourBar`
+* ``four_bar_model`` -- ``four_bar_model(n)``: :class:`phmech.mechanisms.FourBar`
   with ``n`` elements per link, cached per ``n`` (its ``linearize`` does not modify it).
 """
 import importlib.util
@@ -48,8 +48,8 @@ def crank_slider4():
     """The flexible crank-slider with 4 coupler elements: ``system, bodies, dae, y0`` (read only)."""
     if not HAVE_FIREDRAKE:
         pytest.skip("Firedrake is not installed")
-    from phmech.validation import crank_slider
-    system, bodies = crank_slider.build(4)
+    from phmech.mechanisms import flexible_crank_slider
+    system, bodies = flexible_crank_slider(4)
     dae = system.assemble()
     return SimpleNamespace(system=system, bodies=bodies, dae=dae, y0=dae.initial_state())
 
@@ -85,7 +85,7 @@ def four_bar_model():
 
     def get(n):
         if n not in cache:
-            from phmech.validation.four_bar import FourBar
+            from phmech.mechanisms import FourBar
             cache[n] = FourBar(n_elem=n)
         return cache[n]
     return get

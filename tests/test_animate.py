@@ -96,9 +96,9 @@ def test_html_player_and_bad_arguments(crank_run, tmp_path):
 def test_flexible_coupler_drawn_as_its_deformed_axis(tmp_path):
     """The crank-slider with a beam coupler: the drawn axis is the ParaView one (shared geometry)."""
     from phmech.animate import animate
-    from phmech.validation import crank_slider
+    from phmech.mechanisms import flexible_crank_slider
     from phmech.vtk_output import trajectory_geometry
-    system, b = crank_slider.build(2)
+    system, b = flexible_crank_slider(2)
     res = system.simulate(0.002, solver="midpoint", dt=1e-4, dt_out=5e-4)
     anim = animate(res, n_points=7)
     times, names, frames = trajectory_geometry(res, n_points=7)
@@ -204,8 +204,8 @@ def test_network_body_of_a_system_drawn_as_a_network():
 def test_deformation_scale_of_a_beam():
     """The flexible coupler drawn with scale s: the axis moves by (s - 1) times the displacement."""
     from phmech.pictures import frame_rows, trajectory_parts
-    from phmech.validation import crank_slider
-    system, b = crank_slider.build(2)
+    from phmech.mechanisms import flexible_crank_slider
+    system, b = flexible_crank_slider(2)
     res = system.simulate(0.003, solver="midpoint", dt=1e-4, dt_out=1e-3)
     a1, a20 = res.animate(n_points=7), res.animate(n_points=7, scale=20.0)
     _, _, parts, _ = trajectory_parts(res, frame_rows(len(res.t)), n_points=7)

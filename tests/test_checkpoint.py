@@ -153,8 +153,8 @@ def test_unsupported_solver_and_bad_interval(rigid_crank_slider, tmp_path):
 @pytest.mark.parametrize("solver, opts", [("midpoint", dict(dt=2e-4)), ("radau", dict(rtol=1e-6, atol=1e-6))])
 def test_restart_flexible_crank_slider(tmp_path, solver, opts):
     """The crank-slider with a Firedrake beam coupler (4 elements): restart = uninterrupted."""
-    from phmech.validation import crank_slider
-    system, _ = crank_slider.build(4)
+    from phmech.mechanisms import flexible_crank_slider
+    system, _ = flexible_crank_slider(4)
     t_end = 0.01
     full = system.simulate(t_end, solver=solver, **opts)
     _, cont = interrupted_and_continued(system, str(tmp_path / "beam.h5"), solver, opts, t_end, 0.0055, 0.005)

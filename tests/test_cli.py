@@ -198,7 +198,7 @@ def test_four_bar_modes_are_drawn_deformed_and_connected(four_bar_model):
     """Every mode (mode 3 included) is drawn with its largest displacement at 5 % of the ground
     link, the drawn field is the real part of the complex mode turned by the phase of that
     displacement, and the drawn links stay connected at the joints and supports."""
-    from phmech.validation.four_bar import L_GROUND
+    from phmech.mechanisms.four_bar import L_GROUND
     fb = four_bar_model(3)
     theta = np.radians(90.0)
     omega, shapes = fb.mode_shapes(theta, 3, scale=0.05)

@@ -145,11 +145,11 @@ def test_compiled_residual_equals_python(model):
     systems (no leftovers) also have the compiled dense Jacobian, equal to the exact Python one
     (consistent beams of both strain laws, rotated loads with time-dependent inputs)."""
     from tests.mechanisms import rigid_crank_slider
-    from phmech.validation import crank_slider, hinged_beam
+    from phmech.mechanisms import flexible_crank_slider, hinged_spatial_beam
     s = {"rigid crank-slider": lambda: rigid_crank_slider()[0],
-         "flexible crank-slider": lambda: crank_slider.build(4)[0],
-         "stiffened crank-slider": lambda: crank_slider.build(4, True)[0],
-         "hinged beam": lambda: hinged_beam.build(2)[0],
+         "flexible crank-slider": lambda: flexible_crank_slider(4)[0],
+         "stiffened crank-slider": lambda: flexible_crank_slider(4, True)[0],
+         "hinged beam": lambda: hinged_spatial_beam(2)[0],
          "free spinning box": _free_spinning_box,
          "two consistent blades": _spinning_blades,
          "loaded crank-slider": _loaded_crank_slider,
@@ -176,17 +176,17 @@ def test_compiled_midpoint_equals_python_midpoint(coupler):
     trajectory to round-off, over 300 steps of the crank-slider (rigid coupler, linear
     floating frame, geometrically consistent beam)."""
     from tests.mechanisms import rigid_crank_slider
-    from phmech.validation import crank_slider
+    from phmech.mechanisms import flexible_crank_slider
 
     runs = []
     for compiled in (True, False):
-        from phmech.validation import hinged_beam
+        from phmech.mechanisms import hinged_spatial_beam
         if coupler == "hinged spatial beam":        # spherical joint, inertial force and moment
-            s = hinged_beam.build(2)[0]
+            s = hinged_spatial_beam(2)[0]
         elif coupler == "rigid":
             s = rigid_crank_slider()[0]
         else:
-            s = crank_slider.build(4, coupler == "stiffened")[0]
+            s = flexible_crank_slider(4, coupler == "stiffened")[0]
         if compiled:
             from phmech.solvers.midpoint import ImplicitMidpoint
             dae = s.assemble()
@@ -219,8 +219,8 @@ def test_compiled_residual_in_the_sparse_midpoint_iteration():
     residual: the same iterations and trajectory as with the Python residual (crank-slider with a
     48-element coupler, over 300 unknowns)."""
     from phmech.solvers._dense import DENSE_MAX
-    from phmech.validation import crank_slider
-    s = crank_slider.build(48)[0]
+    from phmech.mechanisms import flexible_crank_slider
+    s = flexible_crank_slider(48)[0]
     assert s.assemble().n > DENSE_MAX
     a, b = (s.simulate(5e-3, dt=1e-4, compiled=compiled) for compiled in (True, False))
     assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]

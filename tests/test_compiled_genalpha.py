@@ -17,10 +17,10 @@ def _free_spinning_box():
 
 def _model(name):
     from mechanisms import rigid_crank_slider
-    from phmech.validation import crank_slider, hinged_beam
+    from phmech.mechanisms import flexible_crank_slider, hinged_spatial_beam
     return {"rigid crank-slider": lambda: rigid_crank_slider()[0],
-            "linear-frame crank-slider": lambda: crank_slider.build(4, geometric_stiffness=False)[0],
-            "hinged spatial beam": lambda: hinged_beam.build(2)[0],    # quaternions, spherical joint, loads
+            "linear-frame crank-slider": lambda: flexible_crank_slider(4, geometric_stiffness=False)[0],
+            "hinged spatial beam": lambda: hinged_spatial_beam(2)[0],    # quaternions, spherical joint, loads
             "free spinning box": _free_spinning_box}[name]()             # spatial, no constraints
 
 

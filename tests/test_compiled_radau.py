@@ -23,11 +23,11 @@ def _loaded_crank_slider():
 
 
 def _model(name):
-    from phmech.validation import crank_slider, hinged_beam
+    from phmech.mechanisms import flexible_crank_slider, hinged_spatial_beam
     return {"rigid crank-slider": lambda: rigid_crank_slider()[0],
             "loaded crank-slider": _loaded_crank_slider,
-            "floating-frame crank-slider": lambda: crank_slider.build(4, geometric_stiffness=False)[0],
-            "hinged spatial beam": lambda: hinged_beam.build(2)[0]}[name]()
+            "floating-frame crank-slider": lambda: flexible_crank_slider(4, geometric_stiffness=False)[0],
+            "hinged spatial beam": lambda: hinged_spatial_beam(2)[0]}[name]()
 
 
 @pytest.mark.parametrize("model, t_end", [("rigid crank-slider", 0.02), ("loaded crank-slider", 0.02),

@@ -86,7 +86,7 @@ def test_four_bar_run_outputs(tmp_path):
 
 
 def test_loop_closure():
-    from phmech.validation.four_bar import LINKS, L_GROUND, configuration
+    from phmech.mechanisms.four_bar import LINKS, L_GROUND, configuration
     for th in np.linspace(0, 2 * np.pi, 13):
         P, Q, phi = configuration(th)
         Ls = [LINKS[k][0] for k in ("crank", "coupler", "follower")]

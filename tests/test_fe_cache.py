@@ -59,11 +59,11 @@ def test_other_parameters_other_entry(cache_dir):
 
 
 def test_warm_start_does_not_import_firedrake(cache_dir):
-    code = ("import sys; from phmech.validation import crank_slider as cs; s, b = cs.build(4); "
+    code = ("import sys; from phmech.mechanisms import flexible_crank_slider as build; s, b = build(4); "
             "d = s.assemble(); d.initial_state(); b['coupler'].displacement_rows([0.15]); "
-            "s, b = cs.build(4, True); d = s.assemble(); d.initial_state(); "
+            "s, b = build(4, True); d = s.assemble(); d.initial_state(); "
             "b['coupler'].displacement_rows([0.15]); "
-            "from phmech.validation import hinged_beam as hb; s, beam = hb.build(2); "
+            "from phmech.mechanisms import hinged_spatial_beam; s, beam = hinged_spatial_beam(2); "
             "d = s.assemble(); d.initial_state(); beam.displacement_rows([0.5]); "
             "print('FIREDRAKE', 'firedrake' in sys.modules)")
     env = {**os.environ, "PHMECH_CACHE_DIR": str(cache_dir)}

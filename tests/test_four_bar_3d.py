@@ -11,7 +11,7 @@ def four_bar_3d(theta1, n_elem):
     from phmech.fem.beam3d import FloatingSpatialBeam
     from phmech.joints import Revolute3, Spherical, Weld3
     from phmech.math.rotations import quat_from_axis_angle
-    from phmech.validation.four_bar import E_MOD, LINKS, M_JOINT, RHO, configuration
+    from phmech.mechanisms.four_bar import E_MOD, LINKS, M_JOINT, RHO, configuration
 
     P, Q, phi = configuration(theta1)
     origins = {"crank": np.zeros(2), "coupler": P, "follower": Q}
@@ -37,7 +37,7 @@ def four_bar_3d(theta1, n_elem):
 @needs_firedrake
 @pytest.mark.parametrize("deg", [0.0, 90.0, 225.0])
 def test_spatial_four_bar_contains_the_planar_frequencies(deg):
-    from phmech.validation.four_bar import FourBar
+    from phmech.mechanisms import FourBar
     th = np.radians(deg)
     w2 = FourBar(4).linearize(th).eigenmodes(3).omega
     s3 = four_bar_3d(th, 4)

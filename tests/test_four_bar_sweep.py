@@ -61,7 +61,7 @@ def _unlocked_four_bar(n_elem, theta1):
     """The four-bar with the motor released (crank pinned): one mechanism mode."""
     from phmech import System
     from phmech.fem import FloatingEulerBernoulliBeam
-    from phmech.validation.four_bar import E_MOD, LINKS, M_JOINT, RHO, configuration
+    from phmech.mechanisms.four_bar import E_MOD, LINKS, M_JOINT, RHO, configuration
     P, Q, phi = configuration(theta1)
     origins = {"crank": np.zeros(2), "coupler": P, "follower": Q}
     b = {name: FloatingEulerBernoulliBeam(name, L, n_elem, RHO, A, E_MOD, EI / E_MOD, frame="cantilever",
@@ -82,7 +82,7 @@ def test_mechanism_mode_counted_and_excluded_by_both_paths():
     d, h = lin.eigenmodes(3, "dense"), lin.eigenmodes(3, "hermitian")
     assert d.n_rigid == h.n_rigid == 1
     assert np.allclose(d.omega, h.omega, rtol=1e-10, atol=0)
-    from phmech.validation.four_bar import FourBar
+    from phmech.mechanisms import FourBar
     locked = FourBar(3).linearize(np.radians(60.0)).eigenmodes(3).omega
     # one constraint fewer: the vibration frequencies interlace with those of the locked motor
     assert locked[0] < d.omega[0] < locked[1] < d.omega[1] < locked[2], (d.omega, locked)

@@ -75,8 +75,8 @@ def test_pvd_bad_arguments(rigid_crank_slider, tmp_path):
 @needs_firedrake
 def test_flexible_crank_slider_pvd(tmp_path):
     """The deformed coupler's axis starts at the crank pin and ends at the slider."""
-    from phmech.validation import crank_slider
-    system, b = crank_slider.build(4)
+    from phmech.mechanisms import flexible_crank_slider
+    system, b = flexible_crank_slider(4)
     # constraints at the step points: the joint velocities match there exactly
     res = system.simulate(0.004, solver="midpoint", dt=1e-4, dt_out=1e-3, constraints="endpoint")
     n = 9
@@ -105,8 +105,8 @@ def test_flexible_crank_slider_pvd(tmp_path):
 @needs_firedrake
 def test_spatial_beam_pvd(tmp_path):
     """Hinged spatial beam: the axis starts at the hinge and its length is the beam's."""
-    from phmech.validation import hinged_beam
-    s, beam = hinged_beam.build(n_elem=2)
+    from phmech.mechanisms import hinged_spatial_beam
+    s, beam = hinged_spatial_beam(n_elem=2)
     res = s.simulate(0.3, solver="midpoint", dt=0.01, dt_out=0.1)
     frames = read_frames(res.to_pvd(str(tmp_path / "hinged.pvd"), n_points=6)[0])
     for (t, P, cells, pd, cd), i in zip(frames, range(len(res.t))):

@@ -60,11 +60,11 @@ def test_planar_motion_matches_planar_beam():
     from phmech.fem import FloatingEulerBernoulliBeam
     from phmech.validation import hinged_beam as hb
     out = hb.run(2.0, n_elem=4, dt=0.005, dt_out=0.05, with_force=False, plot=False, vtk=False)
-    p = hb.DATA
+    from phmech.mechanisms.hinged_beam import DATA as p, torque
     b2 = FloatingEulerBernoulliBeam("b2", p["L"], 4, p["rho"], p["A"], p["E"], p["I"], frame="cantilever")
     s2 = System([b2])
     s2.pin(b2.port("A"))
-    s2.apply_moment(b2.port("A"), lambda t: hb.torque(t))
+    s2.apply_moment(b2.port("A"), torque)
     r2 = s2.simulate(2.0, solver="midpoint", dt=0.005, t_eval=out.t)
     w2 = r2.e(b2)[:, 2]
     assert np.max(np.abs(out.omega_z - w2)) < 1e-9 * np.max(np.abs(w2))

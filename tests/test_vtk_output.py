@@ -99,8 +99,8 @@ def test_hinged_beam_current_configuration(tmp_path):
     the displacement field written beside it; the unmagnified axis keeps the beam's length, starts
     at the hinge and turns with the frame; one frame renders off screen."""
     from phmech.math.rotations import rot3
-    from phmech.validation import hinged_beam
-    s, beam = hinged_beam.build(n_elem=2)
+    from phmech.mechanisms import hinged_spatial_beam
+    s, beam = hinged_spatial_beam(n_elem=2)
     res = s.simulate(0.4, solver="midpoint", dt=0.01, dt_out=0.1)
     n, scale = 6, 50.0
     one = read_frames(res.to_pvd(str(tmp_path / "one.pvd"), n_points=n)[0])
@@ -137,8 +137,8 @@ def _tip_local(beam, e):
 def test_flexible_crank_slider_scale(tmp_path):
     """The crank-slider's coupler: the magnified axis moves by (s - 1) times the displacement,
     which is perpendicular to the chord and vanishes at the joints."""
-    from phmech.validation import crank_slider
-    system, b = crank_slider.build(2)
+    from phmech.mechanisms import flexible_crank_slider
+    system, b = flexible_crank_slider(2)
     res = system.simulate(0.004, solver="midpoint", dt=1e-4, dt_out=1e-3, constraints="endpoint")
     one = read_frames(res.to_pvd(str(tmp_path / "a.pvd"), n_points=9)[0])
     big = read_frames(res.to_pvd(str(tmp_path / "b.pvd"), n_points=9, scale=100.0)[0])

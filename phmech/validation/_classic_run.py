@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _common
+
 INDEX2_SOLVERS = ("radau", "ida", "radau5")
 ODE_SOLVERS = ("radau-ode", "scipy-Radau", "scipy-BDF", "scipy-DOP853")
 ALL_SOLVERS = INDEX2_SOLVERS + ODE_SOLVERS
@@ -223,7 +225,7 @@ def winners(table):
 
 
 @dataclass
-class ClassicResult:
+class ClassicResult(_common.CaseResult):
     """End states, reference errors, work-precision table and time histories of one benchmark.
 
     Attributes
@@ -246,8 +248,6 @@ class ClassicResult:
     mass_eigenvalues_t0: np.ndarray
     energy_t: np.ndarray = None
     energy_balance: np.ndarray = None
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def compare(model, problem, solvers, rtol, atol_factor, t_end, tolerances, history_solver, n_out,

@@ -8,8 +8,74 @@ import platform
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
+
+
+#: extensions of the files listed by :attr:`CaseResult.figures`
+FIGURE_EXTENSIONS = (".png", ".pdf", ".svg", ".gif", ".mp4")
+
+
+@dataclass(kw_only=True, eq=False)
+class CaseResult:
+    """What the ``run(...)`` of every validation case returns.
+
+    A case adds its own arrays as fields of a subclass (positional, before
+    these keyword-only ones) or in :attr:`data`.
+
+    Attributes
+    ----------
+    summary : dict
+        The numbers of the run (what ``summary.json`` holds).
+    files : list of str
+        Every file written (empty without an output directory).
+    results : dict
+        The underlying solver results by name (:class:`~phmech.result.Result`
+        or the result of the driver the case used).
+    data : dict
+        Further arrays of a case without fields of its own; also readable as
+        attributes and with ``out["name"]``.
+
+    A field or entry called ``result`` is also ``results["run"]``.
+    """
+
+    summary: dict = field(default_factory=dict)
+    files: list = field(default_factory=list)
+    results: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
+
+    @property
+    def figures(self):
+        """The figure files written (PNG, PDF, SVG, GIF, MP4)."""
+        return [f for f in self.files if str(f).lower().endswith(FIGURE_EXTENSIONS)]
+
+    @property
+    def csv(self):
+        """The CSV files written."""
+        return [f for f in self.files if str(f).lower().endswith(".csv")]
+
+    def __post_init__(self):
+        result = self.__dict__.get("result")
+        if result is not None and not self.results:
+            self.results["run"] = result
+
+    def __getattr__(self, name):
+        data = self.__dict__.get("data")
+        if data is not None and name in data:
+            return data[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def __getitem__(self, name):
+        """``out[name]``: an entry of :attr:`data`, an attribute, else an entry of :attr:`summary`."""
+        if name in self.data:
+            return self.data[name]
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            if name in self.summary:
+                return self.summary[name]
+            raise KeyError(name) from None
 
 
 def positive_float(text):

@@ -19,13 +19,12 @@ carrying the vertical velocity and both rotation rates):
   ``[[m, s, 0], [s, J_xx, 0], [0, 0, J_yy]]``; the positions are kept for
   both lengths.
 
-Each attached rigid body is a :class:`PlateAttachment` with efforts
-``(v, omega_x, omega_y)`` (heave and the rotation rates about x and y,
-the plate's ``rot_x = dw/dy`` and ``rot_y = -dw/dx``); the interconnection
-``port rows . e_plate = e_body`` is a Lagrange multiplier (force and two
-moments).  A moving mass is the pH pair ``m v_m' = -f_s + F``,
-``f_s' / k = v_m - v_casing``.  The model, about the static equilibrium
-(gravity drops out of the linear vibrations), is
+The actuators are :class:`phmech.actuators.ProofMassActuator` (casing,
+proof mass ``m v_m' = -f_s + F``, spring ``f_s' / k = v_m - v_casing``), the
+mirror an :class:`phmech.actuators.AttachedBody`; each is welded to its patch
+port (a Lagrange multiplier: force and moment), and the whole is one
+:class:`phmech.System`.  The model, about the static equilibrium (gravity
+drops out of the linear vibrations), is
 
 .. math::
 
@@ -46,13 +45,12 @@ mirror stations are vertices; default level 1, cells of about 5 mm).  The thesis
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..bodies.base import FixedBody
 from . import _common
 
 RHO, E_MOD, NU, THICK, WIDTH = 2692.0, 69e9, 0.33, 3e-3, 0.04
@@ -75,45 +73,6 @@ def casing_matrix():
 def mirror_matrix():
     """3 x 3 mass matrix of the mirror at its attachment point."""
     return np.array([[MIRROR_MASS, MIRROR_S, 0.0], [MIRROR_S, MIRROR_JXX, 0.0], [0.0, 0.0, MIRROR_JYY]])
-
-
-class PlateAttachment(FixedBody):
-    """A rigid body moving with a plate point: efforts ``(v, omega_x, omega_y)``.
-
-    Heave and the rotation rates about x and y (small motions of a body
-    attached to a plate in z = 0; its in-plane motion and spin are those of
-    the plate point, zero).  ``M3`` is its 3 x 3 mass matrix at the
-    attachment point (symmetric positive definite; a centre of mass off the
-    point gives off-diagonal static moments).  Port ``"P"``: ``Y = (0, 0, v)``,
-    ``W = (omega_x, omega_y, 0)``, as a plate's patch port.
-    """
-
-    dim = 3
-
-    def __init__(self, name, M3, position=(0.0, 0.0)):
-        super().__init__(name)
-        M3 = np.asarray(M3, float)
-        bad = M3.shape != (3, 3) or not np.all(np.isfinite(M3)) or not np.allclose(M3, M3.T)
-        if bad or np.linalg.eigvalsh(M3).min() <= 0:
-            raise ValueError(f"body '{name}': mass matrix must be a symmetric positive definite 3x3 "
-                             f"array, got {M3.tolist()!r}")
-        self.M = sp.csr_matrix(M3)
-        self.J0 = sp.csr_matrix((3, 3))
-        self.e_labels = ["v", "omega_x", "omega_y"]
-        Y = np.zeros((3, 3))
-        Y[2, 0] = 1.0
-        W = np.zeros((3, 3))
-        W[0, 1] = W[1, 2] = 1.0
-        self.add_port("P", Y, W, np.r_[np.asarray(position, float), 0.0])
-
-    @property
-    def translation_dofs(self):
-        return np.arange(0)
-
-
-def port_rows(port):
-    """The three rows ``(v, omega_x, omega_y)`` of a plate or attachment port."""
-    return np.vstack([port.Y[2], port.W[0], port.W[1]])
 
 
 def mesh_file(length, level):
@@ -161,9 +120,14 @@ def plate_mesh_recipe(length=0.28, level=1, source="auto", refine=0):
 
 
 class ActuatedPlate:
-    """The coupled model ``M e' = J e + G^T lam + B_u F``, ``0 = -G e``.
+    """The plate, the actuators and the mirror as a :class:`~phmech.System`.
 
-    ``e = (plate efforts, casing 1, casing 2, mirror (3 each), v_m1, v_m2, f_s1, f_s2)``.
+    The plate (:class:`~phmech.fem.plate.KirchhoffPlate`), two
+    :class:`~phmech.actuators.ProofMassActuator` (``"act1"``, ``"act2"``) and
+    the mirror (:class:`~phmech.actuators.AttachedBody`), each welded to a
+    patch port of the plate.  The assembled ``M e' = J e + G^T lam + B_u F``,
+    ``0 = -G e`` is :attr:`dae`; ``M``, ``J``, ``G`` and ``Bu`` are its
+    matrices (``Bu``: the input columns of the actuator forces).
 
     Parameters
     ----------
@@ -185,6 +149,7 @@ class ActuatedPlate:
 
     def __init__(self, length=0.28, degree=2, level=1, mesh=None, patch_radius=0.01, E=E_MOD,
                  attachments=True, mesh_source="auto"):
+        from ..actuators import AttachedBody, ProofMassActuator
         from ..fem.plate import KirchhoffPlate
 
         problems = [f"{k}={v!r}" for k, v in (("length", length), ("patch_radius", patch_radius), ("E", E))
@@ -199,47 +164,45 @@ class ActuatedPlate:
         mesh = plate_mesh_recipe(length, level, mesh_source) if mesh is None else mesh
         self.plate = p = KirchhoffPlate("plate", mesh, THICK, RHO, E, NU, degree=degree,
                                         boundary={TAG_CLAMPED: "clamped"})
-        self.bodies = []
-        if attachments:
-            for name, pos in ACTUATORS.items():
-                self.bodies.append(PlateAttachment(f"casing_{name}", casing_matrix(), pos))
-            self.bodies.append(PlateAttachment("mirror", mirror_matrix(), MIRROR_POS))
-        na = len(ACTUATORS) if attachments else 0
-        self.np = p.ne
-        self.body_index = {b.name: p.ne + 3 * i for i, b in enumerate(self.bodies)}
-        nb = 3 * len(self.bodies)
-        self.i_vm = p.ne + nb + np.arange(na)
-        self.i_fs = p.ne + nb + na + np.arange(na)
-        ne = p.ne + nb + 2 * na
-        self.M = sp.block_diag([p.M] + [b.M for b in self.bodies]
-                               + ([sp.diags(np.r_[np.full(na, MOVING_MASS), np.full(na, 1.0 / SPRING)])]
-                                  if na else []), format="csr")
-        rows, cols, vals = [], [], []
-        Bu = np.zeros((ne, na))
-        for i, name in enumerate(list(ACTUATORS)[:na]):
-            ivm, ifs, ic = self.i_vm[i], self.i_fs[i], self.body_index[f"casing_{name}"]
-            # m v_m' = -f_s + F,  f_s' / k = v_m - v_casing,  casing heave: +f_s - F
-            rows += [ivm, ifs, ic, ifs]
-            cols += [ifs, ivm, ifs, ic]
-            vals += [-1.0, 1.0, 1.0, -1.0]
-            Bu[ivm, i], Bu[ic, i] = 1.0, -1.0
-        P0 = sp.coo_matrix(p.J0)
-        self.J = sp.csr_matrix((np.r_[P0.data, vals], (np.r_[P0.row, rows], np.r_[P0.col, cols])), shape=(ne, ne))
-        self.Bu = Bu
-        rows = []
-        self.ports = {}
+        self.actuators = [ProofMassActuator(name, casing_matrix(), MOVING_MASS, SPRING, position=pos)
+                          for name, pos in ACTUATORS.items()] if attachments else []
+        self.bodies = self.actuators + ([AttachedBody("mirror", mirror_matrix(), MIRROR_POS)] if attachments else [])
+        self.ports = {b.name: p.add_patch_port(b.name, b.ports["P"].position[:2], patch_radius) for b in self.bodies}
+        self.system = self.build_system()
+        self.dae = d = self.system.assemble()
+        self.M = d.M
+        self.J = sp.csr_matrix(d.J0 - d.R)
+        G = d.G(d.q0)
+        self.G = sp.csr_matrix(G[d.active]) if d.nl else sp.csr_matrix((0, d.ne))
+        off = {b.name: d.e_slices[b.name].start for b in [p] + self.bodies}
+        self.body_index = {b.name: off[b.name] for b in self.bodies}
+        self.i_vm = np.array([off[a.name] + a.I_VM for a in self.actuators], int)
+        self.i_fs = np.array([off[a.name] + a.I_FS for a in self.actuators], int)
+        self.vel = np.concatenate([off[b.name] + b.velocity_dofs for b in [p] + self.bodies])
+        self.stress = np.concatenate([off[b.name] + b.stress_dofs for b in [p] + self.bodies])
+        self.Bu = np.zeros((d.ne, len(self.actuators)))
+        for i, a in enumerate(self.actuators):
+            self.Bu[d.e_slices[a.name], i] = a.port("drive").Y[2]
+        self.labels = [f"{b.name}.{c}" if b is not p else "plate" for b in [p] + self.bodies
+                       for c in (b.e_labels if b is not p else range(p.ne))]
+
+    def build_system(self, force=None):
+        """A :class:`~phmech.System` of the plate and the attached bodies; ``force(t) -> (n_actuators,)``
+        adds the actuator forces."""
+        from .. import System
+
+        s = System([self.plate] + self.bodies)
         for b in self.bodies:
-            port = p.add_patch_port(b.name, b.ports["P"].position[:2], patch_radius)
-            self.ports[b.name] = port
-            G = np.zeros((3, ne))
-            G[:, :p.ne] = port_rows(port)
-            G[:, self.body_index[b.name]:self.body_index[b.name] + 3] -= port_rows(b.ports["P"])
-            rows.append(G)
-        self.G = sp.csr_matrix(np.vstack(rows)) if rows else sp.csr_matrix((0, ne))
-        self.vel = np.r_[p.velocity_dofs, p.ne + np.arange(nb), self.i_vm]
-        self.stress = np.r_[p.stress_dofs, self.i_fs]
-        self.labels = ["plate"] * p.ne + [f"{b.name}.{c}" for b in self.bodies for c in b.e_labels] \
-            + [f"v_m_{a}" for a in list(ACTUATORS)[:na]] + [f"f_s_{a}" for a in list(ACTUATORS)[:na]]
+            s.connect(self.ports[b.name], b.port("P"), "weld", name=f"{b.name} on plate")
+        if force is not None:
+            for i, a in enumerate(self.actuators):
+                s.add_load(a.force(lambda t, i=i: force(t)[i]))
+        return s
+
+    def mirror_rates(self, e):
+        """Mirror roll and pitch rates ``(N, 2)`` [rad/s] of efforts ``e`` ``(N, ne)`` (its port's ``W`` rows)."""
+        sl = self.dae.e_slices["mirror"]
+        return np.asarray(e)[:, sl] @ self.bodies[-1].port("P").W[:2].T
 
     @property
     def ne(self):
@@ -265,11 +228,9 @@ class ActuatedPlate:
 
     def output_rows(self):
         """Rows over ``self.vel`` of the mirror's roll and pitch (rates, or angles in the frequency domain)."""
-        pos = {int(i): j for j, i in enumerate(self.vel)}
-        im = self.body_index["mirror"]
-        C = np.zeros((2, len(self.vel)))
-        C[0, pos[im + 1]] = C[1, pos[im + 2]] = 1.0
-        return C
+        W = np.zeros((2, self.ne))
+        W[:, self.dae.e_slices["mirror"]] = self.bodies[-1].port("P").W[:2]
+        return W[:, self.vel]
 
     def input_columns(self):
         """Columns over ``self.vel`` of the actuator forces."""
@@ -348,17 +309,6 @@ class ActuatedPlate:
             out.append((e_m, e_p * frac_s, e_p * (1 - frac_s), 1.0 - e_m - e_p))
         return np.array(out)
 
-    def problem(self, force):
-        """The descriptor system under the actuator forces ``force(t) -> (n_inputs,)`` (DAEProblem)."""
-        from ..problem import DAEProblem
-
-        ne, nl = self.ne, self.nl
-        E = sp.block_diag([self.M, sp.csr_matrix((nl, nl))], format="csr")
-        A = sp.bmat([[self.J, self.G.T], [-self.G, None]], format="csr")
-        Bu = np.r_[self.Bu, np.zeros((nl, self.Bu.shape[1]))]
-        return DAEProblem(E, lambda t, y: A @ y + Bu @ force(t), jac=lambda t, y: A, n_alg=nl,
-                          power=lambda t, y: float(force(t) @ (self.Bu.T @ y[:ne])))
-
 
 def classify(fractions):
     """Labels from :meth:`ActuatedPlate.energy_fractions`: actuator / bending / torsion, numbered."""
@@ -383,13 +333,11 @@ def burst(amplitude, f0, cycles):
 
 
 def simulate(model, force, t_end, dt):
-    """Midpoint rule from rest: ``(t, e, work)``."""
-    from ..solvers import solve
-
-    prob = model.problem(force)
+    """Midpoint rule from rest under the actuator forces ``force(t)``: ``(t, e, work)``."""
+    s = model.build_system(force)
     tstops = [force.duration] if getattr(force, "duration", t_end) < t_end else None
-    res = solve(prob, (0.0, t_end), np.zeros(prob.n), method="midpoint", dt=dt, tstops=tstops)
-    return res.t, res.y[:, :model.ne], res.work
+    res = s.simulate(t_end, solver="midpoint", dt=dt, tstops=tstops)
+    return res.t, res.y[:, s.assemble().se], res.work
 
 
 def convergence(length=0.28, degree=2, levels=(0, 1, 2), refine_last=0, k=6, **kw):
@@ -417,7 +365,7 @@ def beam_check(length, n_modes=6):
 
 
 @dataclass
-class ActuatedPlateResult:
+class ActuatedPlateResult(_common.CaseResult):
     freq_hz: np.ndarray
     labels: list
     fractions: np.ndarray
@@ -431,8 +379,6 @@ class ActuatedPlateResult:
     balance: np.ndarray
     mirror_angles: np.ndarray
     force: np.ndarray
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def run(length=0.28, degree=2, level=1, patch_radius=0.01, n_frf=600, frf_check_every=20, frf_modes=20,
@@ -454,8 +400,7 @@ def run(length=0.28, degree=2, level=1, patch_radius=0.01, n_frf=600, frf_check_
     t, e, work = simulate(model, force, t_end, dt)
     H = 0.5 * np.einsum("ij,ij->i", e, (model.M @ e.T).T)
     bal = H - H[0] - work
-    im = model.body_index["mirror"]
-    rates = e[:, [im + 1, im + 2]]
+    rates = model.mirror_rates(e)
     angles = np.concatenate([np.zeros((1, 2)), np.cumsum(0.5 * (rates[1:] + rates[:-1]) * np.diff(t)[:, None], 0)])
     F = np.array([force(ti)[0] for ti in t])
     out = ActuatedPlateResult(f, labels, fractions, frf_freqs, frf, check, direct, t, H, work, bal, angles, F)
@@ -508,7 +453,7 @@ def _plot_modes(out, outdir, plt):
         w = w / np.max(np.abs(w))
         ax.tripcolor(100 * xy[:, 0], 100 * xy[:, 1], tri, w, shading="gouraud", cmap="RdBu_r", vmin=-1, vmax=1)
         for name, port in out.model.ports.items():
-            ax.plot(100 * port.position[0], 100 * port.position[1], "ks" if "casing" in name else "k^", ms=5)
+            ax.plot(100 * port.position[0], 100 * port.position[1], "ks" if name.startswith("act") else "k^", ms=5)
         ax.set_title(f"{out.freq_hz[j]:.2f} Hz\n{out.labels[j]}", fontsize=9)
         ax.set_aspect("equal")
         ax.set_xlabel("x [cm]")

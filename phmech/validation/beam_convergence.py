@@ -93,12 +93,13 @@ def rates(errs, key):
 def run(meshes=(4, 8, 16, 32, 64), outdir=None, plot=True, **overrides):
     """Errors and rates over ``meshes``; writes CSV, a figure and summary.json to ``outdir``."""
     errs = [errors(n, **overrides) for n in meshes]
-    out = {"meshes": list(meshes), "errors": errs,
-           "rates": {k: rates(errs, k).tolist() for k in ("v", "m", "omega1")},
-           "omega1_exact": omega_exact(1, **overrides)}
+    out = _common.CaseResult(summary={"meshes": list(meshes), "errors": errs,
+                                      "rates": {k: rates(errs, k).tolist() for k in ("v", "m", "omega1")},
+                                      "omega1_exact": omega_exact(1, **overrides)})
     if outdir is not None:
         os.makedirs(outdir, exist_ok=True)
-        _common.write_table(os.path.join(outdir, "beam_convergence.csv"),
+        out.files.append(os.path.join(outdir, "beam_convergence.csv"))
+        _common.write_table(out.files[-1],
                             ["n_elem", "h", "err_v_L2_rel", "err_m_L2_rel", "err_omega1_rel"],
                             [[r["n_elem"], float(r["h"]), float(r["v"]), float(r["m"]), float(r["omega1"])]
                              for r in errs], case="beam_convergence", solver="static and eigen (dense)",
@@ -113,9 +114,9 @@ def run(meshes=(4, 8, 16, 32, 64), outdir=None, plot=True, **overrides):
             ax.set_xlabel("element size h [m]")
             ax.set_ylabel("relative error")
             ax.legend()
-            _common.savefig(fig, outdir, "beam_convergence")
+            out.files += _common.savefig(fig, outdir, "beam_convergence")
             plt.close(fig)
-        _common.write_summary(outdir, "beam_convergence", out)
+        out.files.append(_common.write_summary(outdir, "beam_convergence", out.summary))
     return out
 
 

@@ -23,7 +23,7 @@ the step-size convergence of P3(1 s) for the midpoint rule.
 """
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -66,7 +66,7 @@ def build(section=None):
 
 
 @dataclass
-class BricardResult:
+class BricardResult(_common.CaseResult):
     """One run of Bricard's mechanism (see :func:`run`).
 
     Attributes
@@ -95,8 +95,6 @@ class BricardResult:
     energy: np.ndarray
     position_residual: np.ndarray
     velocity_residual: np.ndarray
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
     compare: object = None
 
 

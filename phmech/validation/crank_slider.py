@@ -24,46 +24,19 @@ the midpoint displacement figures ``uM_disp`` and ``wM_disp`` (PNG, PDF) and
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .. import PlanarRigidBody, PointMass, System
+from ..mechanisms.crank_slider import DATA, flexible_crank_slider
 from . import _common
 
-#: data of the thesis (Ellenbroek & Schilder 2018 geometry)
-DATA = dict(L_crank=0.15, omega=150.0, L=0.3, d=6e-3, E=2.0e11, rho=7870.0, m_slider=0.033,
-            m_crank=0.36)
-
-
-def build(n_elem=8, geometric_stiffness=False, **overrides):
-    """Build the mechanism; returns ``(system, bodies)`` with bodies crank, coupler, slider.
-
-    ``geometric_stiffness=True``: the coupler is the geometrically consistent beam
-    (:class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam`), else the linear floating frame.
-    """
-    from ..fem import FloatingEulerBernoulliBeam
-    from ..fem.beam_nonlinear import NonlinearFloatingBeam
-
-    p = {**DATA, **overrides}
-    A = np.pi * p["d"] ** 2 / 4
-    I = np.pi * p["d"] ** 4 / 64
-    crank = PlanarRigidBody.rod("crank", p["m_crank"], p["L_crank"])
-    Beam = NonlinearFloatingBeam if geometric_stiffness else FloatingEulerBernoulliBeam
-    coupler = Beam("coupler", p["L"], n_elem, p["rho"], A, p["E"], I,
-                   frame="simply_supported", position=(p["L_crank"], 0.0))
-    slider = PointMass("slider", p["m_slider"], position=(p["L_crank"] + p["L"], 0.0))
-    system = System([crank, coupler, slider])
-    system.pin(crank.port("A"), name="crank bearing")
-    system.drive(crank, p["omega"], name="motor")
-    system.connect(crank.port("B"), coupler.port("A"), name="crank pin")
-    system.connect(coupler.port("B"), slider.port("P"), name="slider pin")
-    system.slide(slider, direction=(1.0, 0.0), name="guide")
-    return system, {"crank": crank, "coupler": coupler, "slider": slider}
+#: the case's mechanism and its data (:mod:`phmech.mechanisms.crank_slider`)
+build = flexible_crank_slider
 
 
 @dataclass
-class CrankSliderResult:
+class CrankSliderResult(_common.CaseResult):
     """Time histories of the crank-slider and the solver result they come from."""
 
     result: object
@@ -75,8 +48,6 @@ class CrankSliderResult:
     hamiltonian: np.ndarray
     energy_balance: np.ndarray
     constraint_residual: np.ndarray
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def run(t_end=0.1, n_elem=8, solver="midpoint", dt=1e-4, rtol=1e-6, atol=1e-6, max_step=None,

@@ -13,7 +13,7 @@ pH model except the data and the loop closure.
 import numpy as np
 import scipy.linalg as sla
 
-from .four_bar import E_MOD, LINKS, M_JOINT, RHO, configuration
+from ..mechanisms.four_bar import E_MOD, LINKS, M_JOINT, RHO, configuration
 
 
 def _element(L, rhoA, EA, EI, c, s):

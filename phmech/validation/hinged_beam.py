@@ -21,49 +21,20 @@ about the vertical axis is an invariant of the free phases.
 """
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .. import System
+from ..mechanisms.hinged_beam import DATA, hinged_spatial_beam
 from . import _common
 
-DATA = dict(L=141.42, A=9.0, I=6.75, rho=7.8e-3, E=2.1e6, torque=200.0, force=100.0)
 UNITS = "length mm, time s; mass and force in the units implied by rho = 7.8e-3 and E = 2.1e6"
-
-
-def torque(t, M=DATA["torque"]):
-    """Trapezoidal torque history: ramp up 0-0.2 s, hold to 10 s, ramp down by 10.2 s."""
-    return M * np.clip(min(t / 0.2, (10.2 - t) / 0.2), 0.0, 1.0)
-
-
-def tip_force(t, F=DATA["force"]):
-    """Triangular pulse over 15.0-15.4 s with peak F at 15.2 s."""
-    return F * max(0.0, 1.0 - abs(t - 15.2) / 0.2)
-
-
-def build(n_elem=6, with_force=True, geometric_stiffness=False, **overrides):
-    p = {**DATA, **overrides}
-    moment = (lambda t: (0.0, 0.0, torque(t, p["torque"])))
-    if geometric_stiffness:
-        from ..fem.beam3d_nonlinear import FrameMoment, NonlinearSpatialBeam
-        beam = NonlinearSpatialBeam("beam", p["L"], n_elem, p["rho"], p["A"], p["E"], p["I"], p["I"])
-        s = System([beam])
-        s.sphere(beam.port("A"), name="hinge")
-        s.add_load(FrameMoment(beam, moment, name="torque"))
-    else:
-        from ..fem.beam3d import FloatingSpatialBeam
-        beam = FloatingSpatialBeam("beam", p["L"], n_elem, p["rho"], p["A"], p["E"], p["I"], p["I"])
-        s = System([beam])
-        s.sphere(beam.port("A"), name="hinge")
-        s.apply_moment(beam.port("A"), moment, name="torque")
-    if with_force:
-        s.apply_force(beam.port("B"), lambda t: (0.0, 0.0, tip_force(t, p["force"])), name="tip force")
-    return s, beam
+#: the case's mechanism (:mod:`phmech.mechanisms.hinged_beam`)
+build = hinged_spatial_beam
 
 
 @dataclass
-class HingedBeamResult:
+class HingedBeamResult(_common.CaseResult):
     result: object
     t: np.ndarray
     energy: np.ndarray
@@ -71,8 +42,6 @@ class HingedBeamResult:
     omega_z: np.ndarray           # angular velocity about the inertial vertical axis
     momentum_z: np.ndarray        # angular momentum about the vertical axis through the hinge
     tip: np.ndarray               # inertial tip position (N, 3)
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def run(t_end=50.0, n_elem=6, solver="midpoint", dt=0.01, rtol=1e-6, atol=1e-6, dt_out=0.05,

@@ -205,10 +205,16 @@ RUNNERS = {"pendulum": run_pendulum, "chain": run_chain, "bridge": run_bridge, "
 
 
 def run(case="pendulum", **options):
-    """Run one case (see :data:`CASES`); returns a dict with ``summary`` and ``result``."""
+    """Run one case (see :data:`CASES`): a :class:`~phmech.validation._common.CaseResult` with the
+    ``summary``, the runs in ``results`` (``"run"``, and ``"reference"`` where there is one) and the
+    case's further arrays in ``data``."""
     if case not in RUNNERS:
         raise ValueError(f"mass_spring: unknown case {case!r}; choose one of {list(CASES)}")
-    return RUNNERS[case](**options)
+    out = dict(RUNNERS[case](**options))
+    summary = out.pop("summary", {})
+    results = {name: out[key] for name, key in (("run", "result"), ("reference", "reference"))
+               if out.get(key) is not None and hasattr(out[key], "t")}
+    return _common.CaseResult(summary=summary, results=results, data=out)
 
 
 def _spectral_radius(text):

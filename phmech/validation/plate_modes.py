@@ -19,7 +19,7 @@ Nondimensional frequencies ``lam = omega a^2 sqrt(rho h / D)``,
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
@@ -231,11 +231,9 @@ def mindlin_thin_limit(degree=2, meshes=(4, 8, 16), thickness=(0.1, 0.01, 0.001)
 
 
 @dataclass
-class PlateModesResult:
+class PlateModesResult(_common.CaseResult):
     tables: list
     cantilever_order: float
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def run(degrees=(1, 2, 3), mindlin_h=(0.01, 0.1, 0.2), meshes=None, disc_meshes=None,

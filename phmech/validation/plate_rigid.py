@@ -28,7 +28,7 @@ discrete power balance.
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -117,15 +117,13 @@ class PlateRod:
 
 
 @dataclass
-class PlateRigidResult:
+class PlateRigidResult(_common.CaseResult):
     freq_hz: dict
     t: dict
     H_plate: dict
     H_rod: dict
     balance: dict
     snapshots: dict
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def simulate(model, t_end=1e-2, dt=2e-5, t_load=2e-3):

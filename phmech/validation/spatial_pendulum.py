@@ -181,15 +181,13 @@ def simulate(bar2="box", EI=None, t_end=5.0, dt=1e-3, n_elem=4, dt_out=0.01, tor
 
 
 @dataclass
-class PendulumResult:
+class PendulumResult(_common.CaseResult):
     """The validation case (see :func:`run`): the rigid run, the flexible study and its table."""
 
     rigid: PendulumRun
     equivalent: object = None
     flexible: list = field(default_factory=list)
     table: list = field(default_factory=list)
-    summary: dict = field(default_factory=dict)
-    files: list = field(default_factory=list)
 
 
 def run(t_end=5.0, dt=1e-3, flexible=None, n_elem=4, dt_out=0.01, torsion="negligible", torsion_check=True,

@@ -27,7 +27,7 @@ Ritz model (:mod:`phmech.validation.spin_up_reduced`) is the reference.
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -89,7 +89,7 @@ def build(model="stiffened", n_elem=8, **overrides):
 
 
 @dataclass
-class SpinUpResult:
+class SpinUpResult(_common.CaseResult):
     """Tip deflection (rotating frame) and energy of one model."""
 
     model: str
@@ -98,7 +98,6 @@ class SpinUpResult:
     tip_axial: np.ndarray
     energy_balance: np.ndarray
     result: object = None
-    summary: dict = field(default_factory=dict)
 
 
 def run_model(model="stiffened", n_elem=8, t_end=30.0, dt=5e-3, dt_out=0.05, progress=False, solver_options=None,
@@ -144,7 +143,9 @@ def run(models=MODELS, n_elem=8, t_end=30.0, dt=5e-3, outdir=None, plot=True, re
     ``solver_options`` go to the driver of every model; a ``checkpoint`` or ``restart`` file
     ``FILE.h5`` is ``FILE_<model>.h5`` for each model.
 
-    Returns ``{"models": {name: SpinUpResult}, "reference": dict or None, "summary": dict, "files": list}``.
+    Returns a :class:`~phmech.validation._common.CaseResult` with ``summary``, ``files``, the solver
+    result of each model in ``results`` and ``data = {"models": {name: SpinUpResult}, "reference": dict
+    or None}``.
     """
     results = {m: run_model(m, n_elem, t_end, dt, progress=progress,
                             solver_options=_common.run_checkpoints(solver_options, m), **overrides) for m in models}
@@ -164,9 +165,10 @@ def run(models=MODELS, n_elem=8, t_end=30.0, dt=5e-3, outdir=None, plot=True, re
             r = results["stiffened"]
             summary["stiffened_vs_reference_max_abs_m"] = float(np.max(np.abs(r.tip - np.interp(r.t, ref["t"], ref["tip"]))))
             summary["reference_tip_max_abs_m"] = float(np.max(np.abs(ref["tip"])))
-    out = {"models": results, "reference": ref, "summary": summary, "files": []}
+    out = _common.CaseResult(summary=summary, results={m: r.result for m, r in results.items()},
+                             data={"models": results, "reference": ref})
     if outdir is not None:
-        out["files"] = write(out, outdir, plot)
+        out.files = write(out, outdir, plot)
     return out
 
 
