@@ -206,7 +206,8 @@ def report(s, solver):
         return f"{window}: {v:.2e}" if v is not None else f"{window}: not reached (t_end = {t_end:g} s)"
     return [f"hinged beam ({UNITS}): {solver}, wall time {s['stats']['wall_time']:.2f} s",
             f"  peak |omega_z| = {s['omega_z_max']:.5f} rad/s; energy drift (rel.) "
-            f"{drift('energy_drift_rel_10_2_to_15', '10.2-15 s')}, {drift('energy_drift_rel_after_15_4', 'after 15.4 s')}",
+            f"{drift('energy_drift_rel_10_2_to_15', '10.2-15 s')}, "
+            f"{drift('energy_drift_rel_after_15_4', 'after 15.4 s')}",
             f"  work of the loads vs energy: max |H - H0 - W| = {s['energy_balance_max_abs']:.3e}; "
             f"L_z drift {drift('momentum_z_drift_rel_after_10_2', 'after 10.2 s')}"]
 
