@@ -82,10 +82,11 @@ class Result:
         return self.y[:, self.dae.sl][:, self.dae.lam_slices[name]]
 
     def port_velocity(self, port):
-        """Inertial velocity history of a port, shape (N, 2)."""
+        """Inertial velocity history of a port, ``R(q) Y e``: shape (N, 2) for planar ports,
+        (N, 3) for spatial ones."""
         body = port.body
         qb, eb = self.q(body), self.e(body)
-        out = np.empty((len(self.t), 2))
+        out = np.empty((len(self.t), port.dim))
         for k in range(len(self.t)):
             out[k] = body.rotation(qb[k]) @ (port.Y @ eb[k])
         return out

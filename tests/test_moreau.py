@@ -59,24 +59,79 @@ def test_penetration_of_generalized_alpha(runs):
         assert runs(case, "nsgenalpha").errors["penetration"] <= 1e-6
 
 
+# -- the benchmark's ball, derived by hand ------------------------------------------------
+#: the collection's data (bouncing_ball_system.py, bouncing_ball_scenario1.py): a ball, Theta = 2/5 m r^2
+M, R, G = 1.0, 0.1, 9.81
+THETA = 2.0 / 5.0 * M * R**2
+MU = 0.2
+T1 = np.sqrt(2 * (1.0 - R) / G)                 # first impact: the centre falls from 1 m to r
+V1 = G * T1                                     # speed at the first impact
+
+
+def _rolling(omega0, vx0=0.0):
+    """``(v_x, omega)`` of the rolling ball: ``Theta omega - m r v_x`` (angular momentum about the
+    contact point) keeps its initial value through flights, impacts and sliding."""
+    om = (THETA * omega0 - M * R * vx0) / (THETA + M * R**2)
+    return -R * om, om
+
+
+def test_model_data_are_the_benchmarks():
+    """The case data are those of the collection's scenario file, the body is a ball."""
+    assert bb.M_BALL == M and bb.R_BALL == R and bb.G == G
+    assert abs(bb.I_BALL - THETA) < 1e-15 * THETA
+    source = {1: (0.5, 0.2, (0, 1), (0, 0), 0, 1.5), 2: (0, 0.2, (0, 1), (0, 0), 50, 1.1),
+              3: (0, 0.2, (0, 1), (0, 0), 10, 1.1), 4: (0.5, 0.2, (-0.5, 1), (1, 0), 50, 1.5)}
+    assert bb.CASES == source
+    problem, y0, _ = bb.model(2)
+    assert np.allclose(problem.dae.M.toarray(), np.diag([M, M, THETA]), rtol=0, atol=1e-15)
+
+
+def test_exact_solution_against_the_hand_derivation():
+    """The piecewise solution of :class:`bb.Exact` against the numbers derived by hand for the ball:
+    Zeno point ``3 t_1`` (case 1); case 2 slides through the impact (``m_t |gamma| = 2/7 * 5 >
+    mu P_N``) and sticks after ``gamma^+ / (7/2 mu g)``; case 3 sticks at the impact; case 4 slides
+    through the first impact and sticks at the second (``2 t_1``); the rolling speeds from the
+    angular momentum about the contact point (case 2: -10/7 m/s, 100/7 rad/s)."""
+    ex = {c: bb.Exact(c) for c in bb.CASES}
+    assert abs(ex[1].impacts[0] - T1) < 1e-12 and abs(ex[1].t_zeno - 3 * T1) < 1e-12
+    assert ex[1].t_stick is None and np.allclose(ex[1](1.5)[0, 3:], 0.0, atol=1e-15)
+    # case 2: sliding impact, then sliding contact
+    PF = MU * M * V1                                     # e_N = 0: P_N = m v_1
+    assert (2 / 7) * M * 5.0 > PF
+    slip = -PF / M + R * (50.0 - R * PF / THETA)
+    assert abs(ex[2].t_stick - (T1 + slip / (3.5 * MU * G))) < 1e-12
+    assert abs(ex[2].t_stick - 0.728120) < 1e-6
+    # case 3: sticking impact; case 4: stick at the second impact
+    assert abs(ex[3].t_stick - T1) < 1e-12
+    assert abs(ex[4].t_stick - 2 * T1) < 1e-12
+    for case, (om0, vx0) in {2: (50.0, 0.0), 3: (10.0, 0.0), 4: (50.0, 1.0)}.items():
+        u = ex[case](bb.CASES[case][5])[0, 3:]
+        assert np.allclose(u, [_rolling(om0, vx0)[0], 0.0, _rolling(om0, vx0)[1]], rtol=0, atol=1e-12), case
+    assert np.allclose(_rolling(50.0), (-10 / 7, 100 / 7)) and np.allclose(_rolling(50.0, 1.0), (-5 / 7, 50 / 7))
+
+
 @pytest.mark.parametrize("solver", ["moreau", "moreau_shifted", "nsgenalpha"])
 def test_stick_at_impact_is_exact(runs, solver):
-    """Case 3: the disc sticks at the impact and rolls on with v_x = -1/3, omega = 10/3
+    """Case 3: the ball sticks at the impact and rolls on with v_x = -2/7, omega = 20/7
     (constant forces: exact to 1e-9 at every step after the impact)."""
     res = runs(3, solver)
     assert abs(res.errors["t_stick"]) <= 1.5 * H
     u = _u(res)
-    after = res.t > res.exact.impacts[0] + 2 * H
-    assert np.max(np.abs(u[after, 0] + 1 / 3)) < 1e-9
-    assert np.max(np.abs(u[after, 2] - 10 / 3)) < 1e-9
+    after = res.t > T1 + 2 * H
+    vx, om = _rolling(10.0)
+    assert np.max(np.abs(u[after, 0] - vx)) < 1e-9
+    assert np.max(np.abs(u[after, 2] - om)) < 1e-9
 
 
 @pytest.mark.parametrize("solver", ["moreau", "nsgenalpha"])
 def test_slip_to_stick_transition(runs, solver):
     """Case 2: the slip ends within 1.5 steps of the exact time; the rolling speed (conserved
-    angular momentum about the contact line) is exact to 1e-9."""
+    angular momentum about the contact point: -10/7 m/s, 100/7 rad/s) is exact to 1e-9."""
     res = runs(2, solver)
     assert abs(res.errors["t_stick"]) <= 1.5 * H
+    vx, om = _rolling(50.0)
+    u = _u(res)[-1]
+    assert abs(u[0] - vx) < 1e-9 and abs(u[2] - om) < 1e-9 and abs(u[1]) < 1e-9
     assert res.errors["velocity_final"] < 1e-9
 
 
@@ -288,16 +343,20 @@ def test_tippe_top_short():
 
 @pytest.mark.slow
 def test_tippe_top_inverts():
-    """The first 4 s of the 8 s run: the top turns over onto its stem (first stem contact at
-    1.39 s, tilt beyond 2.9 rad); on the stem the drilling (Contensou) moment ``mu N r_c`` slows
-    the spin, and the top falls back onto its big sphere when the spin has dropped to the
-    gyroscopic stability limit of the sleeping top, ``2 sqrt(I1 m g a2) / I3 = 78 rad/s`` (within 15 %); the energy
-    account closes over the whole run."""
+    """The first 5 s of the 8 s run: the top turns over onto its stem (first stem contact at
+    1.37 s, tilt beyond 2.9 rad); on the stem the drilling (Contensou) moment ``mu N r_c`` slows
+    the spin at about ``mu m g r_c / I3``, and the top falls back onto its big sphere (4.53 s)
+    when the spin has dropped to the gyroscopic stability limit of the sleeping top,
+    ``2 sqrt(I1 m g a2) / I3 = 78 rad/s`` (within 15 %); the energy account closes over the whole run."""
     from phmech.validation import tippe_top
-    res = tippe_top.run(t_end=4.0, dt=1e-4, dt_out=1e-2)
+    res = tippe_top.run(t_end=5.0, dt=1e-4, dt_out=1e-2)
     assert res.t_invert is not None and 1.2 < res.t_invert < 1.6
     assert res.tilt.max() > 2.9
-    assert 2.5 < res.t_fall < 4.0
+    d = tippe_top.DATA
+    on_stem = (res.t > 1.6) & (res.t < 3.0)
+    rate = -np.polyfit(res.t[on_stem], np.abs(res.spin[on_stem]), 1)[0]
+    assert abs(rate / (d["mu"] * d["m"] * d["g"] * d["r_c"] / d["I3"]) - 1) < 0.05, rate
+    assert 3.0 < res.t_fall < 5.0
     assert abs(abs(res.spin_fall) / res.critical_spin - 1) < 0.15, (res.spin_fall, res.critical_spin)
     assert np.max(np.abs(res.energy_balance())) < 1e-10
 

@@ -1,4 +1,6 @@
 """Spatial bodies and the hinged spatial beam."""
+import json
+
 import numpy as np
 import pytest
 
@@ -91,6 +93,25 @@ def test_hinged_beam_energy_work_and_momentum(tmp_path):
     assert abs(out2.summary["momentum_z_drift_rel_after_10_2"] - s["momentum_z_drift_rel_after_10_2"]) < 1e-5
     for name in ("hinged_beam.csv", "H_3Dbeam.png", "omega_zI.pdf", "hinged_beam.pvd", "summary.json"):
         assert (tmp_path / name).exists(), name
+
+
+@needs_firedrake
+def test_hinged_beam_reports_only_the_windows_it_reached(tmp_path, capsys):
+    """``--tfinal 0.5`` ends before the free phases (10.2-15 s, after 15.4 s): their drifts are
+    None in summary.json (null, not 0) and the printout says they were not reached."""
+    from phmech.validation import hinged_beam as hb
+    hb.main(["--tfinal", "0.5", "--n-elem", "2", "--dt", "0.05", "--outdir", str(tmp_path), "--no-plot", "--no-vtk"])
+    text = capsys.readouterr().out
+    s = json.loads((tmp_path / "summary.json").read_text())
+    for key in ("energy_drift_rel_10_2_to_15", "energy_drift_rel_after_15_4", "momentum_z_drift_rel_after_10_2",
+                "momentum_z_drift_rel_10_2_to_15", "momentum_z_drift_rel_after_15_4",
+                "energy_after_torque", "work_of_torque"):
+        assert s[key] is None, key
+    assert "0.00e+00" not in text
+    assert text.count("not reached (t_end = 0.5 s)") == 3, text
+    # a reached window is reported with its number
+    lines = hb.report({**s, "energy_drift_rel_10_2_to_15": 3e-12}, "midpoint")
+    assert "10.2-15 s: 3.00e-12" in lines[1] and "after 15.4 s: not reached" in lines[1]
 
 
 @needs_firedrake

@@ -121,6 +121,56 @@ def test_spatial_pendulum_writes_its_outputs(tmp_path):
     assert np.allclose(summary["rigid"]["tip_end"], out.rigid.tip[-1])
 
 
+def test_port_velocity_of_spatial_ports():
+    """``Result.port_velocity`` of spatial ports: (N, 3) rows that are the time derivative of the
+    port positions (central differences of the midpoint rule's positions, second order in the
+    step); bar 1 turns about the x axis of joint A, so its tip moves in the y-z plane."""
+    from phmech.validation import spatial_pendulum as sp
+    s, bar1, bar2 = sp.build("box")
+    h = 1e-3
+    res = s.simulate(0.3, solver="midpoint", dt=h, t_eval=np.arange(301) * h)
+    for body in (bar1, bar2):
+        port = body.port("B")
+        v = res.port_velocity(port)
+        assert v.shape == (len(res.t), 3)
+        x = np.array([body.port_position(q, port) for q in res.q(body)])
+        fd = (x[2:] - x[:-2]) / (2 * h)
+        assert np.max(np.abs(v[1:-1] - fd)) < 1e-4 * np.max(np.abs(v)), body.name
+    v1 = res.port_velocity(bar1.port("B"))
+    assert np.max(np.abs(v1[:, 0])) < 1e-9 * np.max(np.abs(v1)) and np.max(np.abs(v1[-1])) > 1.0
+
+
+def test_spatial_pendulum_flexible_option_without_values(monkeypatch, tmp_path):
+    """``--flexible`` without values runs the default flexible study, with values those,
+    ``--rigid-only`` only the rigid model; ``--flexible`` and ``--rigid-only`` exclude each other."""
+    from phmech.validation import spatial_pendulum as sp
+    monkeypatch.setattr(sp, "have_firedrake", lambda: True)
+    assert sp.arguments(["--flexible"])[1].flexible == sp.DEFAULT_EI == (1e3, 1e4, 1e5)
+    assert sp.arguments(["--flexible", "2e4", "3e4"])[1].flexible == (2e4, 3e4)
+    assert sp.arguments([])[1].flexible == sp.DEFAULT_EI
+    assert sp.arguments(["--rigid-only"])[1].flexible == ()
+    with pytest.raises(SystemExit):
+        sp.arguments(["--flexible", "--rigid-only"])
+    monkeypatch.setattr(sp, "have_firedrake", lambda: False)
+    assert sp.arguments([])[1].flexible == ()
+    with pytest.raises(SystemExit):
+        sp.arguments(["--flexible"])
+    # the command line hands the study to run()
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_run(t_end, dt, flexible, *a, **k):
+        seen.append(flexible)
+        raise Stop
+    monkeypatch.setattr(sp, "have_firedrake", lambda: True)
+    monkeypatch.setattr(sp, "run", fake_run)
+    with pytest.raises(Stop):
+        sp.main(["--flexible", "--no-plot", "--tfinal", "0.1", "--outdir", str(tmp_path / "out")])
+    assert seen == [sp.DEFAULT_EI]
+
+
 @needs_firedrake
 def test_flexible_pendulum_tends_to_the_rigid_one():
     from phmech.validation import spatial_pendulum as sp

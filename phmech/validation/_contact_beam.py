@@ -16,6 +16,11 @@ impact dissipation), and the constraint drift of this formulation: the
 difference between the tip displacement recovered from the stresses and
 the time integral of the tip velocity (they agree exactly in the
 continuous model).
+
+Where the numbers come from: the case is not taken from a published benchmark; the data
+(:data:`DATA`: steel, ``rho = 7800`` kg/m^3, ``E = 2e11`` Pa, the section,
+length, force, gap and ``e_N = 0``, 8 elements) are chosen here, and the
+reference first impact is that of the smooth model (:func:`first_impact`).
 """
 import numpy as np
 

@@ -21,6 +21,23 @@ at ``v`` towards the other four, ``e_N = 1``.
   answers are correct for their model: the touching balls are a
   simultaneous impact, for which Newton's law is an assumption on the
   whole chain (Glocker, "Set-valued force laws", 2001, Ch. 9).
+
+Where the numbers come from: neither case is taken from a published
+benchmark; the data are chosen here so that the exact solutions above
+apply, and the references are derived in this module.
+
+====================  ===========================  =========================================
+parameter             value                        source
+====================  ===========================  =========================================
+block: alpha          20 deg                       chosen here
+block: mu             0.5                          chosen here (above tan alpha = 0.364:
+                                                   the block stops, ``t* = 1.595`` s)
+block: v0, m          2 m/s down the slope, 1 kg   chosen here
+g                     9.81 m/s^2                   as in the other contact benchmarks
+cradle: n, m, radius  5 balls, 0.1 kg, 0.05 m      chosen here
+cradle: gap           9e-3 m, or 0 (touching)      chosen here
+cradle: v, e_N        1 m/s, 1                     chosen here (e_N = 1: elastic, no gravity)
+====================  ===========================  =========================================
 """
 import itertools
 

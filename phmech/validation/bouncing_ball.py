@@ -1,31 +1,63 @@
-"""The rotating bouncing ball (Capobianco, Harsch, Eugster & Leine, IJNME 122 (2021), Sect. 6.1).
+"""The rotating bouncing ball (Capobianco, Harsch, Eugster & Leine, IJNME 122 (2021) 6497--6526,
+Sect. 10.1; the collection ``nonsmooth_mech_benchmarks``, ``benchmarks/bouncing_ball``).
 
-A disc (``m = 1`` kg, radius ``r = 0.1`` m, ``I = m r^2 / 2``) under gravity
+A ball (``m = 1`` kg, radius ``r = 0.1`` m, ``Theta = 2/5 m r^2``) under gravity
 ``g = 9.81`` falls on the ground ``y = 0``; its centre starts at height 1 m.
+Its coordinates are ``(x, y, phi)``, the slip is ``gamma = v_x + r omega``.
 
 ====  =====  =====  ==========================  ========
 case  e_N    mu     initial state               t_end
 ====  =====  =====  ==========================  ========
-1     0.5    0      at rest                     1.5 s
+1     0.5    0.2    at rest                     1.5 s
 2     0      0.2    spin 50 rad/s               1.1 s
 3     0      0.2    spin 10 rad/s               1.1 s
 4     0.5    0.2    x = -0.5, v_x = 1, spin 50  1.5 s
 ====  =====  =====  ==========================  ========
 
-Exact solution (derived here; :func:`exact`).  In flight the centre moves
+Where each number comes from (``system``: the collection's
+``bouncing_ball_system.py``, class ``Bouncing_ball``; ``scenario``: its
+``bouncing_ball_scenario1.py``, which names cases 1--3 as the paper's
+Figure 1 and Figure 2 left/right and adds case 4 "for benchmarking purposes"):
+
+=====================  ======================  ===============================
+parameter              value                   source
+=====================  ======================  ===============================
+m                      1 kg                    scenario (``mass = 1``)
+r                      0.1 m                   scenario (``radius = 0.1``)
+Theta                  2/5 m r^2 (a ball)      system, ``__init__``
+g                      9.81 m/s^2              system, ``__init__``
+e_N, e_F, mu           table above, e_F = 0    scenario, cases 1--4
+q0 = (x, y, phi)       table above             scenario, cases 1--4
+u0 = (v_x, v_y, omega) table above             scenario, cases 1--4
+t_end                  table above             scenario, ``t1``
+dt (default)           2e-3 s                  scenario, ``dt``
+=====================  ======================  ===============================
+
+Exact solution (derived here; :class:`Exact`).  In flight the centre moves
 on a parabola and the spin is constant.  At an impact with pre-impact
-normal velocity ``v_y^- < 0`` and slip ``gamma^- = v_x + omega r`` Newton's
-law gives the normal percussion ``P_N = (1 + e_N) m |v_y^-|``; with
-``m_t = (1/m + r^2/I)^{-1} = m / 3`` the percussion that stops the slip is
-``m_t |gamma^-|`` (``e_F = 0``).  If it is at most ``mu P_N`` the disc
+normal velocity ``v_y^- < 0`` and slip ``gamma^-`` Newton's law gives the
+normal percussion ``P_N = (1 + e_N) m |v_y^-|``; a tangential percussion
+``P_F`` at the contact point changes ``v_x`` by ``P_F / m`` and ``omega`` by
+``r P_F / Theta``, so the slip by ``P_F / m_t`` with
+``m_t = (1/m + r^2/Theta)^{-1} = 2 m / 7``.  The percussion that stops the
+slip is ``m_t |gamma^-|`` (``e_F = 0``); if it is at most ``mu P_N`` the ball
 sticks (``gamma^+ = 0``), else it slides through the impact with
-``P_F = -mu P_N sign(gamma^-)``; then ``v_x^+ = v_x^- + P_F / m`` and
-``omega^+ = omega^- + r P_F / I``.  For ``e_N < 1`` the flight times
+``P_F = -mu P_N sign(gamma^-)``.  For ``e_N < 1`` the flight times
 ``2 e_N |v_y^+| / g`` form a geometric series: the impacts accumulate at
 ``t_inf = t_k + 2 e_N |v_y,k| / (g (1 - e_N))`` (Zeno point), after which
-the disc stays on the ground.  In persistent sliding contact the slip
-decreases at ``-3 mu g`` (``v_x' = -mu g s``, ``omega' = -2 mu g s / r``);
-it sticks when it reaches zero and rolls on at constant speed.
+the ball stays on the ground.  In persistent sliding contact
+``v_x' = -mu g s``, ``omega' = -mu m g r s / Theta = -5 mu g s / (2 r)``
+(``s = sign gamma``): the slip falls at ``mu g (1 + m r^2/Theta) = 7/2 mu g``;
+the ball sticks when it reaches zero and rolls on at constant speed.
+
+The rolling speed follows without the impact law: the percussions and the
+contact forces act at the contact point, gravity is balanced there, so
+``L = Theta omega - m r v_x`` (angular momentum about the contact point,
+flight included: ``v_x`` and ``omega`` are then constant) keeps its initial
+value; rolling (``v_x = -r omega``) gives
+``omega = (Theta omega_0 - m r v_x0) / (Theta + m r^2) = (2 omega_0 - 5 v_x0 / r) / 7``:
+case 2 ``omega = 100/7``, ``v_x = -10/7`` m/s; case 3 ``20/7``, ``-2/7``;
+case 4 ``50/7``, ``-5/7``.
 """
 import os
 import sys
@@ -38,9 +70,9 @@ from ..contact.bodies import Disc
 from ._common import figure_style, parser, prepare_outdir, savefig, write_summary
 
 M_BALL, R_BALL, G = 1.0, 0.1, 9.81
-I_BALL = 0.5 * M_BALL * R_BALL**2
+I_BALL = 0.4 * M_BALL * R_BALL**2          # a ball: Theta = 2/5 m r^2
 #: case -> (e_N, mu, (x0, y0), (vx0, vy0), omega0, t_end)
-CASES = {1: (0.5, 0.0, (0.0, 1.0), (0.0, 0.0), 0.0, 1.5),
+CASES = {1: (0.5, 0.2, (0.0, 1.0), (0.0, 0.0), 0.0, 1.5),
          2: (0.0, 0.2, (0.0, 1.0), (0.0, 0.0), 50.0, 1.1),
          3: (0.0, 0.2, (0.0, 1.0), (0.0, 0.0), 10.0, 1.1),
          4: (0.5, 0.2, (-0.5, 1.0), (1.0, 0.0), 50.0, 1.5)}
@@ -50,6 +82,7 @@ SOLVERS = ("moreau", "moreau_shifted", "nsgenalpha")
 def model(case):
     """``(problem, y0, t_end)`` of a case."""
     e_N, mu, x0, v0, om, t_end = CASES[case]
+    # the ball moves in the plane: a planar rigid body with the ball's moment of inertia
     ball = Disc("ball", M_BALL, I_BALL, position=x0)
     system = System([ball])
     system.add_gravity((0.0, -G))
@@ -86,7 +119,8 @@ class Exact:
             vn = -s[4]
             PN = (1 + e_N) * m * vn
             gam = s[3] + s[5] * r
-            if mt * abs(gam) <= mu * PN:
+            sticks = mt * abs(gam) <= mu * PN
+            if sticks:
                 PF = -mt * gam
             else:
                 PF = -mu * PN * np.sign(gam)
@@ -96,7 +130,7 @@ class Exact:
             s[1] = R_BALL
             self.impacts.append(t)
             self.post.append(s.copy())
-            if mu > 0 and self.t_stick is None and abs(s[3] + s[5] * r) < 1e-14:
+            if sticks and abs(gam) > 0 and self.t_stick is None:      # a slip stopped by the impact
                 self.t_stick = t
             if e_N == 0 or s[4] < 1e-12:
                 break
@@ -110,7 +144,7 @@ class Exact:
         gam = s[3] + s[5] * r
         if abs(gam) > 1e-14 and mu > 0:
             self.phases.append((t, "slide", s.copy()))
-            tau = abs(gam) / (3 * mu * G)
+            tau = abs(gam) / (mu * G * (1.0 + M_BALL * R_BALL**2 / I_BALL))
             s = self._advance(s, "slide", tau)
             t += tau
             self.t_stick = t

@@ -28,6 +28,7 @@ polar moment (``TORSION["negligible"]`` of the box's) in both models;
 :func:`run` reports that difference at the largest ``EI`` as a check.
 
     python -m phmech.validation.spatial_pendulum --outdir out/sp --flexible 1e3 1e4 1e5
+    python -m phmech.validation.spatial_pendulum --outdir out/sp --rigid-only
 """
 import importlib.util
 import os
@@ -324,13 +325,17 @@ def write(out, outdir, plot=True):
     return files
 
 
-def main(argv=None):
-    """Command line: ``python -m phmech.validation.spatial_pendulum --help``."""
+def arguments(argv=None):
+    """``(parser, args)`` of the command line, with ``args.flexible`` resolved to the bending
+    stiffnesses of the flexible study: the values given, :data:`DEFAULT_EI` for ``--flexible``
+    without values or (with Firedrake) without the option, ``()`` for ``--rigid-only``."""
     p = _common.parser(__doc__.split("\n\n")[0] + " Checkpoint files FILE.h5 are FILE_<run>.h5 per run "
                        "(box, equivalent, EI<EI>).", tfinal=5.0, dt=1e-3, checkpoints=True)
-    p.add_argument("--flexible", type=_common.positive_float, nargs="*", default=None, metavar="EI",
-                   help="bending stiffnesses of the flexible bar 2 [N m^2] (default: "
-                        f"{' '.join(f'{v:g}' for v in DEFAULT_EI)} when Firedrake is installed; none: rigid only)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--flexible", type=_common.positive_float, nargs="*", default=None, metavar="EI",
+                       help="bending stiffnesses of the flexible bar 2 [N m^2]; without values "
+                            f"{' '.join(f'{v:g}' for v in DEFAULT_EI)} (also the default when Firedrake is installed)")
+    which.add_argument("--rigid-only", action="store_true", help="only the rigid pendulum")
     p.add_argument("--n-elem", type=_common.positive_int, default=4, help="elements of the flexible bar")
     p.add_argument("--dt-out", type=_common.positive_float, default=0.01, help="output spacing [s]")
     p.add_argument("--torsion", choices=sorted(TORSION), default="negligible",
@@ -338,15 +343,25 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.solver != "midpoint":
         p.error("the spatial pendulum runs with the midpoint rule (exact work record of the energy check)")
-    if args.flexible and not have_firedrake():
-        p.error("--flexible needs Firedrake, which is not installed")
+    if args.rigid_only:
+        args.flexible = ()
+    elif args.flexible is None:
+        args.flexible = DEFAULT_EI if have_firedrake() else ()
+    else:
+        args.flexible = tuple(args.flexible) or DEFAULT_EI
+        if not have_firedrake():
+            p.error("--flexible needs Firedrake, which is not installed")
+    return p, args
+
+
+def main(argv=None):
+    """Command line: ``python -m phmech.validation.spatial_pendulum --help``."""
+    p, args = arguments(argv)
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []
     flexible = args.flexible
-    if flexible is None:
-        flexible = DEFAULT_EI if have_firedrake() else ()
-        if not flexible:
-            print("Firedrake is not installed: rigid pendulum only")
+    if not flexible and not args.rigid_only:
+        print("Firedrake is not installed: rigid pendulum only")
     out = run(args.tfinal, args.dt, flexible, args.n_elem, args.dt_out, args.torsion, outdir=args.outdir,
               plot=not args.no_plot, progress=sys.stderr.isatty(), solver_options=_common.checkpoint_options(args))
     s = out.rigid.summary

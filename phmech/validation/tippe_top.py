@@ -1,14 +1,42 @@
-"""The tippe top (Leine & Glocker, Eur. J. Mech. A 22 (2003) 193--216, Sect. 6).
+"""The tippe top (Leine & Glocker, Eur. J. Mech. A 22 (2003) 193--216; the benchmark of
+Capobianco, Harsch, Eugster & Leine, IJNME 122 (2021) 6497--6526, Sect. 10.6, and of the
+collection ``nonsmooth_mech_benchmarks``, ``benchmarks/tippetop``).
 
 A top made of a spherical body (radius ``r1``, centre ``a1`` above the
 centre of mass on the symmetry axis) and a stem ending in a small sphere
 (radius ``r2``, centre ``a2`` above the centre of mass), on a horizontal
-table with Coulomb--Contensou friction (``mu = 0.3``, Contensou radius
-``5e-4`` m) at either contact and completely inelastic impacts.  Data:
+table with Coulomb--Contensou friction (``mu = 0.3``; circular contact
+areas of radius ``R = 5e-4`` m, Contensou radius ``r_c = 3 pi / 16 R``) at
+either contact and completely inelastic impacts.  Data:
 ``m = 6e-3`` kg, ``I1 = I2 = 8e-7``, ``I3 = 7e-7`` kg m^2, ``a1 = 3e-3``,
 ``a2 = 1.6e-2``, ``r1 = 1.5e-2``, ``r2 = 5e-3`` m; started on the big
-sphere (centre of mass at ``1.2015e-2`` m = ``r1 - a1 cos 0.1``) with the
+sphere (centre of mass at ``1.2015e-2`` m, about ``r1 - a1 cos 0.1``) with the
 axis tilted by 0.1 rad and spinning at 180 rad/s about it, to 8 s.
+
+Where each number comes from (``scenario``: the collection's
+``tippetop_scenario1.py``, which takes them from Leine & Glocker 2003;
+``system``: its ``tippetop_system.py``, class ``Tippetop_quaternion``):
+
+==============  ==========================  ==================================================
+parameter       value                       source
+==============  ==========================  ==================================================
+m               6e-3 kg                     scenario
+I1 = I2, I3     8e-7, 7e-7 kg m^2           scenario
+g               9.81 m/s^2                  scenario
+a1, a2          3e-3, 1.6e-2 m              scenario; sphere centres at ``(0, 0, a_i)`` in the
+                                            body frame: system, ``K_r_SC1``, ``K_r_SC2``
+r1, r2          1.5e-2, 5e-3 m              scenario
+mu              0.3 (both contacts)         scenario
+e_N, e_F        0, 0                        scenario
+R               5e-4 m (both contacts)      scenario
+r_c             3 pi / 16 R = 2.945e-4 m    system, ``Ri_bar = 3 * pi / 16 * R`` scales the
+                                            drilling velocity and moment (``Ai``)
+z0              1.2015e-2 m                 scenario
+tilt            0.1 rad about e_x           scenario (``theta0``; quaternion from axis-angle)
+spin            180 rad/s about e_3 (body)  scenario (``psi_dot0``, body angular velocity)
+t_end           8 s                         scenario (``t1``)
+dt (Moreau)     1e-4 s                      scenario
+==============  ==========================  ==================================================
 
 Conventions: ``a1``, ``a2`` are the distances from the centre of mass to
 the centres of the two spheres, both towards the stem (``+e_3``), so the
@@ -22,18 +50,18 @@ The seed's ``z0 = 1.2015e-2`` m leaves the big sphere 1.25e-8 m above the
 table (``r1 - a1 cos 0.1 = 1.20149875e-2``): the first step is a tiny
 inelastic impact.
 
-What the model does (Moreau, ``h = 1e-4``; the nonsmooth generalized-alpha
-method at ``h = 2e-4`` agrees: stem contact at 1.43 s, at 8 s tilt 1.134 rad
-and energy 0.996 mJ): the Coulomb--Contensou coupling keeps the contact point sliding (the
-drilling velocity ``r_c Omega_n`` takes part of the friction budget, so the
+What the model does (Moreau, ``h = 1e-4``, ``r_c = 3 pi / 16 R``): the
+Coulomb--Contensou coupling keeps the contact point sliding (the drilling
+velocity ``r_c Omega_n`` takes part of the friction budget, so the
 tangential friction acts like a viscous one for slow sliding); the sliding
-friction raises the centre of mass, the tilt passes pi/2 at 1.03 s and the
-stem touches at 1.39 s.  On the stem the drilling moment ``mu N r_c``
-slows the spin by about ``mu m g r_c / I3 = 13 rad/s^2`` (98 -> 81 rad/s from
+friction raises the centre of mass, the tilt passes pi/2 at 0.98 s and the
+stem touches at 1.37 s.  On the stem the drilling moment ``mu N r_c``
+slows the spin by about ``mu m g r_c / I3 = 7.4 rad/s^2`` (101 -> 90 rad/s from
 1.6 to 3.0 s); at the stability limit the top falls back onto the big sphere
-(3.2 s, spin 80 rad/s), spins down resting on both spheres (tilt 2.46 rad)
-until 4.0 s and then rolls on the big sphere (8 s: tilt 1.13 rad, spin 13 rad/s, energy 12.05 -> 1.00 mJ: 8.31 mJ
-dissipated at the sphere, 2.74 mJ at the stem).  With Coulomb friction alone
+(4.53 s, spin 80 rad/s), spins down resting on both spheres (tilt 2.46 rad)
+until 5.47 s and then rolls on the big sphere (8 s: tilt 1.68 rad, spin 12 rad/s,
+energy 12.05 -> 1.04 mJ: 8.03 mJ dissipated at the sphere, 2.97 mJ at the stem;
+energy account closed to 1.2e-15 J).  With Coulomb friction alone
 (``--contensou-radius 0``) the contact point soon rolls, almost nothing is
 dissipated (12.05 -> 11.96 mJ in 8 s) and the top does not turn over; then
 Jellett's quantity ``L . (a1 e_3 - r1 e_z)`` (:func:`axis_quantities`) is
@@ -58,8 +86,10 @@ from ..contact.bodies import Top
 from ..math.rotations import quat_from_axis_angle, rot3
 from ._common import figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
 
-DATA = dict(m=6e-3, I1=8e-7, I3=7e-7, a1=3e-3, a2=1.6e-2, r1=1.5e-2, r2=5e-3, mu=0.3, r_c=5e-4,
-            z0=1.2015e-2, tilt=0.1, spin=180.0, g=9.81)
+#: radius ``R`` of the circular contact areas [m] (the collection's ``R``)
+CONTACT_RADIUS = 5e-4
+DATA = dict(m=6e-3, I1=8e-7, I3=7e-7, a1=3e-3, a2=1.6e-2, r1=1.5e-2, r2=5e-3, mu=0.3,
+            r_c=3.0 * np.pi / 16.0 * CONTACT_RADIUS, z0=1.2015e-2, tilt=0.1, spin=180.0, g=9.81)
 
 
 def model(**changes):
@@ -155,7 +185,8 @@ def main(argv=None):
     p.add_argument("--dt", type=positive_float, default=1e-4, help="step size [s]")
     p.add_argument("--solver", default="moreau", choices=["moreau", "moreau_shifted", "nsgenalpha"])
     p.add_argument("--contensou-radius", type=float, default=DATA["r_c"],
-                   help="Contensou radius [m] (0: Coulomb friction, Jellett's quantity conserved)")
+                   help="Contensou radius r_c [m] (default 3 pi / 16 R, R = 5e-4 m the radius of the contact "
+                        "areas; 0: Coulomb friction, Jellett's quantity conserved)")
     args = p.parse_args(argv)
     out = prepare_outdir(args.outdir, p)
     changes = {"r_c": args.contensou_radius}
