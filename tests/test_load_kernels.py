@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from phmech import PlanarRigidBody, PointMass, SpatialRigidBody, System
 from phmech.bodies import FixedBody
-from phmech.loads import Gravity, PortDamper, PortForce, PortMoment
+from phmech.loads import Gravity, Load, PortForce, PortMoment
 from phmech.math.rotations import rot2, rot3
 
 RNG = np.random.default_rng(7)
@@ -55,16 +55,38 @@ def test_packed_load_force_is_the_rotated_input(k):
         assert np.allclose(Dq, _fd(lambda x: ld.force(t, x), q), rtol=0, atol=1e-8)
 
 
+class _Drag(Load):
+    """A user's load with its own force: quadratic drag ``-c |v| v`` on the body-frame velocity of
+    the frame origin (not of the packed form)."""
+
+    def __init__(self, body, c):
+        self.name, self.body, self.c = f"drag({body.name})", body, c
+        self.cols = np.arange(2)
+        self.A = np.eye(2)
+
+    def force(self, t, q, e=None):
+        v = e[:2]
+        return -self.c * np.linalg.norm(v) * v
+
+    def force_e(self, t, q, e=None):
+        v = e[:2]
+        n = np.linalg.norm(v)
+        D = np.zeros((2, self.body.ne))
+        D[:, :2] = -self.c * (n * np.eye(2) + (np.outer(v, v) / n if n > 0 else 0.0))
+        return D
+
+
 def test_loads_with_their_own_force_are_not_packed_and_are_added_once():
-    """A damper has its own force: not of the packed form (its slot is None); the kernel plus the
-    Python leftovers equal DescriptorDAE.f, the packed loads (gravity, a force) counted once."""
+    """A user's load with its own force is not of the packed form (its slot is None); the kernel
+    plus the Python leftovers equal DescriptorDAE.f, the packed loads (gravity, a force) counted
+    once."""
     from phmech.assembly.compiled import PythonFallbackWarning
     rod = PlanarRigidBody.rod("rod", 1.0, 1.0)
     s = System([rod])
     s.pin(rod.port("A"))
     s.add_gravity((0.0, -9.81))
     s.apply_force(rod.port("B"), lambda t: (t, 1.0))
-    s.add_load(PortDamper(rod.port("B"), 0.4))
+    s.add_load(_Drag(rod, 0.4))
     assert s.loads[-1].kernel_slot is None
     dae = s.assemble()
     with pytest.warns(PythonFallbackWarning):
