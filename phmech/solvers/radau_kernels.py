@@ -15,7 +15,8 @@ written once:
   multibody dynamics): the assembled systems whose compiled residual is
   complete (:attr:`CompiledResidual.pure
   <phmech.assembly.compiled.CompiledResidual.pure>`, stage data: the
-  residual kernel's arguments at the three stage times) and the classic
+  residual kernel's arguments with the prescribed velocities and loads'
+  inputs of the three stage times) and the classic
   benchmark problems (:mod:`phmech.validation._classic_compiled`);
 * interpreted (``stage_iteration.py_func``, the same source) for every
   other problem: ``f`` a Python callable, the factors dense or sparse.
@@ -38,7 +39,7 @@ import math
 import numpy as np
 
 from .._jit import jit as _jit, numba
-from ..assembly.compiled import _csr_mv_add, lu_solve, residual_kernel
+from ..assembly.compiled import _KERNEL_ARGS, _csr_mv_add, lu_solve, residual_kernel
 from ._dense import DenseLU
 from ._newton import newton_converged, newton_hopeless
 
@@ -80,27 +81,30 @@ def python_stage(i, t, Y, f, out):
     out[:] = f(t, Y)
 
 
-def _is_args3(data):
-    return isinstance(data, tuple) and len(data) == 3 and all(isinstance(a, tuple) for a in data)
+#: positions of the time-dependent residual kernel arguments: ``w(t)`` and the loads (inputs ``u(t)`` last)
+_IW, _IL = _KERNEL_ARGS.index("w"), _KERNEL_ARGS.index("loads")
 
 
-def _is_args3_type(data):
+def _is_assembled(data):
+    return (isinstance(data, tuple) and len(data) == 3 and isinstance(data[0], tuple)
+            and isinstance(data[1], np.ndarray) and isinstance(data[2], np.ndarray))
+
+
+def _is_assembled_type(data):
     from numba import types
-    return isinstance(data, types.BaseTuple) and len(data) == 3 and all(
-        isinstance(a, types.BaseTuple) for a in data.types)
+    return (isinstance(data, types.BaseTuple) and len(data) == 3 and isinstance(data[0], types.BaseTuple)
+            and isinstance(data[1], types.Array) and isinstance(data[2], types.Array))
 
 
-@stage_kind(_is_args3, _is_args3_type)
+@stage_kind(_is_assembled, _is_assembled_type)
 def assembled_stage(i, t, Y, data, out):
-    """Stage value of an assembled system: the residual kernel with ``data[i]``, its arguments
-    after ``(t, y)`` at the stage time (:meth:`CompiledResidual.kernel_args
-    <phmech.assembly.compiled.CompiledResidual.kernel_args>`)."""
-    if i == 0:
-        residual_kernel(t, Y, *(data[0] + (out,)))
-    elif i == 1:
-        residual_kernel(t, Y, *(data[1] + (out,)))
-    else:
-        residual_kernel(t, Y, *(data[2] + (out,)))
+    """Stage value of an assembled system, ``data = (args, w, U)``: the residual kernel with
+    its arguments after ``(t, y)`` ``args``, into which the prescribed velocities ``w[i]`` and
+    the loads' inputs ``U[i]`` of the stage time are written first."""
+    args, w, U = data
+    args[_IW][:] = w[i]
+    args[_IL][-1][:, :] = U[i]
+    residual_kernel(t, Y, *(args + (out,)))
 
 
 class AssembledStages:
@@ -127,9 +131,18 @@ class AssembledStages:
         return self.compiled.jacobian(y, t=t)
 
     def stage_data(self, times):
-        """The residual kernel's arguments at the three stage times."""
+        """``(args, w, U)``: the residual kernel's arguments (those that depend on time: arrays
+        of this call, not the possibly cached ones of ``kernel_args``) and the prescribed
+        velocities and loads' inputs at the three stage times (stacked: one argument tuple
+        instead of three keeps the cost of the call small)."""
         c = self.compiled
-        return tuple(c.kernel_args(float(t)) for t in times)
+        t0, t1, t2 = (float(t) for t in times)
+        a0 = c.kernel_args(t0)
+        w = np.array([a0[_IW], c.dae.w(t1), c.dae.w(t2)], float)
+        loads = a0[_IL]
+        U = np.array([loads[-1], c.load_args(t1)[-1], c.load_args(t2)[-1]], float)
+        args = a0[:_IW] + (w[0].copy(),) + a0[_IW + 1:_IL] + (loads[:-1] + (U[0].copy(),),) + a0[_IL + 1:]
+        return args, w, U
 
 
 def stage_source(problem):
