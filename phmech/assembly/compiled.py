@@ -574,4 +574,4 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     _effort_families_jacobian(q, e, nq, eff, J)
     loads_jacobian_add(q, loads, J, nq)
     network_jacobian_add(q, e, nw, J, nq)
-    forces_jacobian_add(q, e, fd, J, nq)       # the force elements (phmech.forces)
+    forces_jacobian_add(q, e, fd, J, nq, ce)   # the force elements (phmech.forces)

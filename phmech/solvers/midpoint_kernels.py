@@ -35,8 +35,9 @@ try:       # numba's LAPACK binding is not public API: without it the step is no
     from numba.np.linalg import _LAPACK, F_INT_nptype
     _getrf = _LAPACK().numba_xxgetrf(types.float64)
     PIVOT_TYPE = F_INT_nptype
-    #: the compiled step can be used (numba and its LAPACK binding are there)
-    AVAILABLE = numba is not None
+    #: the compiled step can be used (numba and its LAPACK binding are there, and the kernels are
+    #: compiled: with NUMBA_DISABLE_JIT the solver runs its Python iteration on the same kernels)
+    AVAILABLE = numba is not None and not numba.config.DISABLE_JIT
 except (ImportError, AttributeError):  # pragma: no cover - depends on the numba version
     PIVOT_TYPE = np.int32
     AVAILABLE = False
