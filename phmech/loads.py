@@ -80,8 +80,9 @@ class Load:
         """Exact ``d force / d e`` (None: independent of ``e``)."""
         return None
 
-    def potential(self, q):
-        """Potential ``V(q)`` of a conservative load, or None."""
+    def potential(self, q, e=None):
+        """Potential ``V(q)`` (or ``V(q, e)`` where the body's shape follows from its efforts) of a
+        conservative load, or None."""
         return None
 
     @property
@@ -159,10 +160,22 @@ class Gravity(Load):
 
     The body-frame velocity field of a unit frame translation is the unit
     vector, so the gravity power ``int rho g . v`` is ``e^T M[:, translation] R^T g``
-    for any body, rigid or flexible.  The potential ``V = -g . (m x_P + R s)``
-    (``s`` the first moment about the frame origin) is given for bodies
-    without flexible variables; for flexible bodies the work of gravity on
-    the deformation is part of the supplied work instead.
+    for any body, rigid or flexible.  The potential is
+    ``V = -g . (m x_P + R S)`` with ``S`` the first moment of mass about the
+    frame origin in frame components: constant for a rigid body, and for a
+    flexible body the one of its deformed shape, ``S = s0 + rows @ v`` from the
+    body's ``first_moment()`` (``v`` its configuration for the geometrically
+    consistent beams, whose displacement is part of ``q``, or its efforts for
+    the linear floating-frame beams, whose displacement follows from the
+    stresses).  For the consistent beams the force is exactly ``-dV/dt``
+    (their efforts are absolute velocities), so ``H + V`` is conserved to
+    the integrator's accuracy.  The linear floating frame writes the
+    rotational inertia with the undeformed shape: its gravity power misses
+    ``g . R (omega x int rho A u)``, and ``H + V`` drifts by the work of that
+    term (small for small deflections).  A flexible body without
+    ``first_moment()`` (the plates) has no potential: its gravity work is
+    supplied work (``potential`` returns None and
+    :meth:`~phmech.assembly.energy.EnergyMixin.potential_energy` warns).
     """
 
     def __init__(self, body, g, name=None):
@@ -182,12 +195,21 @@ class Gravity(Load):
         self.mass = float(Mt[0, body.translation_dofs[0]])
         self._rigid = len(body.frame_dofs) == body.ne
         self._first_moment = self.mass * np.asarray(getattr(body, "center", np.zeros(body.dim)), float)
+        self._deformed = None
+        if not self._rigid and hasattr(body, "first_moment"):
+            self._deformed = body.first_moment()
 
     def identity_parameters(self):
         return {"g": self.g}
 
-    def potential(self, q):
-        if not self._rigid:
+    def potential(self, q, e=None):
+        """``V = -g . (m x_P + R(q) S)``; None for a flexible body without ``first_moment()``."""
+        if self._rigid:
+            S = self._first_moment
+        elif self._deformed is None:
             return None
-        return -float(self.g @ (self.mass * self.body.position(q)
-                                + self.body.rotation(q) @ self._first_moment))
+        else:
+            s0, rows, on = self._deformed
+            v = q if on == "q" else (np.zeros(self.body.ne) if e is None else e)
+            S = s0 + rows @ np.asarray(v, float)
+        return -float(self.g @ (self.mass * self.body.position(q) + self.body.rotation(q) @ S))

@@ -39,3 +39,16 @@ def test_four_bar_case_writes_what_it_lists(tmp_path):
     assert out.omega.shape == (4, 3) and np.all(out.omega > 0)
     assert out.figures and out.csv and all(os.path.exists(f) for f in out.files)
     assert any(f.endswith("summary.json") for f in out.files)
+
+
+def test_contact_case_of_one_run():
+    """A contact case returns a CaseResult of its one run; the run's trajectory and the case's
+    errors read through it, and an unknown name still raises naming the case result."""
+    from phmech.validation import bouncing_ball
+    out = bouncing_ball.run(case=2, dt=5e-3, t_end=0.3)
+    assert isinstance(out, CaseResult) and list(out.results) == ["run"]
+    run = out.results["run"]
+    assert out.t is run.t and out.errors is run.errors and out.y.shape == run.y.shape
+    assert out.errors["n_impacts"] >= 1
+    with pytest.raises(AttributeError, match="CaseResult has no attribute 'nope'"):
+        out.nope  # noqa: B018

@@ -1,5 +1,9 @@
 """Energy and power bookkeeping of the assembled system."""
+import warnings
+
 import numpy as np
+
+from ..loads import Gravity
 
 
 class EnergyMixin:
@@ -13,20 +17,29 @@ class EnergyMixin:
         return H if H.shape[0] > 1 else H[0]
 
     def potential_energy(self, y):
-        """Sum of the potentials ``V(q)`` of the conservative loads (gravity on rigid bodies) and
-        of the force elements with the linear law (springs, bushings).
+        """Sum of the potentials of the conservative loads (gravity on rigid bodies and on the
+        deformed shape of beams, :class:`~phmech.loads.Gravity`) and of the force elements with
+        the linear law (springs, bushings).
 
-        Loads without a potential (forces, gravity on flexible bodies) and force
-        elements with a user law count as supplied work instead.
+        Loads without a potential (forces; gravity on a flexible body without a first moment,
+        with a warning) and force elements with a user law count as supplied work instead.
         """
         y = np.atleast_2d(y)
         V = np.zeros(y.shape[0])
-        for ld, sq, _ in self.loads:
+        missing = []
+        for ld, sq, se in self.loads:
             for k, row in enumerate(y):
-                v = ld.potential(row[self.sq][sq])
+                v = ld.potential(row[self.sq][sq], row[self.se][se])
                 if v is None:
+                    if isinstance(ld, Gravity):
+                        missing.append(ld.name)
                     break
                 V[k] += v
+        if missing and not getattr(self, "_warned_potential", False):
+            self._warned_potential = True
+            warnings.warn("potential_energy: no potential for " + ", ".join(missing) + " (a flexible body "
+                          "without first_moment()); their work is supplied work, not part of H + V",
+                          RuntimeWarning, stacklevel=2)
         forces = getattr(self, "forces", None)
         if forces:
             for k, row in enumerate(y):

@@ -294,6 +294,29 @@ def _eliminate(trace, conditions, nf, owner):
     return keep
 
 
+
+def axis_first_moment(body, rhoA, point_masses=(), n_gauss=4):
+    """First moment of mass of a beam's deformed axis about its frame origin, in frame components.
+
+    ``S = s0 + rows @ v``: ``s0`` that of the undeformed axis (``rho A L^2 / 2 e1`` plus the point
+    masses), ``rows`` (dim x n) that of the displacement ``int rho A u dX + sum m_k u(x_k)`` from
+    the body's :meth:`displacement_rows` (Gauss-Legendre points on the uniform elements, exact for
+    the cubic fields), ``v`` the vector those rows act on (``q`` or ``e``).
+    """
+    xg, wg = np.polynomial.legendre.leggauss(n_gauss)
+    h = body.L / body.n_elem
+    left = h * np.arange(body.n_elem)
+    pts = (left[:, None] + 0.5 * h * (xg[None, :] + 1.0)).ravel()
+    w = np.tile(0.5 * h * wg, body.n_elem)
+    rows = np.vstack([rhoA * (w @ R) for R in body.displacement_rows(pts)])
+    s0 = np.zeros(rows.shape[0])
+    s0[0] = 0.5 * rhoA * body.L ** 2
+    for x, m in point_masses:
+        s0[0] += m * x
+        rows += m * np.vstack([R[0] for R in body.displacement_rows([x])])
+    return s0, rows
+
+
 class _BeamBase:
     """Shared set-up of the fixed and the floating beam."""
 
@@ -436,6 +459,7 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
             W[0, 2] = 1.0
             W[0, r:] = tr["slope"][keep]
             self.add_port(end, Y, W, (xe, 0.0))
+        self.point_masses = []
         for xm, mm in point_masses:
             self.add_point_mass(xm, mm)
 
@@ -471,6 +495,12 @@ class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
         self.M = sp.csr_matrix(self.M + mass * N.T @ N)
         self.K_list = [sp.csr_matrix(self.K_list[0] + mass * N.T @ S @ N)]
         self.mass += mass
+        self.point_masses.append((float(x), float(mass)))
+
+    def first_moment(self):
+        """``(s0, rows, "e")``: first moment of mass about the frame origin ``s0 + rows @ e`` (frame
+        components; the displacement recovered from the stresses, :meth:`displacement_rows`)."""
+        return (*axis_first_moment(self, self.rhoA, self.point_masses), "e")
 
 
 class EulerBernoulliBeam(_BeamBase, FixedBody):

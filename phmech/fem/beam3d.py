@@ -111,6 +111,12 @@ class FloatingSpatialBeam(SpatialFrameBody):
             Wr[0, r:], Wr[1, r:], Wr[2, r:] = T["wx"][keep], -T["sz"][keep], T["sy"][keep]
             self.add_port(end, Y, Wr, (xe, 0.0, 0.0))
 
+    def first_moment(self):
+        """``(s0, rows, "e")``: first moment of mass about the frame origin ``s0 + rows @ e`` (frame
+        components; the displacement recovered from the stresses, :meth:`displacement_rows`)."""
+        from .beam import axis_first_moment
+        return (*axis_first_moment(self, self.fe.coef[0]), "e")
+
     def displacement_rows(self, points):
         """Rows giving the flexible displacement ``(u_x, u_y, u_z)`` at ``points`` from ``e``.
 

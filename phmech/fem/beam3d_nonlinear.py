@@ -322,6 +322,12 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         return e
 
     # -- state helpers ---------------------------------------------------------------
+    def first_moment(self):
+        """``(s0, rows, "q")``: first moment of mass about the frame origin ``s0 + rows @ q`` (frame
+        components, the displacement in the configuration)."""
+        from .beam import axis_first_moment
+        return (*axis_first_moment(self, self.rhoA), "q")
+
     def displacement_rows(self, points):
         """Rows giving ``(u_x, u_y, u_z)`` at ``points`` from ``q`` (three arrays ``(npts, nq)``)."""
         P = self.fe.point_rows(np.clip(np.atleast_1d(np.asarray(points, float)), 0.0, self.L))

@@ -430,6 +430,12 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         e[self.fields["m"]] = Cm.solve(fe.Dm @ uy)
         return e
 
+    def first_moment(self):
+        """``(s0, rows, "q")``: first moment of mass about the frame origin ``s0 + rows @ q`` (frame
+        components, the displacement in the configuration)."""
+        from .beam import axis_first_moment
+        return (*axis_first_moment(self, self.rhoA), "q")
+
     def displacement_rows(self, points):
         """Rows giving ``(u_x, u_y)`` at ``points`` from ``q`` (two arrays ``(npts, nq)``)."""
         P = self.fe.point_rows(points)

@@ -37,7 +37,9 @@ class CaseResult:
         Further arrays of a case without fields of its own; also readable as
         attributes and with ``out["name"]``.
 
-    A field or entry called ``result`` is also ``results["run"]``.
+    A field or entry called ``result`` is also ``results["run"]``.  A case of one run reads
+    the attributes of that run's result through the case result (``out.t``, ``out.y``,
+    ``out.stats``, ...).
     """
 
     summary: dict = field(default_factory=dict)
@@ -64,6 +66,14 @@ class CaseResult:
         data = self.__dict__.get("data")
         if data is not None and name in data:
             return data[name]
+        results = self.__dict__.get("results") or {}
+        if len(results) == 1 and not name.startswith("_"):
+            # a case of one run: its result's attributes (trajectory, statistics, ...) are the case's
+            run = next(iter(results.values()))
+            try:
+                return getattr(run, name)
+            except AttributeError:
+                pass
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def __getitem__(self, name):

@@ -67,7 +67,7 @@ import numpy as np
 from .. import System
 from ..contact import NonsmoothProblem, PointPlane, simulate
 from ..contact.bodies import Disc
-from ._common import figure_style, parser, prepare_outdir, savefig, write_summary
+from ._common import CaseResult, figure_style, parser, prepare_outdir, savefig, write_summary
 
 M_BALL, R_BALL, G = 1.0, 0.1, 9.81
 I_BALL = 0.4 * M_BALL * R_BALL**2          # a ball: Theta = 2/5 m r^2
@@ -232,7 +232,7 @@ def run(case=1, dt=2e-3, solver="moreau", t_end=None, **options):
         "dissipated": float(res.dissipated[-1, 0]),
         "energy_loss": float(H[0] - H[-1]),
     }
-    return res
+    return CaseResult(results={"run": res})
 
 
 def study(cases=(1, 2, 3, 4), solvers=SOLVERS, dts=(2e-3, 1e-3, 5e-4)):

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from ._common import figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
+from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
 from ._contact_pendulum import Pendulum, run_pendulum
 from ._contact_simple import block_model, cradle_model, cradle_touching_exact, run_block, run_cradle
 
@@ -32,7 +32,12 @@ SOLVERS = ("moreau", "moreau_shifted", "nsgenalpha")
 
 
 def run(case="block", dt=2e-3, solver="moreau"):
-    """One case (see :data:`CASES`); the result carries ``errors``."""
+    """One case (see :data:`CASES`): a :class:`~phmech.validation._common.CaseResult` of the
+    case's run, which carries ``errors``."""
+    return CaseResult(results={"run": _run(case, dt, solver)})
+
+
+def _run(case, dt, solver):
     if case == "block":
         return run_block(dt, solver)
     if case == "cradle_gaps":

@@ -84,7 +84,7 @@ from .. import System
 from ..contact import NonsmoothProblem, PointPlane, simulate
 from ..contact.bodies import Top
 from ..math.rotations import quat_from_axis_angle, rot3
-from ._common import figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
+from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
 
 #: radius ``R`` of the circular contact areas [m] (the collection's ``R``)
 CONTACT_RADIUS = 5e-4
@@ -168,7 +168,7 @@ def run(t_end=8.0, dt=1e-4, solver="moreau", dt_out=1e-3, model_changes=None, **
                 res.t_fall = float(res.steps["t"][back[0]])
                 res.spin_fall = float(np.interp(res.t_fall, res.t, res.spin))
     res.critical_spin = critical_spin(**(model_changes or {}))
-    return res
+    return CaseResult(results={"run": res})
 
 
 def critical_spin(**changes):
