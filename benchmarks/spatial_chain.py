@@ -124,6 +124,31 @@ def exudyn_chain(n, t_end, dt):
     return setup, wall / int(round(t_end / dt)), float((np.asarray(r) + R @ [0.5, 0.0, 0.0])[2])
 
 
+def chain_table(kind, build, peer_run, axis, sizes, args):
+    """Print the per-step table of one chain; returns ``[(N, per step, Exudyn per step or None)]``."""
+    label = "xyz"[axis] + "_end"
+    print(f"{kind} chain, {args.t_end} s at dt = {args.dt}, midpoint")
+    print(f"{'N':>5s} {'n':>6s} {'set-up [s]':>10s} {'step [ms]':>10s} {'Exudyn [ms]':>11s} {'ratio':>6s} "
+          f"{label:>9s} {label + ' Exudyn':>12s}  path")
+    unknowns, out = [], []
+    for n in sizes:
+        s, bars = build(n)
+        nu, setup, per_step, path, res = run_phmech(s, args.t_end, args.dt)
+        dae = s.assemble()
+        q = res.y[-1][dae.q_slices[bars[-1].name]]
+        end = float(bars[-1].port_position(q, bars[-1].port("B"))[axis])
+        peer = None if args.no_peer else peer_run(n, args.t_end, args.dt)
+        ex = f"{1e3 * peer[1]:11.3f} {per_step / peer[1]:6.1f}" if peer else f"{'-':>11s} {'-':>6s}"
+        px = f"{peer[2]:12.5f}" if peer else f"{'-':>12s}"
+        print(f"{n:5d} {nu:6d} {setup:10.3f} {1e3 * per_step:10.3f} {ex} {end:9.5f} {px}  {path}", flush=True)
+        unknowns.append(nu)
+        out.append((n, per_step, peer[1] if peer else None))
+    if len(unknowns) > 1:
+        slope = np.polyfit(np.log(unknowns), np.log([o[1] for o in out]), 1)[0]
+        print(f"cost slope d log(step) / d log(n): {slope:.2f}")
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[5, 20, 80, 320], help="numbers of bars")
@@ -135,44 +160,13 @@ def main(argv=None):
     args = p.parse_args(argv)
     import phmech
     print(f"phmech {phmech.__version__} from {phmech.__file__}")
-    print(f"spatial chain, {args.t_end} s at dt = {args.dt}, midpoint")
-    print(f"{'N':>5s} {'n':>6s} {'set-up [s]':>10s} {'step [ms]':>10s} {'Exudyn [ms]':>11s} {'ratio':>6s} "
-          f"{'z_end':>9s} {'z_end Exudyn':>12s}  path")
     run_phmech(phmech_chain(2)[0], 3 * args.dt, args.dt)     # load the kernels outside the timings
-    sizes, steps, peer_steps = [], [], []
-    for n in args.sizes:
-        s, bars = phmech_chain(n)
-        nu, setup, per_step, path, res = run_phmech(s, args.t_end, args.dt)
-        dae = s.assemble()
-        q = res.y[-1][dae.q_slices[bars[-1].name]]
-        z_end = float(bars[-1].port_position(q, bars[-1].port("B"))[2])
-        peer = None if args.no_peer else exudyn_chain(n, args.t_end, args.dt)
-        ex = f"{1e3 * peer[1]:11.3f} {per_step / peer[1]:6.1f}" if peer else f"{'-':>11s} {'-':>6s}"
-        zx = f"{peer[2]:12.5f}" if peer else f"{'-':>12s}"
-        print(f"{n:5d} {nu:6d} {setup:10.3f} {1e3 * per_step:10.3f} {ex} {z_end:9.5f} {zx}  {path}", flush=True)
-        sizes.append(nu)
-        steps.append(per_step)
-        peer_steps.append(peer[1] if peer else None)
-    if len(sizes) > 1:
-        slope = np.polyfit(np.log(sizes), np.log(steps), 1)[0]
-        print(f"cost slope d log(step) / d log(n): {slope:.2f}")
-    rows = {"spatial": list(zip(args.sizes, steps, peer_steps))}
-    if args.planar_sizes:
-        print(f"planar chain, {args.t_end} s at dt = {args.dt}, midpoint")
-        print(f"{'N':>5s} {'n':>6s} {'set-up [s]':>10s} {'step [ms]':>10s} {'Exudyn [ms]':>11s} {'ratio':>6s} "
-              f"{'y_end':>9s} {'y_end Exudyn':>12s}  path")
-        rows["planar"] = []
-        for n in args.planar_sizes:
-            s, bars = planar_chain(n)
-            nu, setup, per_step, path, res = run_phmech(s, args.t_end, args.dt)
-            dae = s.assemble()
-            q = res.y[-1][dae.q_slices[bars[-1].name]]
-            y_end = float(bars[-1].port_position(q, bars[-1].port("B"))[1])
-            peer = None if args.no_peer else exudyn_mechanisms.planar_chain(n, args.t_end, args.dt)
-            ex = f"{1e3 * peer[1]:11.3f} {per_step / peer[1]:6.1f}" if peer else f"{'-':>11s} {'-':>6s}"
-            yx = f"{peer[2]:12.5f}" if peer else f"{'-':>12s}"
-            print(f"{n:5d} {nu:6d} {setup:10.3f} {1e3 * per_step:10.3f} {ex} {y_end:9.5f} {yx}  {path}", flush=True)
-            rows["planar"].append((n, per_step, peer[1] if peer else None))
+    rows = {}
+    chains = (("spatial", phmech_chain, exudyn_chain, 2, args.sizes),
+              ("planar", planar_chain, exudyn_mechanisms.planar_chain, 1, args.planar_sizes))
+    for kind, build, peer_run, axis, sizes in chains:
+        if sizes:
+            rows[kind] = chain_table(kind, build, peer_run, axis, sizes, args)
     if args.bricard_t_end > 0:
         from phmech.validation import bricard
         s, links = bricard.build(section="box")
@@ -188,6 +182,7 @@ def main(argv=None):
                   f"P3 = {np.array2string(peer[2], precision=6)}, |difference| {np.linalg.norm(p3 - peer[2]):.1e}")
         rows["bricard"] = (per_step, peer[1] if peer else None)
     return rows
+
 
 if __name__ == "__main__":
     main()

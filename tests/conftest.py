@@ -89,3 +89,35 @@ def four_bar_model():
             cache[n] = FourBar(n_elem=n)
         return cache[n]
     return get
+
+
+def central_differences(fun, x, h=1e-6, relative=False):
+    """Central differences of the vector function ``fun`` at ``x`` (one column per entry of ``x``);
+    with ``relative`` the step is ``h * max(1, |x_i|)``."""
+    x = np.asarray(x, float)
+    cols = []
+    for i in range(x.size):
+        d = np.zeros(x.size)
+        d[i] = h * max(1.0, abs(x[i])) if relative else h
+        cols.append((np.asarray(fun(x + d)) - np.asarray(fun(x - d))) / (2 * d[i]))
+    return np.column_stack(cols)
+
+
+def uncompiled_f_and_jacobian(module, builder, scale):
+    """``(f, dense df/dy)`` at ``t = 0.2`` of ``tests.<module>.<builder>()`` evaluated in a fresh
+    process with ``NUMBA_DISABLE_JIT=1`` (the kernels run as Python), at the initial state plus
+    ``scale`` times a fixed random vector; with the model and that state of this process."""
+    import json
+    import os
+    import subprocess
+    import sys
+    state = f"dae.initial_state() + {scale!r} * np.random.default_rng(3).standard_normal(dae.n)"
+    script = (f"import json, numpy as np, tests.{module} as t\n"
+              f"dae = t.{builder}().assemble()\n"
+              f"y = {state}\n"
+              "print(json.dumps([dae.f(0.2, y).tolist(), dae.jacobian(0.2, y).toarray().ravel().tolist()]))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
+    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
+                         check=True)
+    return tuple(np.array(v) for v in json.loads(out.stdout.strip().splitlines()[-1]))

@@ -1,5 +1,6 @@
 """The compiled paths reproduce the Python reference to round-off."""
 import numpy as np
+from conftest import uncompiled_f_and_jacobian
 import pytest
 
 from phmech.validation import _classic_compiled as cc
@@ -278,19 +279,7 @@ def test_bricard_compiled_midpoint_equals_python_midpoint():
 def test_the_kernels_run_as_python_with_the_jit_disabled():
     """With ``NUMBA_DISABLE_JIT=1`` the same kernel source evaluates the residual and the
     Jacobian as Python: equal to the compiled values to round-off (every spatial joint type)."""
-    import json
-    import os
-    import subprocess
-    import sys
-    script = ("import json, numpy as np, tests.test_compiled as t\n"
-              "dae = t._every_spatial_joint().assemble()\n"
-              "y = dae.initial_state() + 0.1 * np.random.default_rng(3).standard_normal(dae.n)\n"
-              "print(json.dumps([dae.f(0.2, y).tolist(), dae.jacobian(0.2, y).toarray().ravel().tolist()]))\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
-    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
-                         check=True)
-    f_py, J_py = (np.array(v) for v in json.loads(out.stdout.strip().splitlines()[-1]))
+    f_py, J_py = uncompiled_f_and_jacobian("test_compiled", "_every_spatial_joint", 0.1)
     dae = _every_spatial_joint().assemble()
     y = dae.initial_state() + 0.1 * np.random.default_rng(3).standard_normal(dae.n)
     f, J = dae.f(0.2, y), dae.jacobian(0.2, y).toarray().ravel()

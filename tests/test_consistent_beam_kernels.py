@@ -1,6 +1,7 @@
 """The consistent beams' kernels: exact Jacobians, one implementation for the Python and the
 compiled residual, and the compiled path for models with these beams."""
 import numpy as np
+from conftest import central_differences, uncompiled_f_and_jacobian
 import pytest
 
 from phmech.assembly.compiled import compiled_residual
@@ -31,13 +32,7 @@ def _state(beam, seed, scale):
 
 
 def _fd(fun, x, h):
-    """Central differences of ``fun`` at ``x`` (columns by the entries of ``x``)."""
-    cols = []
-    for i in range(x.size):
-        d = np.zeros(x.size)
-        d[i] = h * max(1.0, abs(x[i]))
-        cols.append((fun(x + d) - fun(x - d)) / (2 * d[i]))
-    return np.array(cols).T
+    return central_differences(fun, x, h, relative=True)
 
 
 def _close(A, B, tol):
@@ -156,19 +151,7 @@ def test_compiled_midpoint_equals_python_midpoint_on_a_consistent_spatial_beam()
 def test_the_beam_kernels_run_as_python_with_the_jit_disabled():
     """With ``NUMBA_DISABLE_JIT=1`` the same kernel source gives the residual and the Jacobian of
     a model with both beam families, equal to the compiled values to round-off."""
-    import json
-    import os
-    import subprocess
-    import sys
-    script = ("import json, numpy as np, tests.test_consistent_beam_kernels as t\n"
-              "dae = t._two_spatial_beams().assemble()\n"
-              "y = dae.initial_state() + 1e-2 * np.random.default_rng(3).standard_normal(dae.n)\n"
-              "print(json.dumps([dae.f(0.2, y).tolist(), dae.jacobian(0.2, y).toarray().ravel().tolist()]))\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
-    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
-                         check=True)
-    f_py, J_py = (np.array(v) for v in json.loads(out.stdout.strip().splitlines()[-1]))
+    f_py, J_py = uncompiled_f_and_jacobian("test_consistent_beam_kernels", "_two_spatial_beams", 1e-2)
     dae = _two_spatial_beams().assemble()
     y = dae.initial_state() + 1e-2 * np.random.default_rng(3).standard_normal(dae.n)
     f, J = dae.f(0.2, y), dae.jacobian(0.2, y).toarray().ravel()

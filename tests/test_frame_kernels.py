@@ -1,6 +1,7 @@
 """The frame kinematics, quaternion rate and frame-rate joint kernels: exact Jacobians against
 finite-difference probes, and the formulas against independent ones."""
 import numpy as np
+from conftest import central_differences
 import pytest
 
 from phmech import PlanarRigidBody, PointMass, SpatialRigidBody, System
@@ -13,13 +14,7 @@ RNG = np.random.default_rng(11)
 
 
 def _fd(fun, x, h=1e-6):
-    """Central differences of ``fun`` at ``x`` (columns by the entries of ``x``)."""
-    cols = []
-    for i in range(x.size):
-        d = np.zeros(x.size)
-        d[i] = h
-        cols.append((fun(x + d) - fun(x - d)) / (2 * h))
-    return np.column_stack(cols)
+    return central_differences(fun, x, h)
 
 
 def test_planar_frames_kernel_is_the_rotated_velocity_and_its_jacobian_is_exact():

@@ -3,7 +3,7 @@ the analytic steady rotation, and independent Ritz models of the crank-slider an
 import numpy as np
 import pytest
 
-from conftest import needs_firedrake
+from conftest import central_differences, needs_firedrake
 
 pytestmark = [needs_firedrake, pytest.mark.firedrake]
 
@@ -16,12 +16,7 @@ def _beam(n=3, frame="simply_supported", strain="green", **kw):
 
 
 def _fd(fun, x, h=1e-7):
-    cols = []
-    for i in range(len(x)):
-        d = np.zeros(len(x))
-        d[i] = h
-        cols.append((fun(x + d) - fun(x - d)) / (2 * h))
-    return np.column_stack(cols)
+    return central_differences(fun, x, h)
 
 
 @pytest.mark.parametrize("frame", ["simply_supported", "cantilever"])

@@ -1,6 +1,7 @@
 """Loads of the packed form: their own force is the kernel's, equal to ``A^T R(q)^T u(t)`` written
 out with the rotation matrices, with exact derivatives; a distributed plate load runs compiled."""
 import numpy as np
+from conftest import central_differences
 import pytest
 import scipy.sparse as sp
 
@@ -13,12 +14,7 @@ RNG = np.random.default_rng(7)
 
 
 def _fd(fun, x, h=1e-6):
-    cols = []
-    for i in range(x.size):
-        d = np.zeros(x.size)
-        d[i] = h
-        cols.append((fun(x + d) - fun(x - d)) / (2 * h))
-    return np.column_stack(cols)
+    return central_differences(fun, x, h)
 
 
 def _loads():

@@ -1,6 +1,7 @@
 """Mass-spring networks: source API, exact Jacobians, input errors, restart, constrained accuracy and
 stability, energy account, agreement with an independent integrator."""
 import numpy as np
+from conftest import central_differences
 import pytest
 from scipy.special import ellipj, ellipk
 
@@ -33,14 +34,7 @@ def random_net(dim=3, seed=0):
 
 
 def fd_matrix(fun, x, h=1e-6):
-    f0 = fun(x)
-    J = np.empty((len(f0), len(x)))
-    for i in range(len(x)):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += h
-        xm[i] -= h
-        J[:, i] = (fun(xp) - fun(xm)) / (2 * h)
-    return J
+    return central_differences(fun, x, h)
 
 
 @pytest.mark.parametrize("dim", [2, 3])

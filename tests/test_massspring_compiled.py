@@ -2,6 +2,7 @@
 Jacobians of both paths against finite differences, compiled runs equal to the Python runs, the
 supplied power of the compiled kernel, and the energy of a conservative chain."""
 import numpy as np
+from conftest import central_differences
 import pytest
 
 from phmech import System
@@ -11,13 +12,7 @@ from phmech.solvers import solve
 
 
 def fd_matrix(fun, x, h=1e-6):
-    J = np.empty((len(fun(x)), len(x)))
-    for i in range(len(x)):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += h
-        xm[i] -= h
-        J[:, i] = (fun(xp) - fun(xm)) / (2 * h)
-    return J
+    return central_differences(fun, x, h)
 
 
 def random_network(dim, seed, timed_gravity=False):

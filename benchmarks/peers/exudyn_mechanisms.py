@@ -31,12 +31,14 @@ BRICARD_JOINTS = [(0, 0, 0), (1, 0, 0), (1, -1, 0), (1, -1, 1), (0, -1, 1), (0, 
 BRICARD_AXES = [(0, 1, 0), (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 0)]
 
 
-def _exudyn():
+def _new_system():
+    """``(exudyn, main system, start time)``, or None without Exudyn."""
     try:
         import exudyn as exu
-        return exu
     except ImportError:
         return None
+    tic = time.perf_counter()
+    return exu, exu.SystemContainer().AddSystem(), tic
 
 
 def _solve(exu, mbs, dt, t_end, n_coordinates):
@@ -59,13 +61,11 @@ def _frame(a, b):
 
 def bricard(t_end, dt):
     """Bricard's mechanism; the checked value is P3 (the point J3) at ``t_end``."""
-    exu = _exudyn()
-    if exu is None:
+    new = _new_system()
+    if new is None:
         return None
+    exu, mbs, tic = new
     from exudyn.utilities import InertiaCuboid
-    tic = time.perf_counter()
-    SC = exu.SystemContainer()
-    mbs = SC.AddSystem()
     ground = mbs.CreateGround(referencePosition=[0.0, 0.0, 0.0])
     inertia = InertiaCuboid(density=1.0 / 0.01, sideLengths=[1.0, 0.1, 0.1])
     links = []
@@ -91,13 +91,11 @@ def bricard(t_end, dt):
 
 def planar_chain(n, t_end, dt):
     """The planar chain of ``n`` bars; the checked value is the height of the last bar's end."""
-    exu = _exudyn()
-    if exu is None:
+    new = _new_system()
+    if new is None:
         return None
+    exu, mbs, tic = new
     import exudyn.itemInterface as ii
-    tic = time.perf_counter()
-    SC = exu.SystemContainer()
-    mbs = SC.AddSystem()
     ground = mbs.AddObject(ii.ObjectGround())
     m, L = 1.0, 1.0
     bodies, nodes = [], []

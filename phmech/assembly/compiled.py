@@ -50,7 +50,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..bodies.frames import (planar_frames_jacobian, planar_frames_qdot, points_qdot, spatial_frames_jacobian,
+from ..bodies.frames import (planar_frames_jacobian, planar_frames_qdot, points_qdot, spatial_frames_jacobian_add,
                              spatial_frames_qdot)
 from ..bodies.inertial import inertial_frames_jacobian_add, inertial_frames_qdot
 from ..fem.frame_rate import FrameRateGroup, frame_rate_derivatives, frame_rate_values
@@ -509,12 +509,7 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                 J[pf_q[a, k], pf_q[b, k] if b < 3 else ce + pf_e[b - 3, k]] += P[k, a, b]
     for k in range(pt_q.size):
         J[pt_q[k], ce + pt_e[k]] += 1.0
-    T = np.empty((sf_q.size, 7, 13))
-    spatial_frames_jacobian(q, e, sf_q, sf_e, T)
-    for k in range(sf_q.size):
-        for a in range(7):
-            for b in range(13):
-                J[sf_q[k] + a, sf_q[k] + b if b < 7 else ce + sf_e[k] + b - 7] += T[k, a, b]
+    spatial_frames_jacobian_add(q, e, sf_q, sf_e, J, ce)
     # efforts
     _csr_add_dense(J0p, J0i, J0d, J, nq, ce, 1.0)
     if Rp.size > 1:

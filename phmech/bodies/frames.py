@@ -104,6 +104,24 @@ def spatial_frames_jacobian(q, e, oq, oe, T):
         quat_rate_jacobian_into(pw, px, py, pz, wx, wy, wz, Tk[3:7, 3:7], Tk[3:7, 10:13])
 
 
+
+@_jit
+def scatter_frames_jacobian(T, oq, oe, J, ce):
+    """Add the frames' blocks ``T[k]`` (7 x 13: by ``q[oq:oq + 7]`` and ``e[oe:oe + 6]``) to the
+    dense ``J`` (rows and ``q`` columns as in ``q``, the ``e`` columns from ``ce``)."""
+    for k in range(oq.size):
+        for a in range(7):
+            for b in range(13):
+                J[oq[k] + a, oq[k] + b if b < 7 else ce + oe[k] + b - 7] += T[k, a, b]
+
+
+@_jit
+def spatial_frames_jacobian_add(q, e, oq, oe, J, ce):
+    """:func:`spatial_frames_jacobian` added to the dense ``J`` (:func:`scatter_frames_jacobian`)."""
+    T = np.empty((oq.size, 7, 13))
+    spatial_frames_jacobian(q, e, oq, oe, T)
+    scatter_frames_jacobian(T, oq, oe, J, ce)
+
 class SpatialFrames:
     """``r' = R(p) v_P``, ``p' = 1/2 p (x) (0, omega)`` for many spatial frames (the kernels above)."""
 
@@ -177,7 +195,3 @@ class Points:
 
     def kernel_data(self):
         return self.q, self.e
-
-    def jacobian_triplets(self, q, e, nq):
-        """Triplets of ``d qdot/de`` (the identity on the velocities; columns shifted by ``nq``)."""
-        return self.q, self.e + nq, np.ones(self.q.size)

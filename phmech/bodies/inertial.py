@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from .._jit import jit as _jit
 from ..math.rotations import PlanarAngle, UnitQuaternion, rot2, skew
 from .base import Body
-from .frames import spatial_frames_jacobian, spatial_frames_qdot
+from .frames import scatter_frames_jacobian, spatial_frames_jacobian, spatial_frames_qdot
 from .rigid import positive
 
 
@@ -71,10 +71,7 @@ def inertial_frames_jacobian_add(q, e, iq, ie, oq, oe, J, ce):
         J[iq[k], ce + ie[k]] += 1.0
     T = np.empty((oq.size, 7, 13))
     inertial_frames_jacobian(q, e, oq, oe, T)
-    for k in range(oq.size):
-        for a in range(7):
-            for b in range(13):
-                J[oq[k] + a, oq[k] + b if b < 7 else ce + oe[k] + b - 7] += T[k, a, b]
+    scatter_frames_jacobian(T, oq, oe, J, ce)
 
 
 class InertialFrames:

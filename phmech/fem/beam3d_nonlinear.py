@@ -49,7 +49,7 @@ from ._petsc import to_numpy, to_scipy
 from . import beam3d_nonlinear_kernels as _kernels
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
 from .beam_nonlinear import STRAINS, _single_dof, _split_effort_triplets
-from .beam_operators import frame_scale, triplets_to_dense
+from .beam_operators import KernelBeam, frame_scale, triplets_to_dense
 from .cache import CachedFE
 
 #: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
@@ -58,7 +58,7 @@ _CROSS = {0: ((1, 2, 1.0), (2, 1, -1.0)),      # (Omega x p)_x = Omega_2 p_z - O
           2: ((0, 1, 1.0), (1, 0, -1.0))}      # (Omega x p)_z = Omega_1 p_y - Omega_2 p_x
 
 
-class NonlinearSpatialBeam(SpatialFrameBody):
+class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
     """Spatial beam with exact rotating-frame inertia and geometric stiffening (module docstring).
 
     ``q = (r_P, p, u_x, u_y, u_z, phi)``, ``e = (v_P, omega, a_x, a_y, a_z, s, n, m_z, m_y, t)``.
@@ -77,8 +77,10 @@ class NonlinearSpatialBeam(SpatialFrameBody):
     kinematics_group = None
     omega_indices = ()
     has_effort_terms = True
+    #: the family's kernels (:mod:`phmech.fem.beam3d_nonlinear_kernels`)
+    _kernels = _kernels
     #: the slot of the compiled residual evaluating the beams' kinematics and effort terms
-    #: (:mod:`phmech.fem.beam3d_nonlinear_kernels`; data by :meth:`effort_kernel_data`)
+    #: (data by :meth:`effort_kernel_data`)
     effort_slot = "spatial_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None, strain="green",
@@ -207,25 +209,6 @@ class NonlinearSpatialBeam(SpatialFrameBody):
         for i in range(3):
             out[f"B_{i}"], out[f"K_{i}"] = self._B[i], self.K[i]
         return out
-
-    @classmethod
-    def effort_kernel_data(cls, items):
-        """The data of the slot :attr:`effort_slot` for the beams ``[(beam, q slice, e slice)]``
-        (:func:`phmech.fem.beam3d_nonlinear_kernels.pack`)."""
-        return _kernels.pack(items)
-
-    def _own_data(self):
-        """The kernels' data of this beam alone (local ``q`` and ``e``), built once."""
-        if getattr(self, "_kernel_data", None) is None:
-            self._kernel_data = _kernels.pack([(self, slice(0, self.nq), slice(0, self.ne))])
-        return self._kernel_data
-
-    def _triplets(self, kernel, q, e, which):
-        data = self._own_data()
-        n = int(data[1][which])
-        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-        kernel(np.asarray(q, float), np.asarray(e, float), self.nq, data, R, C, V, 0)
-        return R, C, V
 
     # -- frame rate -------------------------------------------------------------
     def frame_scale(self, q):

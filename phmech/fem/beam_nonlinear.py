@@ -77,7 +77,7 @@ from scipy.sparse.linalg import splu
 from ..bodies.base import FloatingFrameBody
 from . import beam_nonlinear_kernels as _kernels
 from ._petsc import to_numpy, to_scipy
-from .beam_operators import frame_scale, triplets_to_dense
+from .beam_operators import KernelBeam, frame_scale, triplets_to_dense
 from .cache import CachedFE
 from .beam import _check_positive, check_n_elem
 from .frame_rate import FrameRate
@@ -192,7 +192,7 @@ class NonlinearBeamFE(CachedFE):
         return self._memo[tag]
 
 
-class NonlinearFloatingBeam(FloatingFrameBody):
+class NonlinearFloatingBeam(KernelBeam, FloatingFrameBody):
     """A planar beam in a floating frame with exact rotating-frame inertia and,
     with ``strain="green"``, geometric stiffening (see the module docstring).
 
@@ -212,8 +212,10 @@ class NonlinearFloatingBeam(FloatingFrameBody):
     kinematics_group = None
     omega_indices = ()
     has_effort_terms = True
+    #: the family's kernels (:mod:`phmech.fem.beam_nonlinear_kernels`)
+    _kernels = _kernels
     #: the slot of the compiled residual evaluating the beams' kinematics and effort terms
-    #: (:mod:`phmech.fem.beam_nonlinear_kernels`; data by :meth:`effort_kernel_data`)
+    #: (data by :meth:`effort_kernel_data`)
     effort_slot = "planar_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, I, frame="simply_supported", strain="green",
@@ -303,25 +305,6 @@ class NonlinearFloatingBeam(FloatingFrameBody):
         return {"Pq_x": self.Pq_x, "Pq_y": self.Pq_y, "Pe_x": self.Pe_x, "Pe_y": self.Pe_y,
                 "Sx": self._Sx, "Sy": self._Sy, "Fx": self._Fx, "Fy": self._Fy, "Nn": self._Nn,
                 "DmPx": self._DmPx, "Pm": self.Pm, "K": self.K}
-
-    @classmethod
-    def effort_kernel_data(cls, items):
-        """The data of the slot :attr:`effort_slot` for the beams ``[(beam, q slice, e slice)]``
-        (:func:`phmech.fem.beam_nonlinear_kernels.pack`)."""
-        return _kernels.pack(items)
-
-    def _own_data(self):
-        """The kernels' data of this beam alone (local ``q`` and ``e``), built once."""
-        if getattr(self, "_kernel_data", None) is None:
-            self._kernel_data = _kernels.pack([(self, slice(0, self.nq), slice(0, self.ne))])
-        return self._kernel_data
-
-    def _triplets(self, kernel, q, e, which):
-        data = self._own_data()
-        n = int(data[1][which])
-        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-        kernel(np.asarray(q, float), np.asarray(e, float), self.nq, data, R, C, V, 0)
-        return R, C, V
 
     # -- kinematics ---------------------------------------------------------
     def sigma(self, q):

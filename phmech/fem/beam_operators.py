@@ -135,3 +135,31 @@ def triplets_to_dense(R, C, V, k, shape):
     out = np.zeros(shape)
     np.add.at(out, (R[:k], C[:k]), V[:k])
     return out
+
+
+class KernelBeam:
+    """The kernel data of a consistent beam: the class names its family's kernel module
+    (``_kernels``, with ``pack``); the compiled residual packs a slot's beams with
+    :meth:`effort_kernel_data`, a beam's own methods run the kernels on its data alone."""
+
+    _kernels = None
+
+    @classmethod
+    def effort_kernel_data(cls, items):
+        """The data of the slot ``effort_slot`` for the beams ``[(beam, q slice, e slice)]``."""
+        return cls._kernels.pack(items)
+
+    def _own_data(self):
+        """The kernels' data of this beam alone (local ``q`` and ``e``), built once."""
+        if getattr(self, "_kernel_data", None) is None:
+            self._kernel_data = self._kernels.pack([(self, slice(0, self.nq), slice(0, self.ne))])
+        return self._kernel_data
+
+    def _triplets(self, kernel, q, e, which):
+        """The triplets of one of the family's Jacobian kernels on this beam alone (``which``: the
+        entry of the data counting them)."""
+        data = self._own_data()
+        n = int(data[1][which])
+        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+        kernel(np.asarray(q, float), np.asarray(e, float), self.nq, data, R, C, V, 0)
+        return R, C, V

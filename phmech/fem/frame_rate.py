@@ -76,15 +76,21 @@ class FrameRate(Joint):
 
 
 @_jit
+def _gauge(q, ptr, gq, gv, m):
+    """``1 + g . q`` of term ``m`` (``sigma = 1 / (1 + g . q)``)."""
+    d = 1.0
+    for k in range(ptr[m], ptr[m + 1]):
+        d += gv[k] * q[gq[k]]
+    return d
+
+
+@_jit
 def frame_rate_values(q, fr, vals):
     """``vals[m] = sign_m sigma(q)`` of every term ``m`` of the packed rows ``fr`` (the value of
     ``G`` at row ``fr[0][m]``, column ``fr[1][m]``), ``sigma = 1 / (1 + g . q)``."""
     rows, cols, sign, ptr, gq, gv = fr
     for m in range(rows.size):
-        d = 1.0
-        for k in range(ptr[m], ptr[m + 1]):
-            d += gv[k] * q[gq[k]]
-        vals[m] = sign[m] / d
+        vals[m] = sign[m] / _gauge(q, ptr, gq, gv, m)
 
 
 @_jit
@@ -93,9 +99,7 @@ def frame_rate_derivatives(q, fr, vals, dvals):
     -sign_m g_k sigma^2`` for the gauge entries ``k`` of every term ``m``."""
     rows, cols, sign, ptr, gq, gv = fr
     for m in range(rows.size):
-        d = 1.0
-        for k in range(ptr[m], ptr[m + 1]):
-            d += gv[k] * q[gq[k]]
+        d = _gauge(q, ptr, gq, gv, m)
         vals[m] = sign[m] / d
         for k in range(ptr[m], ptr[m + 1]):
             dvals[k] = -sign[m] * gv[k] / (d * d)
