@@ -51,3 +51,12 @@ def count_option(solver, name, value, allow_none=False):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{solver}: option {name} must be a positive integer, got {value!r}")
     return int(value)
+
+
+class ConsistencyError(ValueError):
+    """A model or an initial state is inconsistent; the message lists every problem."""
+
+    def __init__(self, problems, what="model"):
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"inconsistent {what} ({len(self.problems)} problem(s)):\n{lines}")

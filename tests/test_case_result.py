@@ -45,7 +45,7 @@ def test_contact_case_of_one_run():
     """A contact case returns a CaseResult of its one run; the run's trajectory and the case's
     errors read through it, and an unknown name still raises naming the case result."""
     from phmech.validation import bouncing_ball
-    out = bouncing_ball.run(case=2, dt=5e-3, t_end=0.3)
+    out = bouncing_ball.run(case=2, dt=5e-3)
     assert isinstance(out, CaseResult) and list(out.results) == ["run"]
     run = out.results["run"]
     assert out.t is run.t and out.errors is run.errors and out.y.shape == run.y.shape

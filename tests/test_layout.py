@@ -143,15 +143,9 @@ def _unit_edges():
 #: the imports between units that close the cycles that remain (unit -> unit), each with the
 #: work that owns the modules involved
 KNOWN_CYCLES = {
-    ("phmech.contact", "phmech.solvers"):
-        "contact/__init__.py runs the driver (phmech.solvers.driver) while the Moreau and nonsmooth "
-        "generalized-alpha steppers read contact.contacts and contact.prox: owned by the contact work",
-    ("phmech.assembly", "phmech.fem"):
-        "assembly/compiled_beams.py reads fem.beam_nonlinear while fem/quasi_static.py reads "
-        "assembly.initial: owned by the beam kernels' work (compiled_beams.py and fem/)",
     ("phmech.assembly", "phmech.solvers"):
-        "DescriptorDAE.linearize returns phmech.solvers.eigen.LinearSystem (the linearization and "
-        "its modes, owned by the work on linearizations about steady motions, issue 21)",
+        "DescriptorDAE.linearize returns phmech.solvers.eigen.LinearSystem (the linearization at rest "
+        "and its modes)",
 }
 
 

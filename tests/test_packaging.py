@@ -165,7 +165,7 @@ def test_install_paths_install_all_and_nothing_else_by_name(path):
         "declare them in setup.cfg instead")
     text = path.read_text()
     assert "MPLBACKEND" not in text                       # matplotlib chooses, or the user does
-    assert re.search(r"python\"?\s+-m\s+phmech\.assembly\.warm\b", text), "no kernel warm-up"
+    assert re.search(r"python\"?\s+-m\s+phmech\.warm\b", text), "no kernel warm-up"
 
 
 def test_install_script_builds_before_installing_all():

@@ -61,7 +61,7 @@ from .._jit import jit as _jit, numba
 from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
 from ..forces import ForceGroup
 from ..forces_kernels import forces_add, forces_jacobian_add
-from ..massspring.kernels import network_forces_add, network_jacobian_add, pack_slot as pack_networks
+from ..network_kernels import network_forces_add, network_jacobian_add, pack_slot as pack_networks
 
 
 class PythonFallbackWarning(UserWarning):
@@ -163,7 +163,7 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
     loads_add(q, loads, fl)
-    network_forces_add(q, e, families[3], fl)       # slot "networks" (phmech.massspring.kernels)
+    network_forces_add(q, e, families[3], fl)       # slot "networks" (phmech.network_kernels)
     forces_add(q, e, families[4], fl)               # the force elements (phmech.forces)
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
@@ -188,7 +188,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     order of :data:`EFFORT_SLOTS`), the spatial joints
     (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`), the frame-rate joints
     (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`) and the network forces
-    (:func:`phmech.massspring.kernels.pack_slot`), the force elements
+    (:func:`phmech.network_kernels.pack_slot`), the force elements
     (:meth:`phmech.forces.ForceGroup.kernel_data`) and the kinematics of the bodies with
     inertial velocities (:meth:`phmech.bodies.inertial.InertialFrames.kernel_data`); ``loads``:
     the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
@@ -333,7 +333,7 @@ class CompiledResidual:
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
         self.packed_loads = PackedLoads(d.loads)
         #: the loads evaluated by their own methods (their Jacobians too, in DescriptorDAE.jacobian);
-        #: slot "networks": the loads that name it pack their data (phmech.massspring.kernels)
+        #: slot "networks": the loads that name it pack their data (phmech.network_kernels)
         self.loads = self.packed_loads.others
         self.nw, self.other_loads = pack_networks(self.loads)
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.other_loads]

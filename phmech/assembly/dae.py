@@ -119,7 +119,9 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         self._w_const = np.concatenate([j.velocity(0.0) for j in joints]) if joints else np.zeros(0)
         self.q0 = np.concatenate([b.q0 for b in bodies])
         #: names of the loads with a potential (their power is -dV/dt)
-        self.potential_loads = {ld.name for ld, sq, _ in self.loads if ld.potential(self.q0[sq]) is not None}
+        #: the loads whose force is exactly -dV/dt of their potential (the rest is supplied work)
+        self.potential_loads = {ld.name for ld, sq, _ in self.loads if ld.potential(self.q0[sq]) is not None
+                                and getattr(ld, "exact_potential", True)}
         for j in joints:
             j.bind(L.q_getter(self.q0))
         #: the force elements between bodies (:mod:`phmech.forces`)

@@ -16,18 +16,23 @@ class EnergyMixin:
         H = 0.5 * np.einsum("ij,ij->i", e, (self.M @ e.T).T)
         return H if H.shape[0] > 1 else H[0]
 
-    def potential_energy(self, y):
+    def potential_energy(self, y, exact=False):
         """Sum of the potentials of the conservative loads (gravity on rigid bodies and on the
         deformed shape of beams, :class:`~phmech.loads.Gravity`) and of the force elements with
         the linear law (springs, bushings).
 
         Loads without a potential (forces; gravity on a flexible body without a first moment,
-        with a warning) and force elements with a user law count as supplied work instead.
+        with a warning) and force elements with a user law count as supplied work instead.  With
+        ``exact`` only the loads of :attr:`potential_loads` count (those whose force is exactly
+        ``-dV/dt``: not gravity on the linear floating-frame beams), the potential that closes the
+        balance with ``power(t, y, include_potential=False)``.
         """
         y = np.atleast_2d(y)
         V = np.zeros(y.shape[0])
         missing = []
         for ld, sq, se in self.loads:
+            if exact and ld.name not in self.potential_loads:
+                continue
             for k, row in enumerate(y):
                 v = ld.potential(row[self.sq][sq], row[self.se][se])
                 if v is None:

@@ -32,17 +32,9 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from .redundancy import independent_rows
+from .._checks import ConsistencyError
 
 log = logging.getLogger("phmech")
-
-
-class ConsistencyError(ValueError):
-    """A model or an initial state is inconsistent; the message lists every problem."""
-
-    def __init__(self, problems, what="model"):
-        self.problems = list(problems)
-        lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"inconsistent {what} ({len(self.problems)} problem(s)):\n{lines}")
 
 
 #: models with more efforts than this solve the saddle-point systems block-wise ...

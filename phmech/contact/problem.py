@@ -307,7 +307,7 @@ class NonsmoothProblem:
     def energy(self, y):
         """Kinetic energy plus the potentials of the conservative loads (one state or rows)."""
         H = self.dae.hamiltonian(y)
-        return H + self.dae.potential_energy(y) if self._potential else H
+        return H + self.dae.potential_energy(y, exact=True) if self._potential else H
 
     #: the stored energy of the results (``Result.hamiltonian``, ``Result.energy_balance``)
     hamiltonian = energy

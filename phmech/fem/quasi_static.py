@@ -22,7 +22,7 @@ elastic stiffness; it stops at a relative change of ``tol``.
 import numpy as np
 import scipy.linalg as sla
 
-from ..assembly.initial import ConsistencyError
+from .._checks import ConsistencyError
 
 
 def _rigid_map(dae, bodies):

@@ -14,7 +14,7 @@ needs no knowledge of networks:
   (the assembly's packed loads) -- their power is supplied work, as the dashpots'.
 
 The spring and dashpot forces are the kernels of
-:mod:`phmech.massspring.kernels`; both network force loads name the compiled
+:mod:`phmech.network_kernels`; both network force loads name the compiled
 residual's slot ``"networks"`` and give their data (:meth:`kernel_entry`), so
 a system of network bodies runs its residual compiled.  The core's energy
 account is then exact: ``Result.energy_balance()`` (kinetic energy against
@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from ..bodies.base import Body
 from ..bodies.frames import Points
 from ..loads import Load
-from . import kernels as kn
+from .. import network_kernels as kn
 
 
 class NetworkBody(Body):
@@ -68,10 +68,10 @@ class NetworkBody(Body):
 
 class _NetworkLoad(Load):
     """Springs or dashpots of a network body (an :class:`~phmech.massspring.network.ElementSet`)
-    and constant nodal forces ``fc``, by the kernels of :mod:`phmech.massspring.kernels`."""
+    and constant nodal forces ``fc``, by the kernels of :mod:`phmech.network_kernels`."""
 
     inertial = False
-    #: the compiled residual's slot (:func:`phmech.massspring.kernels.pack_slot`)
+    #: the compiled residual's slot (:func:`phmech.network_kernels.pack_slot`)
     kernel_slot = "networks"
 
     def __init__(self, body, name, elements, fc=None):
@@ -107,7 +107,7 @@ class NetworkConservativeForce(_NetworkLoad):
         fc = None if p.g_const is None else p.m_nodes * np.tile(p.g_const, p.net.nm)
         super().__init__(body, name, p.net.spring_elements, fc)
 
-    def potential(self, q):
+    def potential(self, q, e=None):
         E = self.prob.energies(np.r_[q, np.zeros(len(q))])
         return float(E[1] + E[2])
 

@@ -31,7 +31,7 @@ global indices and the constant forces ``Cv`` on the effort columns ``Cc``
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ._jit import jit as _jit
 
 #: columns of ``I``
 AQ, AE, BQ, BE, DIM, TENSION_ONLY = range(6)
