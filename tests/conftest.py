@@ -117,7 +117,8 @@ def uncompiled_f_and_jacobian(module, builder, scale):
               f"y = {state}\n"
               "print(json.dumps([dae.f(0.2, y).tolist(), dae.jacobian(0.2, y).toarray().ravel().tolist()]))\n")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": root}
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1",
+           "PYTHONPATH": os.pathsep.join([root, os.path.join(root, "tests")])}
     out = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
                          check=True)
     return tuple(np.array(v) for v in json.loads(out.stdout.strip().splitlines()[-1]))
