@@ -48,8 +48,8 @@ def _spinning_box():
 def _sprung_bodies():
     """Force elements between planar and spatial rigid bodies (:mod:`phmech.forces`): springs, a
     torsional spring on a revolute joint, bushings and a damper."""
-    from .. import PlanarRigidBody, SpatialRigidBody, System
-    from ..joints import Revolute
+    from . import PlanarRigidBody, SpatialRigidBody, System
+    from .joints import Revolute
 
     a = PlanarRigidBody("a", 1.0, 0.05, ports={"p": (0.3, 0.1)})
     b = PlanarRigidBody("b", 0.6, 0.02, position=(0.7, 0.2))
@@ -94,9 +94,9 @@ def _step_models(say):
 
 def _networks(say):
     """A small mass-spring network in its second-order form and as a body of a System."""
-    from .. import System
-    from .. import massspring as ms
-    from ..solvers import solve
+    from . import System
+    from . import massspring as ms
+    from .solvers import solve
 
     tic = time.perf_counter()
     mss = ms.MassSpringSystem2d()
