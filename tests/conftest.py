@@ -122,3 +122,17 @@ def uncompiled_f_and_jacobian(module, builder, scale):
     out = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
                          check=True)
     return tuple(np.array(v) for v in json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def same_midpoint_runs(system, t_end, dt=1e-3):
+    """The compiled and the Python midpoint runs of ``system``: asserts that the compiled Newton
+    iteration is taken and reproduces the Python one (same iterations, same trajectory to
+    round-off); returns ``(compiled, python)``."""
+    from phmech.solvers.midpoint import ImplicitMidpoint
+    dae = system.assemble()
+    assert ImplicitMidpoint(dae, 0.0, dae.initial_state(), 1.0, dt=dt)._kernel is not None
+    a, b = (system.simulate(t_end, dt=dt, compiled=compiled) for compiled in (True, False))
+    assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
+    scale = np.maximum(np.max(np.abs(b.y), axis=0), 1e-6 * np.max(np.abs(b.y)))
+    assert np.max(np.abs(a.y - b.y) / scale) < 1e-10
+    return a, b

@@ -1,6 +1,6 @@
 """The compiled paths reproduce the Python reference to round-off."""
 import numpy as np
-from conftest import uncompiled_f_and_jacobian
+from conftest import same_midpoint_runs, uncompiled_f_and_jacobian
 import pytest
 
 from phmech.validation import _classic_compiled as cc
@@ -265,14 +265,7 @@ def test_spatial_chain_in_the_sparse_midpoint_iteration():
 def test_bricard_compiled_midpoint_equals_python_midpoint():
     """Bricard's mechanism (revolute joints between bodies, a redundant row) runs the compiled
     Newton iteration and reproduces the Python one: same iterations, same trajectory."""
-    from phmech.solvers.midpoint import ImplicitMidpoint
-    s = _bricard()
-    dae = s.assemble()
-    assert ImplicitMidpoint(dae, 0.0, dae.initial_state(), 1.0, dt=1e-3)._kernel is not None
-    a, b = (s.simulate(0.1, dt=1e-3, compiled=compiled) for compiled in (True, False))
-    assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
-    scale = np.maximum(np.max(np.abs(b.y), axis=0), 1e-6 * np.max(np.abs(b.y)))
-    assert np.max(np.abs(a.y - b.y) / scale) < 1e-10
+    a, b = same_midpoint_runs(_bricard(), 0.1)
     assert abs(a.work[-1] - b.work[-1]) <= 1e-12 * max(1.0, abs(b.work[-1]))
 
 

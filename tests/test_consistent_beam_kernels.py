@@ -1,7 +1,7 @@
 """The consistent beams' kernels: exact Jacobians, one implementation for the Python and the
 compiled residual, and the compiled path for models with these beams."""
 import numpy as np
-from conftest import central_differences, uncompiled_f_and_jacobian
+from conftest import central_differences, same_midpoint_runs, uncompiled_f_and_jacobian
 import pytest
 
 from phmech.assembly.compiled import compiled_residual
@@ -136,14 +136,7 @@ def test_compiled_midpoint_equals_python_midpoint_on_a_consistent_spatial_beam()
     """The compiled Newton iteration with the spatial beams' kernels reproduces the Python one
     (the beam's own methods): same iterations, same trajectory to round-off, and the midpoint
     rule's discrete power balance H(t) - H(0) = work of the loads."""
-    from phmech.solvers.midpoint import ImplicitMidpoint
-    s = _hinged_consistent()
-    dae = s.assemble()
-    assert ImplicitMidpoint(dae, 0.0, dae.initial_state(), 1.0, dt=1e-3)._kernel is not None
-    a, b = (s.simulate(0.05, dt=1e-3, compiled=compiled) for compiled in (True, False))
-    assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
-    scale = np.maximum(np.max(np.abs(b.y), axis=0), 1e-6 * np.max(np.abs(b.y)))
-    assert np.max(np.abs(a.y - b.y) / scale) < 1e-10
+    a, _ = same_midpoint_runs(_hinged_consistent(), 0.05)
     H = a.hamiltonian()
     assert abs(H[-1] - H[0] - a.work[-1]) <= 1e-7 * max(abs(a.work[-1]), H.max())
 

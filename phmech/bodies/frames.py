@@ -122,6 +122,7 @@ def spatial_frames_jacobian_add(q, e, oq, oe, J, ce):
     spatial_frames_jacobian(q, e, oq, oe, T)
     scatter_frames_jacobian(T, oq, oe, J, ce)
 
+
 class SpatialFrames:
     """``r' = R(p) v_P``, ``p' = 1/2 p (x) (0, omega)`` for many spatial frames (the kernels above)."""
 
