@@ -62,7 +62,7 @@ class Load:
 
     def force_q(self, t, q, e=None):
         """Exact ``d force / d q`` (None: independent of ``q``)."""
-        if not self.inertial:
+        if not self.inertial and self.kernel_gauge(slice(0, self.body.nq)) is None:
             return None
         out = np.zeros((len(self.cols), self.body.nq))
         pack = self._own_pack()
@@ -108,6 +108,12 @@ class Load:
         kind = KINDS[self.body.rotation_kind] if self.inertial else 0
         rot = sq.start + (self.body.rotation_index if self.inertial else 0)
         return kind, rot, A, se.start + np.asarray(self.cols, np.int64)
+
+    def kernel_gauge(self, sq):
+        """The frame gauge scaling the force, ``(q entry, d, c, rows)`` with ``sigma = d / (d + c
+        q[entry])`` (:mod:`phmech.math.gauge`) applied to the rows of ``A^T u`` where ``rows`` is
+        nonzero, or None (``sq``: the body's slice of the assembled ``q``)."""
+        return None
 
     def check(self):
         return []

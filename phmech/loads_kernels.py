@@ -2,7 +2,9 @@
 
 A load whose force is the base class's (:class:`~phmech.loads.Load`: a
 constant input matrix ``A`` on a body's effort columns, the input ``u(t)``
-in inertial or body components) names the slot ``"port_loads"``
+in inertial or body components, optionally scaled by a frame gauge
+``sigma(q)`` of :mod:`phmech.math.gauge` on chosen components, as the moment
+on a consistent beam's frame) names the slot ``"port_loads"``
 (:attr:`~phmech.loads.Load.kernel_slot`) and is evaluated with all such loads
 at once: :class:`PackedLoads` gathers their data, :func:`loads_add` gives
 the forces and :func:`loads_jacobian_values` their exact derivatives by the
@@ -13,6 +15,7 @@ keep their own methods.
 import numpy as np
 
 from ._jit import jit as _jit
+from .math.gauge import frame_scale
 from .math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
 
 #: the codes of the rotation kinds: no rotation, planar angle, quaternion
@@ -31,15 +34,24 @@ class PackedLoads:
     packed, others : list
         The loads of the packed form and the others (evaluated by their own methods).
     arrays : tuple
-        ``(kind, rot, dim, ptr, cols, AT)`` (``AT``: the rows of ``A^T`` padded to 3 columns).
+        ``(kind, rot, dim, ptr, cols, AT, gq, gd, gc, gs)`` (``AT``: the rows of ``A^T`` padded to
+        3 columns; ``gq[k]``: the ``q`` entry of load ``k``'s gauge, -1 for none, with
+        ``sigma = gd / (gd + gc q[gq])``; ``gs[j]``: 1 where row ``j`` of ``A^T u`` is scaled by
+        ``sigma``, from :meth:`Load.kernel_gauge <phmech.loads.Load.kernel_gauge>`).
     """
 
     def __init__(self, loads):
         self.packed = [item for item in loads if item[0].kernel_slot == PACKED_SLOT]
         self.others = [item for item in loads if item[0].kernel_slot != PACKED_SLOT]
         kind, rot, dim, ptr, cols, AT = [], [], [], [0], [], []
+        gq, gd, gc, gs = [], [], [], []
         for ld, sq, se in self.packed:
             k, r, A, c = ld.kernel_data(sq, se)
+            g = ld.kernel_gauge(sq)
+            gq.append(-1 if g is None else g[0])
+            gd.append(1.0 if g is None else g[1])
+            gc.append(0.0 if g is None else g[2])
+            gs.append(np.zeros(A.shape[1]) if g is None else np.asarray(g[3], float))
             kind.append(k)
             rot.append(r)
             dim.append(A.shape[0])
@@ -51,18 +63,25 @@ class PackedLoads:
         self.arrays = (np.array(kind, np.int64), np.array(rot, np.int64), np.array(dim, np.int64),
                        np.array(ptr, np.int64),
                        np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, np.int64),
-                       np.vstack(AT) if AT else np.zeros((0, 3)))
+                       np.vstack(AT) if AT else np.zeros((0, 3)), np.array(gq, np.int64),
+                       np.array(gd, float), np.array(gc, float),
+                       np.concatenate(gs) if gs else np.zeros(0))
         self.constant = all(ld.constant_input for ld, _, _ in self.packed)
         self._fixed = None
-        # the pattern of the Jacobian's values (rows: e columns, columns: rotation coordinates)
+        # the pattern of the Jacobian's values (rows: e columns; columns: the rotation
+        # coordinates, then the gauge's)
         kind, rot, dim, ptr, cols = self.arrays[:5]
+        gq, gs = self.arrays[6], self.arrays[9]
         nrot, o = np.zeros(cols.size, np.int64), np.zeros(cols.size, np.int64)
+        gcol = np.full(cols.size, -1, np.int64)
         for k in range(kind.size):
             nrot[ptr[k]:ptr[k + 1]] = N_ROT[kind[k]]
             o[ptr[k]:ptr[k + 1]] = rot[k]
+            gcol[ptr[k]:ptr[k + 1]] = np.where(gs[ptr[k]:ptr[k + 1]] != 0, gq[k], -1)
         m = np.arange(4)
-        keep = (m[None, :] < nrot[:, None]).ravel()
-        self._pattern = (np.repeat(cols, 4)[keep], (o[:, None] + m[None, :]).ravel()[keep], keep)
+        keep = np.hstack([m[None, :] < nrot[:, None], (gcol >= 0)[:, None]]).ravel()
+        colq = np.hstack([o[:, None] + m[None, :], gcol[:, None]]).ravel()
+        self._pattern = (np.repeat(cols, 5)[keep], colq[keep], keep)
 
     def inputs(self, t):
         """The inputs ``u(t)`` of the packed loads, rows padded to 3."""
@@ -90,10 +109,20 @@ class PackedLoads:
 
 
 @_jit
+def _gauge_scale(q, loads, k):
+    """``(sigma, d sigma / d q[gq[k]])`` of load ``k`` (``(1, 0)`` without a gauge)."""
+    gq, gd, gc = loads[6], loads[7], loads[8]
+    if gq[k] < 0:
+        return 1.0, 0.0
+    return frame_scale(gd[k], gc[k], q[gq[k]])
+
+
+@_jit
 def loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
-    2: quaternion ``R = Q(p) / |p|^2``)."""
-    kind, rot, dim, ptr, cols, AT, U = loads
+    2: quaternion ``R = Q(p) / |p|^2``), the gauged rows times ``sigma(q)``."""
+    kind, rot, dim, ptr, cols, AT, gs, U = loads[0], loads[1], loads[2], loads[3], loads[4], loads[5], \
+        loads[9], loads[10]
     ub = np.empty(3)
     Q = np.empty((3, 3))
     for k in range(kind.size):
@@ -113,31 +142,41 @@ def loads_add(q, loads, fe):
             quadratic_into(pw, px, py, pz, Q)
             for i in range(3):
                 ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
+        sigma = _gauge_scale(q, loads, k)[0]
         for j in range(ptr[k], ptr[k + 1]):
             acc = 0.0
             for i in range(dim[k]):
                 acc += AT[j, i] * ub[i]
+            if gs[j] != 0.0:
+                acc *= sigma
             fe[cols[j]] += acc
 
 
 @_jit
 def loads_jacobian_values(q, loads, vals):
-    """``d(A^T R(q)^T u)/dq`` of the compiled loads: ``vals[4 j + m]`` is the derivative of
+    """``d(A^T R(q)^T u)/dq`` of the compiled loads: ``vals[5 j + m]`` is the derivative of
     the force on column ``cols[j]`` by rotation coordinate ``rot[k] + m`` of its load ``k``
-    (zero for loads without rotation and for ``m`` beyond a planar angle)."""
-    kind, rot, dim, ptr, cols, AT, U = loads
+    (zero for loads without rotation and for ``m`` beyond a planar angle), ``vals[5 j + 4]``
+    its derivative by the gauge coordinate ``gq[k]`` (zero where the row has no gauge)."""
+    kind, rot, dim, ptr, cols, AT, gs, U = loads[0], loads[1], loads[2], loads[3], loads[4], loads[5], \
+        loads[9], loads[10]
+    ub = np.empty(3)
     dub = np.empty((3, 4))                    # d(R^T u)_i / d(rotation coordinate m)
     Q, dQ = np.empty((3, 3)), np.empty((4, 3, 3))
     vals[:] = 0.0
     for k in range(kind.size):
-        if kind[k] == 0:
-            continue
         u = U[k]
         o = rot[k]
-        nrot = 1 if kind[k] == 1 else 4
+        nrot = 0 if kind[k] == 0 else (1 if kind[k] == 1 else 4)
         dub[:, :] = 0.0
-        if kind[k] == 1:
+        ub[:] = 0.0
+        if kind[k] == 0:
+            for i in range(3):
+                ub[i] = u[i]
+        elif kind[k] == 1:
             c, s = np.cos(q[o]), np.sin(q[o])
+            ub[0] = c * u[0] + s * u[1]
+            ub[1] = -s * u[0] + c * u[1]
             dub[0, 0] = -s * u[0] + c * u[1]
             dub[1, 0] = -c * u[0] - s * u[1]
         else:
@@ -148,26 +187,34 @@ def loads_jacobian_values(q, loads, vals):
             quadratic_halfgrad_into(pw, px, py, pz, dQ)
             for i in range(3):
                 qu = Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]
+                ub[i] = qu / n2
                 for m in range(4):
                     dqu = dQ[m, 0, i] * u[0] + dQ[m, 1, i] * u[1] + dQ[m, 2, i] * u[2]
                     dub[i, m] = 2 * dqu / n2 - 2 * p[m] * qu / (n2 * n2)
+        sigma, dsigma = _gauge_scale(q, loads, k)
         for j in range(ptr[k], ptr[k + 1]):
+            scale = sigma if gs[j] != 0.0 else 1.0
             for m in range(nrot):
                 acc = 0.0
                 for i in range(dim[k]):
                     acc += AT[j, i] * dub[i, m]
-                vals[4 * j + m] = acc
+                vals[5 * j + m] = scale * acc
+            if gs[j] != 0.0:
+                acc = 0.0
+                for i in range(dim[k]):
+                    acc += AT[j, i] * ub[i]
+                vals[5 * j + 4] = dsigma * acc
 
 
 @_jit
 def loads_jacobian_add(q, loads, J, r0):
     """:func:`loads_jacobian_values` added to ``J[r0 + cols, q]``."""
-    kind, rot, ptr, cols = loads[0], loads[1], loads[3], loads[4]
-    vals = np.empty(4 * cols.size)
+    kind, rot, ptr, cols, gq, gs = loads[0], loads[1], loads[3], loads[4], loads[6], loads[9]
+    vals = np.empty(5 * cols.size)
     loads_jacobian_values(q, loads, vals)
     for k in range(kind.size):
-        if kind[k] == 0:
-            continue
         for j in range(ptr[k], ptr[k + 1]):
-            for m in range(1 if kind[k] == 1 else 4):
-                J[r0 + cols[j], rot[k] + m] += vals[4 * j + m]
+            for m in range(0 if kind[k] == 0 else (1 if kind[k] == 1 else 4)):
+                J[r0 + cols[j], rot[k] + m] += vals[5 * j + m]
+            if gs[j] != 0.0:
+                J[r0 + cols[j], gq[k]] += vals[5 * j + 4]

@@ -172,3 +172,26 @@ def test_a_subclass_with_its_own_efforts_leaves_the_slot():
     assert c.path == "python" and c.leftovers == ["kinematics of 'd'", "effort terms of 'd'"]
     y = dae.initial_state() + 1e-2 * np.random.default_rng(1).standard_normal(dae.n)
     assert np.max(np.abs(c.f(0.0, y) - dae.f(0.0, y))) <= 1e-14 * np.max(np.abs(dae.f(0.0, y)))
+
+
+@pytest.mark.parametrize("frame", ["inertial", "body"])
+def test_frame_moment_is_a_packed_load_with_its_exact_derivative(frame):
+    """The moment on a consistent beam's frame runs the packed loads' kernel (gauge-scaled rows):
+    its power is ``m . Omega`` with the frame's rate ``Omega = d(q) omega`` in the moment's
+    components, and its ``q`` derivative equals central differences at a deformed state."""
+    from phmech.fem.beam3d_nonlinear import FrameMoment
+    from phmech.loads_kernels import PACKED_SLOT
+    beam = _spatial()
+    m = np.array([3.0, -2.0, 5.0])
+    load = FrameMoment(beam, m, frame=frame)
+    assert load.kernel_slot == PACKED_SLOT
+    q, e = _state(beam, 5, 1e-2)
+    d, _ = beam.frame_scale(q)
+    assert d[1] != 1.0                                  # the gauge is active at this state
+    R = beam.rotation(q)
+    Omega = R @ (d * e[3:6]) if frame == "inertial" else d * e[3:6]
+    f = load.force(0.0, q, e)
+    assert abs(f @ e[load.cols] - m @ Omega) <= 1e-13 * np.abs(m).sum() * np.abs(Omega).sum()
+    Dq = load.force_q(0.0, q, e)
+    assert _close(Dq, _fd(lambda x: load.force(0.0, x, e), q, 1e-6), 1e-7)
+

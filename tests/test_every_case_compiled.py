@@ -70,10 +70,7 @@ MODELS = {
 }
 
 #: models whose leftovers belong to families compiled elsewhere: label -> the family
-XFAIL = {
-    "hinged_beam consistent": "the root torque (FrameMoment: the frame rate scaled by the beam's gauge) "
-                              "has no kernel",
-}
+XFAIL = {}
 
 #: cases of the registry without an assembled DescriptorDAE: case -> what they build instead
 NOT_ASSEMBLED = {

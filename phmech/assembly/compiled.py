@@ -122,10 +122,12 @@ EFFORT_SLOTS = {"planar_consistent_beams": _planar_beams, "spatial_consistent_be
 def _effort_families(q, e, eff, out, fe):
     """Kinematic rows (into ``out``) and effort terms (added to ``fe``) of the effort families."""
     pb, sb = eff
-    _planar_beams.qdot(q, e, pb, out)
-    _planar_beams.efforts(q, e, pb, fe)
-    _spatial_beams.qdot(q, e, sb, out)
-    _spatial_beams.efforts(q, e, sb, fe)
+    if pb[0]:
+        _planar_beams.qdot(q, e, pb, out)
+        _planar_beams.efforts(q, e, pb, fe)
+    if sb[0]:
+        _spatial_beams.qdot(q, e, sb, out)
+        _spatial_beams.efforts(q, e, sb, fe)
 
 
 @_jit

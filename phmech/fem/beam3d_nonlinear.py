@@ -44,12 +44,13 @@ from scipy.sparse.linalg import splu
 
 from ..bodies.base import SpatialFrameBody
 from ..loads import Load, _as_load_function
+from ..math.gauge import frame_scale
 from ..math.rotations import UnitQuaternion
 from ._petsc import to_numpy, to_scipy
 from . import beam3d_nonlinear_kernels as _kernels
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
 from .beam_nonlinear import STRAINS, _single_dof, _split_effort_triplets
-from .beam_operators import KernelBeam, frame_scale, triplets_to_dense
+from .beam_operators import KernelBeam, triplets_to_dense
 from .cache import CachedFE
 
 #: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
@@ -439,19 +440,8 @@ class FrameMoment(Load):
         self.cols = np.arange(3, 6)
         self.A = np.eye(3)
 
-    def force(self, t, q, e=None):
-        m = self.fun(t)
-        if self.inertial:
-            m = self.body.rotation(q).T @ m
-        return self.body.frame_scale(q)[0] * m
-
-    def force_q(self, t, q, e=None):
-        d, dd = self.body.frame_scale(q)
-        m = self.fun(t)
-        mb = self.body.rotation(q).T @ m if self.inertial else m
-        out = mb[:, None] * dd
-        if self.inertial:
-            idx, dR = self.body.rotation_derivatives(q)
-            for k, i in enumerate(idx):
-                out[:, i] += d * (dR[k].T @ m)
-        return out
+    def kernel_gauge(self, sq):
+        """The frame's rate ``Omega = d(q) omega``: the rotation efforts' components 2 and 3 scaled
+        by the beam's gauge (:meth:`NonlinearSpatialBeam.frame_scale`)."""
+        k = self.body._gauge_q
+        return sq.start + k, 1.0, float(self.body._cq[k]), (0.0, 1.0, 1.0)

@@ -23,8 +23,9 @@ import numpy as np
 
 from .._jit import jit as _jit
 from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
-from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich, frame_scale,
-                             rows_mv, rows_tmv, rows_tmv_add, stack)
+from ..math.gauge import frame_scale
+from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich,
+                             rows_mv, rows_tmv, rows_tmv_add, op, stack_all)
 
 #: the operators of a beam, in the order of the packed tuple
 OPERATORS = ("Pq_x", "Pq_y", "Pq_z", "Pq_phi", "Sel_s", "PeR_x", "PeR_y", "PeR_z", "S_x", "S_y", "S_z",
@@ -40,7 +41,7 @@ def pack(items):
     ``u_x'(0)`` with coefficient ``cqv``; ``xi`` and ``W`` are stacked like the rows of ``Pq_x`` and
     ``S_x``."""
     i64 = lambda xs: np.asarray(xs, np.int64)
-    ops = tuple(stack([b.kernel_operators()[name] for b, _, _ in items]) for name in OPERATORS)
+    ops = stack_all([b.kernel_operators() for b, _, _ in items], OPERATORS)
     data = (len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
             i64([se.start for _, _, se in items]), i64([b.nq for b, _, _ in items]),
             i64([b.ne for b, _, _ in items]), i64([b._gauge_q for b, _, _ in items]),
@@ -74,12 +75,12 @@ def _frame(q, e, data, b):
 def _positions(q, data, b, iq):
     """``X e1 + u`` at the Hermite coefficients of beam ``b``, shape ``(3, nV)``."""
     xi, ops = data[9], data[11]
-    Pq_x = ops[_PQ]
-    x0 = Pq_x[3][b]
-    n = Pq_x[3][b + 1] - x0
+    Pq_x = op(ops, _PQ)
+    x0 = Pq_x[3][b] - Pq_x[3][0]
+    n = Pq_x[3][b + 1] - Pq_x[3][b]
     pos = np.empty((3, n))
     for c in range(3):
-        pos[c] = rows_mv(ops[_PQ + c], b, q, iq)
+        pos[c] = rows_mv(op(ops, _PQ + c), b, q, iq)
     pos[0] += xi[x0:x0 + n]
     return pos
 
@@ -103,9 +104,9 @@ def qdot(q, e, data, out):
         for c in range(3):
             # (Omega x p)_c = Omega_{c+1} p_{c+2} - Omega_{c+2} p_{c+1}
             i1, i2 = (c + 1) % 3, (c + 2) % 3
-            rate = rows_mv(ops[_PER + c], b, e, ie) - fr[3 + i1] * pos[i2] + fr[3 + i2] * pos[i1]
-            rows_tmv_add(ops[_PQ + c], b, rate, out, iq, 1.0)
-        rows_tmv_add(ops[_PQPHI], b, rows_mv(ops[_SELS], b, e, ie), out, iq, 1.0)
+            rate = rows_mv(op(ops, _PER + c), b, e, ie) - fr[3 + i1] * pos[i2] + fr[3 + i2] * pos[i1]
+            rows_tmv_add(op(ops, _PQ + c), b, rate, out, iq, 1.0)
+        rows_tmv_add(op(ops, _PQPHI), b, rows_mv(op(ops, _SELS), b, e, ie), out, iq, 1.0)
 
 
 @_jit
@@ -134,16 +135,17 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
         pos = _positions(q, data, b, iq)
         ones = np.ones(pos.shape[1])
         for c in range(3):
-            Pc = ops[_PQ + c]
-            k = emit_sandwich(Pc, ops[_PER + c], b, ones, 1.0, iq, ce, R, C, V, k)
+            Pc = op(ops, _PQ + c)
+            k = emit_sandwich(Pc, op(ops, _PER + c), b, ones, 1.0, iq, ce, R, C, V, k)
             for i, j, sgn in (((c + 1) % 3, (c + 2) % 3, 1.0), ((c + 2) % 3, (c + 1) % 3, -1.0)):
                 # rate_c -= sgn Omega_i pos_j
-                k = emit_sandwich(Pc, ops[_PQ + j], b, ones, -sgn * fr[3 + i], iq, iq, R, C, V, k)
+                k = emit_sandwich(Pc, op(ops, _PQ + j), b, ones, -sgn * fr[3 + i], iq, iq, R, C, V, k)
                 pj = rows_tmv(Pc, b, pos[j], nqb[b])
                 k = emit_column(pj, -sgn * d[i], iq, ce + 3 + i, R, C, V, k)
                 if i:
                     k = emit_column(pj, -sgn * e[ie + 3 + i] * dd[i], iq, kc, R, C, V, k)
-        k = emit_sandwich(ops[_PQPHI], ops[_SELS], b, np.ones(ops[_PQPHI][3][b + 1] - ops[_PQPHI][3][b]),
+        Pphi = op(ops, _PQPHI)
+        k = emit_sandwich(Pphi, op(ops, _SELS), b, np.ones(Pphi[3][b + 1] - Pphi[3][b]),
                           1.0, iq, ce, R, C, V, k)
     return k
 
@@ -152,24 +154,24 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
 def efforts(q, e, data, fe):
     """``fe[e rows of the beams] +=`` the state-dependent effort terms."""
     nb, neb, green, W, ops = data[0], data[5], data[8], data[10], data[11]
-    Nn = ops[_NN]
+    Nn = op(ops, _NN)
     for b in range(nb):
         iq, ie, d, _, _ = _frame(q, e, data, b)
         eb = e[ie:ie + neb[b]]
         if green[b]:
             N = rows_mv(Nn, b, e, ie)
-            g0 = ops[_S][3][b]
+            g0 = op(ops, _S)[3][b] - op(ops, _S)[3][0]
             w = W[g0:g0 + N.size]
             rate = np.zeros(N.size)
             for c in range(3):
-                sv = rows_mv(ops[_S + c], b, q, iq)
-                rate += sv * rows_mv(ops[_F + c], b, e, ie)
-                rows_tmv_add(ops[_F + c], b, w * sv * N, fe, ie, -1.0)
+                sv = rows_mv(op(ops, _S + c), b, q, iq)
+                rate += sv * rows_mv(op(ops, _F + c), b, e, ie)
+                rows_tmv_add(op(ops, _F + c), b, w * sv * N, fe, ie, -1.0)
             rows_tmv_add(Nn, b, w * rate, fe, ie, 1.0)
         for i in range(3):
             Om = d[i] * e[ie + 3 + i]
-            beta = rows_mv(ops[_B + i], b, q, iq)
-            Ke = rows_mv(ops[_K + i], b, e, ie)
+            beta = rows_mv(op(ops, _B + i), b, q, iq)
+            Ke = rows_mv(op(ops, _K + i), b, e, ie)
             be = 0.0
             for r in range(beta.size):
                 be += beta[r] * eb[r]
@@ -182,17 +184,17 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
     """The triplets of the derivatives of :func:`efforts` by ``y`` from ``k`` on (rows ``nq +``
     the effort row); returns the next free index."""
     nb, nqb, neb, green, W, ops = data[0], data[4], data[5], data[8], data[10], data[11]
-    Nn = ops[_NN]
+    Nn = op(ops, _NN)
     for b in range(nb):
         iq, ie, d, dd, kc = _frame(q, e, data, b)
         re = ce = nq + ie
         eb = e[ie:ie + neb[b]]
         if green[b]:
             N = rows_mv(Nn, b, e, ie)
-            g0 = ops[_S][3][b]
+            g0 = op(ops, _S)[3][b] - op(ops, _S)[3][0]
             w = W[g0:g0 + N.size]
             for c in range(3):
-                S, F = ops[_S + c], ops[_F + c]
+                S, F = op(ops, _S + c), op(ops, _F + c)
                 sv = rows_mv(S, b, q, iq)
                 k = emit_sandwich(Nn, F, b, w * sv, 1.0, re, ce, R, C, V, k)
                 k = emit_sandwich(F, Nn, b, w * sv, -1.0, re, ce, R, C, V, k)
@@ -202,7 +204,7 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
             wi = ce + 3 + i
             om = e[ie + 3 + i]
             Om = d[i] * om
-            B, K = ops[_B + i], ops[_K + i]
+            B, K = op(ops, _B + i), op(ops, _K + i)
             beta = rows_mv(B, b, q, iq)
             Ke = rows_mv(K, b, e, ie)
             be = 0.0

@@ -75,9 +75,10 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..bodies.base import FloatingFrameBody
+from ..math.gauge import frame_scale
 from . import beam_nonlinear_kernels as _kernels
 from ._petsc import to_numpy, to_scipy
-from .beam_operators import KernelBeam, frame_scale, triplets_to_dense
+from .beam_operators import KernelBeam, triplets_to_dense
 from .cache import CachedFE
 from .beam import _check_positive, check_n_elem
 from .frame_rate import FrameRate

@@ -23,8 +23,9 @@ import numpy as np
 
 from .._jit import jit as _jit
 from ..bodies.frames import planar_frames_jacobian, planar_frames_qdot
-from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich, frame_scale,
-                             rows_mv, rows_tmv, rows_tmv_add, stack)
+from ..math.gauge import frame_scale
+from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich,
+                             rows_mv, rows_tmv, rows_tmv_add, op, stack_all)
 
 #: the operators of a beam, in the order of the packed tuple (``q``: columns in the beam's ``q``)
 OPERATORS = ("Pq_x", "Pq_y", "Pe_x", "Pe_y", "Sx", "Sy", "Fx", "Fy", "Nn", "DmPx", "Pm", "K")
@@ -37,7 +38,7 @@ def pack(items):
     triplets of the kinematic and the effort Jacobian (filled by counting), ``kc`` the local ``q``
     entry of the gauge, ``xi`` and ``W`` are stacked like the rows of ``Pq_x`` and ``Sx``."""
     i64 = lambda xs: np.asarray(xs, np.int64)
-    ops = tuple(stack([b.kernel_operators()[name] for b, _, _ in items]) for name in OPERATORS)
+    ops = stack_all([b.kernel_operators() for b, _, _ in items], OPERATORS)
     data = (len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
             i64([se.start for _, _, se in items]), i64([b.nq for b, _, _ in items]),
             i64([b.ne for b, _, _ in items]), np.array([b._d for b, _, _ in items], float),
@@ -71,14 +72,14 @@ def _frame(q, e, data, b):
 def qdot(q, e, data, out):
     """``out[q rows of the beams] = T(q) e``."""
     nb, nqb, xi, ops = data[0], data[4], data[10], data[12]
-    Pq_x, Pq_y, Pe_x, Pe_y = ops[0], ops[1], ops[2], ops[3]
+    Pq_x, Pq_y, Pe_x, Pe_y = op(ops, 0), op(ops, 1), op(ops, 2), op(ops, 3)
     pq, pe = np.zeros((3, 1), np.int64), np.arange(3).reshape(3, 1)
     fr = np.empty(3)
     for b in range(nb):
         iq, ie, sig, _, _ = _frame(q, e, data, b)
         th = e[ie + 2] * sig
         ux, uy = rows_mv(Pq_x, b, q, iq), rows_mv(Pq_y, b, q, iq)
-        x0 = Pq_x[3][b]
+        x0 = Pq_x[3][b] - Pq_x[3][0]
         udx = rows_mv(Pe_x, b, e, ie) + th * uy
         udy = rows_mv(Pe_y, b, e, ie) - th * (xi[x0:x0 + ux.size] + ux)
         for i in range(iq + 3, iq + nqb[b]):
@@ -96,7 +97,7 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
     """The triplets of ``d(T(q) e)/dy`` from ``k`` on (``nq``: the first column of ``e`` in ``y``);
     returns the next free index."""
     nb, nqb, xi, ops = data[0], data[4], data[10], data[12]
-    Pq_x, Pq_y, Pe_x, Pe_y = ops[0], ops[1], ops[2], ops[3]
+    Pq_x, Pq_y, Pe_x, Pe_y = op(ops, 0), op(ops, 1), op(ops, 2), op(ops, 3)
     pq, pe = np.zeros((3, 1), np.int64), np.arange(3).reshape(3, 1)
     fr, T = np.empty(3), np.empty((1, 3, 6))
     for b in range(nb):
@@ -117,7 +118,7 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
             k = emit(R, C, V, k, iq + a, kc, T[0, a, 5] * om * dsig)
         # u_x' = Pe_x e + th u_y ;  u_y' = Pe_y e - th (xi + u_x), mapped by Pq_x^T, Pq_y^T
         ux, uy = rows_mv(Pq_x, b, q, iq), rows_mv(Pq_y, b, q, iq)
-        x0 = Pq_x[3][b]
+        x0 = Pq_x[3][b] - Pq_x[3][0]
         ones = np.ones(ux.size)
         k = emit_sandwich(Pq_x, Pe_x, b, ones, 1.0, iq, ce, R, C, V, k)
         k = emit_sandwich(Pq_y, Pe_y, b, ones, 1.0, iq, ce, R, C, V, k)
@@ -135,13 +136,14 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
 def efforts(q, e, data, fe):
     """``fe[e rows of the beams] +=`` the state-dependent effort terms."""
     nb, neb, green, W, ops = data[0], data[5], data[9], data[11], data[12]
-    Sx, Sy, Fx, Fy, Nn, DmPx, Pm, K = ops[4], ops[5], ops[6], ops[7], ops[8], ops[9], ops[10], ops[11]
+    Sx, Sy, Fx, Fy = op(ops, 4), op(ops, 5), op(ops, 6), op(ops, 7)
+    Nn, DmPx, Pm, K = op(ops, 8), op(ops, 9), op(ops, 10), op(ops, 11)
     for b in range(nb):
         iq, ie, sig, _, _ = _frame(q, e, data, b)
         th = e[ie + 2] * sig
         eb = e[ie:ie + neb[b]]
         sx, sy, N, bm = rows_mv(Sx, b, q, iq), rows_mv(Sy, b, q, iq), rows_mv(Nn, b, e, ie), rows_mv(DmPx, b, q, iq)
-        g0 = Sx[3][b]
+        g0 = Sx[3][b] - Sx[3][0]          # W is stacked like the rows of Sx
         w = W[g0:g0 + sx.size]
         if green[b]:
             Fxe, Fye = rows_mv(Fx, b, e, ie), rows_mv(Fy, b, e, ie)
@@ -174,7 +176,8 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
     With ``theta' = omega sigma(q_c)``, every term is a sparse sandwich ``A^T diag(d) B`` of the
     operators, a column of ``omega`` or ``q_c``, or a row of ``omega``."""
     nb, nqb, neb, green, W, ops = data[0], data[4], data[5], data[9], data[11], data[12]
-    Sx, Sy, Fx, Fy, Nn, DmPx, Pm, K = ops[4], ops[5], ops[6], ops[7], ops[8], ops[9], ops[10], ops[11]
+    Sx, Sy, Fx, Fy = op(ops, 4), op(ops, 5), op(ops, 6), op(ops, 7)
+    Nn, DmPx, Pm, K = op(ops, 8), op(ops, 9), op(ops, 10), op(ops, 11)
     for b in range(nb):
         iq, ie, sig, dsig, kc = _frame(q, e, data, b)
         om = e[ie + 2]
@@ -182,7 +185,7 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
         re, ce, ew = nq + ie, nq + ie, nq + ie + 2          # first row and column of e, row/column of omega
         eb = e[ie:ie + neb[b]]
         sx, sy, N, bm = rows_mv(Sx, b, q, iq), rows_mv(Sy, b, q, iq), rows_mv(Nn, b, e, ie), rows_mv(DmPx, b, q, iq)
-        g0 = Sx[3][b]
+        g0 = Sx[3][b] - Sx[3][0]          # W is stacked like the rows of Sx
         w = W[g0:g0 + sx.size]
         if green[b]:
             Fxe, Fye = rows_mv(Fx, b, e, ie), rows_mv(Fy, b, e, ie)

@@ -6,7 +6,11 @@ terms from sparse operators at the quadrature points.  A *packed operator*
 ``(indptr, indices, data, start)`` holds one operator of every beam of a
 family, the rows of beam ``b`` being ``start[b]:start[b + 1]`` and its
 columns local to the beam (offset by the beam's first ``q`` or ``e`` entry
-at evaluation).  The Jacobians are written as triplets ``(row, column,
+at evaluation).  All operators of a family share one set of CSR arrays
+(:func:`stack_all`; ``start`` of operator ``k`` is row ``k`` of a 2-d
+array, :func:`op`): a call of a compiled function receives four arrays
+for them instead of four per operator, which keeps the cost of passing
+the model's data to the kernels small.  The Jacobians are written as triplets ``(row, column,
 value)`` in the unknowns ``y = (q, e, lam)``; their number does not depend
 on the state (no value is skipped), so one call with empty arrays counts
 them (:func:`emit` writes only what fits).
@@ -28,6 +32,25 @@ def stack(mats):
     S.sort_indices()
     start = np.cumsum([0] + [A.shape[0] for A in blocks]).astype(np.int64)
     return (S.indptr.astype(np.int64), S.indices.astype(np.int64), S.data.astype(float), start)
+
+
+def stack_all(operators, names):
+    """The operators ``names`` of every beam (``operators``: one dict name -> local sparse matrix
+    per beam) in one CSR set ``(indptr, indices, data, start)``; ``start[k, b]:start[k, b + 1]`` are the rows of
+    operator ``k`` of beam ``b`` (:func:`op` gives it as a packed operator)."""
+    ops = [stack([o[name] for o in operators]) for name in names]
+    row0 = np.cumsum([0] + [o[0].size - 1 for o in ops])       # first row of each operator
+    nnz0 = np.cumsum([0] + [o[1].size for o in ops])           # first stored entry of each
+    indptr = np.concatenate([np.zeros(1, np.int64)] + [o[0][1:] + nnz0[k] for k, o in enumerate(ops)])
+    start = np.array([o[3] + row0[k] for k, o in enumerate(ops)], np.int64).reshape(len(ops), len(operators) + 1)
+    return (indptr.astype(np.int64), np.concatenate([o[1] for o in ops]).astype(np.int64),
+            np.concatenate([o[2] for o in ops]).astype(float), start)
+
+
+@_jit
+def op(ops, k):
+    """Operator ``k`` of the packed set ``ops`` of :func:`stack_all`."""
+    return ops[0], ops[1], ops[2], ops[3][k]
 
 
 def counted(count, data, q, e, nq):
@@ -120,14 +143,6 @@ def emit_row(v, scale, row, c0, R, C, V, k):
     for j in range(v.size):
         k = emit(R, C, V, k, row, c0 + j, scale * v[j])
     return k
-
-
-@_jit
-def frame_scale(d, c, x):
-    """``sigma = d / (d + c x)`` and ``d sigma / d x``: the ratio of the frame's rotation rate to
-    the rotation efforts of a beam whose frame is fixed by a gauge on the displacement ``x``."""
-    s = d / (d + c * x)
-    return s, -s * s * c / d
 
 
 def triplets_to_dense(R, C, V, k, shape):

@@ -18,6 +18,7 @@ import numpy as np
 from .._checks import time_function
 from .._jit import jit as _jit
 from ..joints.base import Joint
+from ..math.gauge import frame_scale
 from ..math.rotations import PlanarAngle
 
 
@@ -77,11 +78,12 @@ class FrameRate(Joint):
 
 @_jit
 def _gauge(q, ptr, gq, gv, m):
-    """``1 + g . q`` of term ``m`` (``sigma = 1 / (1 + g . q)``)."""
-    d = 1.0
+    """``sigma = 1 / (1 + g . q)`` of term ``m`` and ``d sigma / d (g . q)``
+    (:func:`~phmech.math.gauge.frame_scale`)."""
+    x = 0.0
     for k in range(ptr[m], ptr[m + 1]):
-        d += gv[k] * q[gq[k]]
-    return d
+        x += gv[k] * q[gq[k]]
+    return frame_scale(1.0, 1.0, x)
 
 
 @_jit
@@ -90,7 +92,7 @@ def frame_rate_values(q, fr, vals):
     ``G`` at row ``fr[0][m]``, column ``fr[1][m]``), ``sigma = 1 / (1 + g . q)``."""
     rows, cols, sign, ptr, gq, gv = fr
     for m in range(rows.size):
-        vals[m] = sign[m] / _gauge(q, ptr, gq, gv, m)
+        vals[m] = sign[m] * _gauge(q, ptr, gq, gv, m)[0]
 
 
 @_jit
@@ -99,10 +101,10 @@ def frame_rate_derivatives(q, fr, vals, dvals):
     -sign_m g_k sigma^2`` for the gauge entries ``k`` of every term ``m``."""
     rows, cols, sign, ptr, gq, gv = fr
     for m in range(rows.size):
-        d = _gauge(q, ptr, gq, gv, m)
-        vals[m] = sign[m] / d
+        s, ds = _gauge(q, ptr, gq, gv, m)
+        vals[m] = sign[m] * s
         for k in range(ptr[m], ptr[m + 1]):
-            dvals[k] = -sign[m] * gv[k] / (d * d)
+            dvals[k] = sign[m] * gv[k] * ds
 
 
 class FrameRateGroup:
