@@ -175,7 +175,7 @@ class Gravity(Load):
     term (small for small deflections).  A plate has no frame: its gravity
     rows are ``int rho h dv`` (``momentum_rows()``) and its first moment
     that of the deflection recovered from its moments
-    (:mod:`phmech.fem.plate_gravity`), whose rate is exactly the velocity
+    (:mod:`phmech.fem.plate_deflection`), whose rate is exactly the velocity
     field: the force is ``-dV/dt`` (``first_moment_exact``).  A flexible
     body without a first moment (a plate free to move rigidly) has no
     potential: its gravity work is supplied work (``potential`` returns None
