@@ -155,3 +155,19 @@ def test_body_on_plate_power_balance_and_contact():
     vz_patch = e[:, dae.e_slices["plate"]] @ port.Y[2]
     vz_body = e[:, dae.e_slices["mass"]] @ body.port("P").Y[2]
     assert np.max(np.abs(vz_patch - vz_body)) < 1e-9 * np.max(np.abs(vz_body))
+
+
+def test_distributed_soft_support_is_the_serial_one():
+    """On one process the PETSc operators of the soft support are the serial plate's (the same
+    unknowns removed: the deflection only)."""
+    import scipy.sparse as sp
+    from phmech.fem.plate_mindlin import MindlinPlate
+    from phmech.parallel import mindlin_plate
+    bc = {1: "soft_simply_supported", 2: "simply_supported", 3: "clamped"}
+    mesh = fd.UnitSquareMesh(3, 3)
+    p = MindlinPlate("p", mesh, 0.01, 2700.0, 70e9, 0.3, degree=2, boundary=bc)
+    q = mindlin_plate(mesh, 0.01, 2700.0, 70e9, 0.3, degree=2, boundary=bc)
+    assert q.ne == p.ne
+    for A, B in ((q.E, p.M), (q.J, p.J0)):
+        indptr, indices, data = A.getValuesCSR()
+        assert abs(sp.csr_matrix((data, indices, indptr), shape=A.getSize()) - B).max() <= 1e-14 * abs(B).max()
