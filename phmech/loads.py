@@ -206,7 +206,7 @@ class Gravity(Load):
         self._deformed = None
         if not self._rigid and hasattr(body, "first_moment"):
             self._deformed = body.first_moment()
-        #: the force is exactly ``-dV/dt`` (rigid bodies, the consistent beams): the energy
+        #: the force is exactly ``-dV/dt`` (rigid bodies, the consistent beams, held plates): the energy
         #: bookkeeping may count it as a potential (:attr:`DescriptorDAE.potential_loads`)
         self.exact_potential = self._rigid or (self._deformed is not None and (
             self._deformed[2] == "q" or getattr(body, "first_moment_exact", False)))
