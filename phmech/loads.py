@@ -178,10 +178,14 @@ class Gravity(Load):
     the integrator's accuracy.  The linear floating frame writes the
     rotational inertia with the undeformed shape: its gravity power misses
     ``g . R (omega x int rho A u)``, and ``H + V`` drifts by the work of that
-    term (small for small deflections).  A flexible body without
-    ``first_moment()`` (the plates) has no potential: its gravity work is
-    supplied work (``potential`` returns None and
-    :meth:`~phmech.assembly.energy.EnergyMixin.potential_energy` warns).
+    term (small for small deflections).  A plate has no frame: its gravity
+    rows are ``int rho h dv`` (``momentum_rows()``) and its first moment
+    that of the deflection recovered from its moments
+    (:mod:`phmech.fem.plate_deflection`), whose rate is exactly the velocity
+    field: the force is ``-dV/dt`` (``first_moment_exact``).  A flexible
+    body without a first moment (a plate free to move rigidly) has no
+    potential: its gravity work is supplied work (``potential`` returns None
+    and :meth:`~phmech.assembly.energy.EnergyMixin.potential_energy` warns).
     """
 
     def __init__(self, body, g, name=None):
@@ -195,18 +199,23 @@ class Gravity(Load):
         self.fun = lambda t: g
         self.fun.constant = True
         self.inertial = body.rotation_kind is not None
-        Mt = body.M.tocsr()[body.translation_dofs, :].toarray()
+        self._framed = not hasattr(body, "momentum_rows")
+        if not self._framed:                    # no frame translation (a plate): its own mass rows
+            Mt, self.mass = body.momentum_rows(), 0.0
+        else:
+            Mt = body.M.tocsr()[body.translation_dofs, :].toarray()
+            self.mass = float(Mt[0, body.translation_dofs[0]])
         self.cols = np.flatnonzero(np.any(Mt != 0, axis=0))
         self.A = Mt[:, self.cols]
-        self.mass = float(Mt[0, body.translation_dofs[0]])
         self._rigid = len(body.frame_dofs) == body.ne
         self._first_moment = self.mass * np.asarray(getattr(body, "center", np.zeros(body.dim)), float)
         self._deformed = None
         if not self._rigid and hasattr(body, "first_moment"):
             self._deformed = body.first_moment()
-        #: the force is exactly ``-dV/dt`` (rigid bodies, the consistent beams): the energy
+        #: the force is exactly ``-dV/dt`` (rigid bodies, the consistent beams, held plates): the energy
         #: bookkeeping may count it as a potential (:attr:`DescriptorDAE.potential_loads`)
-        self.exact_potential = self._rigid or (self._deformed is not None and self._deformed[2] == "q")
+        self.exact_potential = self._rigid or (self._deformed is not None and (
+            self._deformed[2] == "q" or getattr(body, "first_moment_exact", False)))
 
     def identity_parameters(self):
         return {"g": self.g}
@@ -221,4 +230,6 @@ class Gravity(Load):
             s0, rows, on = self._deformed
             v = q if on == "q" else (np.zeros(self.body.ne) if e is None else e)
             S = s0 + rows @ np.asarray(v, float)
+        if not self._framed:                    # no frame (a plate): S in inertial components
+            return -float(self.g @ S)
         return -float(self.g @ (self.mass * self.body.position(q) + self.body.rotation(q) @ S))

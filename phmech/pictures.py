@@ -27,7 +27,7 @@ cell means ``[N m/m]``.
 A plate's state holds velocities and moments, no deflection: the
 deflection since the first stored time is recovered from the moments
 through the plate's constitutive relation ``C (S(t) - S(t_0)) = B d(t)``
-(exact for the discrete model at any output spacing, as the beams'
+(:mod:`phmech.fem.plate_deflection`; exact for the discrete model at any output spacing, as the beams'
 displacements are recovered from their stresses), when the plate's
 supports leave no rigid motion.  A plate free to move rigidly gets the
 trapezoidal integral of its stored velocities instead: the midpoint rule's
@@ -38,6 +38,8 @@ import weakref
 
 import numpy as np
 import scipy.sparse as sp
+
+from .fem.plate_deflection import plate_held, recovered_deflection  # noqa: F401 (plate_held: public here too)
 
 #: kinds of a part
 KINDS = ("vertex", "line", "surface", "network")
@@ -220,7 +222,6 @@ class PlateSurface:
         # columns: the moment space's part of the full mixed vector, then the kept unknowns
         full = sp.csr_matrix((Am.data, Am.indices + offset, Am.indptr), shape=(Am.shape[0], plate.nf))
         self.moment_mean = full[:, plate._keep].tocsr()
-        self.held = self.recovery = None             # filled by plate_held and _stiffness_factor
 
     def _split(self, cells, vcols, ecols):
         """Triangles over the nodes: each P2 cell split in four at its edge nodes, else the cells'
@@ -267,57 +268,6 @@ def plate_surface(plate):
     return surf
 
 
-def _rigid_velocity_fields(plate):
-    """The plate's rigid motions ``w = 1, x, y`` (with ``omega = grad w`` on Mindlin plates) as
-    columns over the velocity unknowns, the removed ones left out."""
-    fd = plate._firedrake()
-    x = plate.x
-    Vv = plate.spaces[0]
-    cols = []
-    for w, g in ((1.0 + 0.0 * x[0], (0.0, 0.0)), (x[0], (1.0, 0.0)), (x[1], (0.0, 1.0))):
-        full = np.zeros(plate.nf)
-        full[:Vv.dim()] = fd.Function(Vv).interpolate(w).dat.data_ro
-        if len(plate.spaces) == 4:                                # Mindlin: rotations = grad w (constants)
-            Vw = plate.spaces[1]
-            f = fd.Function(Vw)
-            if any(g):                                            # L2 projection: exact for constants
-                u, dv = fd.TrialFunction(Vw), fd.TestFunction(Vw)
-                fd.solve(fd.inner(u, dv) * fd.dx == fd.inner(fd.Constant(g), dv) * fd.dx(domain=plate.mesh), f,
-                         solver_parameters={"ksp_type": "preonly", "pc_type": "lu"})
-            full[Vv.dim():Vv.dim() + Vw.dim()] = np.asarray(f.dat.data_ro).ravel()
-        cols.append(full[plate._keep][plate.velocity_dofs])
-    return np.column_stack(cols)
-
-
-def plate_held(plate):
-    """True when the plate's supports leave it no rigid motion (no combination of the rigid
-    fields :func:`_rigid_velocity_fields` strains it by nothing)."""
-    surf = plate_surface(plate)
-    if surf.held is None:
-        v, s = plate.velocity_dofs, plate.stress_dofs
-        B = plate.J0[s][:, v]
-        R = _rigid_velocity_fields(plate)
-        absB = abs(B)
-        surf.held = True
-        for c in np.linalg.svd(R, full_matrices=False)[2]:       # an orthonormal basis of span(R)
-            r = R @ c
-            if np.linalg.norm(B @ r) <= 1e-9 * np.linalg.norm(absB @ np.abs(r)):
-                surf.held = False
-    return surf.held
-
-
-def _stiffness_factor(plate):
-    """Sparse LU of ``[[0, B^T], [B, -C]]`` (the displacement from the stresses), kept with the surface."""
-    surf = plate_surface(plate)
-    if surf.recovery is None:
-        from scipy.sparse.linalg import splu
-        v, s = plate.velocity_dofs, plate.stress_dofs
-        B = plate.J0[s][:, v].tocsc()
-        C = plate.M[s][:, s].tocsc()
-        surf.recovery = (B, splu(sp.bmat([[sp.csc_matrix((len(v), len(v))), B.T], [B, -C]], format="csc")))
-    return surf.recovery
-
-
 def deflection_history(plate, t, E, rows=None):
     """Nodal deflection ``w`` of a plate since the first stored time, at the output ``rows``.
 
@@ -342,14 +292,9 @@ def deflection_history(plate, t, E, rows=None):
     E = np.atleast_2d(np.asarray(E, float))
     rows = np.arange(len(E)) if rows is None else np.asarray(rows, int)
     if plate_held(plate):
-        v, s = plate.velocity_dofs, plate.stress_dofs
-        B, lu = _stiffness_factor(plate)
-        nv = len(v)
-        dS = E[rows][:, s] - E[0, s]
-        rhs = np.vstack([B.T @ dS.T, np.zeros((len(s), len(rows)))])
-        d = np.asarray(lu.solve(rhs))[:nv].T                    # over the velocity unknowns
+        s = plate.stress_dofs
         e = np.zeros((len(rows), plate.ne))
-        e[:, v] = d
+        e[:, plate.velocity_dofs] = recovered_deflection(plate, E[rows][:, s] - E[0, s])
         return surf.nodal(e), "moments"
     t = np.asarray(t, float)
     W = np.zeros((len(rows), len(surf.node_e)))

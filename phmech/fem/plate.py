@@ -65,7 +65,7 @@ import scipy.sparse.linalg as spla
 from ..bodies.base import FixedBody
 from ..loads import Load
 from ._petsc import to_numpy, to_scipy
-from . import plate_size
+from . import plate_deflection, plate_size
 from .cache import CachedFE
 from .mesh_recipe import MeshRecipe, expression_key, mesh_key
 
@@ -446,6 +446,18 @@ class PlateBase(FixedBody, CachedFE):
 
     def hamiltonian(self, e):
         return 0.5 * float(e @ (self.M @ e))
+
+    # -- gravity (:mod:`phmech.fem.plate_deflection`) ----------------------------------
+    #: gravity's force is exactly ``-dV/dt`` of the first moment's potential
+    first_moment_exact = True
+
+    def momentum_rows(self):
+        """``(3, ne)`` rows ``int rho h (e_k . u)`` of the unit translations (gravity's input)."""
+        return plate_deflection.momentum_rows(self)
+
+    def first_moment(self):
+        """``(s0, rows, "e")`` of the deflected mid-surface, or None for a plate free to move rigidly."""
+        return plate_deflection.first_moment(self)
 
 
 class KirchhoffPlate(PlateBase):

@@ -61,8 +61,13 @@ without the edge bubbles of the Duran-Liberman element).
 
 Boundary conditions: ``"clamped"`` (``v = 0``, ``omega = 0``),
 ``"simply_supported"`` (hard: ``v = 0`` and the rotation about the edge
-normal ``omega_t = 0``; straight edges parallel to an axis) and
-``"free"`` (natural).
+normal ``omega_t = 0``; straight edges parallel to an axis),
+``"soft_simply_supported"`` (``v = 0`` only: both rotations free, the
+moments ``M_nn`` and ``M_nt`` vanish naturally; any edge) and ``"free"``
+(natural).  The soft support is the more flexible one (its twisting moment
+is released): its frequencies lie below the hard support's, and both tend
+to the Kirchhoff simply supported plate as the plate thins (the soft
+support through a boundary layer of the width of the thickness).
 """
 import numpy as np
 import scipy.sparse as sp
@@ -70,7 +75,7 @@ import scipy.sparse as sp
 from ._petsc import to_scipy
 from .plate import PlateBase, check_degree, check_plate_parameters, real_number
 
-MINDLIN_CONDITIONS = ("clamped", "simply_supported", "free")
+MINDLIN_CONDITIONS = ("clamped", "simply_supported", "soft_simply_supported", "free")
 #: reductions of the shear strain: Nedelec interpolation (locking-free) or L2 projection
 REDUCTIONS = ("interpolation", "projection")
 
@@ -147,8 +152,9 @@ class MindlinPlate(PlateBase):
         Shear correction factor (default 5/6).
     degree : int
         ``k >= 1``.
-    boundary : dict ``{marker: "clamped" | "simply_supported" | "free"}``;
-        unlisted markers are free.
+    boundary : dict ``{marker: "clamped" | "simply_supported" | "soft_simply_supported" | "free"}``;
+        unlisted markers are free (``"simply_supported"`` is the hard support, the rotation
+        about the edge normal held; the soft one holds the deflection only).
     reduction : ``"interpolation"`` (default, locking-free) or ``"projection"``.
     max_dofs : int, optional
         Largest number of unknowns accepted (see :class:`~phmech.fem.plate.KirchhoffPlate`).
@@ -205,7 +211,7 @@ class MindlinPlate(PlateBase):
             if cond == "clamped":
                 nodes = fd.DirichletBC(Vw, fd.Constant((0.0, 0.0)), m).nodes
                 drop += [off[1] + 2 * i + c for i in nodes for c in (0, 1)]
-            else:
+            elif cond == "simply_supported":
                 tangential = 1 - _edge_axis(fd, mesh, m, name)   # x = const: omega_y is tangential
                 nodes = fd.DirichletBC(Vw.sub(tangential), 0.0, m).nodes
                 drop += [off[1] + 2 * i + tangential for i in nodes]

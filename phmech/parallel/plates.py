@@ -279,7 +279,7 @@ def mindlin_plate(mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
         if cond == "clamped":
             nodes = fd.DirichletBC(Vw, fd.Constant((0.0, 0.0)), m).nodes
             drop.append(_owned_global(W, 1, nodes, bs=2, comps=(0, 1)))
-        else:
+        elif cond == "simply_supported":                 # hard; the soft support holds v only
             tangential = 1 - _edge_axis(fd, mesh, m, name)
             nodes = fd.DirichletBC(Vw.sub(tangential), 0.0, m).nodes
             drop.append(_owned_global(W, 1, nodes, bs=2, comps=(tangential,)))
