@@ -54,6 +54,7 @@ from ..bodies.frames import (planar_frames_jacobian, planar_frames_qdot, points_
                              spatial_frames_qdot)
 from ..bodies.inertial import inertial_frames_jacobian_add, inertial_frames_qdot
 from ..fem.frame_rate import FrameRateGroup, frame_rate_derivatives, frame_rate_values
+from ..joints.planar import planar_G_derivatives, planar_G_values
 from ..joints.spatial import SpatialGroup
 from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
 from ..loads_kernels import PackedLoads, loads_add, loads_jacobian_add
@@ -95,22 +96,6 @@ def _add_G_jacobian(nq, r, c, v, act, J):
         J[nq + c[m], ne_end + r[m]] += v[m]
         if act[r[m]]:
             J[ne_end + r[m], nq + c[m]] -= v[m]
-
-
-@_jit
-def _planar_G(q, Gv0, Gvcs, Gang):
-    """Values of the planar joints' ``G`` on its pattern, ``G0 + sum cos(theta_k) Gc_k +
-    sin(theta_k) Gs_k``, and the vector ``(cos theta, sin theta)`` of the angles."""
-    na = Gang.size
-    cs = np.empty(2 * na)
-    for k in range(na):
-        cs[k] = np.cos(q[Gang[k]])
-        cs[na + k] = np.sin(q[Gang[k]])
-    G = Gv0.copy()
-    for m in range(Gv0.size):
-        for k in range(2 * na):
-            G[m] += cs[k] * Gvcs[k, m]
-    return G, cs
 
 
 #: the kernel's slots of the effort families and their kernel modules (``pack``, ``qdot``,
@@ -184,7 +169,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     ``sf_*``: offsets of spatial frames; ``J0``, ``R``: CSR; ``K``: the
     gyroscopic slots stacked as one CSR of ``nslot * ne`` rows with the
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
-    planar pattern, ``X*``: extra ``G`` triplets; ``w``: prescribed
+    planar joints (:meth:`phmech.joints.planar.PlanarGroup.kernel_data`), ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
     families with their own kernels, ``(eff, sj, fr, nw, fd, inf)``: the effort families' data (in the
     order of :data:`EFFORT_SLOTS`), the spatial joints
@@ -217,7 +202,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
     fl = w.copy()
-    G, _ = _planar_G(q, Gv0, Gvcs, Gang)
+    G = planar_G_values(q, Gv0, Gvcs, Gang)
     _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
     _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
     eff, sj, fr, nw, fd, inf = families
@@ -285,7 +270,7 @@ class CompiledResidual:
         i0 = np.zeros(0, np.int64)
         slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
                  "points": (i0, i0), "spatial_frames": (i0, i0), "inertial_frames": (i0, i0, i0, i0),
-                 "planar_joints": (i0, i0, np.zeros(0), np.zeros((0, 0)), i0),
+                 "planar_joints": (i0, i0, np.zeros(0), np.zeros((2, 0)), np.zeros((2, 0), np.int64)),
                  "spatial_joints": SpatialGroup([], d.layout).kernel_data(),
                  "frame_rates": FrameRateGroup([], d.layout).kernel_data()}
         self.other_kin_groups, self.other_groups = [], []
@@ -531,19 +516,21 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     for i in range(inactive.size):
         act[inactive[i]] = False
         J[cl + inactive[i], cl + inactive[i]] = -1.0
-    na = Gang.size
-    G, cs = _planar_G(q, Gv0, Gvcs, Gang)
+    G = planar_G_values(q, Gv0, Gvcs, Gang)
     for m in range(Gr.size):
         r, c = Gr[m], Gc[m]
         g = G[m]
         J[nq + c, cl + r] += g
         if act[r]:
             J[cl + r, ce + c] -= g
-        for k in range(na):
-            dg = -cs[na + k] * Gvcs[k, m] + cs[k] * Gvcs[na + k, m]
-            J[nq + c, Gang[k]] += dg * lam[r]
-            if act[r]:
-                J[cl + r, Gang[k]] -= dg * e[c]
+    dG = np.empty(Gang.shape[1])
+    planar_G_derivatives(q, Gvcs, Gang, dG)
+    for t in range(dG.size):
+        m, a = Gang[0, t], Gang[1, t]
+        r, c = Gr[m], Gc[m]
+        J[nq + c, a] += dG[t] * lam[r]
+        if act[r]:
+            J[cl + r, a] -= dG[t] * e[c]
     _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
     eff, sj, fr, nw, fd, inf = families
     inertial_frames_jacobian_add(q, e, inf[0], inf[1], inf[2], inf[3], J, ce)

@@ -42,8 +42,10 @@ class EnergyMixin:
                 V[k] += v
         if missing and not getattr(self, "_warned_potential", False):
             self._warned_potential = True
-            warnings.warn("potential_energy: no potential for " + ", ".join(missing) + " (a flexible body "
-                          "without first_moment()); their work is supplied work, not part of H + V",
+            warnings.warn("potential_energy: no potential for " + ", ".join(missing) + " (a body whose "
+                          "state does not give its position: no first_moment(), e.g. a plate free to "
+                          "move rigidly or an attached body); their work is supplied work, not part of "
+                          "H + V",
                           RuntimeWarning, stacklevel=2)
         forces = getattr(self, "forces", None)
         if forces:

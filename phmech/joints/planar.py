@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._jit import jit as _jit
 from ..math.rotations import S2
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 
@@ -69,27 +70,29 @@ class PlanarGroup:
         R, C, V0, VC, VS, K = cat(R, int), cat(C, int), cat(V0), cat(VC), cat(VS), cat(K, int)
         keep = (V0 != 0) | (VC != 0) | (VS != 0)
         R, C, V0, VC, VS, K = R[keep], C[keep], V0[keep], VC[keep], VS[keep], K[keep]
-        # the pattern of G (row-major), and the values of each part on it (duplicates summed)
+        # the pattern of G (row-major), its values at rest on it (duplicates summed), and the angle
+        # terms: entry m gains c cos(theta) + s sin(theta) of the angle at q index a
         key = R * ne + C
         pattern, where = np.unique(key, return_inverse=True)
         self._r, self._c = pattern // ne, pattern % ne
         nnz = pattern.size
         self._v0 = np.bincount(where, V0, minlength=nnz)
-        self._vcs = np.zeros((2 * na, nnz))
         on = K >= 0
-        np.add.at(self._vcs, (K[on], where[on]), VC[on])
-        np.add.at(self._vcs, (na + K[on], where[on]), VS[on])
+        term, inv = np.unique(where[on] * max(na, 1) + K[on], return_inverse=True)
+        m_of, k_of_term = term // max(na, 1), term % max(na, 1)
+        self._cs = np.vstack([np.bincount(inv, VC[on], minlength=term.size),
+                              np.bincount(inv, VS[on], minlength=term.size)]).astype(float)
+        self._mq = np.vstack([m_of, self.angles[k_of_term] if na else m_of]).astype(np.int64)
         self._shape = (nl, ne)
 
     #: the compiled residual's slot for :meth:`kernel_data`
     kernel_slot = "planar_joints"
 
     def kernel_data(self):
-        """``(rows, cols, values of G0, values of the cos and sin parts, angle indices)`` on
-        the pattern of ``G`` (the compiled residual's ``G = G0 + sum cos Gc + sin Gs``)."""
+        """``(rows, cols, values at rest, (c, s) of the angle terms, (entry, angle index) of the
+        angle terms)`` on the pattern of ``G`` (:func:`planar_G_values`)."""
         return (self._r.astype(np.int64), self._c.astype(np.int64), self._v0.astype(float),
-                np.ascontiguousarray(self._vcs, float).reshape(2 * len(self.angles), -1),
-                self.angles.astype(np.int64))
+                np.ascontiguousarray(self._cs), np.ascontiguousarray(self._mq))
 
     def add_G(self, q, G):
         r, c, v = self.G_triplets(q)
@@ -97,30 +100,40 @@ class PlanarGroup:
 
     def G_triplets(self, q):
         """``G(q)`` as triplets ``(rows, cols, values)``."""
-        v = self._v0.copy()
-        if len(self.angles):
-            th = q[self.angles]
-            v += np.concatenate([np.cos(th), np.sin(th)]) @ self._vcs
-        return self._r, self._c, v
+        return self._r, self._c, planar_G_values(np.asarray(q, float), self._v0, self._cs, self._mq)
 
     def jacobian_triplets(self, q, e, lam):
         """``d(G^T lam)/dq`` (rows in ``e``) and ``d(G e)/dq`` (rows in ``lam``) as triplets."""
-        empty = (np.zeros(0, int), np.zeros(0, int), np.zeros(0))
-        na = len(self.angles)
-        if not na:
-            return empty, empty
-        th = q[self.angles]
-        # dG/dtheta_k on the pattern: -sin(theta_k) Gc_k + cos(theta_k) Gs_k
-        dG = -np.sin(th)[:, None] * self._vcs[:na] + np.cos(th)[:, None] * self._vcs[na:]
-        k, m = np.nonzero(dG)
-        d = dG[k, m]
+        dv = np.empty(self._mq.shape[1])
+        planar_G_derivatives(np.asarray(q, float), self._cs, self._mq, dv)
+        m, a = self._mq
         r, c = self._r[m], self._c[m]
-        A = sp.coo_matrix((d * lam[r], (c, k)), shape=(self._shape[1], na)).tocsr()     # ne x k
-        B = sp.coo_matrix((d * e[c], (r, k)), shape=(self._shape[0], na)).tocsr()       # nl x k
+        A = sp.coo_matrix((dv * lam[r], (c, a)), shape=(self._shape[1], len(q))).tocsr()     # ne x nq
+        B = sp.coo_matrix((dv * e[c], (r, a)), shape=(self._shape[0], len(q))).tocsr()       # nl x nq
         A.eliminate_zeros()
         B.eliminate_zeros()
         A, B = A.tocoo(), B.tocoo()
-        return (A.row, self.angles[A.col], A.data), (B.row, self.angles[B.col], B.data)
+        return (A.row, A.col, A.data), (B.row, B.col, B.data)
+
+
+@_jit
+def planar_G_values(q, v0, cs, mq):
+    """The values of the planar joints' ``G`` on its pattern: ``v0[m]`` plus
+    ``c_t cos(theta_t) + s_t sin(theta_t)`` of every angle term ``t`` of entry ``m = mq[0, t]``,
+    ``theta_t = q[mq[1, t]]`` (``cs = (c, s)``, the body-frame port rows rotated by the angle)."""
+    G = v0.copy()
+    for t in range(mq.shape[1]):
+        th = q[mq[1, t]]
+        G[mq[0, t]] += cs[0, t] * np.cos(th) + cs[1, t] * np.sin(th)
+    return G
+
+
+@_jit
+def planar_G_derivatives(q, cs, mq, dv):
+    """``dv[t]``: the derivative of angle term ``t`` of :func:`planar_G_values` by its angle."""
+    for t in range(mq.shape[1]):
+        th = q[mq[1, t]]
+        dv[t] = -cs[0, t] * np.sin(th) + cs[1, t] * np.cos(th)
 
 
 def _require_planar(port, joint):
