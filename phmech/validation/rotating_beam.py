@@ -159,6 +159,8 @@ def run(n_elems=(4, 8, 16, 32), speeds=SPEEDS, slenderness=SLENDERNESS, ritz_n=2
                              "max_rel_change_from_n_minus_4": ritz_change},
                "ritz": {d: ritz[d].tolist() for d in ritz},
                "consistent": {d: fin[d].tolist() for d in ("flapwise", "chordwise", "root_strain")},
+               "consistent_by_n": {str(n): {d: cons[n][d].tolist() for d in ("flapwise", "chordwise")}
+                                   for n in n_elems},
                "consistent_growth_max": float(max(np.max(cons[n]["growth"]) for n in n_elems)),
                "convergence": conv,
                "wall_time_s": {str(n): cons[n]["wall_time_s"] for n in n_elems}}
