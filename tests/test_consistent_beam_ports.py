@@ -178,3 +178,18 @@ def test_weld_turns_a_stretched_blade_slower_by_its_root_strain():
     assert 0.985 < sigma < 0.995
     _, _, q_f, _ = _steady(10.0 * sigma, "frame", 70.0)
     assert np.abs(q_f[u] - q_d[u]).max() <= 1e-8 * np.abs(q_d[u]).max()
+
+
+def test_jacobian_of_the_hub_drive_and_a_weld_at_the_tip_against_a_probe():
+    """The exact Jacobian of a model with FrameRate3 (the gauge enters its row) and a Weld3 from the
+    beam's tip to a rigid body (rows turned by both orientations) equals central differences at a
+    random state."""
+    from test_jacobians import assert_jacobian
+    from phmech.validation.rotating_beam import build
+    s, beam = build("consistent", 2, 3.0)
+    tip = SpatialRigidBody("tip mass", 0.1, 1e-3 * np.eye(3), position=(1.0, 0.0, 0.0))
+    s.add(tip)
+    s.add_joint(Weld3(beam.port("B"), tip.port("P"), name="tip weld"))
+    dae = s.assemble()
+    y = dae.initial_state() + 1e-2 * np.random.default_rng(5).standard_normal(dae.n)
+    assert_jacobian(dae, 0.0, y)
