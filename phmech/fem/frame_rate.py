@@ -202,8 +202,7 @@ class FrameRate3(Joint):
 
     def __init__(self, a, axis=2, rate=None, rate_derivative=None, name=None):
         super().__init__(name or f"frame rate {getattr(a, 'name', a)}")
-        if getattr(a, "rotation_kind", None) is not UnitQuaternion or not hasattr(a, "frame_dofs") \
-                or a.rotation_index != 3:
+        if getattr(a, "rotation_kind", None) is not UnitQuaternion or a.rotation_index != 3:
             raise ValueError(f"joint '{self.name}': body '{getattr(a, 'name', a)}' has no spatial floating frame "
                              "(FrameRate3 drives the angular velocity e[3:6] of a quaternion frame; planar "
                              "frames use FrameRate)")
