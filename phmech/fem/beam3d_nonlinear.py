@@ -35,10 +35,27 @@ rotating-frame terms of the spin inertia other than those on the frame.
 Discretization: cubic Hermite for the three displacement and velocity
 components (one space, so ``Omega x`` maps it onto itself), P1 for spin
 and twist, continuous P2 for ``n``, DG1 for ``m_z, m_y`` and DG0 for ``t``.
-Ports ``A`` and ``B`` carry velocity rows; moments act on the frame
-through :class:`FrameMoment` (at the root, the section turns with the frame).
+
+Ports ``A`` (``X = 0``) and ``B`` (``X = L``) carry the velocity of their
+point, ``Y e = a(X)``, and the rotation rate of their section in frame
+components, ``W e = (s(X), -a_z'(X), a_y'(X))`` (``'`` here ``d/dX``): the
+spin and the rate ``e1 x a'(X)`` of the section's tangent, so joints can
+weld or hinge the beam at either end (:func:`~phmech.joints.spatial.Weld3`,
+:func:`~phmech.joints.spatial.Revolute3`).  The rows are constant; they are
+the exact rotation rate where the tangent ``e1 + u'(X)`` is the undeformed
+``e1``.  On a deformed tangent the exact rate, ``t x a'(X) / |t|^2`` plus the
+spin, depends on the state: at ``A``, whose tangent the gauge keeps along
+``e1`` with the length ``1 + u_x'(0)``, the rows give the rotation efforts
+``omega`` while the section (and frame) turns at ``Omega = d * omega``, so a
+weld or a driven hinge at ``A`` holds ``omega`` and errs by the root's axial
+strain ``u_x'(0)`` in the transverse components.  Where the root stretches
+(a blade on a fast hub), drive the frame's own rate exactly with
+:class:`~phmech.fem.frame_rate.FrameRate3` (gauge :meth:`frame_rate_gauge`)
+beside a :func:`~phmech.joints.spatial.Revolute3` that holds the axis.
+Moments may also act on the frame through :class:`FrameMoment`.
 """
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
@@ -193,9 +210,12 @@ class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
         self.q0 = np.r_[self.q0, np.zeros(nq - 7)]
         self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
         self.mass = float(self.M[0, 0])
-        for pname, X in (("A", 0.0), ("B", self.L)):
+        spin_field = full[:, off["s"]]                          # ne x nP: e -> spin coefficients
+        for pname, X, slope, spin_at in (("A", 0.0, trs, trP), ("B", self.L, fe.trsL, fe.trPL)):
             Y = np.vstack([P.T @ trv[pname] for P in self.Pe])
-            self.add_port(pname, Y, None, (X, 0.0, 0.0))
+            # rotation rate of the section at the undeformed tangent: (s, -a_z', a_y') at X
+            W = np.vstack([spin_field @ spin_at, -(self.Pe[2].T @ slope), self.Pe[1].T @ slope])
+            self.add_port(pname, Y, W, (X, 0.0, 0.0))
         self._trace_q = {pn: np.vstack([P.T @ trv[pn] for P in self.Pq]) for pn in ("A", "B")}
         self._Mfield = rhoA * MV
         self._one, self._spin_row = one, spin
@@ -212,6 +232,12 @@ class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
         return out
 
     # -- frame rate -------------------------------------------------------------
+    def frame_rate_gauge(self, axis):
+        """``g`` on ``q`` with the frame's rate about its axis ``axis`` ``Omega_k = omega_k / (1 + g . q)``
+        (:class:`~phmech.fem.frame_rate.FrameRate3`): zero about the beam's axis, the gauge
+        ``u_x'(0)`` about the transverse axes."""
+        return np.zeros(self.nq) if axis == 0 else np.array(self._cq, float)
+
     def frame_scale(self, q):
         """``d`` with ``Omega = d * omega`` and ``dd/dq`` (3 x nq)."""
         k = self._gauge_q
@@ -284,12 +310,15 @@ class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
         return B
 
     def _linear_strains(self):
-        sig, flex = self.stress_dofs, self.flexible_velocity_dofs
-        return self.J0[sig][:, flex].toarray(), self.M[sig][:, sig].toarray()
+        """``(B0, C)``: the linear strain rates of the flexible velocities and the compliance (dense,
+        made once)."""
+        if getattr(self, "_strain_ops", None) is None:
+            sig, flex = self.stress_dofs, self.flexible_velocity_dofs
+            self._strain_ops = (self.J0[sig][:, flex].toarray(), self.M[sig][:, sig].toarray())
+        return self._strain_ops
 
     def elastic_stiffness(self):
         """Cholesky factor of the linear stiffness ``B0^T C^-1 B0`` on ``(u, phi)``."""
-        import scipy.linalg as sla
         B0, C = self._linear_strains()
         return sla.cho_factor(B0.T @ np.linalg.solve(C, B0))
 
@@ -302,7 +331,9 @@ class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
             quad = self._Nn.T @ (self._W * 0.5 * (Sv[0] ** 2 + Sv[1] ** 2 + Sv[2] ** 2))
             rhs += quad[self.stress_dofs]
         e = np.zeros(self.ne)
-        e[self.stress_dofs] = np.linalg.solve(C, rhs)
+        if getattr(self, "_compliance_lu", None) is None:
+            self._compliance_lu = sla.lu_factor(C)
+        e[self.stress_dofs] = sla.lu_solve(self._compliance_lu, rhs)
         return e
 
     # -- state helpers ---------------------------------------------------------------
@@ -347,13 +378,14 @@ class SpatialConsistentBeamFE(CachedFE):
     matrix ``MV``, the coefficients ``xi`` of ``X`` and ``one`` of 1, the
     values of ``u'`` (``E1``) and of ``n`` (``Nq``) at the degree-7
     quadrature points with weights ``wq``, the curvature test ``D2``, the
-    end traces ``trv``, ``trs`` (slope at 0), ``trP`` (P1 at 0) and the
+    end traces ``trv``, ``trs`` and ``trsL`` (slopes at 0 and ``L``), ``trP`` and ``trPL`` (P1 at
+    0 and ``L``) and the
     spin moment ``spinP = int rho I_p dphi``.
     """
 
     KIND = "SpatialConsistentBeamFE"
     CACHED = ("Mw", "Jw", "Kw", "edges", "MV", "xi", "one", "wq", "E1", "Nq", "D2", "trv", "trs", "trP",
-              "spinP")
+              "trsL", "trPL", "spinP")
     FIREDRAKE_ATTRIBUTES = ("mesh", "V")
 
     def __init__(self, L, n_elem, rhoA, EA, EIy, EIz, GJ, rIp):
@@ -409,6 +441,8 @@ class SpatialConsistentBeamFE(CachedFE):
         out["trv"] = {e_: to_numpy(fd.assemble(v_ * fd.ds(m_))) for e_, m_ in (("A", 1), ("B", 2))}
         out["trs"] = to_numpy(fd.assemble(v_.dx(0) * fd.ds(1)))
         out["trP"] = to_numpy(fd.assemble(fd.TestFunction(P1) * fd.ds(1)))
+        out["trsL"] = to_numpy(fd.assemble(v_.dx(0) * fd.ds(2)))
+        out["trPL"] = to_numpy(fd.assemble(fd.TestFunction(P1) * fd.ds(2)))
         out["spinP"] = to_numpy(fd.assemble(rIp * fd.TestFunction(P1) * dx))
         return out
 

@@ -1,4 +1,4 @@
-"""The frame-rate joint: drives or couples the frame rotation of planar floating bodies.
+"""The frame-rate joints: drive or couple the frame rotation of floating bodies.
 
 The frame rate of a planar floating body is ``theta' = sigma(q) omega`` with
 ``sigma = 1 / (1 + g . q)``: ``g = 0`` for rigid and linear floating bodies
@@ -7,11 +7,21 @@ consistent beam (:mod:`phmech.fem.beam_nonlinear`).  A body whose frame rate
 is not ``omega`` gives ``g`` on its own ``q`` by ``frame_rate_gauge()``; ``omega``
 is the third effort of every planar floating body.
 
-The rows ``sigma_a(q) omega_a - sigma_b(q) omega_b`` and their exact
-derivatives by ``q`` are written once, as the kernels
+A spatial floating frame turns at ``Omega_k = sigma_k(q) omega_k`` about its
+axis ``k`` (``omega = e[3:6]``); ``sigma_k = 1`` except for the geometrically
+consistent spatial beam (:mod:`phmech.fem.beam3d_nonlinear`), whose transverse
+components are scaled by its gauge (``frame_rate_gauge(axis)``).
+:class:`FrameRate3` drives one of them; with a joint that holds the other two
+(a :func:`~phmech.joints.spatial.Revolute3` about the same axis) it turns the
+frame about a fixed axis at a prescribed rate -- the clamp of a blade to a
+driven hub.
+
+Every row is a sum of terms ``sign sigma(q) e[col]``; the rows and their
+exact derivatives by ``q`` are written once, as the kernels
 :func:`frame_rate_values` and :func:`frame_rate_derivatives`, on the data
-the group packs (:meth:`FrameRateGroup.kernel_data`); the assembled
-right-hand side, its sparse Jacobian and the compiled residual all call them.
+the group packs (:meth:`FrameRateGroup.kernel_data`) from the joints' terms
+(``frame_rate_terms()``); the assembled right-hand side, its sparse Jacobian
+and the compiled residual all call them.
 """
 import numpy as np
 
@@ -19,7 +29,7 @@ from .._checks import time_function
 from .._jit import jit as _jit
 from ..joints.base import Joint
 from ..math.gauge import frame_scale
-from ..math.rotations import PlanarAngle
+from ..math.rotations import PlanarAngle, UnitQuaternion
 
 
 class FrameRate(Joint):
@@ -57,6 +67,11 @@ class FrameRate(Joint):
         self._theta0 = None
 
     Group = None   # set below
+
+    def frame_rate_terms(self):
+        """``[(body, column of the rate in the body's e, gauge g on the body's q, sign)]`` of the row."""
+        return [(body, 2, body.frame_rate_gauge() if hasattr(body, "frame_rate_gauge") else np.zeros(body.nq), sgn)
+                for body, sgn in ((self.a, 1.0), (self.b, -1.0)) if body is not None]
 
     def ports(self):
         return [b.port(next(iter(b.ports))) for b in (self.a, self.b) if b is not None]
@@ -118,17 +133,14 @@ class FrameRateGroup:
         L = self.layout = layout
         rows, cols, sign, ptr, gq, gv = [], [], [], [0], [], []
         for j in joints:
-            for body, sgn in ((j.a, 1.0), (j.b, -1.0)):
-                if body is None:
-                    continue
-                g = np.zeros(body.nq) if not hasattr(body, "frame_rate_gauge") else \
-                    np.asarray(body.frame_rate_gauge(), float).ravel()
+            for body, col, g, sgn in j.frame_rate_terms():
+                g = np.asarray(g, float).ravel()
                 if g.shape != (body.nq,) or not np.all(np.isfinite(g)):
                     raise ValueError(f"joint '{j.name}': body '{body.name}' gives the frame-rate gauge {g!r}; "
                                      f"it needs {body.nq} finite numbers, one per entry of its q")
                 nz = np.flatnonzero(g)
                 rows.append(L.lam_slices[j.name].start)
-                cols.append(L.e_slices[body.name].start + 2)
+                cols.append(L.e_slices[body.name].start + col)
                 sign.append(sgn)
                 gq.append(L.q_slices[body.name].start + nz)
                 gv.append(g[nz])
@@ -166,4 +178,53 @@ class FrameRateGroup:
         return (c, fr[4], dv * lam[r]), (r, fr[4], dv * e[c])
 
 
-FrameRate.Group = FrameRateGroup
+class FrameRate3(Joint):
+    """Drives the rotation rate of a spatial floating frame about one of its own axes.
+
+    One row ``Omega_k = w(t)`` with ``Omega_k = sigma_k(q) omega_k`` the frame's angular
+    velocity about its axis ``k`` (module docstring; ``omega_k`` for rigid and linear
+    floating bodies).  Velocity level only: the frame's angle about a moving axis has no
+    position-level form, so a joint holding the other two components (a
+    :func:`~phmech.joints.spatial.Revolute3` with the same axis at a port of the body's
+    frame origin) keeps the axis fixed; together they clamp the body to a hub driven about
+    that axis.
+
+    Parameters
+    ----------
+    a : spatial floating body (quaternion orientation)
+    axis : 0, 1 or 2
+        The body axis ``k``.
+    rate : float or callable ``t -> rate`` [rad/s]
+    rate_derivative : callable ``t -> rate'`` (exact initial multipliers); optional
+    """
+
+    kind = "frame rate"
+    n_rows = 1
+    Group = None   # set below
+
+    def __init__(self, a, axis=2, rate=None, rate_derivative=None, name=None):
+        super().__init__(name or f"frame rate {getattr(a, 'name', a)}")
+        if getattr(a, "rotation_kind", None) is not UnitQuaternion or a.rotation_index != 3:
+            raise ValueError(f"joint '{self.name}': body '{getattr(a, 'name', a)}' has no spatial floating frame "
+                             "(FrameRate3 drives the angular velocity e[3:6] of a quaternion frame; planar "
+                             "frames use FrameRate)")
+        if isinstance(axis, bool) or axis not in (0, 1, 2):
+            raise ValueError(f"joint '{self.name}': axis must be the body axis 0, 1 or 2, got {axis!r}")
+        self.a, self.b, self.axis = a, None, int(axis)
+        self._w = time_function(rate, 1, "rate", f"joint '{self.name}'", allow_none=True)
+        if rate_derivative is not None:
+            self._dw = time_function(rate_derivative, 1, "rate_derivative", f"joint '{self.name}'")
+
+    def frame_rate_terms(self):
+        a, k = self.a, self.axis
+        g = a.frame_rate_gauge(k) if hasattr(a, "frame_rate_gauge") else np.zeros(a.nq)
+        return [(a, 3 + k, g, 1.0)]
+
+    def ports(self):
+        return [self.a.port(next(iter(self.a.ports)))]
+
+    def bodies(self):
+        return [self.a]
+
+
+FrameRate.Group = FrameRate3.Group = FrameRateGroup

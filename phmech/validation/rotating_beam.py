@@ -1,0 +1,253 @@
+"""A uniform cantilever on a hub spinning at a constant rate: first flapwise and chordwise frequencies.
+
+The blade (length ``L``, slenderness ``L / r = 70`` with ``r^2 = I / A``, equal
+bending stiffnesses, no hub offset) is clamped to a hub turning about ``e3``
+at the constant rate ``Omega``.  The first flapwise (out of the plane of
+rotation, ``z``) and chordwise (in the plane, ``y``) frequencies are given in
+the dimensionless form ``omega T`` with ``T = sqrt(rho A L^4 / EI)`` against
+the dimensionless speed ``mu = Omega T`` for ``mu = 0, 2, 4, 6, 8, 10, 50``
+(the units: ``L = rho A = EI = 1``, ``EA = 70^2``, so ``T = 1``).
+
+Models
+------
+* ``consistent``: the geometrically consistent spatial beam
+  (:class:`~phmech.fem.beam3d_nonlinear.NonlinearSpatialBeam`: exact
+  rotating-frame inertia, Green-Lagrange axial strain).  The clamp is a
+  :func:`~phmech.joints.spatial.Revolute3` about ``e3`` at port ``A`` (it holds
+  the root point and the spin axis) and a :class:`~phmech.fem.frame_rate.FrameRate3`
+  driving the frame's own rate ``Omega_3 = omega_3 / (1 + u_x'(0))``.  A
+  :func:`~phmech.joints.spatial.Weld3` to a driven hub is not used: the port's
+  rotation rows are exact at the undeformed tangent only and hold the rotation
+  effort ``omega_3``, so the blade would turn slower than the hub by the root
+  strain (1 % at ``mu = 10``, 25 % at ``mu = 50``).
+* ``linear``: the linear floating-frame beam
+  (:class:`~phmech.fem.beam3d.FloatingSpatialBeam`) with the same clamp (its
+  frame rate is ``omega``).  Its inertia is that of the undeformed blade and
+  its strain linear: no geometric stiffening, and no centrifugal force on the
+  displacement either.  Its flapwise frequency stays the one at rest, its
+  chordwise one changes only through the Coriolis coupling with the axial
+  motion (it falls slowly), while the real blade stiffens with the speed.
+
+Both through :func:`~phmech.solvers.steady.steady_states` (continuation in the
+speed) and :func:`~phmech.solvers.steady.steady_modes`; a mode is flapwise
+when most of its kinetic energy is in the ``z`` velocities, chordwise when it
+is in the plane (the lowest in-plane mode is the first chordwise one; the
+axial one is far above).  The reference is the independent Ritz model of
+:mod:`phmech.validation._rotating_ritz` (numpy and scipy only, global
+polynomials); the observed convergence in the number of elements (log2 of the
+ratios of successive errors against it) goes to ``summary.json``.
+
+    python -m phmech.validation.rotating_beam --outdir out/rotating_beam
+"""
+import os
+import sys
+import time
+
+import numpy as np
+
+from .. import System
+from . import _common
+
+#: the dimensionless speeds of the table
+SPEEDS = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 50.0)
+#: slenderness L / r of the blade
+SLENDERNESS = 70.0
+MODELS = ("consistent", "linear")
+#: intermediate speeds of the continuation (the steady stretch at mu = 50 is about 25 %)
+_PATH = (15.0, 20.0, 30.0, 40.0)
+#: velocity fields of the beams: in the plane of rotation, out of it
+_FIELDS = {"consistent": (("ax", "ay"), ("az",)), "linear": (("vx", "vy"), ("vz",))}
+
+
+def build(model="consistent", n_elem=8, mu=0.0, slenderness=SLENDERNESS):
+    """The blade clamped to the hub spinning at ``mu`` (module docstring); returns ``(system, beam)``."""
+    from ..fem.frame_rate import FrameRate3
+    from ..joints import Revolute3
+    if model not in MODELS:
+        raise ValueError(f"rotating_beam: model must be one of {list(MODELS)}, got {model!r}")
+    I = 1.0 / float(slenderness) ** 2            # L = rho A = E I = 1, E A = slenderness^2
+    args = ("blade", 1.0, n_elem, 1.0, 1.0, float(slenderness) ** 2, I, I)
+    if model == "consistent":
+        from ..fem.beam3d_nonlinear import NonlinearSpatialBeam
+        beam = NonlinearSpatialBeam(*args)
+    else:
+        from ..fem.beam3d import FloatingSpatialBeam
+        beam = FloatingSpatialBeam(*args)
+    s = System([beam])
+    s.add_joint(Revolute3(beam.port("A"), None, axis=(0.0, 0.0, 1.0), name="hub bearing"))
+    s.add_joint(FrameRate3(beam, axis=2, rate=float(mu), name="hub drive"))
+    return s, beam
+
+
+def _plane_fraction(dae, beam, model, v):
+    """Share of the in-plane velocities in the kinetic energy of the velocity fields of mode ``v``."""
+    sl = dae.e_slices[beam.name]
+    M = beam.M.tocsr()
+    e = v[dae.se][sl]
+    energy = [sum(float(np.real(np.conj(e[beam.fields[f]]) @ (M[beam.fields[f]][:, beam.fields[f]]
+                                                            @ e[beam.fields[f]]))) for f in fields)
+              for fields in _FIELDS[model]]
+    return energy[0] / max(energy[0] + energy[1], 1e-300)
+
+
+def frequencies(model="consistent", n_elem=8, speeds=SPEEDS, slenderness=SLENDERNESS, k=8):
+    """First flapwise and chordwise ``omega T`` at ``speeds`` (continuation through ``_PATH``).
+
+    Returns a dict of arrays ``flapwise``, ``chordwise``, ``growth`` (the largest ``|Re lambda| T``
+    of the two modes: zero for a conservative, stable motion), ``root_strain`` (``u_x'(0)``,
+    consistent model; 0 for the linear one) and the wall time.
+    """
+    from ..solvers.steady import steady_modes, steady_states
+    speeds = [float(m) for m in speeds]
+    path = sorted(set(speeds) | {p for p in _PATH if p < max(speeds)})
+    t0 = time.perf_counter()
+    beam = build(model, n_elem, 0.0, slenderness)[1]
+    states = dict(zip(path, steady_states(lambda m: build(model, n_elem, m, slenderness)[0].assemble(), path)))
+    out = {key: np.zeros(len(speeds)) for key in ("flapwise", "chordwise", "growth", "root_strain")}
+    for i, mu in enumerate(speeds):
+        dae, y = states[mu]
+        m = steady_modes(dae, y, k=k)
+        plane = [_plane_fraction(dae, beam, model, m.vectors[:, j]) for j in range(m.omega.size)]
+        flap = [j for j, f in enumerate(plane) if f < 0.5]
+        chord = [j for j, f in enumerate(plane) if f > 0.5]
+        if not flap or not chord:
+            raise RuntimeError(f"rotating_beam: no flapwise or chordwise mode among the {k} lowest at mu = {mu}")
+        out["flapwise"][i], out["chordwise"][i] = m.omega[flap[0]], m.omega[chord[0]]
+        out["growth"][i] = max(abs(m.growth[flap[0]]), abs(m.growth[chord[0]]))
+        if model == "consistent":
+            out["root_strain"][i] = float(beam.frame_rate_gauge(2) @ y[dae.q_slices[beam.name]])
+    out["wall_time_s"] = time.perf_counter() - t0
+    return out
+
+
+def _rates(err):
+    """log2 of the ratios of successive errors (rows: refinements)."""
+    err = np.asarray(err, float)
+    return np.log2(err[:-1] / np.maximum(err[1:], 1e-300))
+
+
+def run(n_elems=(4, 8, 16, 32), speeds=SPEEDS, slenderness=SLENDERNESS, ritz_n=24, linear=True,
+        outdir=None, plot=True):
+    """The table of the case: the consistent beam at every number of elements, the linear beam at the
+    finest, the Ritz model with ``ritz_n`` polynomials (and ``ritz_n - 4`` for its own accuracy).
+
+    Returns a :class:`~phmech.validation._common.CaseResult` with ``summary``, ``files`` and
+    ``data = {"speeds", "ritz": {flapwise, chordwise}, "consistent": {n: frequencies(...)},
+    "linear": frequencies(...) or None}``.
+    """
+    from ._rotating_ritz import dimensionless_table
+    n_elems = sorted(int(n) for n in n_elems)
+    speeds = [float(m) for m in speeds]
+    tab = dimensionless_table(slenderness, speeds, n=ritz_n)
+    coarse = dimensionless_table(slenderness, speeds, n=ritz_n - 4)
+    ritz = {d: np.array([r[d] for r in tab]) for d in ("flapwise", "chordwise")}
+    ritz_change = {d: float(np.max(np.abs(ritz[d] - [r[d] for r in coarse]) / ritz[d])) for d in ritz}
+    cons = {n: frequencies("consistent", n, speeds, slenderness) for n in n_elems}
+    lin = frequencies("linear", n_elems[-1], speeds, slenderness) if linear else None
+    conv = {}
+    for d in ("flapwise", "chordwise"):
+        err = np.array([np.abs(cons[n][d] - ritz[d]) for n in n_elems])       # (refinements, speeds)
+        conv[d] = {"errors": {f"{mu:g}": err[:, i].tolist() for i, mu in enumerate(speeds)},
+                   "rates": {f"{mu:g}": _rates(err[:, i]).tolist() for i, mu in enumerate(speeds)}
+                   if len(n_elems) > 1 else {},
+                   "finest_max_rel_error": float(np.max(err[-1] / ritz[d]))}
+    fin = cons[n_elems[-1]]
+    summary = {"slenderness": slenderness, "speeds_mu": speeds, "n_elems": n_elems,
+               "clamp": "Revolute3 about e3 at port A + FrameRate3 (the frame's own rate, exact at a "
+                        "stretched root)",
+               "reference": {"model": "Ritz (phmech.validation._rotating_ritz)", "n_polynomials": ritz_n,
+                             "max_rel_change_from_n_minus_4": ritz_change},
+               "ritz": {d: ritz[d].tolist() for d in ritz},
+               "consistent": {d: fin[d].tolist() for d in ("flapwise", "chordwise", "root_strain")},
+               "consistent_by_n": {str(n): {d: cons[n][d].tolist() for d in ("flapwise", "chordwise")}
+                                   for n in n_elems},
+               "consistent_growth_max": float(max(np.max(cons[n]["growth"]) for n in n_elems)),
+               "convergence": conv,
+               "wall_time_s": {str(n): cons[n]["wall_time_s"] for n in n_elems}}
+    if lin is not None:
+        summary["linear"] = {d: lin[d].tolist() for d in ("flapwise", "chordwise")}
+    out = _common.CaseResult(summary=summary, data={"speeds": np.array(speeds), "ritz": ritz,
+                                                    "consistent": cons, "linear": lin})
+    if outdir is not None:
+        out.files = write(out, outdir, plot)
+    return out
+
+
+def write(out, outdir, plot=True):
+    """The table ``rotating_beam.csv``, the figure ``rotating_beam`` and summary.json."""
+    s, speeds, ritz, cons, lin = out.summary, out["speeds"], out["ritz"], out["consistent"], out["linear"]
+    header = ["mu", "ritz_flapwise", "ritz_chordwise"]
+    for n in s["n_elems"]:
+        header += [f"consistent_flapwise_n{n}", f"consistent_chordwise_n{n}"]
+    header += ["root_strain"]
+    if lin is not None:
+        header += ["linear_flapwise", "linear_chordwise"]
+    rows = []
+    nf = s["n_elems"][-1]
+    for i, mu in enumerate(speeds):
+        row = [float(mu), float(ritz["flapwise"][i]), float(ritz["chordwise"][i])]
+        for n in s["n_elems"]:
+            row += [float(cons[n]["flapwise"][i]), float(cons[n]["chordwise"][i])]
+        row += [float(cons[nf]["root_strain"][i])]
+        if lin is not None:
+            row += [float(lin["flapwise"][i]), float(lin["chordwise"][i])]
+        rows.append(row)
+    files = [_common.write_table(os.path.join(outdir, "rotating_beam.csv"), header, rows, case="rotating_beam",
+                                 solver="steady_states + steady_modes (dense QZ)",
+                                 options={"slenderness": s["slenderness"], "ritz_n": s["reference"]["n_polynomials"]},
+                                 notes=["omega T and mu = Omega T with T = sqrt(rho A L^4 / EI)",
+                                        "linear: the linear floating-frame beam at the finest number of elements"])]
+    if plot:
+        plt = _common.figure_style()
+        fig, ax = plt.subplots()
+        for d, c in (("flapwise", "C0"), ("chordwise", "C3")):
+            ax.plot(speeds, ritz[d], "k--", lw=1, label="Ritz" if d == "flapwise" else None)
+            ax.plot(speeds, cons[nf][d], "o-", color=c, ms=4, label=f"consistent, {d} ({nf} el.)")
+            if lin is not None:
+                ax.plot(speeds, lin[d], "x:", color=c, label=f"linear floating frame, {d}")
+        ax.set_xscale("symlog", linthresh=10.0)
+        ax.set_yscale("log")
+        ax.set_xlabel(r"$\mu = \Omega T$")
+        ax.set_ylabel(r"$\omega T$")
+        ax.legend(fontsize="small")
+        files += _common.savefig(fig, outdir, "rotating_beam")
+        plt.close(fig)
+    files.append(_common.write_summary(outdir, "rotating_beam", s))
+    return files
+
+
+def main(argv=None):
+    p = _common.parser(__doc__.split("\n\n")[0])
+    p.add_argument("--n-elem", type=_common.positive_int, nargs="+", default=[4, 8, 16, 32],
+                   help="numbers of elements of the consistent beam (the convergence study)")
+    p.add_argument("--speeds", type=float, nargs="+", default=list(SPEEDS), help="dimensionless speeds mu")
+    p.add_argument("--ritz-n", type=_common.positive_int, default=24, help="polynomials of the Ritz reference")
+    p.add_argument("--no-linear", action="store_true", help="skip the linear floating-frame beam")
+    args = p.parse_args(argv)
+    if any(m < 0 or not np.isfinite(m) for m in args.speeds):
+        p.error(f"--speeds must be finite and non-negative, got {args.speeds}")
+    if args.ritz_n < 6:
+        p.error(f"--ritz-n must be at least 6, got {args.ritz_n}")
+    _common.prepare_outdir(args.outdir, p)
+    sys.argv[1:] = []
+    out = run(args.n_elem, args.speeds, ritz_n=args.ritz_n, linear=not args.no_linear, outdir=args.outdir,
+              plot=not args.no_plot)
+    s = out.summary
+    nf = s["n_elems"][-1]
+    print(f"{'mu':>5} {'flap Ritz':>10} {'flap ' + str(nf):>10} {'chord Ritz':>11} {'chord ' + str(nf):>10}"
+          + ("  flap lin  chord lin" if out["linear"] is not None else ""))
+    for i, mu in enumerate(s["speeds_mu"]):
+        line = (f"{mu:5g} {s['ritz']['flapwise'][i]:10.5f} {s['consistent']['flapwise'][i]:10.5f} "
+                f"{s['ritz']['chordwise'][i]:11.5f} {s['consistent']['chordwise'][i]:10.5f}")
+        if out["linear"] is not None:
+            lin = s["linear"]
+            line += f"  {lin['flapwise'][i]:8.5f}  {lin['chordwise'][i]:9.5f}"
+        print(line)
+    for d in ("flapwise", "chordwise"):
+        print(f"  {d}: rates " + ", ".join(f"mu {k}: {np.round(v, 2).tolist()}"
+                                          for k, v in s["convergence"][d]["rates"].items()))
+    print(f"  wrote {len(out.files)} files to {args.outdir}")
+
+
+if __name__ == "__main__":
+    main()
