@@ -386,23 +386,23 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         self.njev += 1
         dense = 2 * nq + nl <= DENSE_MAX
         cast = (lambda A: A.toarray() if sp.issparse(A) else np.asarray(A)) if dense else sp.csr_matrix
-        K, C, M, G = cast(K), cast(C), cast(M), cast(G)
-        eye = np.eye(nq) if dense else sp.identity(nq, format="csr")
+        K, C, M = cast(K), cast(C), cast(M)
         D = M - (cv / bp) * C
-        if nl:
-            I_H = eye - cast(d.constraint_hessian(q, nu))
-            J11 = D @ I_H + (cast(d.constraint_hessian(q, lam)) - K) / bp
-            rows = [[J11, G.T, -D @ G.T], [G, None, None],
-                    [cast(d.constraint_velocity_jacobian(q, v)) / cv + G @ I_H, None, -(G @ G.T)]]
-        else:
-            rows = [[D - K / bp]]
+        why = "dependent constraints or a mass without stiffness and mass"
+        if not nl:          # no constraints: the one block, without the block assembly
+            return self._lu_of(D - K / bp if dense else sp.csc_matrix(D - K / bp), why)
+        G = cast(G)
+        eye = np.eye(nq) if dense else sp.identity(nq, format="csr")
+        I_H = eye - cast(d.constraint_hessian(q, nu))
+        J11 = D @ I_H + (cast(d.constraint_hessian(q, lam)) - K) / bp
+        rows = [[J11, G.T, -D @ G.T], [G, None, None],
+                [cast(d.constraint_velocity_jacobian(q, v)) / cv + G @ I_H, None, -(G @ G.T)]]
         if dense:
             Z = [np.zeros((nq, nl)), np.zeros((nl, nl))]
-            J = np.block([[b if b is not None else Z[i > 0] for b in row] for i, row in enumerate(rows)]) \
-                if nl else rows[0][0]
+            J = np.block([[b if b is not None else Z[i > 0] for b in row] for i, row in enumerate(rows)])
         else:
             J = sp.bmat(rows, format="csc")
-        return self._lu_of(J, "dependent constraints or a mass without stiffness and mass")
+        return self._lu_of(J, why)
 
     def _lu_of(self, A, why):
         """LU factorization (dense LAPACK or SuperLU after the type of ``A``); a singular ``A`` is a SolverError."""
