@@ -154,6 +154,10 @@ class ForceElement:
                                 "follows from q)")
             elif rotation and p.W is None:
                 problems.append(f"port '{p.label}' has no rotational degree of freedom")
+            elif rotation and p.gauge is not None:
+                problems.append(f"port '{p.label}' turns at a rate scaled by the frame gauge of body "
+                                f"'{body.name}' (the root of a consistent spatial beam); weld a rigid body "
+                                "there and attach the element to it")
             elif rotation and np.any(p.W[:, flexible] != 0):
                 problems.append(f"port '{p.label}' rotates with the deformation of body '{body.name}' (a "
                                 "torsional spring or bushing needs a port that turns with its body's frame)")

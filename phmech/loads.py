@@ -110,9 +110,10 @@ class Load:
         return kind, rot, A, se.start + np.asarray(self.cols, np.int64)
 
     def kernel_gauge(self, sq):
-        """The frame gauge scaling the force, ``(q entry, d, c, rows)`` with ``sigma = d / (d + c
-        q[entry])`` (:mod:`phmech.math.gauge`) applied to the rows of ``A^T u`` where ``rows`` is
-        nonzero, or None (``sq``: the body's slice of the assembled ``q``)."""
+        """The frame gauge scaling the input, ``(q entry, d, c, flags)`` with ``sigma = d / (d + c
+        q[entry])`` (:mod:`phmech.math.gauge`) applied to the components of the body-frame input
+        ``R^T u`` where ``flags`` is nonzero, ``f = A^T diag(g) R^T u``, or None (``sq``: the body's
+        slice of the assembled ``q``)."""
         return None
 
     def check(self):
@@ -159,6 +160,12 @@ class PortMoment(Load):
         self.inertial = frame == "inertial" and n == 3
         self.fun = _as_load_function(moment, n, "moment", self.name)
         self.cols, self.A = port.cols, port.Wc
+
+    def kernel_gauge(self, sq):
+        """The port's gauge of its rotation rows (:attr:`~phmech.bodies.base.Port.gauge`, the root of
+        a consistent spatial beam), or None."""
+        g = self.port.gauge
+        return None if g is None else (sq.start + g[0], g[1], g[2], g[3])
 
 
 class Gravity(Load):

@@ -2,9 +2,9 @@
 
 A load whose force is the base class's (:class:`~phmech.loads.Load`: a
 constant input matrix ``A`` on a body's effort columns, the input ``u(t)``
-in inertial or body components, optionally scaled by a frame gauge
-``sigma(q)`` of :mod:`phmech.math.gauge` on chosen components, as the moment
-on a consistent beam's frame) names the slot ``"port_loads"``
+in inertial or body components, optionally with chosen body-frame
+components scaled by a frame gauge ``sigma(q)`` of :mod:`phmech.math.gauge`,
+as the moment on a consistent beam's frame or root) names the slot ``"port_loads"``
 (:attr:`~phmech.loads.Load.kernel_slot`) and is evaluated with all such loads
 at once: :class:`PackedLoads` gathers their data, :func:`loads_add` gives
 the forces and :func:`loads_jacobian_values` their exact derivatives by the
@@ -36,8 +36,9 @@ class PackedLoads:
     arrays : tuple
         ``(kind, rot, dim, ptr, cols, AT, gq, gd, gc, gs)`` (``AT``: the rows of ``A^T`` padded to
         3 columns; ``gq[k]``: the ``q`` entry of load ``k``'s gauge, -1 for none, with
-        ``sigma = gd / (gd + gc q[gq])``; ``gs[j]``: 1 where row ``j`` of ``A^T u`` is scaled by
-        ``sigma``, from :meth:`Load.kernel_gauge <phmech.loads.Load.kernel_gauge>`).
+        ``sigma = gd / (gd + gc q[gq])``; ``gs[k, i]``: 1 where component ``i`` of load ``k``'s
+        body-frame input ``R^T u`` is scaled by ``sigma``, from :meth:`Load.kernel_gauge
+        <phmech.loads.Load.kernel_gauge>`).
     """
 
     def __init__(self, loads):
@@ -51,7 +52,7 @@ class PackedLoads:
             gq.append(-1 if g is None else g[0])
             gd.append(1.0 if g is None else g[1])
             gc.append(0.0 if g is None else g[2])
-            gs.append(np.zeros(A.shape[1]) if g is None else np.asarray(g[3], float))
+            gs.append(np.zeros(3) if g is None else np.asarray(g[3], float))
             kind.append(k)
             rot.append(r)
             dim.append(A.shape[0])
@@ -65,7 +66,7 @@ class PackedLoads:
                        np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, np.int64),
                        np.vstack(AT) if AT else np.zeros((0, 3)), np.array(gq, np.int64),
                        np.array(gd, float), np.array(gc, float),
-                       np.concatenate(gs) if gs else np.zeros(0))
+                       np.array(gs, float).reshape(-1, 3))
         self.constant = all(ld.constant_input for ld, _, _ in self.packed)
         self._fixed = None
         # the pattern of the Jacobian's values (rows: e columns; columns: the rotation
@@ -77,7 +78,7 @@ class PackedLoads:
         for k in range(kind.size):
             nrot[ptr[k]:ptr[k + 1]] = N_ROT[kind[k]]
             o[ptr[k]:ptr[k + 1]] = rot[k]
-            gcol[ptr[k]:ptr[k + 1]] = np.where(gs[ptr[k]:ptr[k + 1]] != 0, gq[k], -1)
+            gcol[ptr[k]:ptr[k + 1]] = gq[k] if np.any(gs[k] != 0) else -1
         m = np.arange(4)
         keep = np.hstack([m[None, :] < nrot[:, None], (gcol >= 0)[:, None]]).ravel()
         colq = np.hstack([o[:, None] + m[None, :], gcol[:, None]]).ravel()
@@ -120,7 +121,7 @@ def _gauge_scale(q, loads, k):
 @_jit
 def loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
-    2: quaternion ``R = Q(p) / |p|^2``), the gauged rows times ``sigma(q)``."""
+    2: quaternion ``R = Q(p) / |p|^2``), the gauged components of ``R^T u`` times ``sigma(q)``."""
     kind, rot, dim, ptr, cols, AT, gs, U = loads[0], loads[1], loads[2], loads[3], loads[4], loads[5], \
         loads[9], loads[10]
     ub = np.empty(3)
@@ -143,12 +144,13 @@ def loads_add(q, loads, fe):
             for i in range(3):
                 ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
         sigma = _gauge_scale(q, loads, k)[0]
+        for i in range(3):
+            if gs[k, i] != 0.0:
+                ub[i] *= sigma
         for j in range(ptr[k], ptr[k + 1]):
             acc = 0.0
             for i in range(dim[k]):
                 acc += AT[j, i] * ub[i]
-            if gs[j] != 0.0:
-                acc *= sigma
             fe[cols[j]] += acc
 
 
@@ -192,29 +194,34 @@ def loads_jacobian_values(q, loads, vals):
                     dqu = dQ[m, 0, i] * u[0] + dQ[m, 1, i] * u[1] + dQ[m, 2, i] * u[2]
                     dub[i, m] = 2 * dqu / n2 - 2 * p[m] * qu / (n2 * n2)
         sigma, dsigma = _gauge_scale(q, loads, k)
+        for i in range(3):
+            if gs[k, i] != 0.0:
+                for m in range(nrot):
+                    dub[i, m] *= sigma
+                ub[i] *= dsigma                 # now d(scaled R^T u)_i / d q[gq]
+            else:
+                ub[i] = 0.0
         for j in range(ptr[k], ptr[k + 1]):
-            scale = sigma if gs[j] != 0.0 else 1.0
             for m in range(nrot):
                 acc = 0.0
                 for i in range(dim[k]):
                     acc += AT[j, i] * dub[i, m]
-                vals[5 * j + m] = scale * acc
-            if gs[j] != 0.0:
-                acc = 0.0
-                for i in range(dim[k]):
-                    acc += AT[j, i] * ub[i]
-                vals[5 * j + 4] = dsigma * acc
+                vals[5 * j + m] = acc
+            acc = 0.0
+            for i in range(dim[k]):
+                acc += AT[j, i] * ub[i]
+            vals[5 * j + 4] = acc
 
 
 @_jit
 def loads_jacobian_add(q, loads, J, r0):
     """:func:`loads_jacobian_values` added to ``J[r0 + cols, q]``."""
-    kind, rot, ptr, cols, gq, gs = loads[0], loads[1], loads[3], loads[4], loads[6], loads[9]
+    kind, rot, ptr, cols, gq = loads[0], loads[1], loads[3], loads[4], loads[6]
     vals = np.empty(5 * cols.size)
     loads_jacobian_values(q, loads, vals)
     for k in range(kind.size):
         for j in range(ptr[k], ptr[k + 1]):
             for m in range(0 if kind[k] == 0 else (1 if kind[k] == 1 else 4)):
                 J[r0 + cols[j], rot[k] + m] += vals[5 * j + m]
-            if gs[j] != 0.0:
+            if gq[k] >= 0:
                 J[r0 + cols[j], gq[k]] += vals[5 * j + 4]

@@ -54,6 +54,10 @@ class Port:
         (``n_rot`` = 1 planar, 3 spatial); ``None`` for point masses.
     position : ndarray, shape (dim,)
         Body-frame position of the port on the undeformed body.
+    gauge : tuple or None
+        ``(k, d, c, rows)``: the rows of ``W`` flagged in ``rows`` are scaled by the frame gauge
+        ``sigma = d / (d + c q[k])`` of the body's own ``q`` (:mod:`phmech.math.gauge`; the root
+        of a geometrically consistent spatial beam), None for constant rows.
     """
 
     body: "Body"
@@ -61,6 +65,7 @@ class Port:
     Y: np.ndarray
     W: np.ndarray = None
     position: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    gauge: tuple = None
 
     def __post_init__(self):
         rows = self.Y if self.W is None else np.vstack([self.Y, self.W])

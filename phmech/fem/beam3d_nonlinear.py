@@ -41,17 +41,19 @@ point, ``Y e = a(X)``, and the rotation rate of their section in frame
 components, ``W e = (s(X), -a_z'(X), a_y'(X))`` (``'`` here ``d/dX``): the
 spin and the rate ``e1 x a'(X)`` of the section's tangent, so joints can
 weld or hinge the beam at either end (:func:`~phmech.joints.spatial.Weld3`,
-:func:`~phmech.joints.spatial.Revolute3`).  The rows are constant; they are
-the exact rotation rate where the tangent ``e1 + u'(X)`` is the undeformed
-``e1``.  On a deformed tangent the exact rate, ``t x a'(X) / |t|^2`` plus the
-spin, depends on the state: at ``A``, whose tangent the gauge keeps along
-``e1`` with the length ``1 + u_x'(0)``, the rows give the rotation efforts
-``omega`` while the section (and frame) turns at ``Omega = d * omega``, so a
-weld or a driven hinge at ``A`` holds ``omega`` and errs by the root's axial
-strain ``u_x'(0)`` in the transverse components.  Where the root stretches
-(a blade on a fast hub), drive the frame's own rate exactly with
-:class:`~phmech.fem.frame_rate.FrameRate3` (gauge :meth:`frame_rate_gauge`)
-beside a :func:`~phmech.joints.spatial.Revolute3` that holds the axis.
+:func:`~phmech.joints.spatial.Revolute3`).  On a deformed tangent
+``t = e1 + u'(X)`` the exact rate is ``t x a'(X) / |t|^2`` plus the spin.  At
+``A`` the gauge keeps the tangent along ``e1`` with the length
+``1 + u_x'(0)``, and the section turns with the frame at
+``Omega = (omega_1, sigma omega_2, sigma omega_3)``: the port's transverse
+rows carry the factor ``sigma(q)`` (its :attr:`~phmech.bodies.base.Port.gauge`,
+evaluated by the joint kernels), so a weld or a driven hinge at ``A`` holds
+the section exactly, also on a fast hub where the root stretches.  At ``B``
+the rows are constant, the exact rate where the tangent is the undeformed
+``e1`` (first order in the deformation there).  The frame's own rate can
+also be driven by :class:`~phmech.fem.frame_rate.FrameRate3` (gauge
+:meth:`frame_rate_gauge`) beside a :func:`~phmech.joints.spatial.Revolute3`
+that holds the axis.
 Moments may also act on the frame through :class:`FrameMoment`.
 """
 import numpy as np
@@ -213,9 +215,15 @@ class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
         spin_field = full[:, off["s"]]                          # ne x nP: e -> spin coefficients
         for pname, X, slope, spin_at in (("A", 0.0, trs, trP), ("B", self.L, fe.trsL, fe.trPL)):
             Y = np.vstack([P.T @ trv[pname] for P in self.Pe])
-            # rotation rate of the section at the undeformed tangent: (s, -a_z', a_y') at X
+            # rotation rate of the section: (s, -a_z', a_y') at X, divided by the stretch of the
+            # axis in the transverse rows; at A, where the frame holds the section's tangent
+            # (u_y' = u_z' = 0), the stretch is 1 + u_x'(0) and the rows are the frame's rate
+            # (omega_1, sigma omega_2, sigma omega_3) exactly; at B they are taken at the undeformed
+            # tangent (exact to first order in the deformation there)
             W = np.vstack([spin_field @ spin_at, -(self.Pe[2].T @ slope), self.Pe[1].T @ slope])
-            self.add_port(pname, Y, W, (X, 0.0, 0.0))
+            port = self.add_port(pname, Y, W, (X, 0.0, 0.0))
+            if pname == "A":
+                port.gauge = (self._gauge_q, 1.0, float(self._cq[self._gauge_q]), (0.0, 1.0, 1.0))
         self._trace_q = {pn: np.vstack([P.T @ trv[pn] for P in self.Pq]) for pn in ("A", "B")}
         self._Mfield = rhoA * MV
         self._one, self._spin_row = one, spin
@@ -475,7 +483,7 @@ class FrameMoment(Load):
         self.A = np.eye(3)
 
     def kernel_gauge(self, sq):
-        """The frame's rate ``Omega = d(q) omega``: the rotation efforts' components 2 and 3 scaled
-        by the beam's gauge (:meth:`NonlinearSpatialBeam.frame_scale`)."""
-        k = self.body._gauge_q
-        return sq.start + k, 1.0, float(self.body._cq[k]), (0.0, 1.0, 1.0)
+        """The frame's rate ``Omega = d(q) omega``: the moment's body-frame components 2 and 3
+        scaled by the beam's gauge (:meth:`NonlinearSpatialBeam.frame_scale`), as on port A."""
+        k, d, c, rows = self.body.port("A").gauge
+        return sq.start + k, d, c, rows

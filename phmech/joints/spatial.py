@@ -277,6 +277,10 @@ class SpatialJoint(Joint):
             f[(K.F_POS_A, K.F_POS_B)[k] + np.arange(3)] = port.position
             W = port.Wc if port.Wc is not None else np.zeros_like(port.Yc)
             pool += [port.Yc.ravel(), W.ravel()]
+            if port.gauge is not None:              # rotation rows scaled by the body's frame gauge
+                kg, d, c, rows = port.gauge
+                qi[K.QG + k] = q0 + kg
+                f[K.F_GAUGE + 5 * k:K.F_GAUGE + 5 * k + 5] = (d, c, *rows)
             cols.append(layout.e_slices[body.name].start + port.cols)
         if self.b is None:
             f[K.F_AT:K.F_AT + 3] = self.at

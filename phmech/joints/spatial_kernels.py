@@ -6,11 +6,13 @@ packs its joints with :meth:`~phmech.joints.spatial.SpatialGroup.kernel_data`
 into the tuple ``sj = (I, QI, F, PP, CI, Gr, Gc, Ar, Ac, Br, Bc)``:
 
 * ``I[j]``: integers of joint ``j`` (the columns ``T_MODE ... ROW0`` below);
-* ``QI[j]``: the 14 global ``q`` indices the rows depend on: position (3)
-  and quaternion (4) of the body of port ``a``, then of port ``b``; ``-1``
-  where there is none (the ground, a body without orientation);
+* ``QI[j]``: the 16 global ``q`` indices the rows depend on: position (3)
+  and quaternion (4) of the body of port ``a``, then of port ``b``, then the
+  gauge coordinates of the ports' rotation rows (see below); ``-1`` where
+  there is none (the ground, a body without orientation, a port without
+  gauge);
 * ``F[j]``: the geometry (port positions, ground point, normal directions
-  ``D``, axis, second cross axis) at the offsets ``F_*``;
+  ``D``, axis, second cross axis) and the ports' gauges at the offsets ``F_*``;
 * ``PP``: the port rows ``Y_a, W_a, Y_b, W_b`` (3 x columns each, row-major)
   from ``I[j, POFF]``; ``CI``: the global ``e`` columns of the ports from
   ``I[j, COFF]``;
@@ -23,10 +25,19 @@ into the tuple ``sj = (I, QI, F, PP, CI, Gr, Gc, Ar, Ac, Br, Bc)``:
 :func:`spatial_joints_derivatives` those of ``G`` and both derivatives.  The
 assembled Python right-hand side and the compiled residual both call them;
 with numba's ``NUMBA_DISABLE_JIT=1`` the same source runs as Python.
+
+A port whose rotation rows are scaled by a frame gauge (the root of a
+consistent spatial beam, whose frame turns at ``(omega_1, sigma omega_2,
+sigma omega_3)``, :mod:`phmech.math.gauge`) has ``sigma = d / (d + c q_g)``
+on chosen rows of ``W``.  ``G`` is linear in the port rows, so the kernels
+evaluate a gauged joint on its rows with ``W`` scaled by ``sigma`` and the
+derivative by ``q_g`` as ``d sigma / d q_g`` times ``G`` of the unscaled
+gauged rows alone (:func:`_joint_blocks_gauged`).
 """
 import numpy as np
 
 from .._jit import jit as _jit
+from ..math.gauge import frame_scale
 from ..math.rotations import quat_rotation
 
 #: columns of ``I``: translation rows (0 all, to the ground in body axes; 1 all; 2 normal to the
@@ -36,11 +47,14 @@ from ..math.rotations import quat_rotation
 T_MODE, R_MODE, DRIVEN, NR, NA, NB, GOFF, POFF, AOFF, BOFF, HAS_B, COFF, ROW0 = range(13)
 N_INT = 13
 #: offsets into ``F``: port positions of a and b (body frames), ground point, the normal
-#: directions d1, d2 and the axis (A's frame), the second cross axis (B's frame)
-F_POS_A, F_POS_B, F_AT, F_D1, F_D2, F_AXIS, F_CROSS = 0, 3, 6, 9, 12, 15, 18
-N_FLOAT = 21
-#: ``q`` columns of a joint (position and quaternion of both bodies)
-NQJ = 14
+#: directions d1, d2 and the axis (A's frame), the second cross axis (B's frame), the gauges of
+#: the rotation rows of ports a and b (``d, c`` and a flag per row of ``W``)
+F_POS_A, F_POS_B, F_AT, F_D1, F_D2, F_AXIS, F_CROSS, F_GAUGE = 0, 3, 6, 9, 12, 15, 18, 21
+N_FLOAT = 31
+#: ``q`` columns of a joint (position and quaternion of both bodies, the ports' gauge coordinates)
+NQJ = 16
+#: the first of the gauge columns
+QG = 14
 
 
 @_jit
@@ -292,13 +306,74 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
 
 
 @_jit
+def _gauged(qi):
+    """True for a joint with a gauged port."""
+    return qi[QG] >= 0 or qi[QG + 1] >= 0
+
+
+@_jit
+def _gauged_pool(q, ij, qi, f, PP, pool, keep):
+    """The joint's port rows ``Y_a, W_a, Y_b, W_b`` into ``pool``: with ``keep`` -1 all of them,
+    the gauged rows of ``W`` times ``sigma``; with ``keep`` 0 or 1 only the gauged rows of ``W`` of
+    port a or b (unscaled), the rest zero.  Returns ``(d sigma_a / dq, d sigma_b / dq)``."""
+    na, nb, o = ij[NA], ij[NB], ij[POFF]
+    n = 6 * (na + nb)
+    for i in range(n):
+        pool[i] = PP[o + i] if keep < 0 else 0.0
+    ds = np.zeros(2)
+    for p in range(2):
+        if qi[QG + p] < 0:
+            continue
+        g = F_GAUGE + 5 * p
+        s, ds[p] = frame_scale(f[g], f[g + 1], q[qi[QG + p]])
+        nc = na if p == 0 else nb
+        w0 = 3 * na if p == 0 else 6 * na + 3 * nb          # the W rows of the port in the pool
+        for r in range(3):
+            if f[g + 2 + r] == 0.0:
+                continue
+            for c in range(nc):
+                if keep < 0:
+                    pool[w0 + r * nc + c] = s * PP[o + w0 + r * nc + c]
+                elif keep == p:
+                    pool[w0 + r * nc + c] = PP[o + w0 + r * nc + c]
+    return ds[0], ds[1]
+
+
+@_jit
+def _joint_blocks_gauged(q, ij, qi, f, PP, deriv, ws, ws2):
+    """:func:`joint_blocks` of a joint with a gauged port (see the module docstring); the
+    derivatives by the gauge coordinates go to columns :data:`QG`, ``QG + 1`` of ``ws[1]``."""
+    local = ij.copy()
+    local[POFF] = 0
+    pool = np.empty(6 * (ij[NA] + ij[NB]))
+    dsa, dsb = _gauged_pool(q, ij, qi, f, PP, pool, -1)
+    joint_blocks(q, local, qi, f, pool, deriv, ws)
+    if not deriv:
+        return
+    G, dG, G2 = ws[0], ws[1], ws2[0]
+    nr, nc = ij[NR], ij[NA] + ij[NB]
+    for p in range(2):
+        if qi[QG + p] < 0:
+            continue
+        _gauged_pool(q, ij, qi, f, PP, pool, p)
+        joint_blocks(q, local, qi, f, pool, False, ws2)
+        ds = dsa if p == 0 else dsb
+        for r in range(nr):
+            for c in range(nc):
+                dG[r, c, QG + p] += ds * G2[r, c]
+
+
+@_jit
 def spatial_joints_G(q, sj, Gv):
     """Values of ``G(q)`` of all packed joints on the pattern ``(Gr, Gc)`` into ``Gv``."""
     I, QI, F, PP = sj[0], sj[1], sj[2], sj[3]
     ws = workspace(I)
     G = ws[0]
     for j in range(I.shape[0]):
-        joint_blocks(q, I[j], QI[j], F[j], PP, False, ws)
+        if _gauged(QI[j]):
+            _joint_blocks_gauged(q, I[j], QI[j], F[j], PP, False, ws, ws)
+        else:
+            joint_blocks(q, I[j], QI[j], F[j], PP, False, ws)
         nr, nc, o = I[j, NR], I[j, NA] + I[j, NB], I[j, GOFF]
         for r in range(nr):
             for c in range(nc):
@@ -311,9 +386,13 @@ def spatial_joints_derivatives(q, e, lam, sj, Gv, Av, Bv):
     ``d(G e)/dq`` (``(Br, Bc)``) of all packed joints into ``Gv``, ``Av``, ``Bv``."""
     I, QI, F, PP, CI = sj[0], sj[1], sj[2], sj[3], sj[4]
     ws = workspace(I)
+    ws2 = workspace(I)
     G, dG = ws[0], ws[1]
     for j in range(I.shape[0]):
-        joint_blocks(q, I[j], QI[j], F[j], PP, True, ws)
+        if _gauged(QI[j]):
+            _joint_blocks_gauged(q, I[j], QI[j], F[j], PP, True, ws, ws2)
+        else:
+            joint_blocks(q, I[j], QI[j], F[j], PP, True, ws)
         nr, nc = I[j, NR], I[j, NA] + I[j, NB]
         go, ao, bo, co, r0 = I[j, GOFF], I[j, AOFF], I[j, BOFF], I[j, COFF], I[j, ROW0]
         for r in range(nr):
