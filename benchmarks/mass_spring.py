@@ -35,7 +35,6 @@ import tracemalloc
 import numpy as np
 
 from phmech import massspring as ms
-from phmech.solvers.genalpha import REUSE_MIN
 
 
 def lattice(n, dim, k=1000.0, m=0.1):
@@ -147,26 +146,26 @@ def phmech_chain(n, steps, system=False, **options):
 
 def chain_table(sizes=(100, 1000, 10000)):
     """Per-step times of the chain in phmech and Exudyn and their ratios (dict by size): phmech's
-    second-order form with its default iteration matrix policy (fresh LU every step below
-    :data:`REUSE_MIN` unknowns) and with the matrix kept over steps, the System form up to 1000
+    second-order form with its default iteration matrix policy (kept over steps) and with a fresh
+    LU in every step, the System form up to 1000
     masses; the peer is the faster of Exudyn's dense and sparse solvers."""
     print("chain of N masses against Exudyn, seconds per step (ratio = phmech / Exudyn)")
-    print(f"{'masses':>7} {'phmech':>10} {'kept LU':>10} {'System':>10} {'Exudyn dns':>11} {'Exudyn sps':>11} "
-          f"{'ratio':>7} {'kept LU':>8} {'System':>7}")
+    print(f"{'masses':>7} {'phmech':>10} {'fresh LU':>10} {'System':>10} {'Exudyn dns':>11} {'Exudyn sps':>11} "
+          f"{'ratio':>7} {'fresh LU':>8} {'System':>7}")
     out = {}
     fmt = (lambda x: f"{x:.4g}" if x is not None else "-")
     for n in sizes:
         steps = 200 if n <= 100 else (50 if n <= 1000 else 10)
         ours = phmech_chain(n, steps)
-        kept = phmech_chain(n, steps, reuse_jacobian=True)
+        fresh = phmech_chain(n, steps, reuse_jacobian=False)
         sys_t = phmech_chain(n, steps, system=True) if n <= 1000 else None
         dense = exudyn_chain(n, steps, sparse=False) if n <= 1000 else None
         sparse = exudyn_chain(n, steps, sparse=True)
         peer = min((x for x in (dense, sparse) if x is not None), default=None)
-        ratios = [x / peer if (peer and x) else None for x in (ours, kept, sys_t)]
-        print(f"{n:>7} {fmt(ours):>10} {fmt(kept):>10} {fmt(sys_t):>10} {fmt(dense):>11} {fmt(sparse):>11} "
+        ratios = [x / peer if (peer and x) else None for x in (ours, fresh, sys_t)]
+        print(f"{n:>7} {fmt(ours):>10} {fmt(fresh):>10} {fmt(sys_t):>10} {fmt(dense):>11} {fmt(sparse):>11} "
               f"{fmt(ratios[0]):>7} {fmt(ratios[1]):>8} {fmt(ratios[2]):>7}", flush=True)
-        out[n] = dict(phmech=ours, kept=kept, system=sys_t, exudyn=peer, ratio=ratios[0], kept_ratio=ratios[1],
+        out[n] = dict(phmech=ours, fresh=fresh, system=sys_t, exudyn=peer, ratio=ratios[0], fresh_ratio=ratios[1],
                       system_ratio=ratios[2])
     if all(v["exudyn"] is None for v in out.values()):
         print("Exudyn is not installed (pip install exudyn): no peer times")
@@ -201,7 +200,7 @@ def main(argv=None):
         slopes[dim] = (np.polyfit(logN, np.log(np.array(T)[big]), 1)[0],
                        np.polyfit(logN, np.log(np.array(T1)[big]), 1)[0])
         print(f"{dim}D: log-log slope of time per step vs masses (>= 100 masses): {slopes[dim][0]:.2f} "
-              f"(default; the iteration matrix is kept over steps above {REUSE_MIN} unknowns), "
+              f"(default; the iteration matrix is kept over steps), "
               f"{slopes[dim][1]:.2f} (fresh LU every step)")
     n = sides[-1]
     tracemalloc.start()

@@ -133,9 +133,9 @@ def test_source_api_positional_and_keyword_and_in_place_update():
 
 @pytest.mark.parametrize("rho", [0.6, 1.0])
 def test_restart_equals_uninterrupted(rho):
-    """0-5 s in one call equals five 1 s calls (accelerations and multipliers carried): identical
-    to round-off with a fresh iteration matrix per step (the default for small systems), to the
-    Newton tolerance (amplified by the dynamics) when the matrix is kept over steps."""
+    """0-5 s in one call equals five 1 s calls (accelerations, multipliers and the point of the kept
+    iteration matrix carried): identical to round-off with the matrix kept over steps (the
+    default) and with a fresh one per step."""
     def build(load):
         mss = ms.MassSpringSystem2d()
         mss.gravity = [0.0, -9.81]
@@ -148,7 +148,7 @@ def test_restart_equals_uninterrupted(rho):
         if load:
             mss.add(ms.Force(b, lambda t: [0.3 * np.sin(t), 0.0]))
         return mss
-    for load, tol, opts in ((False, 1e-13, {}), (True, 1e-13, {}), (True, 1e-7, {"reuse_jacobian": True})):
+    for load, tol, opts in ((False, 1e-13, {}), (True, 1e-13, {}), (True, 1e-13, {"reuse_jacobian": False})):
         one = build(load)
         r = one.simulate(5.0, 250, rho_inf=rho, **opts)
         five = build(load)

@@ -423,8 +423,8 @@ class MassSpringSystem:
         prob.external_force(self.t)          # a load or gravity function that fails does so now
         acc0, lam = None, np.zeros(prob.nl)
         c = self._carry
-        if c is not None and np.array_equal(c[0], q) and np.array_equal(c[1], v) and c[5] == rho:
-            lam, acc0 = c[2], (c[3], c[4])
+        if c is not None and np.array_equal(c[0], q) and np.array_equal(c[1], v) and c[4] == rho:
+            lam, acc0 = c[2], c[3]          # the accelerations and the kept iteration matrix's point
         else:
             g0 = prob.g(q)
             gv = prob.G(q) @ v
@@ -440,7 +440,7 @@ class MassSpringSystem:
                     rho_inf=rho, acc0=acc0, callbacks=callbacks, **options)
         solver = last[0]
         yq, yv, ylam = prob.split(solver.y)
-        carry = (yq.copy(), yv.copy(), ylam.copy(), *solver.restart_data(), rho)
+        carry = (yq.copy(), yv.copy(), ylam.copy(), solver.restart_data(), rho)
         out = MassSpringResult.from_result(res)
         self._write_state(yq, yv)                # float arrays of shape (dim,): cannot fail
         self.t = float(solver.t)
