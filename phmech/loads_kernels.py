@@ -160,8 +160,7 @@ def loads_jacobian_values(q, loads, vals):
     the force on column ``cols[j]`` by rotation coordinate ``rot[k] + m`` of its load ``k``
     (zero for loads without rotation and for ``m`` beyond a planar angle), ``vals[5 j + 4]``
     its derivative by the gauge coordinate ``gq[k]`` (zero where the row has no gauge)."""
-    kind, rot, dim, ptr, cols, AT, gs, U = loads[0], loads[1], loads[2], loads[3], loads[4], loads[5], \
-        loads[9], loads[10]
+    kind, rot, dim, ptr, AT, gs, U = loads[0], loads[1], loads[2], loads[3], loads[5], loads[9], loads[10]
     ub = np.empty(3)
     dub = np.empty((3, 4))                    # d(R^T u)_i / d(rotation coordinate m)
     Q, dQ = np.empty((3, 3)), np.empty((4, 3, 3))

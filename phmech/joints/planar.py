@@ -10,7 +10,6 @@ exact derivatives, with a few array operations for all planar joints at once.
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._jit import jit as _jit
 from ..math.rotations import S2
@@ -108,12 +107,7 @@ class PlanarGroup:
         planar_G_derivatives(np.asarray(q, float), self._cs, self._mq, dv)
         m, a = self._mq
         r, c = self._r[m], self._c[m]
-        A = sp.coo_matrix((dv * lam[r], (c, a)), shape=(self._shape[1], len(q))).tocsr()     # ne x nq
-        B = sp.coo_matrix((dv * e[c], (r, a)), shape=(self._shape[0], len(q))).tocsr()       # nl x nq
-        A.eliminate_zeros()
-        B.eliminate_zeros()
-        A, B = A.tocoo(), B.tocoo()
-        return (A.row, A.col, A.data), (B.row, B.col, B.data)
+        return (c, a, dv * lam[r]), (r, a, dv * e[c])          # duplicates are summed by the caller
 
 
 @_jit

@@ -350,7 +350,7 @@ def _joint_blocks_gauged(q, ij, qi, f, PP, deriv, ws, ws2):
     joint_blocks(q, local, qi, f, pool, deriv, ws)
     if not deriv:
         return
-    G, dG, G2 = ws[0], ws[1], ws2[0]
+    dG, G2 = ws[1], ws2[0]
     nr, nc = ij[NR], ij[NA] + ij[NB]
     for p in range(2):
         if qi[QG + p] < 0:
