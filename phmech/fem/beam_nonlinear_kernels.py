@@ -133,18 +133,28 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
 
 
 @_jit
+def _quadrature_values(q, e, data, b, iq, ie):
+    """``(u_x', u_y', n, the bending rows of q, weights)`` of beam ``b`` at its quadrature points:
+    the slopes ``Sx q``, ``Sy q``, the axial force ``Nn e``, ``DmPx q`` and the weights ``W``
+    (stacked like the rows of ``Sx``), shared by :func:`efforts` and :func:`effort_jacobian`."""
+    W, ops = data[11], data[12]
+    Sx = op(ops, 4)
+    sx, sy = rows_mv(Sx, b, q, iq), rows_mv(op(ops, 5), b, q, iq)
+    N, bm = rows_mv(op(ops, 8), b, e, ie), rows_mv(op(ops, 9), b, q, iq)
+    g0 = Sx[3][b] - Sx[3][0]
+    return sx, sy, N, bm, W[g0:g0 + sx.size]
+
+
+@_jit
 def efforts(q, e, data, fe):
     """``fe[e rows of the beams] +=`` the state-dependent effort terms."""
-    nb, neb, green, W, ops = data[0], data[5], data[9], data[11], data[12]
-    Sx, Sy, Fx, Fy = op(ops, 4), op(ops, 5), op(ops, 6), op(ops, 7)
-    Nn, DmPx, Pm, K = op(ops, 8), op(ops, 9), op(ops, 10), op(ops, 11)
+    nb, neb, green, ops = data[0], data[5], data[9], data[12]
+    Fx, Fy, Nn, Pm, K = op(ops, 6), op(ops, 7), op(ops, 8), op(ops, 10), op(ops, 11)
     for b in range(nb):
         iq, ie, sig, _, _ = _frame(q, e, data, b)
         th = e[ie + 2] * sig
         eb = e[ie:ie + neb[b]]
-        sx, sy, N, bm = rows_mv(Sx, b, q, iq), rows_mv(Sy, b, q, iq), rows_mv(Nn, b, e, ie), rows_mv(DmPx, b, q, iq)
-        g0 = Sx[3][b] - Sx[3][0]          # W is stacked like the rows of Sx
-        w = W[g0:g0 + sx.size]
+        sx, sy, N, bm, w = _quadrature_values(q, e, data, b, iq, ie)
         if green[b]:
             Fxe, Fye = rows_mv(Fx, b, e, ie), rows_mv(Fy, b, e, ie)
             rows_tmv_add(Nn, b, w * (sx * Fxe + sy * Fye), fe, ie, 1.0)
@@ -175,7 +185,7 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
 
     With ``theta' = omega sigma(q_c)``, every term is a sparse sandwich ``A^T diag(d) B`` of the
     operators, a column of ``omega`` or ``q_c``, or a row of ``omega``."""
-    nb, nqb, neb, green, W, ops = data[0], data[4], data[5], data[9], data[11], data[12]
+    nb, nqb, neb, green, ops = data[0], data[4], data[5], data[9], data[12]
     Sx, Sy, Fx, Fy = op(ops, 4), op(ops, 5), op(ops, 6), op(ops, 7)
     Nn, DmPx, Pm, K = op(ops, 8), op(ops, 9), op(ops, 10), op(ops, 11)
     for b in range(nb):
@@ -184,9 +194,7 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
         th, dth = om * sig, om * dsig
         re, ce, ew = nq + ie, nq + ie, nq + ie + 2          # first row and column of e, row/column of omega
         eb = e[ie:ie + neb[b]]
-        sx, sy, N, bm = rows_mv(Sx, b, q, iq), rows_mv(Sy, b, q, iq), rows_mv(Nn, b, e, ie), rows_mv(DmPx, b, q, iq)
-        g0 = Sx[3][b] - Sx[3][0]          # W is stacked like the rows of Sx
-        w = W[g0:g0 + sx.size]
+        sx, sy, N, bm, w = _quadrature_values(q, e, data, b, iq, ie)
         if green[b]:
             Fxe, Fye = rows_mv(Fx, b, e, ie), rows_mv(Fy, b, e, ie)
             k = emit_sandwich(Nn, Fx, b, w * sx, 1.0, re, ce, R, C, V, k)
