@@ -118,6 +118,24 @@ def _networks(say):
     say(f"  mass-spring network: second-order form, System body ({time.perf_counter() - tic:.1f} s)")
 
 
+def _contacts(say):
+    """A few steps of the contact models (sphere-plane and sphere-sphere contacts at ports, a
+    rolling ball, a tippe top) with the three nonsmooth schemes."""
+    from .contact import simulate
+    from .validation import _contact_simple, bouncing_ball, tippe_top
+
+    models = [("block on the incline", lambda: _contact_simple.block_model()[:2]),
+              ("Newton's cradle", lambda: _contact_simple.cradle_model()[:2]),
+              ("bouncing ball", lambda: bouncing_ball.model(2)[:2]),
+              ("tippe top", lambda: tippe_top.model()[:2])]
+    for name, build in models:
+        tic = time.perf_counter()
+        problem, y0 = build()
+        for method in ("moreau", "moreau_shifted", "nsgenalpha"):
+            simulate(problem, (0.0, 4e-3), y0, method=method, dt=2e-3)
+        say(f"  {name}: Moreau, shifted Moreau, nonsmooth generalized-alpha ({time.perf_counter() - tic:.1f} s)")
+
+
 def _classic(say):
     """The compiled right-hand sides, Jacobians and Radau stages of the classic benchmark problems."""
     from .solvers import solve
@@ -174,6 +192,7 @@ def warm(say=print):
     say(f"phmech kernel cache: {directory}")
     _step_models(say)
     _networks(say)
+    _contacts(say)
     _classic(say)
     missing = not_compiled()
     return time.perf_counter() - tic, directory, missing
