@@ -25,7 +25,11 @@ The stage evaluation :func:`stage_value` and the correction
 :func:`increment` are chosen by the type of their data: a kind of model
 registers its evaluation with :func:`stage_kind` (for the compiled loop a
 numba overload selected by the data's type, for the interpreted one a test
-of the data), so that the loop never names a model.  The dense
+of the data), so that the loop never names a model.  The overloads have no
+disk cache of their own: numba would keep it beside this source, keyed to
+this file alone, and serve a stale residual after an edit of another kernel
+module; their code is stored inside the cached loop instead, in the
+directory that follows every kernel module.  The dense
 correction (:func:`stage_increment`) runs compiled in both modes.
 
 :func:`predictor`, :func:`local_error` (the embedded error estimate) and
@@ -66,7 +70,7 @@ def stage_kind(accepts, accepts_type):
         if numba is not None:
             from numba.extending import overload
 
-            @overload(stage_value, jit_options={"cache": True})
+            @overload(stage_value)
             def _typed(i, t, Y, data, out):
                 if accepts_type(data):
                     return evaluate
@@ -341,7 +345,7 @@ def increment(F, W, h, s, factors):
 if numba is not None:
     from numba.extending import overload
 
-    @overload(increment, jit_options={"cache": True})
+    @overload(increment)
     def _increment_typed(F, W, h, s, factors):
         from numba import types
         if isinstance(factors, types.BaseTuple):
