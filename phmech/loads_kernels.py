@@ -119,6 +119,29 @@ def _gauge_scale(q, loads, k):
 
 
 @_jit
+def _body_input(q, kind, o, u, ub, Q):
+    """``ub = R(q)^T u``, the input in body components (kind 0: no rotation, 1: planar angle
+    ``q[o]``, 2: quaternion ``q[o:o + 4]`` with ``R = Q(p) / |p|^2``, ``Q`` filled); returns
+    ``|p|^2`` (1 for the other kinds)."""
+    ub[:] = 0.0
+    if kind == 0:
+        for i in range(3):
+            ub[i] = u[i]
+        return 1.0
+    if kind == 1:
+        c, s = np.cos(q[o]), np.sin(q[o])
+        ub[0] = c * u[0] + s * u[1]
+        ub[1] = -s * u[0] + c * u[1]
+        return 1.0
+    pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
+    n2 = pw * pw + px * px + py * py + pz * pz
+    quadratic_into(pw, px, py, pz, Q)
+    for i in range(3):
+        ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
+    return n2
+
+
+@_jit
 def loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,
     2: quaternion ``R = Q(p) / |p|^2``), the gauged components of ``R^T u`` times ``sigma(q)``."""
@@ -127,22 +150,7 @@ def loads_add(q, loads, fe):
     ub = np.empty(3)
     Q = np.empty((3, 3))
     for k in range(kind.size):
-        u = U[k]
-        ub[:] = 0.0
-        if kind[k] == 0:
-            for i in range(3):
-                ub[i] = u[i]
-        elif kind[k] == 1:
-            c, s = np.cos(q[rot[k]]), np.sin(q[rot[k]])
-            ub[0] = c * u[0] + s * u[1]
-            ub[1] = -s * u[0] + c * u[1]
-        else:
-            o = rot[k]
-            pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
-            n2 = pw * pw + px * px + py * py + pz * pz
-            quadratic_into(pw, px, py, pz, Q)
-            for i in range(3):
-                ub[i] = (Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]) / n2
+        _body_input(q, kind[k], rot[k], U[k], ub, Q)
         sigma = _gauge_scale(q, loads, k)[0]
         for i in range(3):
             if gs[k, i] != 0.0:
@@ -170,28 +178,18 @@ def loads_jacobian_values(q, loads, vals):
         o = rot[k]
         nrot = 0 if kind[k] == 0 else (1 if kind[k] == 1 else 4)
         dub[:, :] = 0.0
-        ub[:] = 0.0
-        if kind[k] == 0:
-            for i in range(3):
-                ub[i] = u[i]
-        elif kind[k] == 1:
-            c, s = np.cos(q[o]), np.sin(q[o])
-            ub[0] = c * u[0] + s * u[1]
-            ub[1] = -s * u[0] + c * u[1]
-            dub[0, 0] = -s * u[0] + c * u[1]
-            dub[1, 0] = -c * u[0] - s * u[1]
-        else:
+        n2 = _body_input(q, kind[k], o, u, ub, Q)
+        if kind[k] == 1:                  # d(R^T u)/d theta: (ub_1, -ub_0)
+            dub[0, 0] = ub[1]
+            dub[1, 0] = -ub[0]
+        elif kind[k] == 2:
             pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
             p = (pw, px, py, pz)
-            n2 = pw * pw + px * px + py * py + pz * pz
-            quadratic_into(pw, px, py, pz, Q)
             quadratic_halfgrad_into(pw, px, py, pz, dQ)
             for i in range(3):
-                qu = Q[0, i] * u[0] + Q[1, i] * u[1] + Q[2, i] * u[2]
-                ub[i] = qu / n2
                 for m in range(4):
                     dqu = dQ[m, 0, i] * u[0] + dQ[m, 1, i] * u[1] + dQ[m, 2, i] * u[2]
-                    dub[i, m] = 2 * dqu / n2 - 2 * p[m] * qu / (n2 * n2)
+                    dub[i, m] = 2 * (dqu - p[m] * ub[i]) / n2
         sigma, dsigma = _gauge_scale(q, loads, k)
         for i in range(3):
             if gs[k, i] != 0.0:

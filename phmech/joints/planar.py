@@ -81,7 +81,7 @@ class PlanarGroup:
         m_of, k_of_term = term // max(na, 1), term % max(na, 1)
         self._cs = np.vstack([np.bincount(inv, VC[on], minlength=term.size),
                               np.bincount(inv, VS[on], minlength=term.size)]).astype(float)
-        self._mq = np.vstack([m_of, self.angles[k_of_term] if na else m_of]).astype(np.int64)
+        self._mq = np.vstack([m_of, self.angles[k_of_term]]).astype(np.int64)
         self._shape = (nl, ne)
 
     #: the compiled residual's slot for :meth:`kernel_data`

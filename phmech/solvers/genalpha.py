@@ -354,7 +354,7 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
             a1 = (U - base_q) / (h * h * b)
             return a1, base_v + h * g * a1, ((1 - am) * a1 + am * a0 - af * qdd0) / (1 - af)
 
-        pending = getattr(self, "_lu_pending", None)
+        pending = self._lu_pending
         if pending is not None:         # a continued run: the matrix the previous piece kept
             self._lu_pending = None
             if self.reuse_jacobian and pending[-1] == h:
