@@ -354,6 +354,28 @@ class CompiledResidual:
         <phmech.loads_kernels.PackedLoads.kernel_data>`."""
         return self.packed_loads.kernel_data(t)
 
+    def step_inputs(self, ts):
+        """The prescribed velocities ``W`` (``(m, nl)``) and the loads' inputs ``U`` at the times
+        ``ts`` (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`): ``(m, loads, 3)``, or one
+        row ``(1, loads, 3)`` when no input depends on time.  ``m`` is the number of leading times
+        where every function evaluates: at the first time that raises, the step runs alone and
+        reports it."""
+        d, pl = self.dae, self.packed_loads
+        W, U = [], []
+        for t in ts:
+            t = float(t)
+            try:
+                w = d.w(t)
+                u = None if pl.constant else pl.inputs(t)
+            except (ValueError, ArithmeticError):
+                break
+            W.append(w)
+            U.append(u)
+        m = len(W)
+        W = np.array(W, float).reshape(m, d.nl)
+        U = pl.kernel_data(0.0)[-1][None] if pl.constant else np.array(U, float).reshape(m, len(pl.packed), 3)
+        return W, U
+
     def load_jacobian_triplets(self, t, q):
         """``d f_loads/dq`` of the packed loads as triplets (rows in ``e``, columns in ``q``)."""
         return self.packed_loads.jacobian_triplets(t, q)

@@ -20,16 +20,21 @@ naming the solver, the option and the value) and provides
   the last step; the implicit midpoint rule keeps one).
 
 A solver whose step is a run of several internal steps (the assimulo
-adapters) may also provide ``interior_points()``: the times and states it
-reported strictly inside ``(t_old, t)``, which the driver returns as rows
-when the output is every step.
+adapters; the compiled implicit midpoint rule when the driver allows it)
+may also provide ``interior_points()``: the times and states it reported
+strictly inside ``(t_old, t)`` (and, for a solver with a work record, the
+work there), which the driver returns as rows when the output is every
+step.
 
 The driver (:func:`phmech.solvers.driver.solve`) may move ``t_bound``
 between steps (breakpoints: no step straddles one); moving it beyond ``t``
 puts a finished solver back to ``"running"``.  Before each step it sets
-two hints that a solver may use or ignore: ``t_target``, the next time the
-driver needs a state at (an output time or ``t_bound``), and ``t_outputs``,
-all output times of the run (``None`` for output at every step).
+hints that a solver may use or ignore: ``t_target``, the next time the
+driver needs a state at (an output time or ``t_bound``), ``t_outputs``,
+all output times of the run (``None`` for output at every step), and
+``single_steps``: ``False`` when the driver does not need to see every
+step (no events and no callbacks), so that a step may be a run of several
+up to ``t_target`` (``True`` by default).
 """
 import inspect
 
@@ -104,6 +109,7 @@ class Solver:
         self._t_bound = t_bound
         self.t_target = t_bound
         self.t_outputs = None
+        self.single_steps = True
 
     # -- the contract ------------------------------------------------------
     @property

@@ -313,8 +313,10 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
         from ..checkpoint import Checkpointer, check_arguments
         check_arguments(name, checkpoint, checkpoint_every)
         callbacks.append(Checkpointer(checkpoint, checkpoint_every, rows, t0, t_events, y_events))
+    solver.single_steps = bool(events or callbacks)     # else a step may be a run of several
     g_old = [_event_value(name, events, i, solver.t, solver.y) for i in range(len(events))]
     bar = _progress(progress, solver.t, t_end, name)
+    t_prev = solver.t
     terminated = False
     clock, tic = KernelClock(), time.perf_counter()
     clock.start()
@@ -347,9 +349,11 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                             break
                 if outputs is None:
                     inner = getattr(solver, "interior_points", None)
-                    for ti, yi in zip(*(inner() if inner else ((), ()))):
+                    points = inner() if inner else ((), ())
+                    works = points[2] if len(points) > 2 else np.zeros(len(points[0]))
+                    for ti, yi, wi in zip(points[0], points[1], works):
                         if ti <= t_cut:
-                            rows.add(ti, yi)
+                            rows.add(ti, yi, wi)
                     if not terminated:
                         rows.add(solver.t, solver.y, getattr(solver, "work", 0.0))
                 else:
@@ -361,7 +365,8 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                 for cb in callbacks:
                     cb(solver)
                 if bar is not None:
-                    bar.update(t_cut - solver.t_old)
+                    bar.update(t_cut - t_prev)
+                t_prev = t_cut
                 if terminated:
                     break
             if terminated:

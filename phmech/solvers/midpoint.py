@@ -40,6 +40,10 @@ from .base import Solver, SolverError, count_option, linear_interpolant, positiv
 #: step, one factorization every 3 steps instead of every 17, a quarter of the time per step)
 REFRESH_ITERATIONS = 4
 
+#: the most steps of one compiled call (:meth:`ImplicitMidpoint._run_block`; their points are
+#: kept for the dense output)
+BLOCK_MAX = 1000
+
 
 class ImplicitMidpoint(Solver):
     """Fixed-step implicit midpoint rule (see the module docstring).
@@ -121,6 +125,7 @@ class ImplicitMidpoint(Solver):
         self._interval = None    # (start, end) of that interval
         self._h_last = None
         self._lu_point = None    # (t, y) where the current iteration matrix was evaluated
+        self._block = None       # the points of a compiled run of several steps (_run_block)
         #: exact discrete work supplied through the ports up to ``t``
         self.work = 0.0
         self.work_old = 0.0
@@ -224,6 +229,8 @@ class ImplicitMidpoint(Solver):
         if self._interval is None or self._interval[1] != self.t_bound:
             if not self._continue_interval():
                 self._start_interval()
+        if self._kernel is not None and not self.single_steps and self._run_block():
+            return
         d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
         h = self.h
@@ -316,6 +323,86 @@ class ImplicitMidpoint(Solver):
         self._h_last = h
         self.t = self.t_bound if last else start + (k + 1) * h
         self.nsteps += 1
+        self._block = None
+
+    def _block_grid(self):
+        """The next steps, up to ``t_bound`` and at most :data:`BLOCK_MAX` and the steps left by
+        ``max_steps``: their sizes, midpoints and ends (the grid of :meth:`_step`, step by
+        step).  The driver's output times fall anywhere inside: it reads them from the dense
+        output, step by step as after single steps."""
+        start, H, bound = self._interval[0], self.h, self.t_bound
+        limit = getattr(self, "max_steps", None)
+        room = BLOCK_MAX if limit is None else min(BLOCK_MAX, limit - self.nsteps)
+        hs, ends = [], []
+        t = self.t
+        while len(hs) < room:
+            k = int(round((t - start) / H))
+            last = bound - t < H * (1 + 1e-9) or start + (k + 1) * H >= bound
+            h = bound - t if last and abs(bound - t - H) > 1e-9 * H else H
+            t_new = bound if last else start + (k + 1) * H
+            hs.append(h)
+            ends.append(t_new)
+            if last:
+                break
+            t = t_new
+        hs = np.array(hs)
+        t0s = np.r_[self.t, ends[:-1]]
+        return hs, t0s + 0.5 * hs, np.array(ends)
+
+    def _run_block(self):
+        """Several compiled steps in one call (:func:`~phmech.solvers.midpoint_kernels.
+        midpoint_steps`, each step that of :meth:`_step`), when the driver does not need to see
+        every step (no events, no callbacks).  The dense output is that of the steps, one by
+        one; the step points inside are the interior points.  False when not even one step was
+        taken (the step then runs alone, and reports a failure)."""
+        from .midpoint_kernels import TransposedLU, midpoint_steps
+        hs, tms, ends = self._block_grid()
+        if hs.size < 2:
+            return False
+        d, c = self.problem, self._kernel
+        W, U = c.step_inputs(tms)
+        m, n = W.shape[0], d.n
+        if m < 2:
+            return False
+        hs, tms, ends = hs[:m], tms[:m], ends[:m]
+        lu = self.lu if self.lu is not None else TransposedLU(n)
+        y = self.y.copy()
+        z_prev = np.array(self.z_prev if self.z_prev is not None else y, float)
+        Y, works = np.empty((m, n)), np.empty(m)
+        ym_lu = np.empty(n)
+        self.dae_scale = np.asarray(self.dae_scale, float)
+        args = c.kernel_args(tms[0])
+        done, status, err, nfev, nlu, iterations, lu_h, lu_step = midpoint_steps(
+            y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h, hs, tms, W, U,
+            *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, self.lu is not None,
+            self.newton_tol, self.max_newton, self.dae_scale, ym_lu, self.fresh_jacobian,
+            self.refresh_iterations, self._iterations, self.work, Y, works, *args[:28], *args[29:])
+        self.nfev += nfev
+        self.njev += nlu
+        self.nlu += nlu
+        if lu_step >= 0:
+            self.lu, self.lu_h = lu, lu_h
+            self._lu_point = (tms[lu_step], np.array(ym_lu))
+        if done:
+            self._iterations = iterations
+            ts = np.r_[self.t, ends[:done]]
+            ys = np.vstack([self.y[None], Y[:done]])
+            ws = np.r_[self.work, works[:done]]
+            self.z_prev = ys[-2]
+            self.t_old, self.y_old = ts[0], ys[0]
+            self.t, self.y = float(ts[-1]), ys[-1].copy()
+            self._h_last = hs[done - 1]
+            self.work_old, self.work = ws[-2], ws[-1]
+            self.nsteps += done
+            self._block = (ts, ys, hs[:done], ws)
+        if status != 1:
+            # as in _step_compiled: a vanishing pivot is reported, any other failure repeats the
+            # step in the Python iteration, which says why it fails
+            if status == 4:
+                self._vanishing_pivot(int(err))
+            self._kernel = None
+            self.lu = None
+        return done > 0
 
     def _step_compiled(self, y0, z, h, tm):
         """Both attempts of the step in one compiled call (:func:`~phmech.solvers.
@@ -360,7 +447,10 @@ class ImplicitMidpoint(Solver):
         """
         from ..checkpoint import common_state
         live = self.lu is not None and self._lu_point is not None
-        return {**common_state(self), "h": self.h, "h_last": self._h_last,
+        common = common_state(self)
+        if self._block is not None:       # the last step, as stepping one by one leaves it
+            common["t_old"], common["y_old"] = float(self._block[0][-2]), np.array(self._block[1][-2])
+        return {**common, "h": self.h, "h_last": self._h_last,
                 "interval": list(self._interval) if self._interval is not None else None,
                 "z_prev": None if self.z_prev is None else np.array(self.z_prev),
                 "dae_scale": np.array(self.dae_scale) if hasattr(self, "dae_scale") else None,
@@ -380,16 +470,50 @@ class ImplicitMidpoint(Solver):
         self.work, self.work_old = float(state["work"]), float(state["work_old"])
         self._iterations = int(state.get("iterations", 0))
         self._resumed = True
+        self._block = None
         self.lu = self.lu_h = None
         if state.get("lu_h") is not None:
             self._factor(float(state["lu_t"]), np.array(state["lu_y"]), float(state["lu_h"]))
         restore_common(self, state)
 
     def dense_output(self):
-        """Linear interpolation between the step points (O(h^2), the order of the rule)."""
-        return linear_interpolant(self.t_old, self.t, self.y_old, self.y, self._h_last)
+        """Linear interpolation between the step points (O(h^2), the order of the rule), over
+        each step of a compiled run of several (:meth:`_run_block`)."""
+        if self._block is None:
+            return linear_interpolant(self.t_old, self.t, self.y_old, self.y, self._h_last)
+        ts, ys, hs, _ = self._block
+        return _piecewise(ts, hs, ys)
 
     def work_output(self):
         """The supplied work over the last step, interpolated as the state."""
+        if self._block is not None:
+            ts, _, hs, ws = self._block
+            return _piecewise(ts, hs, ws)
         w0, w1, t0, h = self.work_old, self.work, self.t_old, self._h_last
         return lambda t: w0 + (np.asarray(t, float) - t0) / h * (w1 - w0)
+
+    def interior_points(self):
+        """The step points strictly inside ``(t_old, t)`` of a compiled run of several steps,
+        with the supplied work there."""
+        if self._block is None:
+            return (), (), ()
+        ts, ys, _, ws = self._block
+        return ts[1:-1], ys[1:-1], ws[1:-1]
+
+
+def _piecewise(ts, hs, vs):
+    """``t -> v(t)`` on each step ``[ts[i], ts[i + 1]]`` of size ``hs[i]`` by the formula of a
+    single step (the state as :func:`~phmech.solvers.base.linear_interpolant`, the work as
+    :meth:`ImplicitMidpoint.work_output`); a step point itself is returned as computed."""
+    def interp(t):
+        tt = np.asarray(t, float)
+        j = np.searchsorted(ts, tt, side="left")
+        i = np.clip(j - 1, 0, hs.size - 1)
+        a = (tt - ts[i]) / hs[i]
+        at = np.clip(j, 0, ts.size - 1)
+        exact = ts[at] == tt
+        if vs.ndim == 1:
+            return np.where(exact, vs[at], vs[i] + a * (vs[i + 1] - vs[i]))
+        v = (1.0 - a)[..., None] * vs[i] + a[..., None] * vs[i + 1]
+        return np.where(exact[..., None], vs[at], v)
+    return interp

@@ -214,3 +214,66 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, 
             ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
         power = power_kernel(ym, nq, ne, w, Rp, Ri, Rd, loads, nlb)
     return status, nfev, nlu, err, it + 1, power
+
+
+@_jit
+def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv,
+                   has_lu, tol, max_newton, dae_scale, ym_lu, fresh, refresh, iterations, work, Y, works,
+                   nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
+                   nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, inactive, nlb, loads):
+    """Several midpoint steps in one call: step ``j`` has size ``hs[j]``, midpoint time ``tms[j]``,
+    prescribed velocities ``W[j]`` and load inputs ``U[j]`` (``U[0]`` for all when ``U`` has one
+    row).  Each step is :meth:`ImplicitMidpoint._step` with its compiled attempt
+    (:func:`midpoint_step`): the same refresh rules of the iteration matrix (a new step size, a
+    fresh matrix every step with ``fresh``, after more than ``refresh`` iterations), the same
+    predictor (linear extrapolation from ``z_prev`` when ``has_prev`` and the step size is that
+    of the factors, ``lu_h``; NaN for none).  ``y``, ``z_prev``, ``dae_scale``, ``F``, ``ipiv``
+    and ``ym_lu`` are updated in place; the end points go to the rows of ``Y``, the supplied
+    work after each step to ``works``.
+
+    Returns ``(done, status, err, nfev, nlu, iterations, lu_h, lu_step)``: ``done`` steps
+    taken; ``status`` 1 when all were, else that of :func:`midpoint_step` for step ``done``
+    (which the caller repeats in Python to report); ``lu_step`` the step of the last
+    factorization (-1: none in this call).
+    """
+    n = y.size
+    nd = nq + ne
+    nfev = 0
+    nlu = 0
+    lu_step = -1
+    z = np.empty(n)
+    one = U.shape[0] == 1
+    for j in range(hs.size):
+        h = hs[j]
+        if lu_h == lu_h and h != lu_h:
+            has_lu = False
+        for i in range(n):
+            z[i] = y[i]
+        if has_prev and h == lu_h:
+            for i in range(nd):
+                z[i] = 2.0 * y[i] - z_prev[i]
+        if fresh or iterations > refresh:
+            has_lu = False
+        Uj = U[0] if one else U[j]
+        loads_j = loads[:-1] + (Uj,)
+        status, nf, nl_, err, its, power = midpoint_step(
+            y, z, h, tms[j], Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, tol, max_newton, dae_scale,
+            ym_lu, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot,
+            Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, W[j], inactive, nlb, loads_j)
+        nfev += nf
+        nlu += nl_
+        if nl_:
+            has_lu = True
+            lu_h = h
+            lu_step = j
+        if status != 1:
+            return j, status, err, nfev, nlu, iterations, lu_h, lu_step
+        iterations = its
+        work = work + h * power
+        works[j] = work
+        for i in range(n):
+            z_prev[i] = y[i]
+            y[i] = z[i]
+            Y[j, i] = z[i]
+        has_prev = True
+    return hs.size, 1, 0.0, nfev, nlu, iterations, lu_h, lu_step
