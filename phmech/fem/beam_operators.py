@@ -102,6 +102,10 @@ def emit(R, C, V, k, r, c, v):
     return k + 1
 
 
+# The writers below store their triplets in their own loops rather than through emit: a call
+# of a compiled helper with arrays in an inner loop costs about 20 ns (the arrays' reference
+# counts), five times the store itself (the effort Jacobian of a 4-element beam: 46 -> 12 us).
+
 @_jit
 def emit_sandwich(A, B, b, d, scale, r0, c0, R, C, V, k):
     """The triplets of ``scale * A_b^T diag(d) B_b`` at rows ``r0 +`` (columns of ``A``) and
@@ -109,13 +113,19 @@ def emit_sandwich(A, B, b, d, scale, r0, c0, R, C, V, k):
     Ap, Ai, Ad, As = A
     Bp, Bi, Bd, Bs = B
     a0, a1, b0 = As[b], As[b + 1], Bs[b]
+    room = R.size
     for i in range(a1 - a0):
         ia, ib = a0 + i, b0 + i
         di = scale * d[i]
         for m in range(Ap[ia], Ap[ia + 1]):
             v = di * Ad[m]
+            r = r0 + Ai[m]
             for n in range(Bp[ib], Bp[ib + 1]):
-                k = emit(R, C, V, k, r0 + Ai[m], c0 + Bi[n], v * Bd[n])
+                if k < room:
+                    R[k] = r
+                    C[k] = c0 + Bi[n]
+                    V[k] = v * Bd[n]
+                k += 1
     return k
 
 
@@ -123,25 +133,40 @@ def emit_sandwich(A, B, b, d, scale, r0, c0, R, C, V, k):
 def emit_entries(A, b, scale, r0, c0, R, C, V, k):
     """The triplets of ``scale * A_b`` (rows ``r0 +`` local row, columns ``c0 +`` column)."""
     Ap, Ai, Ad, As = A
+    room = R.size
     for i in range(As[b], As[b + 1]):
         for m in range(Ap[i], Ap[i + 1]):
-            k = emit(R, C, V, k, r0 + i - As[b], c0 + Ai[m], scale * Ad[m])
+            if k < room:
+                R[k] = r0 + i - As[b]
+                C[k] = c0 + Ai[m]
+                V[k] = scale * Ad[m]
+            k += 1
     return k
 
 
 @_jit
 def emit_column(v, scale, r0, col, R, C, V, k):
     """The triplets ``(r0 + i, col, scale * v[i])`` of every ``i``."""
+    room = R.size
     for i in range(v.size):
-        k = emit(R, C, V, k, r0 + i, col, scale * v[i])
+        if k < room:
+            R[k] = r0 + i
+            C[k] = col
+            V[k] = scale * v[i]
+        k += 1
     return k
 
 
 @_jit
 def emit_row(v, scale, row, c0, R, C, V, k):
     """The triplets ``(row, c0 + j, scale * v[j])`` of every ``j``."""
+    room = R.size
     for j in range(v.size):
-        k = emit(R, C, V, k, row, c0 + j, scale * v[j])
+        if k < room:
+            R[k] = row
+            C[k] = c0 + j
+            V[k] = scale * v[j]
+        k += 1
     return k
 
 
