@@ -229,7 +229,7 @@ class ImplicitMidpoint(Solver):
         if self._interval is None or self._interval[1] != self.t_bound:
             if not self._continue_interval():
                 self._start_interval()
-        if self._kernel is not None and not self.single_steps and self._run_block():
+        if self._kernel is not None and self._run_block():
             return
         d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
@@ -251,9 +251,6 @@ class ImplicitMidpoint(Solver):
             z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
         if self.fresh_jacobian or self._iterations > self.refresh_iterations:
             self.lu = None
-        if self._kernel is not None and self._step_compiled(y0, z, h, tm):
-            self._accept(t0, y0, z, h, last, start, k)
-            return
         Edy0 = self.Ed_mv @ y0
 
         def residual(z):
@@ -326,13 +323,12 @@ class ImplicitMidpoint(Solver):
         self._block = None
 
     def _block_grid(self):
-        """The next steps, up to ``t_bound`` and at most :data:`BLOCK_MAX` and the steps left by
-        ``max_steps``: their sizes, midpoints and ends (the grid of :meth:`_step`, step by
-        step).  The driver's output times fall anywhere inside: it reads them from the dense
-        output, step by step as after single steps."""
+        """The next steps, up to ``t_bound`` and at most :data:`BLOCK_MAX` (one when the driver
+        needs ``single_steps``): their sizes, midpoints and ends (the grid of :meth:`_step`,
+        step by step).  The driver's output times fall anywhere inside: it reads them from the
+        dense output, step by step as after single steps."""
         start, H, bound = self._interval[0], self.h, self.t_bound
-        limit = getattr(self, "max_steps", None)
-        room = BLOCK_MAX if limit is None else min(BLOCK_MAX, limit - self.nsteps)
+        room = 1 if self.single_steps else BLOCK_MAX
         hs, ends = [], []
         t = self.t
         while len(hs) < room:
@@ -350,19 +346,18 @@ class ImplicitMidpoint(Solver):
         return hs, t0s + 0.5 * hs, np.array(ends)
 
     def _run_block(self):
-        """Several compiled steps in one call (:func:`~phmech.solvers.midpoint_kernels.
-        midpoint_steps`, each step that of :meth:`_step`), when the driver does not need to see
-        every step (no events, no callbacks).  The dense output is that of the steps, one by
-        one; the step points inside are the interior points.  False when not even one step was
-        taken (the step then runs alone, and reports a failure)."""
+        """The compiled steps (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`, the
+        operations of the Python iteration of :meth:`_step`): several in one call when the
+        driver does not need to see every step (no events, no callbacks), else one.  The dense
+        output is that of the steps, one by one; the step points inside are the interior
+        points.  False when not even one step was taken: the Python iteration then repeats the
+        step and says why it fails."""
         from .midpoint_kernels import TransposedLU, midpoint_steps
         hs, tms, ends = self._block_grid()
-        if hs.size < 2:
-            return False
         d, c = self.problem, self._kernel
         W, U = c.step_inputs(tms)
         m, n = W.shape[0], d.n
-        if m < 2:
+        if m == 0:
             return False
         hs, tms, ends = hs[:m], tms[:m], ends[:m]
         lu = self.lu if self.lu is not None else TransposedLU(n)
@@ -396,45 +391,13 @@ class ImplicitMidpoint(Solver):
             self.nsteps += done
             self._block = (ts, ys, hs[:done], ws)
         if status != 1:
-            # as in _step_compiled: a vanishing pivot is reported, any other failure repeats the
-            # step in the Python iteration, which says why it fails
+            # a vanishing pivot is reported, any other failure repeats the step in the Python
+            # iteration, which says why it fails
             if status == 4:
                 self._vanishing_pivot(int(err))
             self._kernel = None
             self.lu = None
         return done > 0
-
-    def _step_compiled(self, y0, z, h, tm):
-        """Both attempts of the step in one compiled call (:func:`~phmech.solvers.
-        midpoint_kernels.midpoint_step`, the operations of the Python loop); ``z`` becomes the
-        end point.  False hands the step to the Python iteration, which then says why it fails."""
-        from .midpoint_kernels import TransposedLU, midpoint_step
-        c = self._kernel
-        if not isinstance(self.dae_scale, np.ndarray) or self.dae_scale.dtype != float:
-            self.dae_scale = np.asarray(self.dae_scale, float)
-        lu = self.lu if self.lu is not None else TransposedLU(self.problem.n)
-        ym_lu = np.empty(self.problem.n)
-        status, nfev, nlu, err, iterations, power = midpoint_step(
-            y0, z, h, tm, *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv,
-            self.lu is not None, self.newton_tol, self.max_newton, self.dae_scale, ym_lu,
-            *c.kernel_args(tm))
-        self.nfev += nfev
-        self.njev += nlu
-        if nlu:
-            self.lu = lu
-            self._factored(tm, ym_lu, h)
-            self.nlu += nlu - 1
-        if status == 4:
-            self._vanishing_pivot(int(err))
-        if status != 1:
-            # not converged or not finite: the Python iteration repeats the step and reports
-            self._kernel = None
-            self.lu = None
-            return False
-        self._iterations = iterations
-        self.work_old = self.work
-        self.work += h * power
-        return True
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):

@@ -1,9 +1,11 @@
 """The implicit midpoint rule's step for compiled systems (numba).
 
-:class:`~phmech.solvers.midpoint.ImplicitMidpoint` runs a step of a system
-whose residual is compiled completely (:attr:`CompiledResidual.pure
+:class:`~phmech.solvers.midpoint.ImplicitMidpoint` runs the steps of a
+system whose residual is compiled completely (:attr:`CompiledResidual.pure
 <phmech.assembly.compiled.CompiledResidual.pure>`) and small enough for dense
-factors as one call of :func:`midpoint_step`: the simplified Newton
+factors through :func:`midpoint_steps` (one step, or a run of steps when
+the driver does not need to see each), each step one call of
+:func:`midpoint_step`: the simplified Newton
 iteration of the step (:func:`midpoint_newton`) and, when it fails or no
 factor is at hand, the exact Jacobian (:func:`~phmech.assembly.compiled.
 jacobian_kernel`), the iteration matrix
