@@ -352,7 +352,9 @@ class ImplicitMidpoint(Solver):
         output is that of the steps, one by one; the step points inside are the interior
         points.  False when not even one step was taken: the Python iteration then repeats the
         step and says why it fails."""
+        from ..assembly.compiled import _KERNEL_ARGS
         from .midpoint_kernels import TransposedLU, midpoint_steps
+        iw = _KERNEL_ARGS.index("w")             # given per step
         hs, tms, ends = self._block_grid()
         d, c = self.problem, self._kernel
         W, U = c.step_inputs(tms)
@@ -371,7 +373,7 @@ class ImplicitMidpoint(Solver):
             y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h, hs, tms, W, U,
             *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, self.lu is not None,
             self.newton_tol, self.max_newton, self.dae_scale, ym_lu, self.fresh_jacobian,
-            self.refresh_iterations, self._iterations, self.work, Y, works, *args[:28], *args[29:])
+            self.refresh_iterations, self._iterations, self.work, Y, works, *args[:iw], *args[iw + 1:])
         self.nfev += nfev
         self.njev += nlu
         self.nlu += nlu
@@ -468,10 +470,22 @@ def _piecewise(ts, hs, vs):
     """``t -> v(t)`` on each step ``[ts[i], ts[i + 1]]`` of size ``hs[i]`` by the formula of a
     single step (the state as :func:`~phmech.solvers.base.linear_interpolant`, the work as
     :meth:`ImplicitMidpoint.work_output`); a step point itself is returned as computed."""
+    last = hs.size - 1
+
     def interp(t):
+        if np.ndim(t) == 0:                    # the driver's case: one output time
+            t = float(t)
+            j = int(np.searchsorted(ts, t))
+            if j < ts.size and ts[j] == t:
+                return np.array(vs[j])
+            i = min(max(j - 1, 0), last)
+            a = (t - ts[i]) / hs[i]
+            if vs.ndim == 1:
+                return vs[i] + a * (vs[i + 1] - vs[i])
+            return (1.0 - a) * vs[i] + a * vs[i + 1]
         tt = np.asarray(t, float)
         j = np.searchsorted(ts, tt, side="left")
-        i = np.clip(j - 1, 0, hs.size - 1)
+        i = np.clip(j - 1, 0, last)
         a = (tt - ts[i]) / hs[i]
         at = np.clip(j, 0, ts.size - 1)
         exact = ts[at] == tt
