@@ -33,8 +33,8 @@ except ImportError:  # pragma: no cover - numba is part of the installed stack
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
-#: a module with compiled functions: one decorated ``@_jit`` (or calling ``numba.njit``)
-_KERNEL_MARK = re.compile(rb"^@_jit\b|numba\.njit\(", re.M)
+#: a module with compiled functions: one decorated ``@_jit`` or ``@_jit_inline`` (or calling ``numba.njit``)
+_KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(", re.M)
 
 _MODULES = []
 
@@ -163,3 +163,17 @@ def jit(fn):
         numba.config.CACHE_DIR = saved
     KERNELS.append(dispatcher)
     return dispatcher
+
+
+def inline(fn):
+    """``numba.njit(inline="always")(fn)``: a small helper whose code numba writes into each
+    compiled caller (``fn`` itself without numba).
+
+    For the helpers called with arrays in the inner loops of the kernels: a call of a
+    separately compiled function costs about 20 ns there (the arrays' reference counts),
+    several times the helper's own work (the spatial joints' rows: 1.1 -> 0.55 us a joint).
+    Such a helper has no compiled version of its own and no cache entry: it is compiled, and
+    cached, inside its callers."""
+    if numba is None:
+        return fn
+    return numba.njit(inline="always")(fn)

@@ -14,7 +14,7 @@ keep their own methods.
 """
 import numpy as np
 
-from ._jit import jit as _jit
+from ._jit import inline as _jit_inline, jit as _jit
 from .math.gauge import frame_scale
 from .math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
 
@@ -109,7 +109,7 @@ class PackedLoads:
         return r, c, vals[keep]
 
 
-@_jit
+@_jit_inline
 def _gauge_scale(q, loads, k):
     """``(sigma, d sigma / d q[gq[k]])`` of load ``k`` (``(1, 0)`` without a gauge)."""
     gq, gd, gc = loads[6], loads[7], loads[8]
@@ -118,7 +118,7 @@ def _gauge_scale(q, loads, k):
     return frame_scale(gd[k], gc[k], q[gq[k]])
 
 
-@_jit
+@_jit_inline
 def _body_input(q, kind, o, u, ub, Q):
     """``ub = R(q)^T u``, the input in body components (kind 0: no rotation, 1: planar angle
     ``q[o]``, 2: quaternion ``q[o:o + 4]`` with ``R = Q(p) / |p|^2``, ``Q`` filled); returns

@@ -31,7 +31,7 @@ global indices and the constant forces ``Cv`` on the effort columns ``Cc``
 """
 import numpy as np
 
-from ._jit import jit as _jit
+from ._jit import inline as _jit_inline, jit as _jit
 
 #: columns of ``I``
 AQ, AE, BQ, BE, DIM, TENSION_ONLY = range(6)
@@ -62,7 +62,7 @@ def empty_slot():
     return I, F, np.zeros(0, np.int64), np.zeros(0)
 
 
-@_jit
+@_jit_inline
 def _geometry(q, e, I, F, s, d, dv):
     """``d = x_b - x_a`` and ``dv = v_b - v_a`` of element ``s``; returns ``L = |d|``."""
     L2 = 0.0
@@ -77,7 +77,7 @@ def _geometry(q, e, I, F, s, d, dv):
     return np.sqrt(L2)
 
 
-@_jit
+@_jit_inline
 def _spring(I, F, s, L):
     """``(T, k_active)``: spring tension ``k (L - L0)`` and active stiffness (zero for a slack chain)."""
     stretch = L - F[s, L0]

@@ -118,6 +118,17 @@ def _networks(say):
     say(f"  mass-spring network: second-order form, System body ({time.perf_counter() - tic:.1f} s)")
 
 
+def _sparse_factors(say):
+    """The compiled solve with SuperLU's factors (the iteration matrices above
+    :data:`~phmech._sizes.DENSE_MAX` unknowns; the models above are smaller)."""
+    import scipy.sparse as sp
+
+    from .solvers._dense import superlu
+    tic = time.perf_counter()
+    superlu(sp.csc_matrix(np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]]))).solve(np.ones(3))
+    say(f"  sparse factors: compiled solve ({time.perf_counter() - tic:.1f} s)")
+
+
 def _contacts(say):
     """A few steps of the contact models (sphere-plane and sphere-sphere contacts at ports, a
     rolling ball, a tippe top) with the three nonsmooth schemes."""
@@ -192,6 +203,7 @@ def warm(say=print):
     say(f"phmech kernel cache: {directory}")
     _step_models(say)
     _networks(say)
+    _sparse_factors(say)
     _contacts(say)
     _classic(say)
     missing = not_compiled()

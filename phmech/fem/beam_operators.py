@@ -18,7 +18,7 @@ them (:func:`emit` writes only what fits).
 import numpy as np
 import scipy.sparse as sp
 
-from .._jit import jit as _jit
+from .._jit import inline as _jit_inline, jit as _jit
 
 
 def stack(mats):
@@ -92,7 +92,7 @@ def rows_tmv(op, b, v, n):
     return out
 
 
-@_jit
+@_jit_inline
 def emit(R, C, V, k, r, c, v):
     """Triplet number ``k`` (written only where the arrays have room); returns ``k + 1``."""
     if k < R.size:

@@ -36,7 +36,7 @@ gauged rows alone (:func:`_joint_blocks_gauged`).
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from .._jit import inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.rotations import quat_rotation
 
@@ -84,28 +84,28 @@ def _port_frame(q, qi, o, f, fo, R, dR, x, dx, deriv):
                 dx[a, 3 + m] = s
 
 
-@_jit
+@_jit_inline
 def _dot_cols(u, PP, off, n, out, r, c0):
     """``out[r, c0 + c] = u . X[:, c]`` for the 3 x n port rows ``X = PP[off:]``."""
     for c in range(n):
         out[r, c0 + c] = u[0] * PP[off + c] + u[1] * PP[off + n + c] + u[2] * PP[off + 2 * n + c]
 
 
-@_jit
+@_jit_inline
 def _dot_cols_d(u, PP, off, n, dG, r, c0, k, sign):
     """``dG[r, c0 + c, k] += sign * u . X[:, c]`` (as :func:`_dot_cols`)."""
     for c in range(n):
         dG[r, c0 + c, k] += sign * (u[0] * PP[off + c] + u[1] * PP[off + n + c] + u[2] * PP[off + 2 * n + c])
 
 
-@_jit
+@_jit_inline
 def _tmul(M, v, u):
     """``u = M^T v``."""
     for b in range(3):
         u[b] = M[0, b] * v[0] + M[1, b] * v[1] + M[2, b] * v[2]
 
 
-@_jit
+@_jit_inline
 def _cross(a, b, out):
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]

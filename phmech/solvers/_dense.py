@@ -65,13 +65,12 @@ class BorderedLU:
     """
 
     def __init__(self, A, border):
-        from scipy.sparse.linalg import splu
         A = sp.csc_matrix(A)
         n = A.shape[0]
         self.S = S = np.asarray(border, int)
         self.R = R = np.setdiff1d(np.arange(n), S)
         Ar = A[R]
-        self.lu = splu(sp.csc_matrix(Ar[:, R]))
+        self.lu = superlu(Ar[:, R])
         A12 = Ar[:, S].toarray()
         As = A[S]
         self.A21 = sp.csr_matrix(As[:, R])
@@ -103,13 +102,25 @@ def dense_border(A, algebraic=(), max_border=200):
     return S if S.size <= max_border else np.zeros(0, int)
 
 
-def sparse_factor(A, algebraic=()):
-    """SuperLU of ``A``, through :class:`BorderedLU` when ``A`` has a few dense rows/columns."""
+def superlu(A):
+    """SuperLU of the sparse ``A``; for a real ``A`` with the compiled solve of one right-hand
+    side (:class:`~phmech.solvers._sparse_lu.SparseLU`)."""
     from scipy.sparse.linalg import splu
+    A = sp.csc_matrix(A)
+    lu = splu(A)
+    if np.iscomplexobj(A.data):
+        return lu
+    from ._sparse_lu import SparseLU
+    return SparseLU(lu)
+
+
+def sparse_factor(A, algebraic=()):
+    """SuperLU of ``A`` (:func:`superlu`), through :class:`BorderedLU` when ``A`` has a few
+    dense rows/columns."""
     S = dense_border(A, algebraic)
     if S.size:
         try:
             return BorderedLU(A, S)
         except (RuntimeError, np.linalg.LinAlgError):
             pass                         # singular interior block: factorize the whole matrix
-    return splu(sp.csc_matrix(A))
+    return superlu(A)

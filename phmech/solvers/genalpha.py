@@ -89,6 +89,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from .._sizes import DENSE_MAX
+from ._dense import superlu
 from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, positive_option
 from .genalpha_first_order import FirstOrderForm, first_order_parameters  # noqa: F401 (public)
@@ -418,7 +419,7 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         """LU factorization (dense LAPACK or SuperLU after the type of ``A``); a singular ``A`` is a SolverError."""
         try:
             if sp.issparse(A):
-                out = splu(sp.csc_matrix(A))
+                out = superlu(A)
             else:
                 lu_piv = sla.lu_factor(A, check_finite=True)
                 if np.min(np.abs(np.diag(lu_piv[0]))) == 0:

@@ -21,7 +21,7 @@ machine code.
 """
 import numpy as np
 
-from .._jit import jit as _jit, numba
+from .._jit import inline as _jit_inline, jit as _jit, numba
 from ..solvers.radau_kernels import stage_kind
 
 _H = 1e-30
@@ -133,7 +133,7 @@ def andrews_rhs(t, y, P):
 
 
 # ---------------------------------------------------------------- Simeon's crank
-@_jit
+@_jit_inline
 def _dot(a, b):
     """``a . b`` for vectors of mixed real/complex type (numba's ``@`` needs one dtype)."""
     s = 0.0 * b[0]
@@ -142,7 +142,7 @@ def _dot(a, b):
     return s
 
 
-@_jit
+@_jit_inline
 def _mv(A, x):
     """``A x`` for a real matrix and a real or complex vector."""
     out = np.zeros(A.shape[0], x.dtype)
@@ -152,7 +152,7 @@ def _mv(A, x):
     return out
 
 
-@_jit
+@_jit_inline
 def _vm(x, A):
     """``x^T A``."""
     out = np.zeros(A.shape[1], x.dtype)

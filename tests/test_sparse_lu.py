@@ -1,0 +1,54 @@
+"""The compiled solve with SuperLU's factors equals SuperLU's own solve to round-off."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu
+
+from phmech.solvers._dense import superlu
+from phmech.solvers._sparse_lu import SparseLU
+
+
+def _chain_iteration_matrix(n_bars=20, h=1e-3):
+    """The midpoint iteration matrix of a chain of spatial bars on spherical joints (quaternion
+    rows, joint rows), at a perturbed state: nonsymmetric, with row and column pivoting."""
+    from phmech import SpatialRigidBody, System
+    from phmech.joints import Spherical
+    bars = [SpatialRigidBody.bar(f"bar{i}", 1.0, (i, 0.0, 0.0), (i + 1.0, 0.0, 0.0), section=(0.1, 0.1))
+            for i in range(n_bars)]
+    s = System(bars)
+    s.add_joint(Spherical(bars[0].port("A"), None, name="J0"))
+    for i in range(1, n_bars):
+        s.add_joint(Spherical(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
+    s.add_gravity((0.0, 0.0, -9.81))
+    d = s.assemble()
+    y = d.initial_state() + 1e-2 * np.random.default_rng(0).standard_normal(d.n)
+    nd = d.nq + d.ne
+    return sp.csc_matrix(d.E / h - d.jacobian(0.0, y) @ sp.diags(np.r_[np.full(nd, 0.5), np.ones(d.nl)]))
+
+
+@pytest.mark.parametrize("n_bars", [3, 20, 80])
+def test_compiled_solve_equals_superlu(n_bars):
+    A = _chain_iteration_matrix(n_bars)
+    ref = splu(A)
+    lu = superlu(A)
+    assert isinstance(lu, SparseLU)
+    rng = np.random.default_rng(n_bars)
+    cond = np.linalg.cond(A.toarray()) if A.shape[0] <= 400 else 1e8
+    for _ in range(3):
+        b = rng.standard_normal(A.shape[0])
+        x, x_ref = lu.solve(b), ref.solve(b)
+        # the same factors, substitutions in another order: round-off amplified by the condition
+        assert np.max(np.abs(x - x_ref)) <= 1e3 * np.finfo(float).eps * cond * np.max(np.abs(x_ref))
+        assert np.linalg.norm(A @ x - b) <= 1e-9 * np.linalg.norm(b) * max(1.0, np.abs(A).max())
+    # a strided right-hand side, and several at once (SuperLU's own solve)
+    B = rng.standard_normal((A.shape[0], 2))
+    assert np.allclose(lu.solve(B[:, 1]), ref.solve(np.ascontiguousarray(B[:, 1])), rtol=1e-9, atol=1e-12)
+    assert np.array_equal(lu.solve(B), ref.solve(B))
+
+
+def test_complex_matrices_keep_superlu():
+    A = sp.csc_matrix(np.array([[2.0 + 1j, 1.0], [0.5, 3.0 - 2j]]))
+    lu = superlu(A)
+    assert not isinstance(lu, SparseLU)
+    b = np.array([1.0 + 0j, 2.0])
+    assert np.allclose(A @ lu.solve(b), b)
