@@ -58,3 +58,18 @@ def loaded_clamped_plate():
     s = System([p])
     s.apply_force(port, (0.0, 0.0, 100.0))
     return p, s.simulate(2e-3, solver="midpoint", dt=1e-4)
+
+
+def spherical_chain(n=4):
+    """``n`` bars of 1 m and 1 kg on spherical joints (to the ground and between bodies) under
+    gravity, released horizontal."""
+    from phmech import SpatialRigidBody
+    from phmech.joints import Spherical
+    bars = [SpatialRigidBody.bar(f"bar{i}", 1.0, (i, 0.0, 0.0), (i + 1.0, 0.0, 0.0), section=(0.1, 0.1))
+            for i in range(n)]
+    s = System(bars)
+    s.add_joint(Spherical(bars[0].port("A"), None, name="J0"))
+    for i in range(1, n):
+        s.add_joint(Spherical(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
+    s.add_gravity((0.0, 0.0, -9.81))
+    return s

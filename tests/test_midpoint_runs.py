@@ -30,16 +30,8 @@ def _stiffened_crank_slider():
 
 
 def _spherical_chain():
-    from phmech import SpatialRigidBody, System
-    from phmech.joints import Spherical
-    bars = [SpatialRigidBody.bar(f"bar{i}", 1.0, (i, 0.0, 0.0), (i + 1.0, 0.0, 0.0), section=(0.1, 0.1))
-            for i in range(3)]
-    s = System(bars)
-    s.add_joint(Spherical(bars[0].port("A"), None, name="J0"))
-    for i in range(1, 3):
-        s.add_joint(Spherical(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
-    s.add_gravity((0.0, 0.0, -9.81))
-    return s
+    from tests.mechanisms import spherical_chain
+    return spherical_chain(3)
 
 
 MODELS = {"loaded crank-slider": (_loaded_crank_slider, 2e-4),

@@ -11,15 +11,8 @@ from phmech.solvers._sparse_lu import SparseLU
 def _chain_iteration_matrix(n_bars=20, h=1e-3):
     """The midpoint iteration matrix of a chain of spatial bars on spherical joints (quaternion
     rows, joint rows), at a perturbed state: nonsymmetric, with row and column pivoting."""
-    from phmech import SpatialRigidBody, System
-    from phmech.joints import Spherical
-    bars = [SpatialRigidBody.bar(f"bar{i}", 1.0, (i, 0.0, 0.0), (i + 1.0, 0.0, 0.0), section=(0.1, 0.1))
-            for i in range(n_bars)]
-    s = System(bars)
-    s.add_joint(Spherical(bars[0].port("A"), None, name="J0"))
-    for i in range(1, n_bars):
-        s.add_joint(Spherical(bars[i - 1].port("B"), bars[i].port("A"), name=f"J{i}"))
-    s.add_gravity((0.0, 0.0, -9.81))
+    from tests.mechanisms import spherical_chain
+    s = spherical_chain(n_bars)
     d = s.assemble()
     y = d.initial_state() + 1e-2 * np.random.default_rng(0).standard_normal(d.n)
     nd = d.nq + d.ne
