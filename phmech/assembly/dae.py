@@ -188,8 +188,12 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             for g in self.joint_groups:
                 g.add_G(q, G)
             return G
-        r, c, v = self._cat([g.G_triplets(q) for g in self.joint_groups])
+        r, c, v = self._G_triplets(q)
         return sp.csr_matrix((v, (r, c)), shape=(self.nl, self.ne))
+
+    def _G_triplets(self, q):
+        """``G(q)`` as triplets ``(rows, cols, values)`` of all joint groups (repeated entries add)."""
+        return self._cat([g.G_triplets(q) for g in self.joint_groups])
 
     @staticmethod
     def _cat(triplets):
@@ -264,11 +268,11 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         nq, ne = self.nq, self.ne
         rows, cols, vals = self.kinematics.jacobian_triplets(q, e)
 
-        G = sp.coo_matrix(self.G(q))
+        Gr, Gc, Gv = self._G_triplets(q)
         (gr, gc, gv), (er, ec, ev) = self._G_derivative_triplets(q, e, lam)
-        rows += [gr + nq, G.col + nq]               # d(G^T lam)/dq and G^T
-        cols += [gc, G.row + nq + ne]
-        vals += [gv, G.data]
+        rows += [gr + nq, Gc + nq]                  # d(G^T lam)/dq and G^T
+        cols += [gc, Gr + nq + ne]
+        vals += [gv, Gv]
         loads, compiled = self.loads, getattr(self, "_compiled", None)
         if compiled is not None:                 # the packed loads by their kernel
             r, c, v = compiled.load_jacobian_triplets(t, q)
@@ -297,16 +301,16 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
                     rows.append(A.row + nq + se.start)
                     cols.append(A.col + c0)
                     vals.append(A.data)
-        keep_g, keep_e = np.ones(G.nnz, bool), np.ones(len(er), bool)
+        keep_g, keep_e = np.ones(len(Gr), bool), np.ones(len(er), bool)
         if self.redundant_rows:
-            keep_g, keep_e = self.active[G.row], self.active[er]
+            keep_g, keep_e = self.active[Gr], self.active[er]
             idle = np.flatnonzero(~self.active)
             rows.append(nq + ne + idle)
             cols.append(nq + ne + idle)
             vals.append(-np.ones(len(idle)))
-        rows += [er[keep_e] + nq + ne, G.row[keep_g] + nq + ne]   # -d(G e)/dq and -G
-        cols += [ec[keep_e], G.col[keep_g] + nq]
-        vals += [-ev[keep_e], -G.data[keep_g]]
+        rows += [er[keep_e] + nq + ne, Gr[keep_g] + nq + ne]   # -d(G e)/dq and -G
+        cols += [ec[keep_e], Gc[keep_g] + nq]
+        vals += [-ev[keep_e], -Gv[keep_g]]
         # d(J(e) e)/de = J0 - R - sum e[w] K - (K e) 1_w^T
         jr, jc, jd = self._jc
         rows += [jr + nq, self._jg_rows + nq]

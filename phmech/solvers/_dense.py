@@ -92,10 +92,11 @@ def dense_border(A, algebraic=(), max_border=200):
     """Indices of the dense rows and columns of ``A`` (more than ``max(64, 4 sqrt(n))``
     entries) together with ``algebraic`` ones, or an empty array when there are no
     dense rows or columns or the border would exceed ``max_border``."""
-    A = sp.csr_matrix(A)
+    A = sp.csc_matrix(A)
     n = A.shape[0]
     lim = max(64, int(4 * np.sqrt(n)))
-    dense = np.flatnonzero((np.diff(A.indptr) > lim) | (np.diff(A.tocsc().indptr) > lim))
+    per_row = np.bincount(A.indices, minlength=n)        # stored entries of each row and column
+    dense = np.flatnonzero((per_row > lim) | (np.diff(A.indptr) > lim))
     if not dense.size:
         return dense
     S = np.union1d(dense, np.asarray(algebraic, int))

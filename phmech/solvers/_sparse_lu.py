@@ -43,12 +43,13 @@ def lu_solve_csc(Lp, Li, Lx, Up, Ui, Ux, Ud, perm_r, perm_c, b, x):
 
 class SparseLU:
     """SuperLU's factors of a real matrix with a compiled :meth:`solve` of one right-hand side
-    (other right-hand sides go to SuperLU's own solve)."""
+    (other right-hand sides go to SuperLU's own solve); ``factors`` are the arrays of
+    :func:`lu_solve_csc`, which the compiled Newton iterations take directly."""
 
     def __init__(self, lu):
         self.lu = lu
         L, U = lu.L, lu.U
-        self._factors = (L.indptr.astype(np.int64), L.indices.astype(np.int64), L.data,
+        self.factors = (L.indptr.astype(np.int64), L.indices.astype(np.int64), L.data,
                          U.indptr.astype(np.int64), U.indices.astype(np.int64), U.data,
                          U.diagonal(), lu.perm_r.astype(np.int64), lu.perm_c.astype(np.int64))
         self.shape = lu.shape
@@ -59,5 +60,5 @@ class SparseLU:
             return self.lu.solve(b)
         b = np.ascontiguousarray(b)             # one compiled version
         x = np.empty(b.size)
-        lu_solve_csc(*self._factors, b, x)
+        lu_solve_csc(*self.factors, b, x)
         return x

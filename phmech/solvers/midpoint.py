@@ -40,6 +40,13 @@ from .base import Solver, SolverError, count_option, linear_interpolant, positiv
 #: step, one factorization every 3 steps instead of every 17, a quarter of the time per step)
 REFRESH_ITERATIONS = 4
 
+NONFINITE_INCREMENT = ("the Newton increment became non-finite: the iteration matrix is singular or "
+                       "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
+                       "constraints)")
+
+#: the dense factors' arguments of the compiled Newton iteration when it runs on sparse ones
+_NO_DENSE = (np.empty((0, 0)), np.empty(0))
+
 #: the most steps of one compiled call (:meth:`ImplicitMidpoint._run_block`; their points are
 #: kept for the dense output)
 BLOCK_MAX = 1000
@@ -99,6 +106,7 @@ class ImplicitMidpoint(Solver):
         self.nd = nd
         self.D = sp.diags(np.r_[np.full(nd, 0.5), np.ones(d.nl)], format="csc")
         self.Rsc = sp.diags(np.r_[np.ones(nd), np.full(d.nl, 2.0 if self.endpoint else 1.0)], format="csc")
+        self._rsc, self._dcol = self.Rsc.diagonal(), self.D.diagonal()
         self.Ed = d.E.tocsc()
         # compiled Newton iteration (phmech.assembly.compiled): dense systems whose residual
         # the kernel evaluates completely, constraints at the midpoint
@@ -108,15 +116,18 @@ class ImplicitMidpoint(Solver):
         c = make() if compiled and make is not None else None
         if c is not None and c.pure:
             self._fun = c.f               # the Python iteration (larger systems, sparse factors)
-        if c is not None and d.n <= DENSE_MAX and not self.endpoint:
+        self._newton_kernel = None         # the compiled Newton iteration on sparse factors
+        if c is not None and c.pure and not self.endpoint:
             from .midpoint_kernels import AVAILABLE
-            if c.pure and AVAILABLE:
+            if AVAILABLE:
                 E = sp.csr_matrix(d.E)
                 E.sort_indices()
-                self._kernel = c
                 self._E_csr = (E.indptr.astype(np.int64), E.indices.astype(np.int64), E.data.astype(float))
-                self._Ed_dense = self.Ed.toarray()
-                self._rsc, self._dcol = self.Rsc.diagonal(), self.D.diagonal()
+                if d.n <= DENSE_MAX:
+                    self._kernel = c
+                    self._Ed_dense = self.Ed.toarray()
+                else:
+                    self._newton_kernel = c
         self.Ed_mv = self.Ed.toarray() if d.n <= DENSE_MAX else self.Ed
         self.lu = None
         self.lu_h = None
@@ -164,7 +175,7 @@ class ImplicitMidpoint(Solver):
         if self._kernel is not None:          # compiled Jacobian, matrix and LAPACK factors
             self._factor_compiled(t, ym, h)
             return
-        A = self.Ed / h - (self.Rsc @ self.problem.jacobian(t, ym) @ self.D)
+        A = self.Ed / h - _scaled(self.problem.jacobian(t, ym), self._rsc, self._dcol)
         self.njev += 1
         try:
             if self.problem.n <= DENSE_MAX:
@@ -273,7 +284,18 @@ class ImplicitMidpoint(Solver):
             converged = False
             prev = None
             err = np.nan
-            for it in range(self.max_newton):
+            compiled = self._newton_kernel is not None and hasattr(self.lu, "factors")
+            if compiled:                   # the same iteration, compiled (sparse factors)
+                status, it, err = self._newton_compiled(y0, z, h, tm)
+                if status == 1:
+                    converged = True
+                    self._iterations = it + 1
+                elif status == 2:
+                    with np.errstate(all="ignore"):
+                        cause = self._nonfinite_cause(tm, y0, residual(z)[0])
+                elif status == 3:
+                    cause = NONFINITE_INCREMENT
+            for it in range(0 if compiled else self.max_newton):
                 with np.errstate(all="ignore"):
                     r, ym = residual(z)
                 if not np.all(np.isfinite(r)):
@@ -285,9 +307,7 @@ class ImplicitMidpoint(Solver):
                     self.dae_scale = np.maximum(self.dae_scale, self._scales(z))
                 err = np.max(np.abs(dz) / (np.abs(z) + self.dae_scale))
                 if not np.isfinite(err):
-                    cause = ("the Newton increment became non-finite: the iteration matrix is singular or "
-                             "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
-                             "constraints)")
+                    cause = NONFINITE_INCREMENT
                     break
                 if newton_converged(err, prev or 0.0, self.newton_tol, False):
                     converged = True
@@ -312,6 +332,18 @@ class ImplicitMidpoint(Solver):
         self.work_old = self.work
         self.work += h * d.power(tm, ym)
         self._accept(t0, y0, z, h, last, start, k)
+
+    def _newton_compiled(self, y0, z, h, tm):
+        """The Newton iteration of :meth:`_step` in one compiled call with SuperLU's factors
+        (:func:`~phmech.solvers.midpoint_kernels.midpoint_newton`); ``z`` is updated in place.
+        Returns ``(status, iterations, err)`` of that function."""
+        from .midpoint_kernels import PIVOT_TYPE, midpoint_newton
+        self.dae_scale = np.asarray(self.dae_scale, float)
+        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, _NO_DENSE[0], _NO_DENSE[1].astype(PIVOT_TYPE),
+                                          self.lu.factors, self.newton_tol, self.max_newton, self.dae_scale,
+                                          *self._newton_kernel.kernel_args(tm))
+        self.nfev += it + 1
+        return status, it, err
 
     def _accept(self, t0, y0, z, h, last, start, k):
         self.z_prev = y0
@@ -464,6 +496,14 @@ class ImplicitMidpoint(Solver):
             return (), (), ()
         ts, ys, _, ws = self._block
         return ts[1:-1], ys[1:-1], ws[1:-1]
+
+
+def _scaled(J, rows, cols):
+    """``diag(rows) J diag(cols)`` of a sparse ``J`` by scaling its entries (one pass, no
+    products of sparse matrices)."""
+    J = sp.csc_matrix(J)
+    col = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
+    return sp.csc_matrix((J.data * rows[J.indices] * cols[col], J.indices, J.indptr), shape=J.shape)
 
 
 def _piecewise(ts, hs, vs):

@@ -31,6 +31,7 @@ import numpy as np
 from .._jit import jit as _jit, numba
 from ..assembly.compiled import _block_scales, _csr_mv_add, jacobian_kernel, power_kernel, residual_kernel
 from ._newton import newton_converged
+from ._sparse_lu import lu_solve_csc
 
 try:       # numba's LAPACK binding is not public API: without it the step is not compiled
     from numba import types
@@ -77,15 +78,26 @@ def lu_solve_t(F, ipiv, b):
 
 
 @_jit
-def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, tol, max_newton, dae_scale,
+def no_sparse_factors():
+    """The sparse factors' argument of :func:`midpoint_newton` for dense factors (empty)."""
+    one, none, empty = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return (one, none, empty, one, none, empty, empty, none, none)
+
+
+@_jit
+def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_scale,
                     nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
                     nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
-    """Simplified Newton iteration of one midpoint step with a fixed LU (the Python loop of
-    :meth:`ImplicitMidpoint._step`, same tests).  ``z`` is updated in place.
+    """Simplified Newton iteration of one midpoint step with fixed factors (the Python loop of
+    :meth:`ImplicitMidpoint._step`, same tests): the dense ``F``, ``ipiv`` of
+    :func:`iteration_matrix`, or SuperLU's ``S`` (the arrays of
+    :class:`~phmech.solvers._sparse_lu.SparseLU`; :func:`no_sparse_factors` for none).  ``z``
+    is updated in place.
 
     Returns ``(status, iterations, err)``: 1 converged, 0 not converged or slow
     (refresh the iteration matrix), 2 non-finite residual, 3 non-finite increment.
     """
+    sparse = S[0].size > 1
     nd = nq + ne
     n = y0.size
     Edy0 = np.zeros(n)
@@ -109,7 +121,11 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, tol, max_newton, dae_scal
                 finite = False
         if not finite:
             return 2, it, err
-        dz = lu_solve_t(F, ipiv, r)
+        if sparse:
+            dz = np.empty(n)
+            lu_solve_csc(S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7], S[8], r, dz)
+        else:
+            dz = lu_solve_t(F, ipiv, r)
         for i in range(n):
             z[i] -= dz[i]
         if it == 0:
@@ -199,7 +215,8 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, 
             if bad:
                 return 4, nfev, nlu, float(bad), 0, 0.0
             has_lu = True
-        status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, tol, max_newton, dae_scale,
+        status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, no_sparse_factors(), tol,
+                                          max_newton, dae_scale,
                                           nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                                           Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
                                           Xr, Xc, Xv, w, inactive, nlb, loads)
