@@ -240,12 +240,15 @@ def test_every_kernel_module_keys_the_compiled_cache():
 
 def test_spatial_chain_in_the_sparse_midpoint_iteration():
     """A chain of 20 bars on spherical joints (over the dense size): the midpoint rule iterates on
-    sparse factors with the compiled residual, with the same iterations and trajectory as with
-    the Python residual."""
+    sparse factors in its compiled Newton iteration, with the same iterations and trajectory as
+    the Python iteration with the Python residual."""
     from phmech.solvers._dense import DENSE_MAX
+    from phmech.solvers.midpoint import ImplicitMidpoint
     s = _spherical_chain(20)
     dae = s.assemble()
     assert dae.n > DENSE_MAX and compiled_residual(dae).pure
+    # the Newton iteration on SuperLU's factors is the compiled one
+    assert ImplicitMidpoint(dae, 0.0, dae.initial_state(), 1.0, dt=1e-3)._newton_kernel is not None
     a, b = (s.simulate(0.02, dt=1e-3, compiled=compiled) for compiled in (True, False))
     assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
     # per block (positions, velocities, multipliers), relative to the block's size: the

@@ -44,9 +44,6 @@ NONFINITE_INCREMENT = ("the Newton increment became non-finite: the iteration ma
                        "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
                        "constraints)")
 
-#: the dense factors' arguments of the compiled Newton iteration when it runs on sparse ones
-_NO_DENSE = (np.empty((0, 0)), np.empty(0))
-
 #: the most steps of one compiled call (:meth:`ImplicitMidpoint._run_block`; their points are
 #: kept for the dense output)
 BLOCK_MAX = 1000
@@ -108,8 +105,9 @@ class ImplicitMidpoint(Solver):
         self.Rsc = sp.diags(np.r_[np.ones(nd), np.full(d.nl, 2.0 if self.endpoint else 1.0)], format="csc")
         self._rsc, self._dcol = self.Rsc.diagonal(), self.D.diagonal()
         self.Ed = d.E.tocsc()
-        # compiled Newton iteration (phmech.assembly.compiled): dense systems whose residual
-        # the kernel evaluates completely, constraints at the midpoint
+        # compiled steps (dense factors) or Newton iterations (SuperLU's factors) of the systems
+        # whose residual the kernel evaluates completely (phmech.assembly.compiled), constraints
+        # at the midpoint
         self._kernel = None
         self._fun = d.f
         make = getattr(d, "compiled_residual", None)
@@ -127,7 +125,9 @@ class ImplicitMidpoint(Solver):
                     self._kernel = c
                     self._Ed_dense = self.Ed.toarray()
                 else:
+                    from .midpoint_kernels import PIVOT_TYPE
                     self._newton_kernel = c
+                    self._no_dense = (np.empty((0, 0)), np.empty(0, PIVOT_TYPE))   # factors unused
         self.Ed_mv = self.Ed.toarray() if d.n <= DENSE_MAX else self.Ed
         self.lu = None
         self.lu_h = None
@@ -337,10 +337,10 @@ class ImplicitMidpoint(Solver):
         """The Newton iteration of :meth:`_step` in one compiled call with SuperLU's factors
         (:func:`~phmech.solvers.midpoint_kernels.midpoint_newton`); ``z`` is updated in place.
         Returns ``(status, iterations, err)`` of that function."""
-        from .midpoint_kernels import PIVOT_TYPE, midpoint_newton
+        from .midpoint_kernels import midpoint_newton
         self.dae_scale = np.asarray(self.dae_scale, float)
-        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, _NO_DENSE[0], _NO_DENSE[1].astype(PIVOT_TYPE),
-                                          self.lu.factors, self.newton_tol, self.max_newton, self.dae_scale,
+        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, *self._no_dense, self.lu.factors,
+                                          self.newton_tol, self.max_newton, self.dae_scale,
                                           *self._newton_kernel.kernel_args(tm))
         self.nfev += it + 1
         return status, it, err
