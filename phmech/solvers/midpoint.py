@@ -244,14 +244,7 @@ class ImplicitMidpoint(Solver):
             return
         d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
-        h = self.h
-        # step points of the interval are start + k h (not accumulated sums, whose rounding
-        # would leave a sliver step of ~1e-11 before t_bound after many thousand steps)
-        start = self._interval[0]
-        k = int(round((t0 - start) / h))
-        last = self.t_bound - t0 < h * (1 + 1e-9) or start + (k + 1) * h >= self.t_bound
-        if last and abs(self.t_bound - t0 - h) > 1e-9 * h:
-            h = self.t_bound - t0            # not reached by rounding alone (t_bound moved inside a step)
+        h, t_new, _ = self._grid_step(t0)
         if self.lu_h is not None and h != self.lu_h:
             self.lu = None
         extrapolate = self.z_prev is not None and h == self.lu_h
@@ -331,7 +324,7 @@ class ImplicitMidpoint(Solver):
         ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
         self.work_old = self.work
         self.work += h * d.power(tm, ym)
-        self._accept(t0, y0, z, h, last, start, k)
+        self._accept(t0, y0, z, h, t_new)
 
     def _newton_compiled(self, y0, z, h, tm):
         """The Newton iteration of :meth:`_step` in one compiled call with SuperLU's factors
@@ -345,29 +338,36 @@ class ImplicitMidpoint(Solver):
         self.nfev += it + 1
         return status, it, err
 
-    def _accept(self, t0, y0, z, h, last, start, k):
+    def _accept(self, t0, y0, z, h, t_new):
         self.z_prev = y0
         self.t_old, self.y_old = t0, y0
         self.y = z
         self._h_last = h
-        self.t = self.t_bound if last else start + (k + 1) * h
+        self.t = t_new
         self.nsteps += 1
         self._block = None
+
+    def _grid_step(self, t):
+        """``(h, t_new, last)`` of the step from ``t`` on the grid of the current interval: its
+        points are ``start + k h`` (not accumulated sums, whose rounding would leave a sliver step
+        of ~1e-11 before ``t_bound`` after many thousand steps), the last step ends on ``t_bound``
+        (and is shorter where ``t_bound`` moved inside a step)."""
+        start, H, bound = self._interval[0], self.h, self.t_bound
+        k = int(round((t - start) / H))
+        last = bound - t < H * (1 + 1e-9) or start + (k + 1) * H >= bound
+        h = bound - t if last and abs(bound - t - H) > 1e-9 * H else H
+        return h, (bound if last else start + (k + 1) * H), last
 
     def _block_grid(self):
         """The next steps, up to ``t_bound`` and at most :data:`BLOCK_MAX` (one when the driver
         needs ``single_steps``): their sizes, midpoints and ends (the grid of :meth:`_step`,
         step by step).  The driver's output times fall anywhere inside: it reads them from the
         dense output, step by step as after single steps."""
-        start, H, bound = self._interval[0], self.h, self.t_bound
         room = 1 if self.single_steps else BLOCK_MAX
         hs, ends = [], []
         t = self.t
         while len(hs) < room:
-            k = int(round((t - start) / H))
-            last = bound - t < H * (1 + 1e-9) or start + (k + 1) * H >= bound
-            h = bound - t if last and abs(bound - t - H) > 1e-9 * H else H
-            t_new = bound if last else start + (k + 1) * H
+            h, t_new, last = self._grid_step(t)
             hs.append(h)
             ends.append(t_new)
             if last:
