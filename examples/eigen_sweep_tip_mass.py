@@ -21,7 +21,7 @@ def cantilever(m_tip):
                                       point_masses=[(L, m_tip)] if m_tip > 0 else [])
     s = System([beam])
     s.clamp(beam.port("A"))
-    return s.assemble().linearize()
+    return s.linearize()
 
 
 def run(masses=(0.0, 0.01, 0.03, 0.1, 0.3)):

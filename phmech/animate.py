@@ -19,7 +19,7 @@ when installed).
     res.animate()                          # in a notebook: shown inline (HTML/JavaScript player)
 
 Vibration modes: :func:`animate_modes` (one period of a mode of
-:meth:`~phmech.assembly.DescriptorDAE.linearize` ... ``eigenmodes``).
+:meth:`~phmech.system.System.linearize` ... ``eigenmodes``).
 """
 import logging
 import os

@@ -211,3 +211,11 @@ class System:
             res.stats["setup_time"] += setup
             res.stats["kernel_time"] += clock.seconds
         return res
+
+    def linearize(self, q=None):
+        """The assembled system linearized at rest at configuration ``q`` (default: the initial
+        one): a :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``).  For many
+        configurations of one model, call :func:`phmech.solvers.eigen.linearize` on
+        :meth:`assemble`'s system (assembled once)."""
+        from .solvers.eigen import linearize
+        return linearize(self.assemble(), q)

@@ -215,7 +215,7 @@ def write_modes_pvd(modes, path, which=None, n_frames=24, scale=0.05, n_points=2
     Parameters
     ----------
     modes : :class:`phmech.solvers.eigen.Modes`
-        From ``system.assemble().linearize(q).eigenmodes(k)``.
+        From ``system.linearize(q).eigenmodes(k)``.
     path : str
         ``<stem>.pvd``; mode ``i`` goes to ``<stem>_mode<i>.pvd`` (and its frames).
     which : list of int, optional

@@ -73,7 +73,7 @@ def single_beam():
             else:
                 s.pin(b.port("A"))
                 s.pin(b.port("B"))
-            cache[support, n] = s.assemble().linearize()
+            cache[support, n] = s.linearize()
         return cache[support, n]
     return get
 

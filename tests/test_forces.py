@@ -108,7 +108,7 @@ def test_spring_mass_frequency_is_sqrt_k_over_m(dim):
     m = PointMass("m", 2.5, (1.0, *z))
     s = System([m])
     s.add_spring(m.port("P"), None, stiffness=90.0, at=(0.0, *z))
-    modes = s.assemble().linearize().eigenmodes(k=1)
+    modes = s.linearize().eigenmodes(k=1)
     assert modes.omega[0] == pytest.approx(np.sqrt(90.0 / 2.5), rel=1e-12)
     assert modes.n_rigid > 0
 
@@ -118,7 +118,7 @@ def test_preloaded_spring_adds_its_geometric_stiffness():
     m = PointMass("m", 2.0, (1.2, 0.0))
     s = System([m])
     s.add_spring(m.port("P"), None, stiffness=50.0, rest_length=1.0, at=(0.0, 0.0))
-    omega = s.assemble().linearize().eigenmodes(k=2).omega
+    omega = s.linearize().eigenmodes(k=2).omega
     assert omega == pytest.approx([np.sqrt(50.0 * 0.2 / (2.0 * 1.2)), 5.0], rel=1e-12)
 
 
@@ -127,7 +127,7 @@ def test_two_mass_chain_matches_its_analytic_modes(dim):
     k1, k2, m1, m2 = 40.0, 25.0, 2.0, 0.5
     Kc = np.array([[k1 + k2, -k2], [-k2, k2]])
     exact = np.sqrt(sla.eigh(Kc, np.diag([m1, m2]), eigvals_only=True))
-    modes = two_masses(k1, k2, m1, m2, dim).assemble().linearize().eigenmodes(k=2)
+    modes = two_masses(k1, k2, m1, m2, dim).linearize().eigenmodes(k=2)
     assert modes.omega == pytest.approx(exact, rel=1e-12)
 
 
@@ -140,7 +140,7 @@ def test_torsional_double_pendulum_matches_the_linearized_model(spatial):
     M = np.array([[m1 * L1**2 / 3 + m2 * L1**2, m2 * L1 * L2 / 2], [m2 * L1 * L2 / 2, m2 * L2**2 / 3]])
     Kt = np.array([[k1 + k2, -k2], [-k2, k2]])
     exact = np.sqrt(sla.eigh(Kt, M, eigvals_only=True))
-    omega = double_pendulum(k1, k2, m1, L1, m2, L2, spatial).assemble().linearize().eigenmodes(k=2).omega
+    omega = double_pendulum(k1, k2, m1, L1, m2, L2, spatial).linearize().eigenmodes(k=2).omega
     assert omega == pytest.approx(exact, rel=1e-9)
 
 

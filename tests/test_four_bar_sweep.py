@@ -73,7 +73,7 @@ def _unlocked_four_bar(n_elem, theta1):
     s.connect(b["crank"].port("B"), b["coupler"].port("A"))
     s.connect(b["coupler"].port("B"), b["follower"].port("A"))
     s.pin(b["follower"].port("B"))
-    return s.assemble().linearize()
+    return s.linearize()
 
 
 def test_mechanism_mode_counted_and_excluded_by_both_paths():

@@ -12,8 +12,6 @@ import ast
 import os
 from collections import defaultdict
 
-import pytest
-
 import phmech
 
 PACKAGE = os.path.dirname(os.path.abspath(phmech.__file__))
@@ -140,15 +138,6 @@ def _unit_edges():
     return why
 
 
-#: the imports between units that close the cycles that remain (unit -> unit), each with the
-#: work that owns the modules involved
-KNOWN_CYCLES = {
-    ("phmech.assembly", "phmech.solvers"):
-        "DescriptorDAE.linearize returns phmech.solvers.eigen.LinearSystem (the linearization at rest "
-        "and its modes)",
-}
-
-
 def _assembly_to_solvers():
     return sorted((m, t, line) for m, targets in EVERY.items() if _unit(m) == "phmech.assembly"
                   for t, line in targets if _unit(t) == "phmech.solvers")
@@ -179,34 +168,18 @@ def test_solver_iterations_live_in_solvers():
 
 
 def test_assembly_does_not_import_solvers():
-    """Every import of the solvers from assembly/, also inside functions, except the one of
-    :data:`KNOWN_CYCLES` (its own expected failure below)."""
-    left = [(m, t, line) for m, t, line in _assembly_to_solvers()
-            if not (m == "phmech.assembly.dae" and t == "phmech.solvers.eigen")]
-    assert left == []
-
-
-@pytest.mark.xfail(strict=True, reason=KNOWN_CYCLES["phmech.assembly", "phmech.solvers"])
-def test_assembly_does_not_import_solvers_for_linearize():
+    """No import of the solvers from assembly/, also inside functions (the linearization at
+    rest is the solvers' :func:`phmech.solvers.eigen.linearize`, offered by the system as
+    :meth:`phmech.system.System.linearize`)."""
     assert _assembly_to_solvers() == []
 
 
-def test_no_cycle_between_subpackages_but_the_known_ones():
-    """Without the imports of :data:`KNOWN_CYCLES` the units form no cycle (a new cycle fails
-    here, naming its imports)."""
+def test_no_cycle_between_subpackages():
+    """The units form no cycle, counting every import (a cycle fails here, naming its imports)."""
     why = _unit_edges()
     edges = defaultdict(set)
     for a, b in why:
-        if (a, b) not in KNOWN_CYCLES:
-            edges[a].add(b)
+        edges[a].add(b)
     found = [{"units": comp, "imports": sorted(x for a in comp for b in comp for x in why.get((a, b), []))}
              for comp in _cycles(edges)]
     assert found == []
-
-
-@pytest.mark.xfail(strict=True, reason="; ".join(KNOWN_CYCLES.values()))
-def test_no_cycle_between_subpackages():
-    edges = defaultdict(set)
-    for a, b in _unit_edges():
-        edges[a].add(b)
-    assert _cycles(edges) == []

@@ -333,8 +333,3 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             self._compiled = compiled_residual(self)
         return self._compiled
 
-    def linearize(self, q=None):
-        """Linearization at rest at configuration ``q``: a
-        :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``)."""
-        from ..solvers.eigen import linearize
-        return linearize(self, q)

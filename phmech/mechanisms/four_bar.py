@@ -12,6 +12,7 @@ there.
 """
 import numpy as np
 
+from ..solvers.eigen import linearize
 from ..system import System
 
 E_MOD, RHO, M_JOINT = 7.1e10, 2714.0, 0.042
@@ -82,7 +83,7 @@ class FourBar:
         return q
 
     def linearize(self, theta1):
-        return self.dae.linearize(self.q(theta1))
+        return linearize(self.dae, self.q(theta1))
 
     def mode_shapes(self, theta1, k=3, scale=0.05, n_points=21):
         """Deformed link axes of the first ``k`` modes at crank angle ``theta1``.
