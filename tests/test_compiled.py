@@ -213,9 +213,12 @@ def test_compiled_residual_in_the_sparse_midpoint_iteration():
     48-element coupler, over 300 unknowns)."""
     from phmech.solvers._dense import DENSE_MAX
     from phmech.mechanisms import flexible_crank_slider
+    from phmech.solvers.midpoint import REFRESH_ITERATIONS_SPARSE
     s = flexible_crank_slider(48)[0]
     assert s.assemble().n > DENSE_MAX
-    a, b = (s.simulate(5e-3, dt=1e-4, compiled=compiled) for compiled in (True, False))
+    # the same refresh rule on both paths (their defaults differ: REFRESH_ITERATIONS_SPARSE)
+    a, b = (s.simulate(5e-3, dt=1e-4, compiled=compiled, refresh_iterations=REFRESH_ITERATIONS_SPARSE)
+            for compiled in (True, False))
     assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
     scale = np.maximum(np.max(np.abs(b.y), axis=0), 1e-6 * np.max(np.abs(b.y)))
     assert np.max(np.abs(a.y - b.y) / scale) < 1e-10
@@ -243,13 +246,15 @@ def test_spatial_chain_in_the_sparse_midpoint_iteration():
     sparse factors in its compiled Newton iteration, with the same iterations and trajectory as
     the Python iteration with the Python residual."""
     from phmech.solvers._dense import DENSE_MAX
-    from phmech.solvers.midpoint import ImplicitMidpoint
+    from phmech.solvers.midpoint import REFRESH_ITERATIONS_SPARSE, ImplicitMidpoint
     s = _spherical_chain(20)
     dae = s.assemble()
     assert dae.n > DENSE_MAX and compiled_residual(dae).pure
     # the Newton iteration on SuperLU's factors is the compiled one
     assert ImplicitMidpoint(dae, 0.0, dae.initial_state(), 1.0, dt=1e-3)._newton_kernel is not None
-    a, b = (s.simulate(0.02, dt=1e-3, compiled=compiled) for compiled in (True, False))
+    # the same refresh rule on both paths (their defaults differ: REFRESH_ITERATIONS_SPARSE)
+    a, b = (s.simulate(0.02, dt=1e-3, compiled=compiled, refresh_iterations=REFRESH_ITERATIONS_SPARSE)
+            for compiled in (True, False))
     assert a.stats["nfev"] == b.stats["nfev"] and a.stats["nlu"] == b.stats["nlu"]
     # per block (positions, velocities, multipliers), relative to the block's size: the
     # Newton increments are measured on the block scales

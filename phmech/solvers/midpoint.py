@@ -35,10 +35,17 @@ from ._dense import DenseLU as _DenseLU, sparse_factor
 from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
 
-#: a step that needed more simplified-Newton iterations refactorizes for the next, dense or sparse
-#: factors (the spatial chain of 20 bars, 320 unknowns, sparse: 3.6 instead of 6.1 iterations per
-#: step, one factorization every 3 steps instead of every 17, a quarter of the time per step)
+#: a step that needed more simplified-Newton iterations refactorizes for the next: dense factors,
+#: and sparse factors with the iteration in Python (the spatial chain of 20 bars, 320 unknowns,
+#: Python iteration: 3.6 instead of 6.1 iterations per step, one factorization every 3 steps
+#: instead of every 17, a quarter of the time per step)
 REFRESH_ITERATIONS = 4
+#: the same with sparse factors and the compiled iteration: an iteration is a compiled residual and
+#: two sparse triangular solves, a factorization the Jacobian assembled as a scipy matrix and its
+#: SuperLU factors, the time of some 30 iterations (spatial chains of 20 and 80 bars, 0.2 s,
+#: dt 1e-3: 5.1 instead of 3.7 iterations per step, a third of the factorizations, 35 % less time;
+#: ``benchmarks/spatial_chain.py``)
+REFRESH_ITERATIONS_SPARSE = 6
 
 NONFINITE_INCREMENT = ("the Newton increment became non-finite: the iteration matrix is singular or "
                        "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
@@ -72,9 +79,9 @@ class ImplicitMidpoint(Solver):
     refresh_iterations : int, optional
         After a step that needed more Newton iterations, the next step starts
         with a fresh iteration matrix instead of finding out by a failed
-        iteration.  Default: :data:`REFRESH_ITERATIONS`, for dense and sparse
-        factors alike (an iteration costs a residual evaluation, which outweighs
-        a factorization after a few iterations).
+        iteration.  Default: :data:`REFRESH_ITERATIONS`, or
+        :data:`REFRESH_ITERATIONS_SPARSE` for sparse factors with the compiled
+        iteration (whose factorization costs many more iterations).
     """
 
     name = "midpoint"
@@ -89,9 +96,6 @@ class ImplicitMidpoint(Solver):
             raise ValueError(f"midpoint: constraints must be 'midpoint' or 'endpoint', got {constraints!r}")
         self.endpoint = constraints == "endpoint"
         self.fresh_jacobian = bool(fresh_jacobian)
-        if refresh_iterations is None:     # a factorization is cheap next to a few iterations
-            refresh_iterations = REFRESH_ITERATIONS
-        self.refresh_iterations = count_option(self.name, "refresh_iterations", refresh_iterations)
         self._iterations = 0
         if dt is None:
             raise ValueError("midpoint: a positive step size dt is required, got None")
@@ -129,6 +133,9 @@ class ImplicitMidpoint(Solver):
                     self._newton_kernel = c
                     self._no_dense = (np.empty((0, 0)), np.empty(0, PIVOT_TYPE))   # factors unused
         self.Ed_mv = self.Ed.toarray() if d.n <= DENSE_MAX else self.Ed
+        if refresh_iterations is None:
+            refresh_iterations = REFRESH_ITERATIONS if self._newton_kernel is None else REFRESH_ITERATIONS_SPARSE
+        self.refresh_iterations = count_option(self.name, "refresh_iterations", refresh_iterations)
         self.lu = None
         self.lu_h = None
         self.z_prev = None
