@@ -37,9 +37,11 @@ from .base import Solver, SolverError, count_option, linear_interpolant, positiv
 
 #: a step that needed more simplified-Newton iterations refactorizes for the next: dense factors,
 #: and sparse factors with the iteration in Python (the spatial chain of 20 bars, 320 unknowns,
-#: Python iteration: 3.6 instead of 6.1 iterations per step, one factorization every 3 steps
-#: instead of every 17, a quarter of the time per step)
-REFRESH_ITERATIONS = 4
+#: Python iteration, after 4: 3.6 instead of 6.1 iterations per step, one factorization every 3
+#: steps instead of every 17, a quarter of the time per step).  With dense factors 5 rather than
+#: 4 saves 4-7 % (crank-slider with the consistent coupler, the planar chain of 20 bars, the
+#: spatial chain of 5) or is even (the linear crank-slider, the consistent spatial beam)
+REFRESH_ITERATIONS = 5
 #: the same with sparse factors and the compiled iteration: an iteration is a compiled residual and
 #: two sparse triangular solves, a factorization the Jacobian assembled as a scipy matrix and its
 #: SuperLU factors, the time of some 30 iterations (spatial chains of 20 and 80 bars, 0.2 s,
