@@ -241,12 +241,20 @@ class _Rows:
         self.y.append(np.array(y, dtype=float))
         self.w.append(float(w))
 
-    def add_dense(self, t, dense, work):
+    def add_dense(self, ts, dense, work):
+        """The rows at the output times ``ts`` (ascending, inside the last step) from its dense
+        output, all in one call (the dense outputs are vectorized in ``t``); a time equal to the
+        step's end takes the step point itself."""
         s = self.solver
-        if t == s.t:
-            self.add(t, s.y, getattr(s, "work", 0.0))
-        else:
-            self.add(t, dense(t), work(t) if work is not None else 0.0)
+        ts = np.asarray(ts, float)
+        m = ts.size - 1 if ts.size and ts[-1] == s.t else ts.size
+        if m:
+            Y = dense(ts[:m])
+            W = work(ts[:m]) if work is not None else np.zeros(m)
+            for t, y, w in zip(ts[:m], Y, W):
+                self.add(t, y, w)
+        if m < ts.size:
+            self.add(s.t, s.y, getattr(s, "work", 0.0))
 
 
 def _event_value(name, events, i, t, y):
@@ -357,11 +365,12 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                     if not terminated:
                         rows.add(solver.t, solver.y, getattr(solver, "work", 0.0))
                 else:
-                    while k < len(outputs) and outputs[k] <= t_cut:
-                        rows.add_dense(outputs[k], dense(), work)
-                        k += 1
+                    k_end = int(np.searchsorted(outputs, t_cut, side="right"))
+                    if k_end > k:
+                        rows.add_dense(outputs[k:k_end], dense(), work)
+                        k = k_end
                 if terminated and (not rows.t or rows.t[-1] != t_cut):
-                    rows.add_dense(t_cut, dense(), work)
+                    rows.add_dense([t_cut], dense(), work)
                 for cb in callbacks:
                     cb(solver)
                 if bar is not None:
