@@ -12,6 +12,9 @@ whether the target is met.  Rows:
   (phmech with the thesis' linear floating frame and with the stiffened
   coupler).  Exudyn is an optional dependency of the benchmarks
   (``pip install exudyn``); without it these rows say so.
+* **crank-slider from the command line** (4 stiffened elements, dt = 1e-4,
+  0.1 s) in fresh processes against Exudyn's solve in fresh processes,
+  pair by pair (``crank_slider_cli.py``; target: at most 2x);
 * **Simeon's crank** to 1e-6 relative: phmech's Radau IIA on the index-2
   form against assimulo's IDA and Radau5 on the same form (the faster one
   is the peer); scipy's Radau, BDF and DOP853 on the ODE form (the same
@@ -288,6 +291,17 @@ def growth(quick):
             f"{pts[-1]['per_step'] * 1e3:.2f} ms/step, peak RSS {pts[-1]['peak_mb']:.0f} MB")
 
 
+# ---------------------------------------------------------------- crank-slider from the command line
+def cli(quick):
+    """The stiffened crank-slider run from the command line in fresh processes against Exudyn's
+    solve in fresh processes, pair by pair (``crank_slider_cli.py``)."""
+    import crank_slider_cli
+    stepping, solve, ratio = crank_slider_cli.main(["--repeat", "3" if quick else "5"])
+    row("crank-slider CLI, 4 el. stiffened, 0.1 s, fresh process (stepping)", stepping, solve, "Exudyn",
+        lambda o, p, r: ratio is not None and ratio <= 2.0,
+        f"median ratio of the pairs {ratio:.2f}" if ratio is not None else "Exudyn not installed")
+
+
 # ---------------------------------------------------------------- chains and Bricard vs Exudyn
 def mechanisms(quick):
     """Per-step time of the spatial chain (N = 5 ... 320), the planar chain (N = 5, 20, 80) and
@@ -307,12 +321,12 @@ def mechanisms(quick):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smaller grids and spans")
-    p.add_argument("--only", nargs="+", choices=["crank_slider", "classic", "four_bar", "hinged", "growth",
+    p.add_argument("--only", nargs="+", choices=["crank_slider", "cli", "classic", "four_bar", "hinged", "growth",
                                                   "mechanisms"])
     p.add_argument("--json", default=None, help="also write the table to this file")
     args = p.parse_args(argv)
     sys.argv[1:] = []
-    parts = {"crank_slider": crank_slider, "classic": classic, "four_bar": four_bar, "hinged": hinged,
+    parts = {"crank_slider": crank_slider, "cli": cli, "classic": classic, "four_bar": four_bar, "hinged": hinged,
              "growth": growth, "mechanisms": mechanisms}
     for name in args.only or parts:
         print(f"\n== {name}", flush=True)
