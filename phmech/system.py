@@ -213,9 +213,8 @@ class System:
         return res
 
     def linearize(self, q=None):
-        """The assembled system linearized at rest at configuration ``q`` (default: the initial
-        one): a :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``).  For many
-        configurations of one model, call :func:`phmech.solvers.eigen.linearize` on
-        :meth:`assemble`'s system (assembled once)."""
+        """The system linearized at rest at configuration ``q`` (default: the initial one):
+        :func:`phmech.solvers.eigen.linearize` of :meth:`assemble`'s system (assembled once, also
+        over many calls), a :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``)."""
         from .solvers.eigen import linearize
         return linearize(self.assemble(), q)
