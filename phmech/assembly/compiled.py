@@ -105,12 +105,18 @@ EFFORT_SLOTS = {"planar_consistent_beams": _planar_beams, "spatial_consistent_be
 
 @_jit
 def _effort_families(q, e, eff, out, fe):
-    """Kinematic rows (into ``out``) and effort terms (added to ``fe``) of the effort families."""
-    pb, sb = eff
-    if pb[0]:
+    """Kinematic rows (into ``out``) and effort terms (added to ``fe``) of the effort families.
+
+    The kernels take each family's data tuple only when the family has members, and the
+    tuples are not unpacked as a whole (here and in :func:`residual_kernel`): numba counts the
+    references of every array of a tuple it binds to a name or passes to a function, which for
+    the empty families' tuples was a fifth of a small model's residual."""
+    if eff[0][0]:
+        pb = eff[0]
         _planar_beams.qdot(q, e, pb, out)
         _planar_beams.efforts(q, e, pb, fe)
-    if sb[0]:
+    if eff[1][0]:
+        sb = eff[1]
         _spatial_beams.qdot(q, e, sb, out)
         _spatial_beams.efforts(q, e, sb, fe)
 
@@ -126,13 +132,16 @@ def _triplets_add(J, R, C, V, k):
 def _effort_families_jacobian(q, e, nq, eff, J):
     """The exact derivatives of :func:`_effort_families` added to the dense ``J`` (each family's
     kernels write triplets; their number is in the family's data, ``data[1]``)."""
-    pb, sb = eff
-    n = max(pb[1][0] + pb[1][1], sb[1][0] + sb[1][1])
-    R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-    if pb[0]:
+    if eff[0][0]:                      # only families with members (see _effort_families)
+        pb = eff[0]
+        n = pb[1][0] + pb[1][1]
+        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
         k = _planar_beams.qdot_jacobian(q, e, nq, pb, R, C, V, 0)
         _triplets_add(J, R, C, V, _planar_beams.effort_jacobian(q, e, nq, pb, R, C, V, k))
-    if sb[0]:
+    if eff[1][0]:
+        sb = eff[1]
+        n = sb[1][0] + sb[1][1]
+        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
         k = _spatial_beams.qdot_jacobian(q, e, nq, sb, R, C, V, 0)
         _triplets_add(J, R, C, V, _spatial_beams.effort_jacobian(q, e, nq, sb, R, C, V, k))
 
@@ -149,9 +158,12 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     for i in range(lam.size):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
-    loads_add(q, loads, fl)
-    network_forces_add(q, e, families[3], fl)       # slot "networks" (phmech.network_kernels)
-    forces_add(q, e, families[4], fl)               # the force elements (phmech.forces)
+    if loads[0].size:
+        loads_add(q, loads, fl)
+    if families[3][0].shape[0] or families[3][2].size:
+        network_forces_add(q, e, families[3], fl)   # slot "networks" (phmech.network_kernels)
+    if families[4][0].shape[0]:
+        forces_add(q, e, families[4], fl)           # the force elements (phmech.forces)
     if Rp.size > 1:
         _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -184,10 +196,13 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
-    # kinematics
-    planar_frames_qdot(q, e, pf_q, pf_e, out)
-    points_qdot(q, e, pt_q, pt_e, out)
-    spatial_frames_qdot(q, e, sf_q, sf_e, out)
+    # kinematics (a family is called only when it has members: see _effort_families)
+    if pf_q.shape[1]:
+        planar_frames_qdot(q, e, pf_q, pf_e, out)
+    if pt_q.size:
+        points_qdot(q, e, pt_q, pt_e, out)
+    if sf_q.size:
+        spatial_frames_qdot(q, e, sf_q, sf_e, out)
     # efforts: J(e) e - R e + G^T lam
     fe = np.zeros(ne)
     _csr_mv_add(J0p, J0i, J0d, e, fe, 1.0)
@@ -205,22 +220,28 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     G = planar_G_values(q, Gv0, Gvcs, Gang)
     _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
     _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    eff, sj, fr, nw, fd, inf = families
-    inertial_frames_qdot(q, e, inf[0], inf[1], inf[2], inf[3], out)
-    if sj[0].shape[0]:
+    if families[5][0].size or families[5][2].size:
+        inf = families[5]
+        inertial_frames_qdot(q, e, inf[0], inf[1], inf[2], inf[3], out)
+    if families[1][0].shape[0]:
+        sj = families[1]
         Sv = np.empty(sj[5].size)
         spatial_joints_G(q, sj, Sv)
         _add_G_terms(sj[5], sj[6], Sv, e, lam, fe, fl)
-    if fr[0].size:
+    if families[2][0].size:
+        fr = families[2]
         Fv = np.empty(fr[0].size)
         frame_rate_values(q, fr, Fv)
         _add_G_terms(fr[0], fr[1], Fv, e, lam, fe, fl)
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
-    _effort_families(q, e, eff, out, fe)
-    loads_add(q, loads, fe)
-    network_forces_add(q, e, nw, fe)
-    forces_add(q, e, fd, fe)                   # the force elements (phmech.forces)
+    _effort_families(q, e, families[0], out, fe)
+    if loads[0].size:
+        loads_add(q, loads, fe)
+    if families[3][0].shape[0] or families[3][2].size:
+        network_forces_add(q, e, families[3], fe)
+    if families[4][0].shape[0]:
+        forces_add(q, e, families[4], fe)      # the force elements (phmech.forces)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 

@@ -54,10 +54,12 @@ def getrf(F, ipiv):
 
 
 @_jit
-def lu_solve_t(F, ipiv, b):
-    """Solve ``A x = b`` with the factors of :func:`getrf` (``F[j, i] = LU[i, j]``, 1-based pivots)."""
+def lu_solve_t(F, ipiv, b, x):
+    """Solve ``A x = b`` into ``x`` with the factors of :func:`getrf` (``F[j, i] = LU[i, j]``,
+    1-based pivots); ``x`` may be ``b``."""
     n = b.size
-    x = b.copy()
+    for i in range(n):
+        x[i] = b[i]
     for i in range(n):
         p = ipiv[i] - 1
         if p != i:
@@ -74,7 +76,6 @@ def lu_solve_t(F, ipiv, b):
         if xj != 0.0:
             for i in range(j):
                 x[i] -= F[j, i] * xj
-    return x
 
 
 @_jit
@@ -104,6 +105,8 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
     _csr_mv_add(Ep, Ei, Ed, y0, Edy0, 1.0)
     ym = np.empty(n)
     fz = np.empty(n)
+    r = np.empty(n)
+    dz = np.empty(n)
     prev = 0.0
     err = np.nan
     for it in range(max_newton):
@@ -112,7 +115,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
         residual_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                         Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
                         inactive, nlb, loads, fz)
-        r = np.zeros(n)
+        r[:] = 0.0
         _csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
         finite = True
         for i in range(n):
@@ -122,10 +125,9 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
         if not finite:
             return 2, it, err
         if sparse:
-            dz = np.empty(n)
             lu_solve_csc(S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7], S[8], r, dz)
         else:
-            dz = lu_solve_t(F, ipiv, r)
+            lu_solve_t(F, ipiv, r, dz)
         for i in range(n):
             z[i] -= dz[i]
         if it == 0:
@@ -180,7 +182,10 @@ class TransposedLU:
         self.ipiv = np.empty(n, PIVOT_TYPE)
 
     def solve(self, b):
-        return lu_solve_t(self.F, self.ipiv, np.asarray(b, float))
+        b = np.ascontiguousarray(b, float)
+        x = np.empty(b.size)
+        lu_solve_t(self.F, self.ipiv, b, x)
+        return x
 
 
 @_jit
