@@ -15,6 +15,8 @@ whether the target is met.  Rows:
 * **crank-slider from the command line** (4 stiffened elements, dt = 1e-4,
   0.1 s) in fresh processes against Exudyn's solve in fresh processes,
   pair by pair (``crank_slider_cli.py``; target: at most 2x);
+* **kernel loading** of that command in a fresh process, phmech's loader of
+  the kernel cache against numba's own (``kernel_loading.py``; target: 0.05 s);
 * **Simeon's crank** to 1e-6 relative: phmech's Radau IIA on the index-2
   form against assimulo's IDA and Radau5 on the same form (the faster one
   is the peer); scipy's Radau, BDF and DOP853 on the ODE form (the same
@@ -302,6 +304,15 @@ def cli(quick):
         f"median ratio of the pairs {ratio:.2f}" if ratio is not None else "Exudyn not installed")
 
 
+def loading(quick):
+    """Loading the crank-slider's kernels in a fresh process with phmech's loader of the cache
+    against numba's own (``kernel_loading.py``)."""
+    import kernel_loading
+    ours, numbas, ratio = kernel_loading.main(["--repeat", "3" if quick else "5"])
+    row("kernel loading of the CLI crank-slider, fresh process", ours, numbas, "numba loader",
+        lambda o, p, r: o <= 0.05, f"target 0.05 s; median ratio of the pairs {ratio:.2f}")
+
+
 # ---------------------------------------------------------------- chains and Bricard vs Exudyn
 def mechanisms(quick):
     """Per-step time of the spatial chain (N = 5 ... 320), the planar chain (N = 5, 20, 80) and
@@ -321,12 +332,12 @@ def mechanisms(quick):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smaller grids and spans")
-    p.add_argument("--only", nargs="+", choices=["crank_slider", "cli", "classic", "four_bar", "hinged", "growth",
+    p.add_argument("--only", nargs="+", choices=["crank_slider", "cli", "loading", "classic", "four_bar", "hinged", "growth",
                                                   "mechanisms"])
     p.add_argument("--json", default=None, help="also write the table to this file")
     args = p.parse_args(argv)
     sys.argv[1:] = []
-    parts = {"crank_slider": crank_slider, "cli": cli, "classic": classic, "four_bar": four_bar, "hinged": hinged,
+    parts = {"crank_slider": crank_slider, "cli": cli, "loading": loading, "classic": classic, "four_bar": four_bar, "hinged": hinged,
              "growth": growth, "mechanisms": mechanisms}
     for name in args.only or parts:
         print(f"\n== {name}", flush=True)

@@ -13,6 +13,11 @@ them starts a fresh cache.  Location: ``$PHMECH_NUMBA_CACHE_DIR`` or
 ``~/.cache/phmech/numba``; where it cannot be written, numba's default
 (``__pycache__`` beside the sources) is used.
 
+Entries are loaded by :func:`phmech._kernel_loading.load`, which links the
+cached object code without initializing numba's compiler (several times
+faster in a fresh process); ``PHMECH_KERNEL_LOADER=numba`` selects numba's
+own loader.
+
 A damaged entry (a truncated or overwritten index or data file, which
 numba would report as an ``UnpicklingError`` on every later run) is
 discarded and its function compiled again; a warning names the cache
@@ -31,7 +36,12 @@ try:
 except ImportError:  # pragma: no cover - numba is part of the installed stack
     numba = None
 
+from . import _kernel_loading
+
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+#: numba's own loader for the cached kernels instead of :func:`phmech._kernel_loading.load`
+_NUMBA_LOADER = os.environ.get("PHMECH_KERNEL_LOADER", "").strip().lower() == "numba"
 
 #: a module with compiled functions: one decorated ``@_jit`` or ``@_jit_inline`` (or calling ``numba.njit``)
 _KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(", re.M)
@@ -125,7 +135,9 @@ def _checked_cache_class():
 
         def load_overload(self, sig, target_context):
             try:
-                return super().load_overload(sig, target_context)
+                if _NUMBA_LOADER:
+                    return super().load_overload(sig, target_context)
+                return _kernel_loading.load(self, sig, target_context)
             except Exception as err:        # unpickling errors, truncated files, foreign data
                 self._discard(err)
                 return None

@@ -19,8 +19,10 @@ class Result:
     stats : dict
         Solver statistics: ``nsteps``, ``nreject``, ``nfev``, ``njev``,
         ``nlu``, the times in seconds ``wall_time`` (the steps),
-        ``setup_time`` (before the first step) and ``kernel_time`` (loading or
-        compiling the compiled kernels), and solver-specific entries.
+        ``setup_time`` (before the first step, with the model's assembly and
+        initial state when no earlier result reported them) and
+        ``kernel_time`` (loading or compiling the compiled kernels), and
+        solver-specific entries.
     message : str
         ``"success"``, or ``"terminated by an event"``.
     work : ndarray or None

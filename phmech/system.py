@@ -187,30 +187,18 @@ class System:
 
         See :func:`phmech.solvers.solve` for the solvers and their options;
         ``restart=path`` continues the run saved in a checkpoint file.  The
-        result's ``stats["setup_time"]`` includes the assembly and the
-        consistent initial state made here.
+        result's ``stats["setup_time"]`` and ``stats["kernel_time"]`` include
+        the model's set-up that no earlier result reported: its assembly and
+        consistent initial state, made here or before (``assemble()``,
+        ``initial_state()``), and the kernels loaded for them.
         """
-        import time
-
         from .solvers import solve
-        from .solvers.driver import KernelClock
-        clock, tic = KernelClock(), time.perf_counter()
-        try:
-            clock.start()
-            dae = self.assemble()
-            if restart is None and y0 is None:
-                y0 = dae.initial_state(t0)
-        finally:
-            clock.stop()
-        setup = time.perf_counter() - tic - clock.seconds
+        dae = self.assemble()
         if restart is not None:
-            res = solve(dae, (t0, t_end), None, method=solver, restart=restart, **options)
-        else:
-            res = solve(dae, (t0, t_end), y0, method=solver, **options)
-        if "setup_time" in res.stats:
-            res.stats["setup_time"] += setup
-            res.stats["kernel_time"] += clock.seconds
-        return res
+            return solve(dae, (t0, t_end), None, method=solver, restart=restart, **options)
+        if y0 is None:
+            y0 = dae.initial_state(t0)
+        return solve(dae, (t0, t_end), y0, method=solver, **options)
 
     def linearize(self, q=None):
         """The system linearized at rest at configuration ``q`` (default: the initial one):

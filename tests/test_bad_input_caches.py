@@ -164,6 +164,73 @@ def test_damaged_kernel_cache_is_discarded_and_recompiled(kernel_run, damage):
     _damage_and_rerun(run, root, spoil)
 
 
+LINKED_MODULE = """
+import sys
+from phmech._jit import jit
+
+@jit
+def blend(x, y):
+    return 2.0 * x + y * y
+
+value = blend(1.5, 3.0)
+hits = sum(blend.stats.cache_hits.values())
+compiler = "numba.cpython.printimpl" in sys.modules      # imported when numba's compiler starts
+import numba
+
+@numba.njit
+def caller(x):                 # compiled now: links (inlines) the loaded blend
+    return blend(x, 3.0) + 1.0
+
+print("VALUE", value, "HITS", hits, "COMPILER", compiler, "CALLER", caller(1.5))
+"""
+
+
+@needs_numba
+def test_cached_kernel_is_linked_without_starting_the_compiler(tmp_path):
+    """A kernel read from the cache runs without numba's compiler having started (its object code
+    is linked as it is); a function compiled after it still inlines it (its bitcode, parsed on
+    demand); numba's own loader (``PHMECH_KERNEL_LOADER=numba``) gives the same values."""
+    (tmp_path / "kmod").mkdir()
+    (tmp_path / "kmod" / "linked_probe.py").write_text(textwrap.dedent(LINKED_MODULE))
+    env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path / "kmod"), os.environ.get("PYTHONPATH", "")])}
+
+    def run(**extra):
+        out = _run(["-c", "import linked_probe"], env={**env, **extra}, timeout=300, cwd=str(tmp_path))
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.strip()
+    assert run() == "VALUE 12.0 HITS 0 COMPILER True CALLER 13.0"        # compiled and stored
+    assert run() == "VALUE 12.0 HITS 1 COMPILER False CALLER 13.0"       # linked from the cache
+    assert run(PHMECH_KERNEL_LOADER="numba") == "VALUE 12.0 HITS 1 COMPILER True CALLER 13.0"
+
+
+MODEL_RUN = """
+import sys
+from tests.mechanisms import rigid_crank_slider
+r = rigid_crank_slider()[0].simulate(0.01, dt=1e-4)
+print("STATE", r.y[-1].tobytes().hex(), "KERNELS", r.stats["kernel_time"] > 0.0,
+      "COMPILER", "numba.cpython.printimpl" in sys.modules)
+"""
+
+
+@needs_numba
+def test_a_model_runs_the_same_with_either_loader_of_the_cache():
+    """A crank-slider in fresh processes (the package's kernel cache, filled by the first of them):
+    linked from the cache without starting numba's compiler, it steps to the same state, bit for
+    bit, as with numba's own loader, and its loading is reported in ``kernel_time``."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def run(**extra):
+        out = _run(["-c", MODEL_RUN], env=extra, timeout=900, cwd=root)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split()
+    run()                                                  # fills the cache where it is not yet
+    ours, numbas = run(), run(PHMECH_KERNEL_LOADER="numba")
+    assert ours[1] == numbas[1]
+    assert ours[2:] == ["KERNELS", "True", "COMPILER", "False"]
+    assert numbas[2:] == ["KERNELS", "True", "COMPILER", "True"]
+
+
 # ================================================================ kernel cache filled ahead of time
 @pytest.mark.slow
 @needs_numba

@@ -24,6 +24,7 @@ the effort equations: their potentials and dissipation enter the balance.
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernel_loading import SetupClock
 from .._sizes import DENSE_MAX
 from ..forces_group import ForceGroup
 from .energy import EnergyMixin
@@ -74,6 +75,12 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
     """The assembled descriptor system ``E y' = f(t, y)`` of a :class:`System`."""
 
     def __init__(self, system):
+        #: the seconds of this model's set-up not yet reported in a result (``Result.stats``)
+        self.setup_clock = SetupClock()
+        with self.setup_clock.timing():
+            self._assemble(system)
+
+    def _assemble(self, system):
         self.system = system
         bodies, joints, loads = system.bodies, system.joints, system.loads
         problems = [] if bodies else ["the system has no bodies"]

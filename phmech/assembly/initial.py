@@ -251,6 +251,10 @@ class InitialValuesMixin:
 
         The multipliers are those of the hidden acceleration constraint.
         """
+        with self.setup_clock.timing():
+            return self._initial_state(t0, q0, e0, project, positions, tol)
+
+    def _initial_state(self, t0, q0, e0, project, positions, tol):
         q0 = self.q0.copy() if q0 is None else np.array(q0, float)
         e0 = np.zeros(self.ne) if e0 is None else np.array(e0, float)
         if q0.shape != (self.nq,) or e0.shape != (self.ne,):

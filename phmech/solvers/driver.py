@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from .._kernel_loading import KernelClock, held
 from ..result import Result
 from .assimulo_adapters import IDA, Radau5DAE
 from .base import Solver, SolverError, positive_option
@@ -31,33 +32,6 @@ METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5"
 #: options of the driver (the arguments of :func:`solve` besides the solver's own)
 DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks", "restart", "checkpoint",
                   "checkpoint_every")
-
-
-class KernelClock:
-    """Seconds spent loading or compiling the compiled kernels between :meth:`start` and
-    :meth:`stop`: the time numba holds its compiler lock (disk-cache loads and compilations,
-    nested ones counted once); always zero without numba."""
-
-    def __init__(self):
-        self.seconds = 0.0
-        self._listener = None
-
-    def start(self):
-        try:
-            from numba.core import event
-        except ImportError:      # pragma: no cover - numba is part of the installed stack
-            return
-        self._listener = event.TimingListener()
-        event.register("numba:compiler_lock", self._listener)
-
-    def stop(self):
-        if self._listener is None:
-            return
-        from numba.core import event
-        event.unregister("numba:compiler_lock", self._listener)
-        if self._listener.done:
-            self.seconds += self._listener.duration
-        self._listener = None
 
 
 def _solver_class(method):
@@ -151,15 +125,18 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
     clock = KernelClock()
     try:
         clock.start()
-        if resume is not None:
-            solver = cls(problem, resume.t, resume.state["y"], t_end, **options)
-            solver.restore_state(resume.state)
-        else:
-            solver = cls(problem, t0, y0, t_end, **options)
+        with held():            # set-up of the model inside the constructor is counted here
+            if resume is not None:
+                solver = cls(problem, resume.t, resume.state["y"], t_end, **options)
+                solver.restore_state(resume.state)
+            else:
+                solver = cls(problem, t0, y0, t_end, **options)
     finally:
         clock.stop()
     solver.options = dict(options)
-    solver.setup_times = (time.perf_counter() - tic - clock.seconds, clock.seconds)
+    # and the model's own set-up before (assembly, initial state) not yet reported in a result
+    model_setup, model_kernel = problem.setup_clock.take() if hasattr(problem, "setup_clock") else (0.0, 0.0)
+    solver.setup_times = (time.perf_counter() - tic - clock.seconds + model_setup, clock.seconds + model_kernel)
     return integrate(solver, t_eval=t_eval, dt_out=dt_out, tstops=tstops, events=events,
                      progress=progress, callbacks=callbacks, checkpoint=checkpoint,
                      checkpoint_every=checkpoint_every, _resume=resume)
@@ -328,6 +305,8 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     terminated = False
     clock, tic = KernelClock(), time.perf_counter()
     clock.start()
+    hold = held()
+    hold.__enter__()            # set-up of the model during the steps is counted as the steps
     try:
         for stop in stops:
             solver.t_bound = stop
@@ -384,6 +363,7 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
         solver.status = "failed"
         raise
     finally:
+        hold.__exit__(None, None, None)
         clock.stop()
         if bar is not None:
             bar.close()
