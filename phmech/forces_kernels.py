@@ -50,7 +50,7 @@ Packed data ``fd = (I, QI, F, PP, CI)``:
 """
 import numpy as np
 
-from ._jit import jit as _jit
+from ._jit import inline as _jit_inline, jit as _jit
 from .math.rotations import quadratic_into
 
 DAMPER, SPRING, TORSION, BUSHING = 0, 1, 2, 3
@@ -292,6 +292,13 @@ def _sizes(I):
     for k in range(I.shape[0]):
         nb += I[k, NS] * (I[k, NCA] + I[k, NCB])
     return nb
+
+
+@_jit_inline
+def has_force_elements(fd):
+    """Whether the packed force elements (:meth:`phmech.forces.ForceGroup.kernel_data`) have a
+    member (the compiled residual calls their kernels only then)."""
+    return fd[0].shape[0] > 0
 
 
 @_jit

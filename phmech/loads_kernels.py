@@ -141,6 +141,13 @@ def _body_input(q, kind, o, u, ub, Q):
     return n2
 
 
+@_jit_inline
+def has_loads(loads):
+    """Whether the packed loads (:meth:`PackedLoads.kernel_data`) have a member (the compiled
+    residual calls their kernels only then)."""
+    return loads[0].size > 0
+
+
 @_jit
 def loads_add(q, loads, fe):
     """``fe[cols] += A^T R^T u`` of every compiled load (kind 0: no rotation, 1: planar angle,

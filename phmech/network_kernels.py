@@ -150,6 +150,13 @@ def elements_blocks(q, e, I, F, B):
                 B[s, 1, a, b] = c * nn
 
 
+@_jit_inline
+def has_network_forces(nw):
+    """Whether the slot ``nw`` (:func:`pack_slot`) has elements or constant forces (the compiled
+    residual calls the slot's kernels only then)."""
+    return nw[0].shape[0] > 0 or nw[2].size > 0
+
+
 @_jit
 def network_forces_add(q, e, nw, fe):
     """The slot's forces: the elements' and the constant ones, added to the efforts ``fe``."""

@@ -41,6 +41,9 @@ on the state (a model with some warns once, naming them); without them the
 whole residual is the kernel, which is what lets :mod:`phmech.solvers.midpoint`
 run its Newton iteration compiled.
 
+The exact dense Jacobian of the kernel is :mod:`phmech.assembly.compiled_jacobian`'s
+(:meth:`CompiledResidual.jacobian`, and the iteration matrix of the midpoint rule).
+
 The Python evaluation stays the reference; ``tests/test_compiled.py``
 checks both agree to round-off on every kind of model, and
 ``tests/test_every_case_compiled.py`` that every validation case's model has no leftovers.
@@ -50,33 +53,24 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..bodies.frames import (planar_frames_jacobian, planar_frames_qdot, points_qdot, spatial_frames_jacobian_add,
-                             spatial_frames_qdot)
-from ..bodies.inertial import inertial_frames_jacobian_add, inertial_frames_qdot
-from ..fem.frame_rate import FrameRateGroup, frame_rate_derivatives, frame_rate_values
-from ..joints.planar import planar_G_derivatives, planar_G_values
+from ..bodies.frames import planar_frames_qdot, points_qdot, spatial_frames_qdot
+from ..bodies.inertial import inertial_frames_qdot
+from ..fem.frame_rate import FrameRateGroup, frame_rate_values
+from ..joints.planar import planar_G_values
 from ..joints.spatial import SpatialGroup
-from ..joints.spatial_kernels import spatial_joints_G, spatial_joints_derivatives
-from ..loads_kernels import PackedLoads, loads_add, loads_jacobian_add
+from ..joints.spatial_kernels import spatial_joints_G
+from ..loads_kernels import PackedLoads, has_loads, loads_add
 from .._jit import jit as _jit, numba
 from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
 from ..forces import ForceGroup
-from ..forces_kernels import forces_add, forces_jacobian_add
-from ..network_kernels import network_forces_add, network_jacobian_add, pack_slot as pack_networks
+from ..forces_kernels import forces_add, has_force_elements
+from ..math.sparse_kernels import csr_mv, csr_mv_add
+from ..network_kernels import has_network_forces, network_forces_add, pack_slot as pack_networks
+from .compiled_jacobian import jacobian_kernel
 
 
 class PythonFallbackWarning(UserWarning):
     """Parts of a model have no compiled kernel: its residual is evaluated partly in Python."""
-
-
-@_jit
-def _csr_mv_add(indptr, indices, data, x, out, sign):
-    """``out += sign * A x`` for ``A`` in CSR arrays."""
-    for i in range(indptr.size - 1):
-        s = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            s += data[k] * x[indices[k]]
-        out[i] += sign * s
 
 
 @_jit
@@ -85,17 +79,6 @@ def _add_G_terms(r, c, v, e, lam, fe, fl):
     for m in range(v.size):
         fe[c[m]] += v[m] * lam[r[m]]
         fl[r[m]] -= v[m] * e[c[m]]
-
-
-@_jit
-def _add_G_jacobian(nq, r, c, v, act, J):
-    """``G^T`` into the ``e`` rows and ``-G`` into the active ``lam`` rows of ``J`` (columns of ``lam``
-    and ``e``) for the entries ``G[r[m], c[m]] = v[m]``."""
-    ne_end = J.shape[0] - act.size
-    for m in range(v.size):
-        J[nq + c[m], ne_end + r[m]] += v[m]
-        if act[r[m]]:
-            J[ne_end + r[m], nq + c[m]] -= v[m]
 
 
 #: the kernel's slots of the effort families and their kernel modules (``pack``, ``qdot``,
@@ -123,31 +106,6 @@ def _effort_families(q, e, eff, out, fe):
 
 
 @_jit
-def _triplets_add(J, R, C, V, k):
-    """``J[R[m], C[m]] += V[m]`` for the first ``k`` triplets."""
-    for m in range(k):
-        J[R[m], C[m]] += V[m]
-
-
-@_jit
-def _effort_families_jacobian(q, e, nq, eff, J):
-    """The exact derivatives of :func:`_effort_families` added to the dense ``J`` (each family's
-    kernels write triplets; their number is in the family's data, ``data[1]``)."""
-    if eff[0][0]:                      # only families with members (see _effort_families)
-        pb = eff[0]
-        n = pb[1][0] + pb[1][1]
-        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-        k = _planar_beams.qdot_jacobian(q, e, nq, pb, R, C, V, 0)
-        _triplets_add(J, R, C, V, _planar_beams.effort_jacobian(q, e, nq, pb, R, C, V, k))
-    if eff[1][0]:
-        sb = eff[1]
-        n = sb[1][0] + sb[1][1]
-        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-        k = _spatial_beams.qdot_jacobian(q, e, nq, sb, R, C, V, 0)
-        _triplets_add(J, R, C, V, _spatial_beams.effort_jacobian(q, e, nq, sb, R, C, V, k))
-
-
-@_jit
 def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
     (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers);
@@ -159,14 +117,14 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     for i in range(lam.size):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
-    if loads[0].size:
+    if has_loads(loads):
         loads_add(q, loads, fl)
-    if families[3][0].shape[0] or families[3][2].size:
+    if has_network_forces(families[3]):
         network_forces_add(q, e, families[3], fl)   # slot "networks" (phmech.network_kernels)
-    if families[4][0].shape[0]:
+    if has_force_elements(families[4]):
         forces_add(q, e, families[4], fl)           # the force elements (phmech.forces)
     if Rp.size > 1:
-        _csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
+        csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
         P += e[i] * fl[i]
     return P
@@ -206,17 +164,14 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         spatial_frames_qdot(q, e, sf_q, sf_e, out)
     # efforts: J(e) e - R e + G^T lam
     fe = np.zeros(ne)
-    _csr_mv_add(J0p, J0i, J0d, e, fe, 1.0)
+    csr_mv_add(J0p, J0i, J0d, e, fe, 1.0)
     if nslot:
-        Ke = np.zeros(nslot * ne)
-        _csr_mv_add(Kp, Ki, Kd, e, Ke, 1.0)
-        for s in range(nslot):
-            for i in range(ne):
-                j = Kw[s * ne + i]
-                if j < ne:
-                    fe[i] -= e[j] * Ke[s * ne + i]
+        Ke = csr_mv(Kp, Ki, Kd, e)                 # K_slot e of the slots, stacked
+        for r in range(Ke.size):
+            if Kw[r] < ne:
+                fe[r % ne] -= e[Kw[r]] * Ke[r]
     if Rp.size > 1:
-        _csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
+        csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
     fl = w.copy()
     G = planar_G_values(q, Gv0, Gvcs, Gang)
     _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
@@ -237,11 +192,11 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
     _effort_families(q, e, families[0], out, fe)
-    if loads[0].size:
+    if has_loads(loads):
         loads_add(q, loads, fe)
-    if families[3][0].shape[0] or families[3][2].size:
+    if has_network_forces(families[3]):
         network_forces_add(q, e, families[3], fe)
-    if families[4][0].shape[0]:
+    if has_force_elements(families[4]):
         forces_add(q, e, families[4], fe)      # the force elements (phmech.forces)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
@@ -473,133 +428,3 @@ def compiled_residual(dae):
     if numba is None:
         return None
     return CompiledResidual(dae)
-
-
-# ---------------------------------------------------------------- Newton iteration of the midpoint rule
-@_jit
-def lu_solve(lu, piv, b):
-    """Solve with the factors of LAPACK ``getrf`` (0-based pivots as scipy returns them)."""
-    n = b.size
-    x = b.copy()
-    for i in range(n):
-        p = piv[i]
-        if p != i:
-            x[i], x[p] = x[p], x[i]
-    for i in range(n):
-        s = x[i]
-        for j in range(i):
-            s -= lu[i, j] * x[j]
-        x[i] = s
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, n):
-            s -= lu[i, j] * x[j]
-        x[i] = s / lu[i, i]
-    return x
-
-
-@_jit
-def _block_scales(y, nq, ne, scale):
-    """``max(scale, per-block mean |y|)`` over the blocks ``q``, ``e``, ``lam`` (floor 1e-8)."""
-    n = y.size
-    bounds = (0, nq, nq + ne, n)
-    for b in range(3):
-        lo, hi = bounds[b], bounds[b + 1]
-        m = 0.0
-        for i in range(lo, hi):
-            m += abs(y[i])
-        m = m / (hi - lo) if hi > lo else 0.0
-        m = max(m, 1e-8)
-        for i in range(lo, hi):
-            scale[i] = max(scale[i], m)
-
-
-@_jit
-def _csr_add_dense(indptr, indices, data, J, r0, c0, sign):
-    """``J[r0 + i, c0 + j] += sign * A[i, j]`` for ``A`` in CSR arrays."""
-    for i in range(indptr.size - 1):
-        for k in range(indptr[i], indptr[i + 1]):
-            J[r0 + i, c0 + indices[k]] += sign * data[k]
-
-
-@_jit
-def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
-                    J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
-                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, families, loads, J):
-    """Dense ``df/dy`` of :func:`residual_kernel` (same arguments) added to ``J`` (zeroed):
-    exact, with the constant extra ``G`` triplets ``X`` and the loads' inputs of the call."""
-    q = y[:nq]
-    e = y[nq:nq + ne]
-    lam = y[nq + ne:]
-    ce, cl = nq, nq + ne              # first columns of e and lam
-    P = np.empty((pf_q.shape[1], 3, 6))
-    planar_frames_jacobian(q, e, pf_q, pf_e, P)
-    for k in range(pf_q.shape[1]):
-        for a in range(3):
-            for b in range(6):
-                J[pf_q[a, k], pf_q[b, k] if b < 3 else ce + pf_e[b - 3, k]] += P[k, a, b]
-    for k in range(pt_q.size):
-        J[pt_q[k], ce + pt_e[k]] += 1.0
-    spatial_frames_jacobian_add(q, e, sf_q, sf_e, J, ce)
-    # efforts
-    _csr_add_dense(J0p, J0i, J0d, J, nq, ce, 1.0)
-    if Rp.size > 1:
-        _csr_add_dense(Rp, Ri, Rd, J, nq, ce, -1.0)
-    if nslot:
-        Ke = np.zeros(nslot * ne)
-        _csr_mv_add(Kp, Ki, Kd, e, Ke, 1.0)
-        for s in range(nslot):
-            for i in range(ne):
-                j = Kw[s * ne + i]
-                if j < ne:
-                    r = s * ne + i
-                    for k in range(Kp[r], Kp[r + 1]):
-                        J[nq + i, ce + Ki[k]] -= e[j] * Kd[k]
-                    J[nq + i, ce + j] -= Ke[r]
-    act = np.ones(nl, np.bool_)
-    for i in range(inactive.size):
-        act[inactive[i]] = False
-        J[cl + inactive[i], cl + inactive[i]] = -1.0
-    G = planar_G_values(q, Gv0, Gvcs, Gang)
-    for m in range(Gr.size):
-        r, c = Gr[m], Gc[m]
-        g = G[m]
-        J[nq + c, cl + r] += g
-        if act[r]:
-            J[cl + r, ce + c] -= g
-    dG = np.empty(Gang.shape[1])
-    planar_G_derivatives(q, Gvcs, Gang, dG)
-    for t in range(dG.size):
-        m, a = Gang[0, t], Gang[1, t]
-        r, c = Gr[m], Gc[m]
-        J[nq + c, a] += dG[t] * lam[r]
-        if act[r]:
-            J[cl + r, a] -= dG[t] * e[c]
-    _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
-    eff, sj, fr, nw, fd, inf = families
-    inertial_frames_jacobian_add(q, e, inf[0], inf[1], inf[2], inf[3], J, ce)
-    if sj[0].shape[0]:
-        Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
-        spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
-        Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]
-        _add_G_jacobian(nq, sj[5], sj[6], Sv, act, J)
-        for m in range(Av.size):
-            if Ac[m] >= 0:
-                J[nq + Ar[m], Ac[m]] += Av[m]
-        for m in range(Bv.size):
-            if Bc[m] >= 0 and act[Br[m]]:
-                J[cl + Br[m], Bc[m]] -= Bv[m]
-    if fr[0].size:
-        Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
-        frame_rate_derivatives(q, fr, Fv, dF)
-        _add_G_jacobian(nq, fr[0], fr[1], Fv, act, J)
-        rows, cols, ptr, gq = fr[0], fr[1], fr[3], fr[4]
-        for m in range(rows.size):
-            for k in range(ptr[m], ptr[m + 1]):
-                J[nq + cols[m], gq[k]] += dF[k] * lam[rows[m]]
-                if act[rows[m]]:
-                    J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
-    _effort_families_jacobian(q, e, nq, eff, J)
-    loads_jacobian_add(q, loads, J, nq)
-    network_jacobian_add(q, e, nw, J, nq)
-    forces_jacobian_add(q, e, fd, J, nq, ce)   # the force elements (phmech.forces)

@@ -1,4 +1,6 @@
-"""The convergence test of every Newton iteration, the Python and the compiled ones.
+"""The convergence test of every Newton iteration, the Python and the compiled ones, and the
+pieces the compiled iterations share: the block scales of their norm and the solve with LAPACK's
+LU factors.
 
 :func:`newton_converged` is compiled (``phmech._jit.jit``) for the
 kernels of the midpoint, Radau IIA and generalized-alpha steps and called as
@@ -60,3 +62,41 @@ def newton_hopeless(rate, err, remaining, tol):
     iterations: ``rate >= 1``, or the error left after them, estimated as
     ``rate^remaining / (1 - rate) err`` (Hairer & Wanner, Solving ODEs II, IV.8), above ``tol``."""
     return rate >= 1.0 or rate ** remaining / (1.0 - rate) * err > tol
+
+
+@_jit
+def lu_solve(lu, piv, b):
+    """Solve with the factors of LAPACK ``getrf`` (0-based pivots as scipy returns them)."""
+    n = b.size
+    x = b.copy()
+    for i in range(n):
+        p = piv[i]
+        if p != i:
+            x[i], x[p] = x[p], x[i]
+    for i in range(n):
+        s = x[i]
+        for j in range(i):
+            s -= lu[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= lu[i, j] * x[j]
+        x[i] = s / lu[i, i]
+    return x
+
+
+@_jit
+def block_scales(y, nq, ne, scale):
+    """``max(scale, per-block mean |y|)`` over the blocks ``q``, ``e``, ``lam`` (floor 1e-8)."""
+    n = y.size
+    bounds = (0, nq, nq + ne, n)
+    for b in range(3):
+        lo, hi = bounds[b], bounds[b + 1]
+        m = 0.0
+        for i in range(lo, hi):
+            m += abs(y[i])
+        m = m / (hi - lo) if hi > lo else 0.0
+        m = max(m, 1e-8)
+        for i in range(lo, hi):
+            scale[i] = max(scale[i], m)

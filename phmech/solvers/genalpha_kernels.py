@@ -17,7 +17,7 @@ system whose residual is completely compiled
 for dense factors, :func:`genalpha_newton` runs that iteration in one call:
 the two residual evaluations of an iteration (at ``t_{n+af}`` and ``t_{n+1}``)
 through :func:`~phmech.assembly.compiled.residual_kernel`, the solve with
-the LAPACK factors through :func:`~phmech.assembly.compiled.lu_solve`, and the
+the LAPACK factors through :func:`~phmech.solvers._newton.lu_solve`, and the
 convergence tests of the Python iteration
 (:meth:`GeneralizedAlpha._newton_first_order`) in the same order.  Where the
 Python iteration factorizes a new iteration matrix (the first iteration
@@ -32,8 +32,8 @@ evaluations and factorizations and the same trajectories to round-off.
 import numpy as np
 
 from .._jit import jit as _jit
-from ..assembly.compiled import lu_solve, residual_kernel
-from ._newton import newton_converged
+from ..assembly.compiled import residual_kernel
+from ._newton import lu_solve, newton_converged
 
 #: return codes of :func:`genalpha_newton`
 CONVERGED, NOT_CONVERGED, NONFINITE, NEED_LU = 1, 0, 2, 4

@@ -7,7 +7,7 @@ factors through :func:`midpoint_steps` (one step, or a run of steps when
 the driver does not need to see each), each step one call of
 :func:`midpoint_step`: the simplified Newton
 iteration of the step (:func:`midpoint_newton`) and, when it fails or no
-factor is at hand, the exact Jacobian (:func:`~phmech.assembly.compiled.
+factor is at hand, the exact Jacobian (:func:`~phmech.assembly.compiled_jacobian.
 jacobian_kernel`), the iteration matrix
 
 .. math::
@@ -29,8 +29,10 @@ that ``getrf`` on ``F`` factors ``A`` itself, with the pivots of
 import numpy as np
 
 from .._jit import jit as _jit, numba
-from ..assembly.compiled import _block_scales, _csr_mv_add, jacobian_kernel, power_kernel, residual_kernel
-from ._newton import newton_converged
+from ..assembly.compiled import power_kernel, residual_kernel
+from ..assembly.compiled_jacobian import jacobian_kernel
+from ..math.sparse_kernels import csr_mv_add
+from ._newton import block_scales, newton_converged
 from ._sparse_lu import lu_solve_csc
 
 try:       # numba's LAPACK binding is not public API: without it the step is not compiled
@@ -102,7 +104,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
     nd = nq + ne
     n = y0.size
     Edy0 = np.zeros(n)
-    _csr_mv_add(Ep, Ei, Ed, y0, Edy0, 1.0)
+    csr_mv_add(Ep, Ei, Ed, y0, Edy0, 1.0)
     ym = np.empty(n)
     fz = np.empty(n)
     r = np.empty(n)
@@ -116,7 +118,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
                         Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
                         inactive, nlb, loads, fz)
         r[:] = 0.0
-        _csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
+        csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
         finite = True
         for i in range(n):
             r[i] = (r[i] - Edy0[i]) / h - fz[i]
@@ -131,7 +133,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
         for i in range(n):
             z[i] -= dz[i]
         if it == 0:
-            _block_scales(z, nq, ne, dae_scale)
+            block_scales(z, nq, ne, dae_scale)
         err = 0.0
         for i in range(n):
             term = abs(dz[i]) / (abs(z[i]) + dae_scale[i])

@@ -43,9 +43,10 @@ import math
 import numpy as np
 
 from .._jit import jit as _jit, numba
-from ..assembly.compiled import _KERNEL_ARGS, _csr_mv_add, lu_solve, residual_kernel
+from ..assembly.compiled import _KERNEL_ARGS, residual_kernel
+from ..math.sparse_kernels import csr_mv_add
 from ._dense import DenseLU
-from ._newton import newton_converged, newton_hopeless
+from ._newton import lu_solve, newton_converged, newton_hopeless
 
 #: the kinds of stage data: ``(accepts(data), evaluate)`` for the interpreted loop
 _KINDS = []
@@ -199,7 +200,7 @@ def stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, 
     G = transform(TI, F)
     EW = np.zeros((3, n))
     for k in range(3):
-        _csr_mv_add(Ep, Ei, Ed, W[k], EW[k], 1.0)
+        csr_mv_add(Ep, Ei, Ed, W[k], EW[k], 1.0)
     gh = gamma / h
     ch = (alpha - 1j * beta) / h
     r1 = np.empty(n)
@@ -273,7 +274,7 @@ def local_error(y, abs_y, Z, f0, h, atol, rtol, Ep, Ei, Ed, lur, pivr, ew, gamma
         scale[k] = atol + rtol * max(abs_y[k], abs(y_new[k]))
         v[k] = ew[0] * Z[0, k] + ew[1] * Z[1, k] + ew[2] * Z[2, k]
     EZ = np.zeros(n)
-    _csr_mv_add(Ep, Ei, Ed, v, EZ, 1.0)
+    csr_mv_add(Ep, Ei, Ed, v, EZ, 1.0)
     gEZ = gamma / h * EZ
     err = lu_solve(lur, pivr, f0 + gEZ)
     acc = 0.0

@@ -1,0 +1,146 @@
+"""The exact dense Jacobian ``df/dy`` of the compiled residual, as a kernel.
+
+:func:`jacobian_kernel` takes the arguments of
+:func:`~phmech.assembly.compiled.residual_kernel` and adds its derivatives to a
+dense matrix, part by part as the residual evaluates them: the kinematics of
+the frames and points, ``J(e) e - R e`` with the gyroscopic slots, the planar
+joints' ``G(q)`` with its derivatives in ``q``, the spatial and frame-rate
+joint families, the effort families (the consistent beams write triplets),
+the packed loads, the networks' forces and the force elements.  Each family's
+derivatives come from the kernels of its own module, beside its residual.
+The midpoint rule factorizes ``E - h/2 df/dy`` built from it
+(:mod:`phmech.solvers.midpoint_kernels`); ``CompiledResidual.jacobian``
+returns it to Python.
+"""
+import numpy as np
+
+from .._jit import jit as _jit
+from ..bodies.frames import planar_frames_jacobian, spatial_frames_jacobian_add
+from ..bodies.inertial import inertial_frames_jacobian_add
+from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
+from ..fem.frame_rate import frame_rate_derivatives
+from ..forces_kernels import forces_jacobian_add, has_force_elements
+from ..joints.planar import planar_G_derivatives, planar_G_values
+from ..joints.spatial_kernels import spatial_joints_derivatives
+from ..loads_kernels import has_loads, loads_jacobian_add
+from ..math.sparse_kernels import csr_add_dense, csr_mv
+from ..network_kernels import has_network_forces, network_jacobian_add
+
+
+@_jit
+def _add_G_jacobian(nq, r, c, v, act, J):
+    """``G^T`` into the ``e`` rows and ``-G`` into the active ``lam`` rows of ``J`` (columns of ``lam``
+    and ``e``) for the entries ``G[r[m], c[m]] = v[m]``."""
+    ne_end = J.shape[0] - act.size
+    for m in range(v.size):
+        J[nq + c[m], ne_end + r[m]] += v[m]
+        if act[r[m]]:
+            J[ne_end + r[m], nq + c[m]] -= v[m]
+
+
+@_jit
+def _triplets_add(J, R, C, V, k):
+    """``J[R[m], C[m]] += V[m]`` for the first ``k`` triplets."""
+    for m in range(k):
+        J[R[m], C[m]] += V[m]
+
+
+@_jit
+def _effort_families_jacobian(q, e, nq, eff, J):
+    """The exact derivatives of :func:`~phmech.assembly.compiled._effort_families` added to the dense ``J`` (each family's
+    kernels write triplets; their number is in the family's data, ``data[1]``)."""
+    if eff[0][0]:                      # only families with members (see compiled._effort_families)
+        pb = eff[0]
+        n = pb[1][0] + pb[1][1]
+        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+        k = _planar_beams.qdot_jacobian(q, e, nq, pb, R, C, V, 0)
+        _triplets_add(J, R, C, V, _planar_beams.effort_jacobian(q, e, nq, pb, R, C, V, k))
+    if eff[1][0]:
+        sb = eff[1]
+        n = sb[1][0] + sb[1][1]
+        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+        k = _spatial_beams.qdot_jacobian(q, e, nq, sb, R, C, V, 0)
+        _triplets_add(J, R, C, V, _spatial_beams.effort_jacobian(q, e, nq, sb, R, C, V, k))
+
+
+@_jit
+def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
+                    J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
+                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, families, loads, J):
+    """Dense ``df/dy`` of :func:`residual_kernel` (same arguments) added to ``J`` (zeroed):
+    exact, with the constant extra ``G`` triplets ``X`` and the loads' inputs of the call."""
+    q = y[:nq]
+    e = y[nq:nq + ne]
+    lam = y[nq + ne:]
+    ce, cl = nq, nq + ne              # first columns of e and lam
+    P = np.empty((pf_q.shape[1], 3, 6))
+    planar_frames_jacobian(q, e, pf_q, pf_e, P)
+    for k in range(pf_q.shape[1]):
+        for a in range(3):
+            for b in range(6):
+                J[pf_q[a, k], pf_q[b, k] if b < 3 else ce + pf_e[b - 3, k]] += P[k, a, b]
+    for k in range(pt_q.size):
+        J[pt_q[k], ce + pt_e[k]] += 1.0
+    spatial_frames_jacobian_add(q, e, sf_q, sf_e, J, ce)
+    # efforts
+    csr_add_dense(J0p, J0i, J0d, J, nq, ce, 1.0)
+    if Rp.size > 1:
+        csr_add_dense(Rp, Ri, Rd, J, nq, ce, -1.0)
+    if nslot:
+        Ke = csr_mv(Kp, Ki, Kd, e)
+        for r in range(Ke.size):             # row r % ne of slot r // ne, weighted by e[Kw[r]]
+            j, i = Kw[r], r % ne
+            if j < ne:
+                for k in range(Kp[r], Kp[r + 1]):
+                    J[nq + i, ce + Ki[k]] -= e[j] * Kd[k]
+                J[nq + i, ce + j] -= Ke[r]
+    act = np.ones(nl, np.bool_)
+    for i in range(inactive.size):
+        act[inactive[i]] = False
+        J[cl + inactive[i], cl + inactive[i]] = -1.0
+    G = planar_G_values(q, Gv0, Gvcs, Gang)
+    for m in range(Gr.size):
+        r, c = Gr[m], Gc[m]
+        g = G[m]
+        J[nq + c, cl + r] += g
+        if act[r]:
+            J[cl + r, ce + c] -= g
+    dG = np.empty(Gang.shape[1])
+    planar_G_derivatives(q, Gvcs, Gang, dG)
+    for t in range(dG.size):
+        m, a = Gang[0, t], Gang[1, t]
+        r, c = Gr[m], Gc[m]
+        J[nq + c, a] += dG[t] * lam[r]
+        if act[r]:
+            J[cl + r, a] -= dG[t] * e[c]
+    _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
+    eff, sj, fr, nw, fd, inf = families
+    inertial_frames_jacobian_add(q, e, inf[0], inf[1], inf[2], inf[3], J, ce)
+    if sj[0].shape[0]:
+        Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
+        spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
+        Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]
+        _add_G_jacobian(nq, sj[5], sj[6], Sv, act, J)
+        for m in range(Av.size):
+            if Ac[m] >= 0:
+                J[nq + Ar[m], Ac[m]] += Av[m]
+        for m in range(Bv.size):
+            if Bc[m] >= 0 and act[Br[m]]:
+                J[cl + Br[m], Bc[m]] -= Bv[m]
+    if fr[0].size:
+        Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
+        frame_rate_derivatives(q, fr, Fv, dF)
+        _add_G_jacobian(nq, fr[0], fr[1], Fv, act, J)
+        rows, cols, ptr, gq = fr[0], fr[1], fr[3], fr[4]
+        for m in range(rows.size):
+            for k in range(ptr[m], ptr[m + 1]):
+                J[nq + cols[m], gq[k]] += dF[k] * lam[rows[m]]
+                if act[rows[m]]:
+                    J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
+    _effort_families_jacobian(q, e, nq, eff, J)
+    if has_loads(loads):
+        loads_jacobian_add(q, loads, J, nq)
+    if has_network_forces(nw):
+        network_jacobian_add(q, e, nw, J, nq)
+    if has_force_elements(fd):
+        forces_jacobian_add(q, e, fd, J, nq, ce)   # the force elements (phmech.forces)
