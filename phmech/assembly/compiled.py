@@ -167,9 +167,11 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     csr_mv_add(J0p, J0i, J0d, e, fe, 1.0)
     if nslot:
         Ke = csr_mv(Kp, Ki, Kd, e)                 # K_slot e of the slots, stacked
-        for r in range(Ke.size):
-            if Kw[r] < ne:
-                fe[r % ne] -= e[Kw[r]] * Ke[r]
+        for s in range(nslot):
+            for i in range(ne):
+                r = s * ne + i
+                if Kw[r] < ne:
+                    fe[i] -= e[Kw[r]] * Ke[r]
     if Rp.size > 1:
         csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
     fl = w.copy()

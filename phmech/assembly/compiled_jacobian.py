@@ -88,12 +88,13 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         csr_add_dense(Rp, Ri, Rd, J, nq, ce, -1.0)
     if nslot:
         Ke = csr_mv(Kp, Ki, Kd, e)
-        for r in range(Ke.size):             # row r % ne of slot r // ne, weighted by e[Kw[r]]
-            j, i = Kw[r], r % ne
-            if j < ne:
-                for k in range(Kp[r], Kp[r + 1]):
-                    J[nq + i, ce + Ki[k]] -= e[j] * Kd[k]
-                J[nq + i, ce + j] -= Ke[r]
+        for s in range(nslot):
+            for i in range(ne):
+                r, j = s * ne + i, Kw[s * ne + i]      # row i of slot s, weighted by e[j]
+                if j < ne:
+                    for k in range(Kp[r], Kp[r + 1]):
+                        J[nq + i, ce + Ki[k]] -= e[j] * Kd[k]
+                    J[nq + i, ce + j] -= Ke[r]
     act = np.ones(nl, np.bool_)
     for i in range(inactive.size):
         act[inactive[i]] = False
