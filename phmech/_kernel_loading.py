@@ -15,8 +15,8 @@ compiler is initialized on the first cache miss (numba's compiler also does
 so itself before compiling).  Only numba's memory manager (``NRT``), which
 the compiled code calls, is initialized at once.  The entry's code, and so
 every result, is the same as with numba's loader.  The stiffened
-crank-slider of the validation cases loads its nine kernels in about
-0.15 s instead of 0.6-0.9 s (``benchmarks/kernel_loading.py``).
+crank-slider of the validation cases loads its nine kernels in 0.12-0.2 s
+instead of 0.5-0.9 s (``benchmarks/kernel_loading.py``, fresh processes).
 
 Where the installed numba stores its entries differently (another layout of
 the cached data), :func:`load` uses numba's loader.
