@@ -306,8 +306,6 @@ def forces_add(q, e, fd, fe):
     """``fe += f`` of the elements with the linear law (the compiled residual's slot)."""
     I = fd[0]
     n = I.shape[0]
-    if n == 0:
-        return
     S, Rr, Sig = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
     Ks, Dr = np.zeros((n, 36)), np.zeros((n, 36))
     Bv = np.empty(_sizes(I))
@@ -373,8 +371,6 @@ def forces_jacobian_add(q, e, fd, J, r0, ce):
     column, ``q`` columns as they are, ``e`` columns from ``ce``."""
     I, QI, CI = fd[0], fd[1], fd[4]
     n = I.shape[0]
-    if n == 0:
-        return
     nc = 1
     for k in range(n):
         nc = max(nc, I[k, NCA] + I[k, NCB])
