@@ -189,3 +189,44 @@ def inline(fn):
     if numba is None:
         return fn
     return numba.njit(inline="always")(fn)
+
+
+def _borrowed_value(context, builder, ty, value):
+    """``value`` of type ``ty`` with the memory owner (``meminfo``) of each array set to null."""
+    from numba.core import cgutils, types
+    if isinstance(ty, types.Array):
+        ary = cgutils.create_struct_proxy(ty)(context, builder, value=value)
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        return ary._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        out = cgutils.get_null_value(value.type)
+        for i, member in enumerate(ty):
+            item = _borrowed_value(context, builder, member, builder.extract_value(value, i))
+            out = builder.insert_value(out, item, i)
+        return out
+    return value
+
+
+def _make_borrowed():
+    if numba is None or numba.config.DISABLE_JIT:
+        return lambda x: x
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def borrowed(typingctx, x):
+        def codegen(context, builder, signature, args):
+            return _borrowed_value(context, builder, signature.args[0], args[0])
+        return x(x), codegen
+    return borrowed
+
+
+#: ``borrowed(x)``: the arrays of ``x`` (an array, or a tuple of arrays, tuples and scalars) as
+#: views without an owner, for the inner calls of a compiled loop that holds ``x`` itself.
+#:
+#: numba counts the references of every array passed to a compiled function (an atomic
+#: increment on entry, a decrement on return), also of the arrays of a tuple the function
+#: only hands on; for the crank-slider's residual these are some 400 a call.  A view without
+#: an owner (as numba's ``carray``) has no count to keep, so the calls skip it.  The views
+#: are valid while the caller's own references live: they must not be returned or stored.
+#: Same type, so no new compiled versions; the identity without numba.
+borrowed = _make_borrowed()

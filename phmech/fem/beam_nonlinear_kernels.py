@@ -25,7 +25,7 @@ from .._jit import jit as _jit
 from ..bodies.frames import planar_frames_jacobian, planar_frames_qdot
 from ..math.gauge import frame_scale
 from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich,
-                             rows_mv, rows_tmv, rows_tmv_add, op, stack_all)
+                             op, rows, rows_mv, rows_mv_to, rows_tmv, rows_tmv_add, stack_all)
 
 #: the operators of a beam, in the order of the packed tuple (``q``: columns in the beam's ``q``)
 OPERATORS = ("Pq_x", "Pq_y", "Pe_x", "Pe_y", "Sx", "Sy", "Fx", "Fy", "Nn", "DmPx", "Pm", "K")
@@ -73,19 +73,29 @@ def qdot(q, e, data, out):
     """``out[q rows of the beams] = T(q) e``."""
     nb, nqb, xi, ops = data[0], data[4], data[10], data[12]
     Pq_x, Pq_y, Pe_x, Pe_y = op(ops, 0), op(ops, 1), op(ops, 2), op(ops, 3)
-    pq, pe = np.zeros((3, 1), np.int64), np.arange(3).reshape(3, 1)
+    pq, pe = np.zeros((3, 1), np.int64), np.zeros((3, 1), np.int64)
     fr = np.empty(3)
+    for a in range(3):
+        pe[a, 0] = a
     for b in range(nb):
         iq, ie, sig, _, _ = _frame(q, e, data, b)
         th = e[ie + 2] * sig
-        ux, uy = rows_mv(Pq_x, b, q, iq), rows_mv(Pq_y, b, q, iq)
+        m = rows(Pq_x, b)
+        work = np.empty(3 * m)          # one allocation for the beam's vectors: u_x, u_y, u'
+        ux, uy, ud = work[:m], work[m:2 * m], work[2 * m:]
+        rows_mv_to(Pq_x, b, q, iq, ux)
+        rows_mv_to(Pq_y, b, q, iq, uy)
         x0 = Pq_x[3][b] - Pq_x[3][0]
-        udx = rows_mv(Pe_x, b, e, ie) + th * uy
-        udy = rows_mv(Pe_y, b, e, ie) - th * (xi[x0:x0 + ux.size] + ux)
         for i in range(iq + 3, iq + nqb[b]):
             out[i] = 0.0
-        rows_tmv_add(Pq_x, b, udx, out, iq, 1.0)
-        rows_tmv_add(Pq_y, b, udy, out, iq, 1.0)
+        rows_mv_to(Pe_x, b, e, ie, ud)              # u_x' = Pe_x e + th u_y
+        for i in range(m):
+            ud[i] = ud[i] + th * uy[i]
+        rows_tmv_add(Pq_x, b, ud, out, iq, 1.0)
+        rows_mv_to(Pe_y, b, e, ie, ud)              # u_y' = Pe_y e - th (xi + u_x)
+        for i in range(m):
+            ud[i] = ud[i] - th * (xi[x0 + i] + ux[i])
+        rows_tmv_add(Pq_y, b, ud, out, iq, 1.0)
         fr[0], fr[1], fr[2] = e[ie], e[ie + 1], th
         for a in range(3):
             pq[a, 0] = iq + a
@@ -136,13 +146,28 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
 def _quadrature_values(q, e, data, b, iq, ie):
     """``(u_x', u_y', n, the bending rows of q, weights)`` of beam ``b`` at its quadrature points:
     the slopes ``Sx q``, ``Sy q``, the axial force ``Nn e``, ``DmPx q`` and the weights ``W``
-    (stacked like the rows of ``Sx``), shared by :func:`efforts` and :func:`effort_jacobian`."""
+    (stacked like the rows of ``Sx``), shared by :func:`efforts` (in its work array,
+    :func:`_quadrature_values_to`) and :func:`effort_jacobian`."""
+    ops = data[12]
+    m, mb = rows(op(ops, 4), b), rows(op(ops, 9), b)
+    work = np.empty(3 * m + mb)
+    return _quadrature_values_to(q, e, data, b, iq, ie, work)
+
+
+@_jit
+def _quadrature_values_to(q, e, data, b, iq, ie, work):
+    """:func:`_quadrature_values` as views of ``work`` (at least ``3 m + mb`` long: ``m`` rows
+    of ``Sx``, ``mb`` of ``DmPx``)."""
     W, ops = data[11], data[12]
     Sx = op(ops, 4)
-    sx, sy = rows_mv(Sx, b, q, iq), rows_mv(op(ops, 5), b, q, iq)
-    N, bm = rows_mv(op(ops, 8), b, e, ie), rows_mv(op(ops, 9), b, q, iq)
+    m, mb = rows(Sx, b), rows(op(ops, 9), b)
+    sx, sy, N, bm = work[:m], work[m:2 * m], work[2 * m:3 * m], work[3 * m:3 * m + mb]
+    rows_mv_to(Sx, b, q, iq, sx)
+    rows_mv_to(op(ops, 5), b, q, iq, sy)
+    rows_mv_to(op(ops, 8), b, e, ie, N)
+    rows_mv_to(op(ops, 9), b, q, iq, bm)
     g0 = Sx[3][b] - Sx[3][0]
-    return sx, sy, N, bm, W[g0:g0 + sx.size]
+    return sx, sy, N, bm, W[g0:g0 + m]
 
 
 @_jit
@@ -154,27 +179,43 @@ def efforts(q, e, data, fe):
         iq, ie, sig, _, _ = _frame(q, e, data, b)
         th = e[ie + 2] * sig
         eb = e[ie:ie + neb[b]]
-        sx, sy, N, bm, w = _quadrature_values(q, e, data, b, iq, ie)
+        m, mb, nk = rows(op(ops, 4), b), rows(op(ops, 9), b), rows(K, b)
+        # one allocation for the beam's vectors: the quadrature values, two more of the
+        # quadrature points, and one of the effort rows (K e, P_m e)
+        work = np.empty(6 * m + mb + max(nk, rows(Pm, b)))
+        sx, sy, N, bm, w = _quadrature_values_to(q, e, data, b, iq, ie, work)
+        t, u = work[3 * m + mb:4 * m + mb], work[4 * m + mb:5 * m + mb]
+        v = work[5 * m + mb:6 * m + mb]
         if green[b]:
-            Fxe, Fye = rows_mv(Fx, b, e, ie), rows_mv(Fy, b, e, ie)
-            rows_tmv_add(Nn, b, w * (sx * Fxe + sy * Fye), fe, ie, 1.0)
-            rows_tmv_add(Fx, b, w * sx * N, fe, ie, -1.0)
-            rows_tmv_add(Fy, b, w * sy * N, fe, ie, -1.0)
+            rows_mv_to(Fx, b, e, ie, u)
+            rows_mv_to(Fy, b, e, ie, v)
+            for i in range(m):
+                t[i] = w[i] * (sx[i] * u[i] + sy[i] * v[i])
+            rows_tmv_add(Nn, b, t, fe, ie, 1.0)
+            for i in range(m):
+                t[i] = w[i] * sx[i] * N[i]
+            rows_tmv_add(Fx, b, t, fe, ie, -1.0)
+            for i in range(m):
+                t[i] = w[i] * sy[i] * N[i]
+            rows_tmv_add(Fy, b, t, fe, ie, -1.0)
         else:
-            g = rows_tmv(Nn, b, w * sy, neb[b])
+            for i in range(m):
+                t[i] = w[i] * sy[i]
+            g = rows_tmv(Nn, b, t, neb[b])
             ge = 0.0
             for i in range(g.size):
                 ge += g[i] * eb[i]
                 fe[ie + i] += th * g[i]
             fe[ie + 2] -= sig * ge
         rows_tmv_add(Pm, b, bm, fe, ie, -th)
-        Ke = rows_mv(K, b, e, ie)
-        for i in range(Ke.size):
-            fe[ie + i] -= th * Ke[i]
-        Pme = rows_mv(Pm, b, e, ie)
+        r = work[6 * m + mb:]
+        rows_mv_to(K, b, e, ie, r)
+        for i in range(nk):
+            fe[ie + i] -= th * r[i]
+        rows_mv_to(Pm, b, e, ie, r)
         bp = 0.0
         for i in range(bm.size):
-            bp += bm[i] * Pme[i]
+            bp += bm[i] * r[i]
         fe[ie + 2] += sig * bp
 
 

@@ -59,17 +59,30 @@ def counted(count, data, q, e, nq):
     return int(count(q, e, nq, data, z, z, np.zeros(0), 0))
 
 
-@_jit
-def rows_mv(op, b, x, c0):
-    """The rows of beam ``b`` of a packed operator times ``x[c0:]`` (columns offset by ``c0``)."""
+@_jit_inline
+def rows(op, b):
+    """The number of rows of beam ``b`` in a packed operator."""
+    return op[3][b + 1] - op[3][b]
+
+
+@_jit_inline
+def rows_mv_to(op, b, x, c0, out):
+    """``out[:rows] =`` the rows of beam ``b`` of a packed operator times ``x[c0:]`` (columns
+    offset by ``c0``): for the kernels that keep their vectors in one work array."""
     indptr, indices, data, start = op
     r0, r1 = start[b], start[b + 1]
-    out = np.zeros(r1 - r0)
     for i in range(r0, r1):
         s = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             s += data[k] * x[c0 + indices[k]]
         out[i - r0] = s
+
+
+@_jit
+def rows_mv(op, b, x, c0):
+    """The rows of beam ``b`` of a packed operator times ``x[c0:]`` (columns offset by ``c0``)."""
+    out = np.zeros(rows(op, b))
+    rows_mv_to(op, b, x, c0, out)
     return out
 
 

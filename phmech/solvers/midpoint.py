@@ -133,7 +133,7 @@ class ImplicitMidpoint(Solver):
                 else:
                     from .midpoint_kernels import PIVOT_TYPE
                     self._newton_kernel = c
-                    self._no_dense = (np.empty((0, 0)), np.empty(0, PIVOT_TYPE))   # factors unused
+                    self._no_dense = (np.empty((0, 0)), np.empty(0, PIVOT_TYPE), np.empty(0, np.int64))   # factors unused
         self.Ed_mv = self.Ed.toarray() if d.n <= DENSE_MAX else self.Ed
         if refresh_iterations is None:
             refresh_iterations = REFRESH_ITERATIONS if self._newton_kernel is None else REFRESH_ITERATIONS_SPARSE
@@ -204,8 +204,7 @@ class ImplicitMidpoint(Solver):
         """Raise for the compiled factorization's report ``bad`` (column + 1 of a vanishing pivot)."""
         k = bad - 1
         raise SolverError(self.name, self.t, self._singular_why(
-            f"pivot of column {k} ({self.problem.labels()[k]}) vanishes" if k < self.problem.n
-            else "LAPACK getrf argument error"))
+            f"pivot of column {k} ({self.problem.labels()[k]}) vanishes"))
 
     def _factored(self, t, ym, h):
         self.lu_h = h
@@ -216,7 +215,7 @@ class ImplicitMidpoint(Solver):
         from .midpoint_kernels import TransposedLU, iteration_matrix
         lu = TransposedLU(self.problem.n)
         bad = iteration_matrix(np.asarray(ym, float), h, t, self._Ed_dense, self._rsc, self._dcol, lu.F,
-                               lu.ipiv, *self._kernel.kernel_args(t))
+                               lu.ipiv, lu.nz, *self._kernel.kernel_args(t))
         self.njev += 1
         if bad:
             self._vanishing_pivot(bad)
@@ -258,10 +257,10 @@ class ImplicitMidpoint(Solver):
             self.lu = None
         extrapolate = self.z_prev is not None and h == self.lu_h
         tm = t0 + 0.5 * h
-        # predictor: linear extrapolation of the differential part
+        # predictor: linear extrapolation, of the multipliers (at the midpoints) too
         z = y0.copy()
         if extrapolate:
-            z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
+            z = 2.0 * y0 - self.z_prev
         if self.fresh_jacobian or self._iterations > self.refresh_iterations:
             self.lu = None
         Edy0 = self.Ed_mv @ y0
@@ -412,7 +411,7 @@ class ImplicitMidpoint(Solver):
         args = c.kernel_args(tms[0])
         done, status, err, nfev, nlu, iterations, lu_h, lu_step = midpoint_steps(
             y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h, hs, tms, W, U,
-            *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, self.lu is not None,
+            *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, lu.nz, self.lu is not None,
             self.newton_tol, self.max_newton, self.dae_scale, ym_lu, self.fresh_jacobian,
             self.refresh_iterations, self._iterations, self.work, Y, works, *args[:iw], *args[iw + 1:])
         self.nfev += nfev

@@ -15,50 +15,106 @@ jacobian_kernel`), the iteration matrix
     A = E / h - D_r \\, \\frac{\\partial f}{\\partial y}(t_{1/2}, y_{1/2}) \\, D_c
 
 (``D_c`` halves the differential columns, ``D_r`` scales the constraint
-rows) and its LU factorization by LAPACK's ``getrf`` -- the same operations
-in the same order as the Python step, which stays the reference
-(``tests/test_compiled.py`` checks that both take the same iterations and
-the same trajectory).  ``getrf`` is reached through numba's own LAPACK
-binding (the one behind ``np.linalg.inv``), so the compiled functions are
-cached on disk like the others.
+rows) and its LU factorization with partial pivoting (:func:`getrf`, which
+skips the updates by zeros of these sparse matrices) -- the operations of
+the Python step, which stays the reference (``tests/test_compiled.py``
+checks that both take the same iterations and the same trajectory).
 
 The factors are kept in Fortran order: ``F`` (C order) holds ``A^T``, so
-that ``getrf`` on ``F`` factors ``A`` itself, with the pivots of
-:func:`scipy.linalg.lu_factor` (1-based).
+that :func:`getrf` on ``F`` factors ``A`` itself, with the 1-based pivots
+of LAPACK's ``getrf``.
 """
 import numpy as np
 
-from .._jit import jit as _jit, numba
+from .._jit import borrowed, jit as _jit, numba
 from ..assembly.compiled import power_kernel, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add
 from ._newton import block_scales, newton_converged
 from ._sparse_lu import lu_solve_csc
 
-try:       # numba's LAPACK binding is not public API: without it the step is not compiled
-    from numba import types
-    from numba.np.linalg import _LAPACK, F_INT_nptype
-    _getrf = _LAPACK().numba_xxgetrf(types.float64)
-    PIVOT_TYPE = F_INT_nptype
-    #: the compiled step can be used (numba and its LAPACK binding are there, and the kernels are
-    #: compiled: with NUMBA_DISABLE_JIT the solver runs its Python iteration on the same kernels)
-    AVAILABLE = numba is not None and not numba.config.DISABLE_JIT
-except (ImportError, AttributeError):  # pragma: no cover - depends on the numba version
-    PIVOT_TYPE = np.int32
-    AVAILABLE = False
+#: the integer type of the pivots (``ipiv``)
+PIVOT_TYPE = np.int64
+#: the compiled step can be used (numba is there and compiles: with NUMBA_DISABLE_JIT the solver
+#: runs its Python iteration on the same kernels)
+AVAILABLE = numba is not None and not numba.config.DISABLE_JIT
 
 
 @_jit
 def getrf(F, ipiv):
-    """LU factorization in place of the matrix whose transpose ``F`` holds (``info`` of LAPACK)."""
+    """LU factorization with partial pivoting, in place, of the matrix ``A`` whose transpose
+    ``F`` holds (``F[j, i] = A[i, j]``): ``P A = L U`` with 1-based pivots ``ipiv`` and the
+    unit lower ``L`` below, ``U`` on and above the diagonal, as LAPACK's ``getrf`` returns
+    them.  Returns 0, or ``k + 1`` for the first exactly zero pivot (column ``k``).
+
+    The right-looking elimination of Golub & Van Loan (Matrix Computations, 4th ed.,
+    Alg. 3.4.1) by columns, so that its inner loop runs along the contiguous rows of ``F``;
+    a column whose entry in the pivot row is zero is not updated.  The iteration matrices of
+    mechanisms are sparse (the stiffened crank-slider's: 451 of 5625 entries besides ``E``)
+    and most such updates vanish; LAPACK, which does them all, takes several times longer at
+    these sizes."""
     n = F.shape[0]
-    return _getrf(ord("d"), n, n, F.ctypes, n, ipiv.ctypes)
+    info = 0
+    for k in range(n):
+        p = k
+        big = abs(F[k, k])
+        for i in range(k + 1, n):
+            if abs(F[k, i]) > big:
+                big = abs(F[k, i])
+                p = i
+        ipiv[k] = p + 1
+        if big == 0.0:
+            if info == 0:
+                info = k + 1
+            continue
+        if p != k:
+            for j in range(n):
+                F[j, k], F[j, p] = F[j, p], F[j, k]
+        r = 1.0 / F[k, k]
+        for i in range(k + 1, n):
+            F[k, i] *= r
+        for j in range(k + 1, n):
+            u = F[j, k]
+            if u != 0.0:
+                for i in range(k + 1, n):
+                    F[j, i] -= F[k, i] * u
+    return info
 
 
 @_jit
-def lu_solve_t(F, ipiv, b, x):
+def factor_pattern(F, nz):
+    """Record in ``nz`` where the factors of :func:`getrf` in ``F`` are not zero, column by
+    column of ``L`` and ``U`` (rows of ``F``), for :func:`lu_solve_t`.
+
+    ``nz[j]`` to ``nz[j + 1]`` (``j < n``) index the rows ``i > j`` of column ``j`` of
+    ``L``, ``nz[n + 1 + j]`` to ``nz[n + 2 + j]`` the rows ``i < j`` of column ``j`` of
+    ``U``; the row numbers follow from ``2 n + 2`` on (``nz`` has ``n^2 + n + 2`` entries).
+    The iteration matrices of mechanisms are sparse and keep much of it in their factors (the
+    stiffened crank-slider's: 1845 of 5625 entries), so the solves of the Newton iterations
+    skip the zeros."""
+    n = F.shape[0]
+    k = 2 * n + 2
+    for j in range(n):
+        nz[j] = k
+        for i in range(j + 1, n):
+            if F[j, i] != 0.0:
+                nz[k] = i
+                k += 1
+    nz[n] = k
+    for j in range(n):
+        nz[n + 1 + j] = k
+        for i in range(j):
+            if F[j, i] != 0.0:
+                nz[k] = i
+                k += 1
+    nz[2 * n + 1] = k
+
+
+@_jit
+def lu_solve_t(F, ipiv, nz, b, x):
     """Solve ``A x = b`` into ``x`` with the factors of :func:`getrf` (``F[j, i] = LU[i, j]``,
-    1-based pivots); ``x`` may be ``b``."""
+    1-based pivots) and their nonzeros ``nz`` (:func:`factor_pattern`); ``x`` may be ``b``.
+    The operations of the dense substitution, less those with a zero factor."""
     n = b.size
     for i in range(n):
         x[i] = b[i]
@@ -66,17 +122,19 @@ def lu_solve_t(F, ipiv, b, x):
         p = ipiv[i] - 1
         if p != i:
             x[i], x[p] = x[p], x[i]
-    # by columns of L and U (rows of F: contiguous)
+    # by columns of L and U (rows of F)
     for j in range(n):
         xj = x[j]
         if xj != 0.0:
-            for i in range(j + 1, n):
+            for m in range(nz[j], nz[j + 1]):
+                i = nz[m]
                 x[i] -= F[j, i] * xj
     for j in range(n - 1, -1, -1):
         x[j] /= F[j, j]
         xj = x[j]
         if xj != 0.0:
-            for i in range(j):
+            for m in range(nz[n + 1 + j], nz[n + 2 + j]):
+                i = nz[m]
                 x[i] -= F[j, i] * xj
 
 
@@ -88,12 +146,12 @@ def no_sparse_factors():
 
 
 @_jit
-def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_scale,
+def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, dae_scale,
                     nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
                     nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
     """Simplified Newton iteration of one midpoint step with fixed factors (the Python loop of
     :meth:`ImplicitMidpoint._step`, same tests): the dense ``F``, ``ipiv`` of
-    :func:`iteration_matrix`, or SuperLU's ``S`` (the arrays of
+    :func:`iteration_matrix` with their pattern ``nz``, or SuperLU's ``S`` (the arrays of
     :class:`~phmech.solvers._sparse_lu.SparseLU`; :func:`no_sparse_factors` for none).  ``z``
     is updated in place.
 
@@ -129,7 +187,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
         if sparse:
             lu_solve_csc(S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7], S[8], r, dz)
         else:
-            lu_solve_t(F, ipiv, r, dz)
+            lu_solve_t(F, ipiv, nz, r, dz)
         for i in range(n):
             z[i] -= dz[i]
         if it == 0:
@@ -149,12 +207,13 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, S, tol, max_newton, dae_s
 
 
 @_jit
-def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv,
+def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz,
                      nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
                      nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
     """Factorize ``A = E/h - D_r J(t_m, y_m) D_c`` at the step's midpoint ``ym`` into ``F``,
-    ``ipiv``.  Returns 0, or ``k + 1`` for a (numerically) zero pivot in column ``k`` (the
-    test of :class:`~phmech.solvers._dense.DenseLU`)."""
+    ``ipiv``, and their nonzeros into ``nz`` (:func:`factor_pattern`).  Returns 0, or
+    ``k + 1`` for a (numerically) zero pivot in column ``k`` (the test of
+    :class:`~phmech.solvers._dense.DenseLU`)."""
     n = ym.size
     J = np.zeros((n, n))
     jacobian_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
@@ -166,13 +225,12 @@ def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv,
             a = Edense[i, j] / h - rsc[i] * J[i, j] * dcol[j]
             F[j, i] = a
             col[j] = max(col[j], abs(a))
-    info = getrf(F, ipiv)
-    if info < 0:
-        return n + 1
+    getrf(F, ipiv)
     eps = np.finfo(np.float64).eps
     for k in range(n):
         if abs(F[k, k]) <= n * eps * col[k]:
             return k + 1
+    factor_pattern(F, nz)
     return 0
 
 
@@ -182,16 +240,17 @@ class TransposedLU:
     def __init__(self, n):
         self.F = np.empty((n, n))
         self.ipiv = np.empty(n, PIVOT_TYPE)
+        self.nz = np.empty(n * n + n + 2, np.int64)
 
     def solve(self, b):
         b = np.ascontiguousarray(b, float)
         x = np.empty(b.size)
-        lu_solve_t(self.F, self.ipiv, b, x)
+        lu_solve_t(self.F, self.ipiv, self.nz, b, x)
         return x
 
 
 @_jit
-def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, tol, max_newton,
+def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_lu, tol, max_newton,
                   dae_scale, ym_lu, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                   Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
                   inactive, nlb, loads):
@@ -214,7 +273,7 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, 
         if not has_lu:
             for i in range(n):
                 ym_lu[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-            bad = iteration_matrix(ym_lu, h, tm, Edense, rsc, dcol, F, ipiv,
+            bad = iteration_matrix(ym_lu, h, tm, Edense, rsc, dcol, F, ipiv, nz,
                                    nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                                    Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
                                    Xr, Xc, Xv, w, inactive, nlb, loads)
@@ -222,7 +281,7 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, 
             if bad:
                 return 4, nfev, nlu, float(bad), 0, 0.0
             has_lu = True
-        status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, no_sparse_factors(), tol,
+        status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, no_sparse_factors(), tol,
                                           max_newton, dae_scale,
                                           nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                                           Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
@@ -243,7 +302,7 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, 
 
 
 @_jit
-def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv,
+def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz,
                    has_lu, tol, max_newton, dae_scale, ym_lu, fresh, refresh, iterations, work, Y, works,
                    nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, inactive, nlb, loads):
@@ -252,7 +311,7 @@ def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense,
     row).  Each step is :meth:`ImplicitMidpoint._step` with its compiled attempt
     (:func:`midpoint_step`): the same refresh rules of the iteration matrix (a new step size, a
     fresh matrix every step with ``fresh``, after more than ``refresh`` iterations), the same
-    predictor (linear extrapolation from ``z_prev`` when ``has_prev`` and the step size is that
+    predictor (linear extrapolation of every unknown from ``z_prev`` when ``has_prev`` and the step size is that
     of the factors, ``lu_h``; NaN for none).  ``y``, ``z_prev``, ``dae_scale``, ``F``, ``ipiv``
     and ``ym_lu`` are updated in place; the end points go to the rows of ``Y``, the supplied
     work after each step to ``works``.
@@ -268,6 +327,12 @@ def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense,
     nlu = 0
     lu_step = -1
     z = np.empty(n)
+    # the arguments as views without an owner for the calls of the steps (the caller holds them)
+    (W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
+     J0p, J0i, J0d, Kp, Ki, Kd, Kw, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, inactive, nlb,
+     loads) = borrowed((W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, pf_q, pf_e, pt_q,
+                        pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
+                        Xr, Xc, Xv, inactive, nlb, loads))
     one = U.shape[0] == 1
     for j in range(hs.size):
         h = hs[j]
@@ -276,14 +341,14 @@ def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense,
         for i in range(n):
             z[i] = y[i]
         if has_prev and h == lu_h:
-            for i in range(nd):
+            for i in range(n):
                 z[i] = 2.0 * y[i] - z_prev[i]
         if fresh or iterations > refresh:
             has_lu = False
         Uj = U[0] if one else U[j]
         loads_j = loads[:-1] + (Uj,)
         status, nf, nl_, err, its, power = midpoint_step(
-            y, z, h, tms[j], Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, has_lu, tol, max_newton, dae_scale,
+            y, z, h, tms[j], Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_lu, tol, max_newton, dae_scale,
             ym_lu, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot,
             Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, W[j], inactive, nlb, loads_j)
         nfev += nf
