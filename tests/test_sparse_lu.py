@@ -45,3 +45,41 @@ def test_complex_matrices_keep_superlu():
     assert not isinstance(lu, SparseLU)
     b = np.array([1.0 + 0j, 2.0])
     assert np.allclose(A @ lu.solve(b), b)
+
+
+@pytest.mark.parametrize("n_bars", [3, 8])
+def test_midpoint_dense_factors_equal_lapack(n_bars):
+    """The midpoint step's own LU (:func:`~phmech.solvers.midpoint_kernels.getrf`, which skips
+    the updates by zeros) takes LAPACK's pivots and gives its factors to round-off; the
+    solve over the factors' nonzeros solves the system."""
+    import scipy.linalg as sl
+    from phmech.solvers.midpoint_kernels import TransposedLU, factor_pattern, getrf
+    A = _chain_iteration_matrix(n_bars).toarray()
+    n = A.shape[0]
+    lu = TransposedLU(n)
+    lu.F[:] = A.T
+    assert getrf(lu.F, lu.ipiv) == 0
+    factor_pattern(lu.F, lu.nz)
+    ref, piv = sl.lu_factor(A)
+    assert np.array_equal(lu.ipiv - 1, piv)
+    cond = np.linalg.cond(A)
+    assert np.max(np.abs(lu.F.T - ref)) <= 1e3 * np.finfo(float).eps * cond * np.max(np.abs(ref))
+    # the pattern lists exactly the nonzeros of L below and U above the diagonal
+    stored = lu.nz[2 * n + 1] - (2 * n + 2)
+    assert stored == np.count_nonzero(lu.F.T - np.diag(np.diag(lu.F.T)))
+    assert stored < 0.5 * n * n                  # the matrices of mechanisms keep sparse factors
+    rng = np.random.default_rng(n_bars)
+    for _ in range(3):
+        b = rng.standard_normal(n)
+        x = lu.solve(b)
+        assert np.linalg.norm(A @ x - b) <= 1e-12 * cond * np.linalg.norm(b)
+        assert np.max(np.abs(x - sl.lu_solve((ref, piv), b))) <= 1e3 * np.finfo(float).eps * cond * np.max(np.abs(x))
+
+
+def test_midpoint_dense_factors_report_the_zero_pivot():
+    """A matrix with a zero column: the column of the first zero pivot (1-based), as LAPACK's info."""
+    from phmech.solvers.midpoint_kernels import TransposedLU, getrf
+    A = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 0.0], [0.0, 1.0, 0.0]])
+    lu = TransposedLU(3)
+    lu.F[:] = A.T
+    assert getrf(lu.F, lu.ipiv) == 3

@@ -257,10 +257,10 @@ class ImplicitMidpoint(Solver):
             self.lu = None
         extrapolate = self.z_prev is not None and h == self.lu_h
         tm = t0 + 0.5 * h
-        # predictor: linear extrapolation, of the multipliers (at the midpoints) too
+        # predictor: linear extrapolation of the differential part
         z = y0.copy()
         if extrapolate:
-            z = 2.0 * y0 - self.z_prev
+            z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
         if self.fresh_jacobian or self._iterations > self.refresh_iterations:
             self.lu = None
         Edy0 = self.Ed_mv @ y0

@@ -311,7 +311,7 @@ def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense,
     row).  Each step is :meth:`ImplicitMidpoint._step` with its compiled attempt
     (:func:`midpoint_step`): the same refresh rules of the iteration matrix (a new step size, a
     fresh matrix every step with ``fresh``, after more than ``refresh`` iterations), the same
-    predictor (linear extrapolation of every unknown from ``z_prev`` when ``has_prev`` and the step size is that
+    predictor (linear extrapolation from ``z_prev`` when ``has_prev`` and the step size is that
     of the factors, ``lu_h``; NaN for none).  ``y``, ``z_prev``, ``dae_scale``, ``F``, ``ipiv``
     and ``ym_lu`` are updated in place; the end points go to the rows of ``Y``, the supplied
     work after each step to ``works``.
@@ -341,7 +341,7 @@ def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense,
         for i in range(n):
             z[i] = y[i]
         if has_prev and h == lu_h:
-            for i in range(n):
+            for i in range(nd):
                 z[i] = 2.0 * y[i] - z_prev[i]
         if fresh or iterations > refresh:
             has_lu = False
