@@ -181,7 +181,7 @@ class ImplicitMidpoint(Solver):
         self.dae_scale = self._scales(self.y)
 
     def _factor(self, t, ym, h):
-        if self._kernel is not None:          # compiled Jacobian, matrix and LAPACK factors
+        if self._kernel is not None:          # compiled Jacobian, matrix and factors
             self._factor_compiled(t, ym, h)
             return
         A = self.Ed / h - _scaled(self.problem.jacobian(t, ym), self._rsc, self._dcol)
