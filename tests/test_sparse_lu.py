@@ -48,18 +48,21 @@ def test_complex_matrices_keep_superlu():
 
 
 @pytest.mark.parametrize("n_bars", [3, 8])
-def test_midpoint_dense_factors_equal_lapack(n_bars):
-    """The midpoint step's own LU (:func:`~phmech.solvers.midpoint_kernels.getrf`, which skips
-    the updates by zeros) takes LAPACK's pivots and gives its factors to round-off; the
-    solve over the factors' nonzeros solves the system."""
+@pytest.mark.parametrize("factor", ["getrf", "eliminate"])
+def test_midpoint_dense_factors_equal_lapack(n_bars, factor):
+    """The midpoint step's LU (:func:`~phmech.solvers.midpoint_kernels.getrf`: its own
+    elimination, which skips the updates by zeros, up to ``ELIMINATION_MAX`` unknowns, LAPACK
+    above; ``eliminate`` at both sizes) takes LAPACK's pivots and gives its factors to
+    round-off; the solve over the factors' nonzeros solves the system."""
     import scipy.linalg as sl
-    from phmech.solvers.midpoint_kernels import TransposedLU, factor_pattern, getrf
+    from phmech.solvers import midpoint_kernels as mk
     A = _chain_iteration_matrix(n_bars).toarray()
     n = A.shape[0]
-    lu = TransposedLU(n)
+    assert (n <= mk.ELIMINATION_MAX) == (n_bars == 3)
+    lu = mk.TransposedLU(n)
     lu.F[:] = A.T
-    assert getrf(lu.F, lu.ipiv) == 0
-    factor_pattern(lu.F, lu.nz)
+    assert getattr(mk, factor)(lu.F, lu.ipiv) == 0
+    mk.factor_pattern(lu.F, lu.nz)
     ref, piv = sl.lu_factor(A)
     assert np.array_equal(lu.ipiv - 1, piv)
     cond = np.linalg.cond(A)
@@ -78,8 +81,8 @@ def test_midpoint_dense_factors_equal_lapack(n_bars):
 
 def test_midpoint_dense_factors_report_the_zero_pivot():
     """A matrix with a zero column: the column of the first zero pivot (1-based), as LAPACK's info."""
-    from phmech.solvers.midpoint_kernels import TransposedLU, getrf
+    from phmech.solvers.midpoint_kernels import TransposedLU, eliminate
     A = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 0.0], [0.0, 1.0, 0.0]])
     lu = TransposedLU(3)
     lu.F[:] = A.T
-    assert getrf(lu.F, lu.ipiv) == 3
+    assert eliminate(lu.F, lu.ipiv) == 3

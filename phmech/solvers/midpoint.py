@@ -204,7 +204,8 @@ class ImplicitMidpoint(Solver):
         """Raise for the compiled factorization's report ``bad`` (column + 1 of a vanishing pivot)."""
         k = bad - 1
         raise SolverError(self.name, self.t, self._singular_why(
-            f"pivot of column {k} ({self.problem.labels()[k]}) vanishes"))
+            f"pivot of column {k} ({self.problem.labels()[k]}) vanishes" if k < self.problem.n
+            else "LAPACK getrf argument error"))
 
     def _factored(self, t, ym, h):
         self.lu_h = h

@@ -15,10 +15,12 @@ jacobian_kernel`), the iteration matrix
     A = E / h - D_r \\, \\frac{\\partial f}{\\partial y}(t_{1/2}, y_{1/2}) \\, D_c
 
 (``D_c`` halves the differential columns, ``D_r`` scales the constraint
-rows) and its LU factorization with partial pivoting (:func:`getrf`, which
-skips the updates by zeros of these sparse matrices) -- the operations of
-the Python step, which stays the reference (``tests/test_compiled.py``
-checks that both take the same iterations and the same trajectory).
+rows) and its LU factorization with partial pivoting (:func:`getrf`: an
+elimination that skips the updates by zeros of these sparse matrices up to
+:data:`ELIMINATION_MAX` unknowns, LAPACK's ``getrf`` through numba's own
+LAPACK binding above) -- the operations of the Python step, which stays the
+reference (``tests/test_compiled.py`` checks that both take the same
+iterations and the same trajectory).
 
 The factors are kept in Fortran order: ``F`` (C order) holds ``A^T``, so
 that :func:`getrf` on ``F`` factors ``A`` itself, with the 1-based pivots
@@ -33,26 +35,48 @@ from ..math.sparse_kernels import csr_mv_add
 from ._newton import block_scales, newton_converged
 from ._sparse_lu import lu_solve_csc
 
-#: the integer type of the pivots (``ipiv``)
-PIVOT_TYPE = np.int64
-#: the compiled step can be used (numba is there and compiles: with NUMBA_DISABLE_JIT the solver
-#: runs its Python iteration on the same kernels)
-AVAILABLE = numba is not None and not numba.config.DISABLE_JIT
+try:       # numba's LAPACK binding is not public API: without it the step is not compiled
+    from numba import types
+    from numba.np.linalg import _LAPACK, F_INT_nptype
+    _getrf = _LAPACK().numba_xxgetrf(types.float64)
+    PIVOT_TYPE = F_INT_nptype
+    #: the compiled step can be used (numba and its LAPACK binding are there, and the kernels are
+    #: compiled: with NUMBA_DISABLE_JIT the solver runs its Python iteration on the same kernels)
+    AVAILABLE = numba is not None and not numba.config.DISABLE_JIT
+except (ImportError, AttributeError):  # pragma: no cover - depends on the numba version
+    PIVOT_TYPE = np.int32
+    AVAILABLE = False
+
+#: the largest matrix factorized by :func:`eliminate`; LAPACK's blocked ``getrf`` above.  The
+#: stiffened crank-slider (4 elements, 75 unknowns, 1837 nonzeros in its factors): 23 us
+#: against LAPACK's 38 us; with 32 linear elements (216 unknowns, factors half full): 420 us
+#: against 320 us.
+ELIMINATION_MAX = 100
 
 
 @_jit
 def getrf(F, ipiv):
     """LU factorization with partial pivoting, in place, of the matrix ``A`` whose transpose
-    ``F`` holds (``F[j, i] = A[i, j]``): ``P A = L U`` with 1-based pivots ``ipiv`` and the
-    unit lower ``L`` below, ``U`` on and above the diagonal, as LAPACK's ``getrf`` returns
-    them.  Returns 0, or ``k + 1`` for the first exactly zero pivot (column ``k``).
+    ``F`` holds (``F[j, i] = A[i, j]``): ``P A = L U`` with 1-based pivots ``ipiv``, the
+    unit lower ``L`` below and ``U`` on and above the diagonal, as LAPACK's ``getrf`` returns
+    them.  :func:`eliminate` up to :data:`ELIMINATION_MAX` unknowns, LAPACK above.  Returns
+    LAPACK's ``info``: 0, ``k + 1`` for the first exactly zero pivot (column ``k``), or a
+    negative number for a bad argument."""
+    n = F.shape[0]
+    if n <= ELIMINATION_MAX:
+        return eliminate(F, ipiv)
+    return _getrf(ord("d"), n, n, F.ctypes, n, ipiv.ctypes)
 
-    The right-looking elimination of Golub & Van Loan (Matrix Computations, 4th ed.,
-    Alg. 3.4.1) by columns, so that its inner loop runs along the contiguous rows of ``F``;
-    a column whose entry in the pivot row is zero is not updated.  The iteration matrices of
-    mechanisms are sparse (the stiffened crank-slider's: 451 of 5625 entries besides ``E``)
-    and most such updates vanish; LAPACK, which does them all, takes several times longer at
-    these sizes."""
+
+@_jit
+def eliminate(F, ipiv):
+    """:func:`getrf` by the right-looking elimination of Golub & Van Loan (Matrix
+    Computations, 4th ed., Alg. 3.4.1), by columns so that its inner loops run along the
+    contiguous rows of ``F``; a column whose entry in the pivot row is zero is not updated.
+
+    The iteration matrices of mechanisms are sparse (the stiffened crank-slider's: 451 of
+    5625 entries besides ``E``) and most such updates vanish, which at these sizes outweighs
+    the blocks of LAPACK, which does them all."""
     n = F.shape[0]
     info = 0
     for k in range(n):
@@ -70,14 +94,16 @@ def getrf(F, ipiv):
         if p != k:
             for j in range(n):
                 F[j, k], F[j, p] = F[j, p], F[j, k]
+        lk = F[k, k + 1:]               # column k of L (loops over a view from 0 vectorize)
         r = 1.0 / F[k, k]
-        for i in range(k + 1, n):
-            F[k, i] *= r
+        for i in range(lk.size):
+            lk[i] *= r
         for j in range(k + 1, n):
             u = F[j, k]
             if u != 0.0:
-                for i in range(k + 1, n):
-                    F[j, i] -= F[k, i] * u
+                a = F[j, k + 1:]
+                for i in range(a.size):
+                    a[i] -= lk[i] * u
     return info
 
 
@@ -225,7 +251,9 @@ def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz,
             a = Edense[i, j] / h - rsc[i] * J[i, j] * dcol[j]
             F[j, i] = a
             col[j] = max(col[j], abs(a))
-    getrf(F, ipiv)
+    info = getrf(F, ipiv)
+    if info < 0:
+        return n + 1
     eps = np.finfo(np.float64).eps
     for k in range(n):
         if abs(F[k, k]) <= n * eps * col[k]:
