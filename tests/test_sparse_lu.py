@@ -86,3 +86,19 @@ def test_midpoint_dense_factors_report_the_zero_pivot():
     lu = TransposedLU(3)
     lu.F[:] = A.T
     assert eliminate(lu.F, lu.ipiv) == 3
+
+
+def test_midpoint_solve_over_full_factors():
+    """Factors with most entries stored (a dense random matrix): the solve runs over whole
+    columns and still solves the system."""
+    from phmech.solvers import midpoint_kernels as mk
+    rng = np.random.default_rng(5)
+    n = 40
+    A = rng.standard_normal((n, n)) + n * np.eye(n)
+    lu = mk.TransposedLU(n)
+    lu.F[:] = A.T
+    assert mk.getrf(lu.F, lu.ipiv) == 0
+    mk.factor_pattern(lu.F, lu.nz)
+    assert lu.nz[2 * n + 1] - (2 * n + 2) > mk.DENSE_FILL * n * n
+    b = rng.standard_normal(n)
+    assert np.allclose(lu.solve(b), np.linalg.solve(A, b), rtol=1e-12, atol=1e-14)
