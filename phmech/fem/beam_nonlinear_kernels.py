@@ -73,10 +73,8 @@ def qdot(q, e, data, out):
     """``out[q rows of the beams] = T(q) e``."""
     nb, nqb, xi, ops = data[0], data[4], data[10], data[12]
     Pq_x, Pq_y, Pe_x, Pe_y = op(ops, 0), op(ops, 1), op(ops, 2), op(ops, 3)
-    pq, pe = np.zeros((3, 1), np.int64), np.zeros((3, 1), np.int64)
+    pq, pe = np.zeros((3, 1), np.int64), np.arange(3).reshape(3, 1)
     fr = np.empty(3)
-    for a in range(3):
-        pe[a, 0] = a
     for b in range(nb):
         iq, ie, sig, _, _ = _frame(q, e, data, b)
         th = e[ie + 2] * sig
@@ -180,8 +178,8 @@ def efforts(q, e, data, fe):
         th = e[ie + 2] * sig
         eb = e[ie:ie + neb[b]]
         m, mb, nk = rows(op(ops, 4), b), rows(op(ops, 9), b), rows(K, b)
-        # one allocation for the beam's vectors: the quadrature values, two more of the
-        # quadrature points, and one of the effort rows (K e, P_m e)
+        # one allocation for the beam's vectors: the quadrature values, three more at the
+        # quadrature points, and one of the effort rows (K e, then P_m e)
         work = np.empty(6 * m + mb + max(nk, rows(Pm, b)))
         sx, sy, N, bm, w = _quadrature_values_to(q, e, data, b, iq, ie, work)
         t, u = work[3 * m + mb:4 * m + mb], work[4 * m + mb:5 * m + mb]
