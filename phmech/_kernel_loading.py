@@ -7,15 +7,25 @@ things that a cached function does not need in order to run:
 - it initializes its whole compiler first (its target context imports and
   registers every implementation numba has), although nothing is compiled;
 - it parses the function's LLVM bitcode, kept beside the object code only so
-  that functions compiled later in the process can inline it.
+  that functions compiled later in the process can inline it;
+- it compiles the LLVM functions of its memory manager (``NRT``): every
+  compiled function carries its own copy of them (numba links them into each
+  library it compiles), so the loaded code needs only the manager's C
+  functions, registered by name;
+- it imports the module of every numba function a kernel inlined (its
+  array, math and string implementations), to give that function's runtime
+  environment the module's globals.  Code compiled in nopython mode reads only
+  the environment's constants; the globals serve object mode, which no kernel
+  uses.
 
 :func:`load` reads the same cache entry, links the object code, and defers
-both: the bitcode is parsed on first use by a later compilation, and the
-compiler is initialized on the first cache miss (numba's compiler also does
-so itself before compiling).  Only numba's memory manager (``NRT``), which
-the compiled code calls, is initialized at once.  The entry's code, and so
+all of it: the bitcode is parsed on first use by a later compilation; the
+compiler, and with it the memory manager's LLVM functions, is initialized on
+the first cache miss (numba's compiler does so itself before compiling); an
+environment whose module is not imported is given its module's name for
+globals (:func:`_environment`).  The entry's code, and so
 every result, is the same as with numba's loader.  The stiffened
-crank-slider of the validation cases loads its nine kernels in 0.12-0.2 s
+crank-slider of the validation cases loads its nine kernels in 0.04-0.06 s
 instead of 0.5-0.9 s (``benchmarks/kernel_loading.py``, fresh processes).
 
 Where the installed numba stores its entries differently (another layout of
@@ -26,6 +36,8 @@ the cached data), :func:`load` uses numba's loader.
 consistent initial state) until a result reports it.
 """
 import contextlib
+import pickle
+import sys
 import time
 
 try:
@@ -74,6 +86,68 @@ def _loadable(data):
             and len(libdata[2]) == 2 and not objectmode and not reload_init)
 
 
+def _environment(modname, consts, env_name):
+    """The runtime environment ``env_name`` of a cached function (in place of numba's
+    ``environment._rebuild_env``): the live one of that name if there is one, else a new
+    one with ``consts``, whose globals are its module's if that is imported and otherwise
+    just the module's name (nopython code reads only the constants; the name keeps the
+    environment cacheable)."""
+    from numba.core.environment import Environment, lookup_environment
+
+    env = lookup_environment(env_name)
+    if env is None:
+        module = sys.modules.get(modname)
+        env = Environment(module.__dict__ if module is not None else {"__name__": modname})
+        env.consts[:] = consts
+        env.env_name = env_name
+        Environment._memo[env_name] = env
+    return env
+
+
+class _EntryUnpickler(pickle.Unpickler):
+    """numba's pickled cache entry, its environments rebuilt by :func:`_environment`."""
+
+    def find_class(self, module, name):
+        if (module, name) == ("numba.core.environment", "_rebuild_env"):
+            return _environment
+        return super().find_class(module, name)
+
+
+def _read_entry(cache_file, key):
+    """The cache entry of ``key`` in numba's ``cache_file`` (as its ``load``), or None."""
+    name = cache_file._load_index().get(key)
+    if name is None:
+        return None
+    try:
+        with open(cache_file._data_path(name), "rb") as fh:
+            return _EntryUnpickler(fh).load()
+    except OSError:         # removed while the index still names it
+        return None
+
+
+_RUNTIME = []
+
+
+def _register_runtime(target_context):
+    """Make the C functions of numba's memory manager known to the linker by name, as its
+    ``rtsys.initialize`` does before it compiles the manager's LLVM functions, which the
+    loaded code does not call (each compiled library holds its own copy); numba's compiler
+    initializes the manager fully before it compiles anything."""
+    if _RUNTIME:
+        return
+    from numba.core import config
+    from numba.core.runtime import _nrt_python, rtsys
+
+    if config.NRT_STATS:
+        rtsys.initialize(target_context)
+    else:
+        import llvmlite.binding as ll
+
+        for py_name, address in _nrt_python.c_helpers.items():
+            ll.add_symbol(py_name if py_name.startswith("_") else "NRT_" + py_name, address)
+    _RUNTIME.append(True)
+
+
 def load(cache, sig, target_context):
     """The compile result of ``sig`` from numba function cache ``cache``, or None (not cached).
 
@@ -83,7 +157,7 @@ def load(cache, sig, target_context):
     if not cache._enabled:
         return None
     codegen = target_context.codegen()
-    data = cache._cache_file.load(cache._index_key(sig, codegen))
+    data = _read_entry(cache._cache_file, cache._index_key(sig, codegen))
     if data is None:
         target_context.refresh()            # a miss: the compiler will be needed now
         return None
@@ -91,11 +165,10 @@ def load(cache, sig, target_context):
         target_context.refresh()
         return cache._impl.rebuild(target_context, data)
     from numba.core import compiler
-    from numba.core.runtime import rtsys
 
     libdata, fndesc, env, signature, objectmode, lifted, typeann, reload_init, referenced_envs = data
     name, _, (object_code, bitcode) = libdata
-    rtsys.initialize(target_context)        # the memory manager the compiled code calls
+    _register_runtime(target_context)       # the memory manager the compiled code calls
     library = _deferred_linking_class(codegen._library_class)(codegen, name)
     library.enable_object_caching()
     library._set_compiled_object(object_code)

@@ -166,30 +166,36 @@ def test_damaged_kernel_cache_is_discarded_and_recompiled(kernel_run, damage):
 
 LINKED_MODULE = """
 import sys
+import numpy as np
 from phmech._jit import jit
 
 @jit
 def blend(x, y):
-    return 2.0 * x + y * y
+    a = np.full(3, x)           # an array: numba's memory manager and its array implementations
+    return 2.0 * a.sum() / 3.0 + y * y
 
 value = blend(1.5, 3.0)
 hits = sum(blend.stats.cache_hits.values())
 compiler = "numba.cpython.printimpl" in sys.modules      # imported when numba's compiler starts
+arrays = "numba.np.arrayobj" in sys.modules              # the module of np.full's implementation
 import numba
 
 @numba.njit
 def caller(x):                 # compiled now: links (inlines) the loaded blend
-    return blend(x, 3.0) + 1.0
+    b = np.ones(2) * blend(x, 3.0)
+    return b[1] + 1.0
 
-print("VALUE", value, "HITS", hits, "COMPILER", compiler, "CALLER", caller(1.5))
+print("VALUE", value, "HITS", hits, "COMPILER", compiler, "ARRAYS", arrays, "CALLER", caller(1.5))
 """
 
 
 @needs_numba
 def test_cached_kernel_is_linked_without_starting_the_compiler(tmp_path):
     """A kernel read from the cache runs without numba's compiler having started (its object code
-    is linked as it is); a function compiled after it still inlines it (its bitcode, parsed on
-    demand); numba's own loader (``PHMECH_KERNEL_LOADER=numba``) gives the same values."""
+    is linked as it is) and without importing the modules of the numba functions it inlined (its
+    array allocation); a function compiled after it, which allocates too, still inlines it (its
+    bitcode, parsed on demand; the memory manager compiled then); numba's own loader
+    (``PHMECH_KERNEL_LOADER=numba``) gives the same values."""
     (tmp_path / "kmod").mkdir()
     (tmp_path / "kmod" / "linked_probe.py").write_text(textwrap.dedent(LINKED_MODULE))
     env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"),
@@ -199,9 +205,9 @@ def test_cached_kernel_is_linked_without_starting_the_compiler(tmp_path):
         out = _run(["-c", "import linked_probe"], env={**env, **extra}, timeout=300, cwd=str(tmp_path))
         assert out.returncode == 0, out.stderr[-2000:]
         return out.stdout.strip()
-    assert run() == "VALUE 12.0 HITS 0 COMPILER True CALLER 13.0"        # compiled and stored
-    assert run() == "VALUE 12.0 HITS 1 COMPILER False CALLER 13.0"       # linked from the cache
-    assert run(PHMECH_KERNEL_LOADER="numba") == "VALUE 12.0 HITS 1 COMPILER True CALLER 13.0"
+    assert run() == "VALUE 12.0 HITS 0 COMPILER True ARRAYS True CALLER 13.0"      # compiled, stored
+    assert run() == "VALUE 12.0 HITS 1 COMPILER False ARRAYS False CALLER 13.0"    # linked from the cache
+    assert run(PHMECH_KERNEL_LOADER="numba") == "VALUE 12.0 HITS 1 COMPILER True ARRAYS True CALLER 13.0"
 
 
 MODEL_RUN = """
@@ -209,15 +215,16 @@ import sys
 from tests.mechanisms import rigid_crank_slider
 r = rigid_crank_slider()[0].simulate(0.01, dt=1e-4)
 print("STATE", r.y[-1].tobytes().hex(), "KERNELS", r.stats["kernel_time"] > 0.0,
-      "COMPILER", "numba.cpython.printimpl" in sys.modules)
+      "COMPILER", "numba.cpython.printimpl" in sys.modules, "ARRAYS", "numba.np.arrayobj" in sys.modules)
 """
 
 
 @needs_numba
 def test_a_model_runs_the_same_with_either_loader_of_the_cache():
     """A crank-slider in fresh processes (the package's kernel cache, filled by the first of them):
-    linked from the cache without starting numba's compiler, it steps to the same state, bit for
-    bit, as with numba's own loader, and its loading is reported in ``kernel_time``."""
+    linked from the cache without starting numba's compiler or importing numba's array
+    implementations, it steps to the same state, bit for bit, as with numba's own loader, and its
+    loading is reported in ``kernel_time``."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def run(**extra):
@@ -227,8 +234,8 @@ def test_a_model_runs_the_same_with_either_loader_of_the_cache():
     run()                                                  # fills the cache where it is not yet
     ours, numbas = run(), run(PHMECH_KERNEL_LOADER="numba")
     assert ours[1] == numbas[1]
-    assert ours[2:] == ["KERNELS", "True", "COMPILER", "False"]
-    assert numbas[2:] == ["KERNELS", "True", "COMPILER", "True"]
+    assert ours[2:] == ["KERNELS", "True", "COMPILER", "False", "ARRAYS", "False"]
+    assert numbas[2:] == ["KERNELS", "True", "COMPILER", "True", "ARRAYS", "True"]
 
 
 # ================================================================ kernel cache filled ahead of time

@@ -35,15 +35,24 @@ from ..math.sparse_kernels import csr_mv_add
 from ._newton import block_scales, newton_converged
 from ._sparse_lu import lu_solve_csc
 
-try:       # numba's LAPACK binding is not public API: without it the step is not compiled
-    from numba import types
-    from numba.np.linalg import _LAPACK, F_INT_nptype
-    _getrf = _LAPACK().numba_xxgetrf(types.float64)
-    PIVOT_TYPE = F_INT_nptype
+try:
+    from numba import _helperlib, types
+
+    #: the integer type of LAPACK's pivots in numba's binding (64 bits where numba is built
+    #: against an ILP64 LAPACK)
+    _ilp64 = bool(getattr(_helperlib, "LAPACK_BUILD_ILP64", False))
+    PIVOT_TYPE = np.int64 if _ilp64 else np.int32
+    # the C function of numba's LAPACK binding (``numba.np.linalg._LAPACK.numba_xxgetrf``),
+    # declared here rather than through that module, whose import (numba's array
+    # implementations) would take ~70 ms of every process that loads the cached step;
+    # ``_helperlib`` calls scipy's ``dgetrf`` for kind "d"
+    _getrf = types.ExternalFunction("numba_xxgetrf", types.intc(
+        types.char, types.intp, types.intp, types.CPointer(types.float64), types.intp,
+        types.CPointer(types.int64 if _ilp64 else types.int32)))
     #: the compiled step can be used (numba and its LAPACK binding are there, and the kernels are
     #: compiled: with NUMBA_DISABLE_JIT the solver runs its Python iteration on the same kernels)
     AVAILABLE = numba is not None and not numba.config.DISABLE_JIT
-except (ImportError, AttributeError):  # pragma: no cover - depends on the numba version
+except ImportError:         # pragma: no cover - numba is part of the installed stack
     PIVOT_TYPE = np.int32
     AVAILABLE = False
 
