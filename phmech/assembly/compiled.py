@@ -14,9 +14,11 @@ evaluates them in one compiled kernel:
 * ``J0 e - sum_slot e[w_slot] K_slot e - R e`` (CSR products);
 * ``G(q)`` of the planar joints from their cos/sin decomposition
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
-  fixed sparsity pattern), of the spatial joints by the kernels of
-  :mod:`phmech.joints.spatial_kernels` and of the frame-rate joints by those
-  of :mod:`phmech.fem.frame_rate`, with ``G^T lam`` and ``w - G e``;
+  fixed sparsity pattern), with ``G^T lam`` and ``w - G e``; the spatial
+  joints and the frame-rate joints add these terms, and their derivatives to
+  the Jacobian, by the kernels of their own modules
+  (:func:`~phmech.joints.spatial_kernels.spatial_joints_add`,
+  :func:`~phmech.fem.frame_rate.frame_rates_add`);
 * the effort families (bodies with state-dependent effort terms, whose
   kernels also give their kinematics): the consistent planar and spatial
   beams (:mod:`phmech.fem.beam_nonlinear_kernels`,
@@ -54,11 +56,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bodies.frames import planar_frames_qdot, points_qdot, spatial_frames_qdot
-from ..bodies.inertial import inertial_frames_qdot
-from ..fem.frame_rate import FrameRateGroup, frame_rate_values
+from ..bodies.inertial import has_inertial_frames, inertial_frames_qdot
+from ..fem.frame_rate import FrameRateGroup, frame_rates_add, has_frame_rates
+from ..joints.constraint_kernels import add_G_terms
 from ..joints.planar import planar_G_values
 from ..joints.spatial import SpatialGroup
-from ..joints.spatial_kernels import spatial_joints_G
+from ..joints.spatial_kernels import has_spatial_joints, spatial_joints_add
 from ..loads_kernels import PackedLoads, has_loads, loads_add
 from .._jit import jit as _jit, numba
 from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
@@ -71,14 +74,6 @@ from .compiled_jacobian import jacobian_kernel
 
 class PythonFallbackWarning(UserWarning):
     """Parts of a model have no compiled kernel: its residual is evaluated partly in Python."""
-
-
-@_jit
-def _add_G_terms(r, c, v, e, lam, fe, fl):
-    """``fe += G^T lam`` and ``fl -= G e`` for the entries ``G[r[m], c[m]] = v[m]``."""
-    for m in range(v.size):
-        fe[c[m]] += v[m] * lam[r[m]]
-        fl[r[m]] -= v[m] * e[c[m]]
 
 
 #: the kernel's slots of the effort families and their kernel modules (``pack``, ``qdot``,
@@ -176,21 +171,14 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
     fl = w.copy()
     G = planar_G_values(q, Gv0, Gvcs, Gang)
-    _add_G_terms(Gr, Gc, G, e, lam, fe, fl)
-    _add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    if families[5][0].size or families[5][2].size:
-        inf = families[5]
-        inertial_frames_qdot(q, e, inf[0], inf[1], inf[2], inf[3], out)
-    if families[1][0].shape[0]:
-        sj = families[1]
-        Sv = np.empty(sj[5].size)
-        spatial_joints_G(q, sj, Sv)
-        _add_G_terms(sj[5], sj[6], Sv, e, lam, fe, fl)
-    if families[2][0].size:
-        fr = families[2]
-        Fv = np.empty(fr[0].size)
-        frame_rate_values(q, fr, Fv)
-        _add_G_terms(fr[0], fr[1], Fv, e, lam, fe, fl)
+    add_G_terms(Gr, Gc, G, e, lam, fe, fl)
+    add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
+    if has_inertial_frames(families[5]):
+        inertial_frames_qdot(q, e, families[5], out)
+    if has_spatial_joints(families[1]):
+        spatial_joints_add(q, e, lam, families[1], fe, fl)
+    if has_frame_rates(families[2]):
+        frame_rates_add(q, e, lam, families[2], fe, fl)
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
     _effort_families(q, e, families[0], out, fe)

@@ -18,24 +18,14 @@ from .._jit import jit as _jit
 from ..bodies.frames import planar_frames_jacobian, spatial_frames_jacobian_add
 from ..bodies.inertial import inertial_frames_jacobian_add
 from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
-from ..fem.frame_rate import frame_rate_derivatives
+from ..fem.frame_rate import frame_rates_jacobian_add, has_frame_rates
 from ..forces_kernels import forces_jacobian_add, has_force_elements
+from ..joints.constraint_kernels import add_G_jacobian
 from ..joints.planar import planar_G_derivatives, planar_G_values
-from ..joints.spatial_kernels import spatial_joints_derivatives
+from ..joints.spatial_kernels import has_spatial_joints, spatial_joints_jacobian_add
 from ..loads_kernels import has_loads, loads_jacobian_add
 from ..math.sparse_kernels import csr_add_dense, csr_mv
 from ..network_kernels import has_network_forces, network_jacobian_add
-
-
-@_jit
-def _add_G_jacobian(nq, r, c, v, act, J):
-    """``G^T`` into the ``e`` rows and ``-G`` into the active ``lam`` rows of ``J`` (columns of ``lam``
-    and ``e``) for the entries ``G[r[m], c[m]] = v[m]``."""
-    ne_end = J.shape[0] - act.size
-    for m in range(v.size):
-        J[nq + c[m], ne_end + r[m]] += v[m]
-        if act[r[m]]:
-            J[ne_end + r[m], nq + c[m]] -= v[m]
 
 
 @_jit
@@ -114,30 +104,13 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         J[nq + c, a] += dG[t] * lam[r]
         if act[r]:
             J[cl + r, a] -= dG[t] * e[c]
-    _add_G_jacobian(nq, Xr, Xc, Xv, act, J)
+    add_G_jacobian(nq, Xr, Xc, Xv, act, J)
     eff, sj, fr, nw, fd, inf = families
-    inertial_frames_jacobian_add(q, e, inf[0], inf[1], inf[2], inf[3], J, ce)
-    if sj[0].shape[0]:
-        Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
-        spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
-        Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]
-        _add_G_jacobian(nq, sj[5], sj[6], Sv, act, J)
-        for m in range(Av.size):
-            if Ac[m] >= 0:
-                J[nq + Ar[m], Ac[m]] += Av[m]
-        for m in range(Bv.size):
-            if Bc[m] >= 0 and act[Br[m]]:
-                J[cl + Br[m], Bc[m]] -= Bv[m]
-    if fr[0].size:
-        Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
-        frame_rate_derivatives(q, fr, Fv, dF)
-        _add_G_jacobian(nq, fr[0], fr[1], Fv, act, J)
-        rows, cols, ptr, gq = fr[0], fr[1], fr[3], fr[4]
-        for m in range(rows.size):
-            for k in range(ptr[m], ptr[m + 1]):
-                J[nq + cols[m], gq[k]] += dF[k] * lam[rows[m]]
-                if act[rows[m]]:
-                    J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
+    inertial_frames_jacobian_add(q, e, inf, J, ce)
+    if has_spatial_joints(sj):
+        spatial_joints_jacobian_add(q, e, lam, sj, act, J, nq)
+    if has_frame_rates(fr):
+        frame_rates_jacobian_add(q, e, lam, fr, act, J, nq)
     _effort_families_jacobian(q, e, nq, eff, J)
     if has_loads(loads):
         loads_jacobian_add(q, loads, J, nq)

@@ -40,9 +40,16 @@ from .rigid import positive
 
 
 @_jit
-def inertial_frames_qdot(q, e, iq, ie, oq, oe, out):
+def has_inertial_frames(inf):
+    """Whether the packed data ``inf`` (:meth:`InertialFrames.kernel_data`) holds a body."""
+    return inf[0].size > 0 or inf[2].size > 0
+
+
+@_jit
+def inertial_frames_qdot(q, e, inf, out):
     """``out[iq] = e[ie]`` (discs: ``q' = e``) and, for the tops at the offsets ``oq`` in ``q`` and
-    ``oe`` in ``e``, ``x' = v``, ``p' = 1/2 p (x) (0, Omega)``."""
+    ``oe`` in ``e``, ``x' = v``, ``p' = 1/2 p (x) (0, Omega)``; ``inf = (iq, ie, oq, oe)``."""
+    iq, ie, oq, oe = inf
     for k in range(iq.size):
         out[iq[k]] = e[ie[k]]
     spatial_frames_qdot(q, e, oq, oe, out)
@@ -64,9 +71,10 @@ def inertial_frames_jacobian(q, e, oq, oe, T):
 
 
 @_jit
-def inertial_frames_jacobian_add(q, e, iq, ie, oq, oe, J, ce):
+def inertial_frames_jacobian_add(q, e, inf, J, ce):
     """``J[rows of q, :] +=`` the exact Jacobian of :func:`inertial_frames_qdot` (columns of ``e``
     from ``ce``)."""
+    iq, ie, oq, oe = inf
     for k in range(iq.size):
         J[iq[k], ce + ie[k]] += 1.0
     T = np.empty((oq.size, 7, 13))
@@ -94,7 +102,7 @@ class InertialFrames:
         self._is_e = np.broadcast_to(np.arange(13) >= 7, (n, 7, 13)).ravel()
 
     def __call__(self, q, e, out):
-        inertial_frames_qdot(q, e, self.iq, self.ie, self.oq, self.oe, out)
+        inertial_frames_qdot(q, e, self.kernel_data(), out)
 
     def kernel_data(self):
         return self.iq, self.ie, self.oq, self.oe

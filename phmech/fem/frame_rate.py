@@ -20,14 +20,16 @@ Every row is a sum of terms ``sign sigma(q) e[col]``; the rows and their
 exact derivatives by ``q`` are written once, as the kernels
 :func:`frame_rate_values` and :func:`frame_rate_derivatives`, on the data
 the group packs (:meth:`FrameRateGroup.kernel_data`) from the joints' terms
-(``frame_rate_terms()``); the assembled right-hand side, its sparse Jacobian
-and the compiled residual all call them.
+(``frame_rate_terms()``); the assembled right-hand side and its sparse Jacobian
+call them, the compiled residual through :func:`frame_rates_add` and
+:func:`frame_rates_jacobian_add`.
 """
 import numpy as np
 
 from .._checks import time_function
 from .._jit import jit as _jit
 from ..joints.base import Joint
+from ..joints.constraint_kernels import add_G_jacobian, add_G_terms
 from ..math.gauge import frame_scale
 from ..math.rotations import PlanarAngle, UnitQuaternion
 
@@ -120,6 +122,36 @@ def frame_rate_derivatives(q, fr, vals, dvals):
         vals[m] = sign[m] * s
         for k in range(ptr[m], ptr[m + 1]):
             dvals[k] = sign[m] * gv[k] * ds
+
+
+@_jit
+def has_frame_rates(fr):
+    """Whether the packed rows ``fr`` hold any term."""
+    return fr[0].size > 0
+
+
+@_jit
+def frame_rates_add(q, e, lam, fr, fe, fl):
+    """The rows' terms of the residual: ``fe += G^T lam`` and ``fl -= G e``."""
+    Fv = np.empty(fr[0].size)
+    frame_rate_values(q, fr, Fv)
+    add_G_terms(fr[0], fr[1], Fv, e, lam, fe, fl)
+
+
+@_jit
+def frame_rates_jacobian_add(q, e, lam, fr, act, J, nq):
+    """The exact derivatives of :func:`frame_rates_add` added to the dense ``J`` of the residual
+    (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the active rows)."""
+    Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
+    frame_rate_derivatives(q, fr, Fv, dF)
+    cl = J.shape[0] - act.size
+    add_G_jacobian(nq, fr[0], fr[1], Fv, act, J)
+    rows, cols, ptr, gq = fr[0], fr[1], fr[3], fr[4]
+    for m in range(rows.size):
+        for k in range(ptr[m], ptr[m + 1]):
+            J[nq + cols[m], gq[k]] += dF[k] * lam[rows[m]]
+            if act[rows[m]]:
+                J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
 
 
 class FrameRateGroup:

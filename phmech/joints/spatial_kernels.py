@@ -22,8 +22,10 @@ into the tuple ``sj = (I, QI, F, PP, CI, Gr, Gc, Ar, Ac, Br, Bc)``:
   (``lam`` row, ``q`` column), ``q`` columns ``-1`` where ``QI`` has none.
 
 :func:`spatial_joints_G` gives the values of ``G``,
-:func:`spatial_joints_derivatives` those of ``G`` and both derivatives.  The
-assembled Python right-hand side and the compiled residual both call them;
+:func:`spatial_joints_derivatives` those of ``G`` and both derivatives; the
+assembled Python right-hand side calls them, the compiled residual through
+:func:`spatial_joints_add` and :func:`spatial_joints_jacobian_add`, which add
+the joints' terms and their derivatives to the residual and its Jacobian;
 with numba's ``NUMBA_DISABLE_JIT=1`` the same source runs as Python.
 
 A port whose rotation rows are scaled by a frame gauge (the root of a
@@ -39,6 +41,7 @@ import numpy as np
 from .._jit import inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.rotations import quat_rotation
+from .constraint_kernels import add_G_jacobian, add_G_terms
 
 #: columns of ``I``: translation rows (0 all, to the ground in body axes; 1 all; 2 normal to the
 #: axis), rotation rows (0 none; 1 normal to the axis; 2 cross axes; 3 all), driver (0/1), rows,
@@ -410,3 +413,35 @@ def spatial_joints_derivatives(q, e, lam, sj, Gv, Av, Bv):
                 for c in range(nc):
                     s += dG[r, c, k] * e[CI[co + c]]
                 Bv[bo + r * NQJ + k] = s
+
+
+@_jit
+def has_spatial_joints(sj):
+    """Whether the packed data ``sj`` holds any joint."""
+    return sj[0].shape[0] > 0
+
+
+@_jit
+def spatial_joints_add(q, e, lam, sj, fe, fl):
+    """The joints' terms of the residual: ``fe += G^T lam`` and ``fl -= G e``."""
+    Sv = np.empty(sj[5].size)
+    spatial_joints_G(q, sj, Sv)
+    add_G_terms(sj[5], sj[6], Sv, e, lam, fe, fl)
+
+
+@_jit
+def spatial_joints_jacobian_add(q, e, lam, sj, act, J, nq):
+    """The exact derivatives of :func:`spatial_joints_add` added to the dense ``J`` of the
+    residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the active
+    constraint rows)."""
+    Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
+    spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
+    Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]
+    cl = J.shape[0] - act.size
+    add_G_jacobian(nq, sj[5], sj[6], Sv, act, J)
+    for m in range(Av.size):
+        if Ac[m] >= 0:
+            J[nq + Ar[m], Ac[m]] += Av[m]
+    for m in range(Bv.size):
+        if Bc[m] >= 0 and act[Br[m]]:
+            J[cl + Br[m], Bc[m]] -= Bv[m]
