@@ -14,11 +14,12 @@ evaluates them in one compiled kernel:
 * ``J0 e - sum_slot e[w_slot] K_slot e - R e`` (CSR products);
 * ``G(q)`` of the planar joints from their cos/sin decomposition
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
-  fixed sparsity pattern), with ``G^T lam`` and ``w - G e``; the spatial
-  joints and the frame-rate joints add these terms, and their derivatives to
-  the Jacobian, by the kernels of their own modules
-  (:func:`~phmech.joints.spatial_kernels.spatial_joints_add`,
-  :func:`~phmech.fem.frame_rate.frame_rates_add`);
+  fixed sparsity pattern), of the spatial joints and of the frame-rate joints
+  as triplets by the kernels of their own modules
+  (:func:`~phmech.joints.spatial_kernels.spatial_joints_G_triplets`,
+  :func:`~phmech.fem.frame_rate.frame_rate_G_triplets`, which the Python
+  path calls too; their Jacobians are theirs as well), with ``G^T lam`` and
+  ``w - G e`` (:mod:`phmech.joints.constraint_kernels`);
 * the effort families (bodies with state-dependent effort terms, whose
   kernels also give their kinematics): the consistent planar and spatial
   beams (:mod:`phmech.fem.beam_nonlinear_kernels`,
@@ -57,11 +58,11 @@ import scipy.sparse as sp
 
 from ..bodies.frames import planar_frames_qdot, points_qdot, spatial_frames_qdot
 from ..bodies.inertial import has_inertial_frames, inertial_frames_qdot
-from ..fem.frame_rate import FrameRateGroup, frame_rates_add, has_frame_rates
+from ..fem.frame_rate import FrameRateGroup, frame_rate_G_triplets, has_frame_rates
 from ..joints.constraint_kernels import add_G_terms
 from ..joints.planar import planar_G_values
 from ..joints.spatial import SpatialGroup
-from ..joints.spatial_kernels import has_spatial_joints, spatial_joints_add
+from ..joints.spatial_kernels import has_spatial_joints, spatial_joints_G_triplets
 from ..loads_kernels import PackedLoads, has_loads, loads_add
 from .._jit import jit as _jit, numba
 from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
@@ -176,9 +177,11 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     if has_inertial_frames(families[5]):
         inertial_frames_qdot(q, e, families[5], out)
     if has_spatial_joints(families[1]):
-        spatial_joints_add(q, e, lam, families[1], fe, fl)
+        Sr, Sc, Sv = spatial_joints_G_triplets(q, families[1])
+        add_G_terms(Sr, Sc, Sv, e, lam, fe, fl)
     if has_frame_rates(families[2]):
-        frame_rates_add(q, e, lam, families[2], fe, fl)
+        Fr, Fc, Fv = frame_rate_G_triplets(q, families[2])
+        add_G_terms(Fr, Fc, Fv, e, lam, fe, fl)
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
     _effort_families(q, e, families[0], out, fe)

@@ -18,18 +18,18 @@ driven hub.
 
 Every row is a sum of terms ``sign sigma(q) e[col]``; the rows and their
 exact derivatives by ``q`` are written once, as the kernels
-:func:`frame_rate_values` and :func:`frame_rate_derivatives`, on the data
+:func:`frame_rate_G_triplets` and :func:`frame_rate_derivatives`, on the data
 the group packs (:meth:`FrameRateGroup.kernel_data`) from the joints' terms
-(``frame_rate_terms()``); the assembled right-hand side and its sparse Jacobian
-call them, the compiled residual through :func:`frame_rates_add` and
-:func:`frame_rates_jacobian_add`.
+(``frame_rate_terms()``); the assembled right-hand side, its sparse Jacobian
+and the compiled residual call them (the compiled Jacobian through
+:func:`frame_rates_jacobian_add`).
 """
 import numpy as np
 
 from .._checks import time_function
 from .._jit import jit as _jit
 from ..joints.base import Joint
-from ..joints.constraint_kernels import add_G_jacobian, add_G_terms
+from ..joints.constraint_kernels import add_G_jacobian
 from ..math.gauge import frame_scale
 from ..math.rotations import PlanarAngle, UnitQuaternion
 
@@ -104,17 +104,20 @@ def _gauge(q, ptr, gq, gv, m):
 
 
 @_jit
-def frame_rate_values(q, fr, vals):
-    """``vals[m] = sign_m sigma(q)`` of every term ``m`` of the packed rows ``fr`` (the value of
-    ``G`` at row ``fr[0][m]``, column ``fr[1][m]``), ``sigma = 1 / (1 + g . q)``."""
+def frame_rate_G_triplets(q, fr):
+    """``G(q)`` of the packed rows ``fr`` as triplets ``(rows, cols, values)``: the value
+    ``sign_m sigma(q)`` of every term ``m`` at row ``fr[0][m]``, column ``fr[1][m]``,
+    ``sigma = 1 / (1 + g . q)``."""
     rows, cols, sign, ptr, gq, gv = fr
+    vals = np.empty(rows.size)
     for m in range(rows.size):
         vals[m] = sign[m] * _gauge(q, ptr, gq, gv, m)[0]
+    return rows, cols, vals
 
 
 @_jit
 def frame_rate_derivatives(q, fr, vals, dvals):
-    """:func:`frame_rate_values` into ``vals`` and ``dvals[k] = d vals[m] / d q[gq[k]] =
+    """The values of :func:`frame_rate_G_triplets` into ``vals`` and ``dvals[k] = d vals[m] / d q[gq[k]] =
     -sign_m g_k sigma^2`` for the gauge entries ``k`` of every term ``m``."""
     rows, cols, sign, ptr, gq, gv = fr
     for m in range(rows.size):
@@ -131,17 +134,10 @@ def has_frame_rates(fr):
 
 
 @_jit
-def frame_rates_add(q, e, lam, fr, fe, fl):
-    """The rows' terms of the residual: ``fe += G^T lam`` and ``fl -= G e``."""
-    Fv = np.empty(fr[0].size)
-    frame_rate_values(q, fr, Fv)
-    add_G_terms(fr[0], fr[1], Fv, e, lam, fe, fl)
-
-
-@_jit
 def frame_rates_jacobian_add(q, e, lam, fr, act, J, nq):
-    """The exact derivatives of :func:`frame_rates_add` added to the dense ``J`` of the residual
-    (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the active rows)."""
+    """The exact derivatives of the rows' terms ``G^T lam`` and ``-G e`` added to the dense ``J``
+    of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the
+    active rows)."""
     Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
     frame_rate_derivatives(q, fr, Fv, dF)
     cl = J.shape[0] - act.size
@@ -192,10 +188,7 @@ class FrameRateGroup:
 
     def G_triplets(self, q):
         """``G(q)`` as triplets ``(rows, cols, values)``."""
-        fr = self._data
-        v = np.empty(fr[0].size)
-        frame_rate_values(np.asarray(q, float), fr, v)
-        return fr[0], fr[1], v
+        return frame_rate_G_triplets(np.asarray(q, float), self._data)
 
     def add_G(self, q, G):
         r, c, v = self.G_triplets(q)

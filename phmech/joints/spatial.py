@@ -119,10 +119,7 @@ class SpatialGroup:
 
     def G_triplets(self, q):
         """``G(q)`` as triplets ``(rows, cols, values)``."""
-        sj = self.kernel_data()
-        v = np.empty(sj[5].size)
-        K.spatial_joints_G(np.asarray(q, float), sj, v)
-        return sj[5], sj[6], v
+        return K.spatial_joints_G_triplets(np.asarray(q, float), self.kernel_data())
 
     def add_G(self, q, G):
         r, c, v = self.G_triplets(q)

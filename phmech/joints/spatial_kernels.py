@@ -21,11 +21,11 @@ into the tuple ``sj = (I, QI, F, PP, CI, Gr, Gc, Ar, Ac, Br, Bc)``:
   ``(Ar, Ac)`` (``e`` row, ``q`` column) and ``d(G e)/dq`` on ``(Br, Bc)``
   (``lam`` row, ``q`` column), ``q`` columns ``-1`` where ``QI`` has none.
 
-:func:`spatial_joints_G` gives the values of ``G``,
-:func:`spatial_joints_derivatives` those of ``G`` and both derivatives; the
-assembled Python right-hand side calls them, the compiled residual through
-:func:`spatial_joints_add` and :func:`spatial_joints_jacobian_add`, which add
-the joints' terms and their derivatives to the residual and its Jacobian;
+:func:`spatial_joints_G_triplets` gives ``G`` on its pattern,
+:func:`spatial_joints_derivatives` the values of ``G`` and both
+derivatives, which :func:`spatial_joints_jacobian_add` adds to the dense
+Jacobian of the compiled residual; the assembled Python right-hand side and
+the compiled residual both call them;
 with numba's ``NUMBA_DISABLE_JIT=1`` the same source runs as Python.
 
 A port whose rotation rows are scaled by a frame gauge (the root of a
@@ -41,7 +41,7 @@ import numpy as np
 from .._jit import inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.rotations import quat_rotation
-from .constraint_kernels import add_G_jacobian, add_G_terms
+from .constraint_kernels import add_G_jacobian
 
 #: columns of ``I``: translation rows (0 all, to the ground in body axes; 1 all; 2 normal to the
 #: axis), rotation rows (0 none; 1 normal to the axis; 2 cross axes; 3 all), driver (0/1), rows,
@@ -367,9 +367,11 @@ def _joint_blocks_gauged(q, ij, qi, f, PP, deriv, ws, ws2):
 
 
 @_jit
-def spatial_joints_G(q, sj, Gv):
-    """Values of ``G(q)`` of all packed joints on the pattern ``(Gr, Gc)`` into ``Gv``."""
+def spatial_joints_G_triplets(q, sj):
+    """``G(q)`` of all packed joints as triplets ``(rows, cols, values)`` on the pattern
+    ``(Gr, Gc)``."""
     I, QI, F, PP = sj[0], sj[1], sj[2], sj[3]
+    Gv = np.empty(sj[5].size)
     ws = workspace(I)
     G = ws[0]
     for j in range(I.shape[0]):
@@ -381,6 +383,7 @@ def spatial_joints_G(q, sj, Gv):
         for r in range(nr):
             for c in range(nc):
                 Gv[o + r * nc + c] = G[r, c]
+    return sj[5], sj[6], Gv
 
 
 @_jit
@@ -422,18 +425,10 @@ def has_spatial_joints(sj):
 
 
 @_jit
-def spatial_joints_add(q, e, lam, sj, fe, fl):
-    """The joints' terms of the residual: ``fe += G^T lam`` and ``fl -= G e``."""
-    Sv = np.empty(sj[5].size)
-    spatial_joints_G(q, sj, Sv)
-    add_G_terms(sj[5], sj[6], Sv, e, lam, fe, fl)
-
-
-@_jit
 def spatial_joints_jacobian_add(q, e, lam, sj, act, J, nq):
-    """The exact derivatives of :func:`spatial_joints_add` added to the dense ``J`` of the
-    residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the active
-    constraint rows)."""
+    """The exact derivatives of the joints' terms ``G^T lam`` and ``-G e`` added to the dense
+    ``J`` of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks
+    the active constraint rows)."""
     Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
     spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
     Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]
