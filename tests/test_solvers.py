@@ -411,35 +411,6 @@ def test_midpoint_long_interval_has_no_sliver_step():
     assert res.t[-1] == 50.0
 
 
-@pytest.mark.parametrize("start, dt, t_bound, t", [
-    (15.4, 1.25e-3, 50.0, 15.4), (0.0, 1e-4, 0.1, 0.0), (0.3, 1 / 3, 1e3 + 1e-12, 0.3 + 17 / 3),
-    (1.0, 7.3e-3, 1.5 + 2.1e-3, 1.0 + 4.6 * 7.3e-3), (2.0, 1e-3, 2.0 + 5e-4, 2.0)])
-def test_midpoint_block_of_steps_is_the_grid_taken_step_by_step(start, dt, t_bound, t):
-    """The compiled steps' block (``_block_grid``: sizes, midpoints and ends of up to
-    ``BLOCK_MAX`` steps at once) equals the steps of ``_grid_step`` taken one after the other,
-    bit for bit: on the grid, from a point off it, with an end on it, just past it and inside a
-    step."""
-    from types import MethodType, SimpleNamespace
-
-    from phmech.solvers.midpoint import BLOCK_MAX
-    s = SimpleNamespace(_interval=(start, t_bound), h=dt, t_bound=t_bound, t=t, single_steps=False)
-    s._grid_step = MethodType(ImplicitMidpoint._grid_step, s)
-    s._block_grid = MethodType(ImplicitMidpoint._block_grid, s)
-    hs, ends = [], []
-    tau = t
-    while len(hs) < BLOCK_MAX:
-        h, tau, last = s._grid_step(tau)
-        hs.append(h)
-        ends.append(tau)
-        if last:
-            break
-    grid = s._block_grid()
-    t0s = np.r_[t, ends[:-1]]
-    for got, want in zip(grid, (hs, t0s + 0.5 * np.array(hs), ends)):
-        assert np.array_equal(got, want)
-    assert grid[2][-1] == (t_bound if last else start + round((t - start) / dt + BLOCK_MAX) * dt)
-
-
 def test_bordered_lu_of_a_floating_beam_iteration_matrix():
     """The block elimination of the dense frame rows/columns solves like SuperLU on the whole
     matrix (a floating beam of 400 elements: 4 dense rows and columns, 2 multipliers)."""

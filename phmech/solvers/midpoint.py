@@ -373,27 +373,18 @@ class ImplicitMidpoint(Solver):
         step by step).  The driver's output times fall anywhere inside: it reads them from the
         dense output, step by step as after single steps."""
         room = 1 if self.single_steps else BLOCK_MAX
-        h, t_new, last = self._grid_step(self.t)
-        if last or room == 1:
-            hs, ends = np.array([h]), np.array([t_new])
-        else:
-            # the steps of _grid_step from here on, all at once: its points start + k H, the
-            # first that ends the interval ends on t_bound
-            start, H, bound = self._interval[0], self.h, self.t_bound
-            k = int(round((t_new - start) / H))
-            ends = np.r_[t_new, start + np.arange(k + 1, k + room) * H]
-            t0s = np.r_[self.t, ends[:-1]]
-            lasts = (bound - t0s < H * (1 + 1e-9)) | (ends >= bound)
-            hs = np.full(room, H)
-            if lasts.any():
-                m = int(np.argmax(lasts))
-                hs, ends = hs[:m + 1], ends[:m + 1]
-                if abs(bound - t0s[m] - H) > 1e-9 * H:
-                    hs[m] = bound - t0s[m]
-                ends[m] = bound
-            hs[0] = h
+        hs, ends = [], []
+        t = self.t
+        while len(hs) < room:
+            h, t_new, last = self._grid_step(t)
+            hs.append(h)
+            ends.append(t_new)
+            if last:
+                break
+            t = t_new
+        hs = np.array(hs)
         t0s = np.r_[self.t, ends[:-1]]
-        return hs, t0s + 0.5 * hs, ends
+        return hs, t0s + 0.5 * hs, np.array(ends)
 
     def _run_block(self):
         """The compiled steps (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`, the
