@@ -43,8 +43,9 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 #: numba's own loader for the cached kernels instead of :func:`phmech._kernel_loading.load`
 _NUMBA_LOADER = os.environ.get("PHMECH_KERNEL_LOADER", "").strip().lower() == "numba"
 
-#: a module with compiled functions: one decorated ``@_jit`` or ``@_jit_inline`` (or calling ``numba.njit``)
-_KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(", re.M)
+#: a module with compiled functions: one decorated ``@_jit`` or ``@_jit_inline`` (or calling ``numba.njit``),
+#: or one that declares a kernel family or its calls (:mod:`phmech.kernel_families`)
+_KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(|^register_family\(|^\s*@overload\(", re.M)
 
 _MODULES = []
 

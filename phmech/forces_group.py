@@ -3,12 +3,13 @@
 :class:`ForceGroup` packs the elements of :mod:`phmech.forces` for the
 kernels of :mod:`phmech.forces_kernels` and evaluates them for the Python
 right-hand side, the assembled Jacobian, the energy bookkeeping and the
-linearization; the compiled residual takes :meth:`ForceGroup.kernel_data`
-into its slot.
+linearization; the elements with the linear law are the kernel family
+``"forces"`` (:mod:`phmech.kernel_families`) of the compiled residual.
 """
 import numpy as np
 
 from . import forces_kernels as K
+from .kernel_families import register_family
 
 
 def _pack(elements, layout):
@@ -24,17 +25,17 @@ def _pack(elements, layout):
         F.append(f)
         PP.append(pool)
         CI.append(cols)
-    return (np.array(I, np.int64).reshape(-1, K.N_INT), np.array(QI, np.int64).reshape(-1, K.NQE),
-            np.array(F, float).reshape(-1, K.N_FLOAT),
-            np.concatenate(PP).astype(float) if PP else np.zeros(0),
-            np.concatenate(CI).astype(np.int64) if CI else np.zeros(0, np.int64))
+    return K.ForcesData(np.array(I, np.int64).reshape(-1, K.N_INT), np.array(QI, np.int64).reshape(-1, K.NQE),
+                        np.array(F, float).reshape(-1, K.N_FLOAT),
+                        np.concatenate(PP).astype(float) if PP else np.zeros(0),
+                        np.concatenate(CI).astype(np.int64) if CI else np.zeros(0, np.int64))
 
 
 class ForceGroup:
     """All force elements of a system, evaluated by the kernels of :mod:`phmech.forces_kernels`.
 
-    The elements with the linear law are the compiled residual's slot
-    :attr:`kernel_slot` (:meth:`kernel_data`); those with a user law are its
+    The elements with the linear law are the kernel family :attr:`kernel_slot`
+    (:meth:`kernel_data`); those with a user law are the compiled residual's
     Python leftovers (:attr:`leftovers`, :meth:`leftover_add`).  The Python
     right-hand side evaluates both through the same kernels.
     """
@@ -154,3 +155,13 @@ class ForceGroup:
                 Km = fd[2][k, K.F_K:K.F_K + 36].reshape(6, 6)[:ns, :ns]
                 P += float((Km @ (S[k, :ns] - fd[2][k, K.F_S0:K.F_S0 + ns])) @ Rr[k, :ns])
         return P
+
+
+def _pack_family(groups, dae):
+    """The family's data: the linear-law elements of the system's group, or none."""
+    return (groups[0] if groups else ForceGroup([], dae.layout, None)).kernel_data()
+
+
+register_family("forces", K.ForcesData, pack=_pack_family, has=K.has_force_elements,
+                residual_add=K.forces_residual_add, jacobian_add=K.forces_jacobian_add,
+                port_forces_add=K.forces_add)

@@ -48,10 +48,15 @@ Packed data ``fd = (I, QI, F, PP, CI)``:
   row-major) from ``I[k, POFF]``; ``CI``: the global ``e`` columns from
   ``I[k, COFF]`` (port a's, then port b's).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from ._jit import inline as _jit_inline, jit as _jit
 from .math.rotations import quadratic_into
+
+#: the packed elements ``fd`` (see above)
+ForcesData = namedtuple("ForcesData", "I QI F PP CI")
 
 DAMPER, SPRING, TORSION, BUSHING = 0, 1, 2, 3
 #: columns of ``I``: element type, strain size, port b present, columns of ports a and b, offsets
@@ -303,7 +308,7 @@ def has_force_elements(fd):
 
 @_jit
 def forces_add(q, e, fd, fe):
-    """``fe += f`` of the elements with the linear law (the compiled residual's slot)."""
+    """``fe += f`` of the elements with the linear law (the kernel family's forces)."""
     I = fd[0]
     n = I.shape[0]
     S, Rr, Sig = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
@@ -366,9 +371,16 @@ def forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve):
 
 
 @_jit
-def forces_jacobian_add(q, e, fd, J, r0, ce):
-    """The derivatives of the linear-law elements added to the dense ``J``: rows ``r0 + e``
-    column, ``q`` columns as they are, ``e`` columns from ``ce``."""
+def forces_residual_add(q, e, lam, fd, out, fe, fl):
+    """The family's part of the residual: the forces of the linear-law elements added to ``fe``."""
+    forces_add(q, e, fd, fe)
+
+
+@_jit
+def forces_jacobian_add(q, e, lam, fd, act, J, nq):
+    """The derivatives of the linear-law elements added to the dense ``J``: rows ``nq + e``
+    column, ``q`` columns as they are, ``e`` columns from ``nq``."""
+    r0 = ce = nq
     I, QI, CI = fd[0], fd[1], fd[4]
     n = I.shape[0]
     nc = 1

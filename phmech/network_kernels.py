@@ -4,7 +4,7 @@ The one implementation of the spring, chain and dashpot laws: the
 second-order network problem (:class:`~phmech.massspring.network.Network`),
 the network loads of a :class:`phmech.System`
 (:mod:`phmech.massspring.body`) and the compiled residual of the assembly
-(slot ``"networks"``) all call these kernels; with ``NUMBA_DISABLE_JIT=1``
+(family ``"networks"``) all call these kernels; with ``NUMBA_DISABLE_JIT=1``
 the same source runs as Python.
 
 A set of pair elements is packed into two arrays (:func:`element_arrays`):
@@ -25,13 +25,20 @@ exact derivatives are the blocks
 entering the node rows ``a`` with the signs ``(-, +)`` for the columns of
 ``a`` and ``b`` and the rows ``b`` with ``(+, -)``.
 
-The data of the compiled residual's slot is ``nw = (I, F, Cc, Cv)`` with
-global indices and the constant forces ``Cv`` on the effort columns ``Cc``
-(gravity of constant direction).
+The data of the kernel family ``"networks"`` (:mod:`phmech.kernel_families`)
+is ``nw = (I, F, Cc, Cv)`` (:data:`NetworksData`) with global indices and the
+constant forces ``Cv`` on the effort columns ``Cc`` (gravity of constant
+direction).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from ._jit import inline as _jit_inline, jit as _jit
+from .kernel_families import register_family
+
+#: the family's packed data (:func:`pack_family`)
+NetworksData = namedtuple("NetworksData", "I F Cc Cv")
 
 #: columns of ``I``
 AQ, AE, BQ, BE, DIM, TENSION_ONLY = range(6)
@@ -56,8 +63,8 @@ def element_arrays(iq_a, ie_a, iq_b, ie_b, dim, tension_only, L0_, k, c, xa, xb)
     return I, F
 
 
-def empty_slot():
-    """The slot's data of a model without networks (typed like a full one)."""
+def _empty():
+    """The family's data of a model without networks (typed like a full one)."""
     I, F = element_arrays([], [], [], [], 3, [], [], [], [], np.zeros((0, 3)), np.zeros((0, 3)))
     return I, F, np.zeros(0, np.int64), np.zeros(0)
 
@@ -152,14 +159,13 @@ def elements_blocks(q, e, I, F, B):
 
 @_jit_inline
 def has_network_forces(nw):
-    """Whether the slot ``nw`` (:func:`pack_slot`) has elements or constant forces (the compiled
-    residual calls the slot's kernels only then)."""
+    """Whether the data ``nw`` (:func:`pack_family`) has elements or constant forces."""
     return nw[0].shape[0] > 0 or nw[2].size > 0
 
 
 @_jit
 def network_forces_add(q, e, nw, fe):
-    """The slot's forces: the elements' and the constant ones, added to the efforts ``fe``."""
+    """The family's forces: the elements' and the constant ones, added to the efforts ``fe``."""
     I, F, Cc, Cv = nw
     for k in range(Cc.size):
         fe[Cc[k]] += Cv[k]
@@ -167,8 +173,14 @@ def network_forces_add(q, e, nw, fe):
 
 
 @_jit
-def network_jacobian_add(q, e, nw, J, nq):
-    """The slot's exact ``d f/dq`` and ``d f/de`` added to the dense ``J`` (effort rows from
+def networks_residual_add(q, e, lam, nw, out, fe, fl):
+    """The family's part of the residual: its forces added to the efforts ``fe``."""
+    network_forces_add(q, e, nw, fe)
+
+
+@_jit
+def network_jacobian_add(q, e, lam, nw, act, J, nq):
+    """The family's exact ``d f/dq`` and ``d f/de`` added to the dense ``J`` (effort rows from
     ``nq``, ``q`` columns from 0, effort columns from ``nq``)."""
     I, F = nw[0], nw[1]
     B = np.empty((I.shape[0], 2, 3, 3))
@@ -201,12 +213,15 @@ def scatter_blocks(B, which, entry, sign, pos, data):
         data[pos[t]] += sign[t] * B[s, which, ab // 3, ab % 3]
 
 
-def pack_slot(loads):
-    """``(nw, others)``: the data of the compiled residual's slot ``"networks"`` from the
-    assembled loads ``(load, q slice, e slice)`` that name it (each gives its
-    ``kernel_entry(q offset, e offset)``), and the other loads."""
-    mine = [it for it in loads if getattr(it[0], "kernel_slot", None) == "networks"]
-    others = [it for it in loads if getattr(it[0], "kernel_slot", None) != "networks"]
-    parts = [ld.kernel_entry(sq.start, se.start) for ld, sq, se in mine] + [empty_slot()]
+def pack_family(items, dae=None):
+    """The family's data (:data:`NetworksData`) from the assembled loads ``(load, q slice, e slice)``
+    that name it (each gives its ``kernel_entry(q offset, e offset)``)."""
+    parts = [ld.kernel_entry(sq.start, se.start) for ld, sq, se in items] + [_empty()]
     dtypes = (np.int64, float, np.int64, float)
-    return tuple(np.ascontiguousarray(np.concatenate([p[k] for p in parts]), dtypes[k]) for k in range(4)), others
+    return NetworksData(*(np.ascontiguousarray(np.concatenate([p[k] for p in parts]), dtypes[k])
+                          for k in range(4)))
+
+
+register_family("networks", NetworksData, pack=pack_family, has=has_network_forces,
+                residual_add=networks_residual_add, jacobian_add=network_jacobian_add,
+                port_forces_add=network_forces_add)

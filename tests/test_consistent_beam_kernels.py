@@ -154,13 +154,13 @@ def test_the_beam_kernels_run_as_python_with_the_jit_disabled():
 
 def test_a_subclass_with_its_own_efforts_leaves_the_slot():
     """A body family joins a slot by naming it: a subclass that writes its own effort terms and
-    clears ``effort_slot`` is evaluated by its own methods (a leftover), not by the beams' kernels."""
+    clears ``kernel_slot`` is evaluated by its own methods (a leftover), not by the beams' kernels."""
     from phmech import System
     from phmech.assembly.compiled import PythonFallbackWarning
     from phmech.fem.beam3d_nonlinear import NonlinearSpatialBeam
 
     class Damped(NonlinearSpatialBeam):
-        effort_slot = None
+        kernel_slot = None
 
         def effort_force(self, t, q, e):
             return super().effort_force(t, q, e) - 0.1 * e

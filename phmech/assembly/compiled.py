@@ -14,26 +14,22 @@ evaluates them in one compiled kernel:
 * ``J0 e - sum_slot e[w_slot] K_slot e - R e`` (CSR products);
 * ``G(q)`` of the planar joints from their cos/sin decomposition
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
-  fixed sparsity pattern), of the spatial joints and of the frame-rate joints
-  as triplets by the kernels of their own modules
-  (:func:`~phmech.joints.spatial_kernels.spatial_joints_G_triplets`,
-  :func:`~phmech.fem.frame_rate.frame_rate_G_triplets`, which the Python
-  path calls too; their Jacobians are theirs as well), with ``G^T lam`` and
-  ``w - G e`` (:mod:`phmech.joints.constraint_kernels`);
-* the effort families (bodies with state-dependent effort terms, whose
-  kernels also give their kinematics): the consistent planar and spatial
-  beams (:mod:`phmech.fem.beam_nonlinear_kernels`,
-  :mod:`phmech.fem.beam3d_nonlinear_kernels`); a body names its slot in
-  ``effort_slot`` and its class packs the data of the slot's bodies
-  (``effort_kernel_data``);
-* the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`) and the force
-  elements between bodies (:mod:`phmech.forces_kernels`);
+  fixed sparsity pattern), with ``G^T lam`` and ``w - G e``
+  (:mod:`phmech.joints.constraint_kernels`);
+* the kernel families (:mod:`phmech.kernel_families`): contributions whose
+  terms are evaluated by kernels of their own module, each family's data packed
+  by the family (the spatial and frame-rate joints, the bodies with inertial
+  velocities, the consistent planar and spatial beams, the network bodies, the
+  force elements).  The kernel loops over the data of every registered family
+  and calls its kernels; the assembly knows neither the families nor their data;
+* the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
-Each group of kinematics or joints, and each load, names its slot of the
-kernel (``kernel_slot``) and packs its data itself (``kernel_data()``); the same
-kernels evaluate :meth:`DescriptorDAE.f <phmech.assembly.dae.DescriptorDAE.f>`
-in Python, so the two paths share one implementation of these formulas.
+Each group of kinematics or joints, each body with effort terms and each load
+names its slot of the kernel (``kernel_slot``): one of the slots above or a
+kernel family.  The same kernels evaluate :meth:`DescriptorDAE.f
+<phmech.assembly.dae.DescriptorDAE.f>` in Python, so the two paths share one
+implementation of these formulas.
 Everything else stays Python and is added afterwards (the *leftovers*):
 bodies of other kinematics families and with effort terms, joint groups
 without a kernel (their ``G`` triplets are passed to the kernel), loads
@@ -57,19 +53,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bodies.frames import planar_frames_qdot, points_qdot, spatial_frames_qdot
-from ..bodies.inertial import has_inertial_frames, inertial_frames_qdot
-from ..fem.frame_rate import FrameRateGroup, frame_rate_G_triplets, has_frame_rates
 from ..joints.constraint_kernels import add_G_terms
 from ..joints.planar import planar_G_values
-from ..joints.spatial import SpatialGroup
-from ..joints.spatial_kernels import has_spatial_joints, spatial_joints_G_triplets
+from ..kernel_families import (families, family_has, family_port_forces_add, family_residual_add,
+                               literal_unroll, pack_all)
 from ..loads_kernels import PackedLoads, has_loads, loads_add
 from .._jit import jit as _jit, numba
-from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
 from ..forces import ForceGroup
-from ..forces_kernels import forces_add, has_force_elements
 from ..math.sparse_kernels import csr_mv, csr_mv_add
-from ..network_kernels import has_network_forces, network_forces_add, pack_slot as pack_networks
 from .compiled_jacobian import jacobian_kernel
 
 
@@ -77,35 +68,11 @@ class PythonFallbackWarning(UserWarning):
     """Parts of a model have no compiled kernel: its residual is evaluated partly in Python."""
 
 
-#: the kernel's slots of the effort families and their kernel modules (``pack``, ``qdot``,
-#: ``efforts``, ``qdot_jacobian``, ``effort_jacobian``), in the order of the packed tuple
-EFFORT_SLOTS = {"planar_consistent_beams": _planar_beams, "spatial_consistent_beams": _spatial_beams}
-
-
-@_jit
-def _effort_families(q, e, eff, out, fe):
-    """Kinematic rows (into ``out``) and effort terms (added to ``fe``) of the effort families.
-
-    The kernels take each family's data tuple only when the family has members, and the
-    tuples are not unpacked as a whole (here and in :func:`residual_kernel`): numba counts the
-    references of every array of a tuple it binds to a name or passes to a function (atomic
-    operations; a sixth of those of the stiffened crank-slider's residual went to the kernels
-    of the families it does not have)."""
-    if eff[0][0]:
-        pb = eff[0]
-        _planar_beams.qdot(q, e, pb, out)
-        _planar_beams.efforts(q, e, pb, fe)
-    if eff[1][0]:
-        sb = eff[1]
-        _spatial_beams.qdot(q, e, sb, out)
-        _spatial_beams.efforts(q, e, sb, fe)
-
-
 @_jit
 def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
     (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers);
-    ``families`` as in :func:`residual_kernel` (the network forces are loads)."""
+    ``families`` as in :func:`residual_kernel` (each family's port forces count)."""
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
@@ -115,10 +82,9 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     fl = np.zeros(ne)
     if has_loads(loads):
         loads_add(q, loads, fl)
-    if has_network_forces(families[3]):
-        network_forces_add(q, e, families[3], fl)   # slot "networks" (phmech.network_kernels)
-    if has_force_elements(families[4]):
-        forces_add(q, e, families[4], fl)           # the force elements (phmech.forces)
+    for data in literal_unroll(families):
+        if family_has(data):
+            family_port_forces_add(q, e, data, fl)
     if Rp.size > 1:
         csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -137,21 +103,14 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     gyroscopic slots stacked as one CSR of ``nslot * ne`` rows with the
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar joints (:meth:`phmech.joints.planar.PlanarGroup.kernel_data`), ``X*``: extra ``G`` triplets; ``w``: prescribed
-    velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of the
-    families with their own kernels, ``(eff, sj, fr, nw, fd, inf)``: the effort families' data (in the
-    order of :data:`EFFORT_SLOTS`), the spatial joints
-    (:meth:`phmech.joints.spatial.SpatialGroup.kernel_data`), the frame-rate joints
-    (:meth:`phmech.fem.frame_rate.FrameRateGroup.kernel_data`) and the network forces
-    (:func:`phmech.network_kernels.pack_slot`), the force elements
-    (:meth:`phmech.forces.ForceGroup.kernel_data`) and the kinematics of the bodies with
-    inertial velocities (:meth:`phmech.bodies.inertial.InertialFrames.kernel_data`); ``loads``:
-    the port loads ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time
-    (:meth:`CompiledResidual.load_args`).
+    velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of every kernel
+    family (:func:`phmech.kernel_families.pack_all`); ``loads``: the port loads
+    ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time (:meth:`CompiledResidual.load_args`).
     """
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
-    # kinematics (a family is called only when it has members: see _effort_families)
+    # kinematics (a family is called only when it has members)
     if pf_q.shape[1]:
         planar_frames_qdot(q, e, pf_q, pf_e, out)
     if pt_q.size:
@@ -174,23 +133,13 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     G = planar_G_values(q, Gv0, Gvcs, Gang)
     add_G_terms(Gr, Gc, G, e, lam, fe, fl)
     add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    if has_inertial_frames(families[5]):
-        inertial_frames_qdot(q, e, families[5], out)
-    if has_spatial_joints(families[1]):
-        Sr, Sc, Sv = spatial_joints_G_triplets(q, families[1])
-        add_G_terms(Sr, Sc, Sv, e, lam, fe, fl)
-    if has_frame_rates(families[2]):
-        Fr, Fc, Fv = frame_rate_G_triplets(q, families[2])
-        add_G_terms(Fr, Fc, Fv, e, lam, fe, fl)
+    for data in literal_unroll(families):
+        if family_has(data):
+            family_residual_add(q, e, lam, data, out, fe, fl)
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
-    _effort_families(q, e, families[0], out, fe)
     if has_loads(loads):
         loads_add(q, loads, fe)
-    if has_network_forces(families[3]):
-        network_forces_add(q, e, families[3], fe)
-    if has_force_elements(families[4]):
-        forces_add(q, e, families[4], fe)      # the force elements (phmech.forces)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
 
@@ -210,11 +159,14 @@ def _csr(A, shape):
 class CompiledResidual:
     """``f(t, y)`` of a :class:`~phmech.assembly.dae.DescriptorDAE` through :func:`residual_kernel`.
 
-    The kinematics groups and joint groups with a kernel name their slot of
-    the kernel (``kernel_slot``) and give its data (``kernel_data()``), as the
-    loads of the packed form do (:class:`~phmech.loads_kernels.PackedLoads`);
-    the assembly never asks for their types.  Groups without a kernel are the
-    Python leftovers (a :class:`PythonFallbackWarning` names them once).
+    The kinematics groups, joint groups, bodies with effort terms and loads with a
+    kernel name their slot of the kernel (``kernel_slot``): a slot of the
+    kernel's own arguments (whose groups give its data, ``kernel_data()``, as the
+    loads of the packed form do, :class:`~phmech.loads_kernels.PackedLoads`) or
+    a kernel family, which packs its members' data itself
+    (:mod:`phmech.kernel_families`); the assembly never asks for their types.
+    Contributions without a kernel are the Python leftovers (a
+    :class:`PythonFallbackWarning` names them once).
 
     Attributes
     ----------
@@ -229,46 +181,58 @@ class CompiledResidual:
         the leftovers in :meth:`f` is its check).
     """
 
-    #: the kernel's slots of the kinematics groups, with their empty data
-    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames", "inertial_frames")
-    #: the kernel's slots of the joint groups
-    JOINT_SLOTS = ("planar_joints", "spatial_joints", "frame_rates")
+    #: the slots of the kernel's arguments for kinematics groups
+    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames")
+    #: the slot of the kernel's arguments for a joint group
+    JOINT_SLOTS = ("planar_joints",)
 
     def __init__(self, dae):
         self.dae = d = dae
         self.leftovers = []
         i0 = np.zeros(0, np.int64)
         slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
-                 "points": (i0, i0), "spatial_frames": (i0, i0), "inertial_frames": (i0, i0, i0, i0),
-                 "planar_joints": (i0, i0, np.zeros(0), np.zeros((2, 0)), np.zeros((2, 0), np.int64)),
-                 "spatial_joints": SpatialGroup([], d.layout).kernel_data(),
-                 "frame_rates": FrameRateGroup([], d.layout).kernel_data()}
+                 "points": (i0, i0), "spatial_frames": (i0, i0),
+                 "planar_joints": (i0, i0, np.zeros(0), np.zeros((2, 0)), np.zeros((2, 0), np.int64))}
+        #: the members of the kernel families (:mod:`phmech.kernel_families`)
+        members = {fam.name: [] for fam in families()}
         self.other_kin_groups, self.other_groups = [], []
+
+        def joins(item, contribution):
+            """Whether ``contribution`` names a kernel family (then ``item`` is its member)."""
+            group = members.get(getattr(contribution, "kernel_slot", None))
+            if group is not None:
+                group.append(item)
+            return group is not None
+
         for g in d.kinematics.groups:
-            if getattr(g, "kernel_slot", None) in self.KINEMATICS_SLOTS:
+            slot = getattr(g, "kernel_slot", None)
+            if joins(g, g):
+                continue
+            if slot in self.KINEMATICS_SLOTS:
                 # C order always: a Fortran-ordered index array would compile a second version
                 # of every kernel that takes it
-                slots[g.kernel_slot] = tuple(np.ascontiguousarray(a, np.int64) for a in g.kernel_data())
+                slots[slot] = tuple(np.ascontiguousarray(a, np.int64) for a in g.kernel_data())
             else:
                 self.other_kin_groups.append(g)
                 self.leftovers.append(f"kinematics group {type(g).__name__}")
         for g in d.joint_groups:
-            if getattr(g, "kernel_slot", None) in self.JOINT_SLOTS:
-                slots[g.kernel_slot] = g.kernel_data()
+            slot = getattr(g, "kernel_slot", None)
+            if joins(g, g):
+                continue
+            if slot in self.JOINT_SLOTS:
+                slots[slot] = g.kernel_data()
             else:
                 self.other_groups.append(g)
                 self.leftovers.append(f"joint group {type(g).__name__}")
         self.pf, self.pt, self.sf = slots["planar_frames"], slots["points"], slots["spatial_frames"]
-        self.G, self.sj, self.fr = slots["planar_joints"], slots["spatial_joints"], slots["frame_rates"]
-        # effort families: a body names its slot, its class packs the slot's bodies; the slot's
-        # kernels evaluate the bodies' effort terms and kinematics
-        members = {slot: [] for slot in EFFORT_SLOTS}
+        self.G = slots["planar_joints"]
+        # bodies with effort terms: a family's kernels give their effort terms and kinematics
+        self.effort, compiled_bodies = [], set()
         for item in d.effort_bodies:
-            members.get(getattr(item[0], "effort_slot", None), []).append(item)
-        self.eff = tuple(type(items[0][0]).effort_kernel_data(items) if items else EFFORT_SLOTS[slot].pack([])
-                         for slot, items in members.items())
-        compiled_bodies = {id(b) for items in members.values() for b, _, _ in items}
-        self.inf = slots["inertial_frames"]
+            if joins(item, item[0]):
+                compiled_bodies.add(id(item[0]))
+            else:
+                self.effort.append(item)
         self.other_kin = [(b, d.layout.q_slices[b.name], d.layout.e_slices[b.name])
                           for b in d.kinematics.others if id(b) not in compiled_bodies]
         self.leftovers += [f"kinematics of '{b.name}'" for b, _, _ in self.other_kin]
@@ -286,18 +250,19 @@ class CompiledResidual:
             self.K = (np.zeros(1, np.int64), i0, np.zeros(0))
             self.Kw = i0
         self.nslot = nslot
-        self.effort = [(b, sq, se) for b, sq, se in d.effort_bodies if id(b) not in compiled_bodies]
         self.leftovers += [f"effort terms of '{b.name}'" for b, _, _ in self.effort]
         self.packed_loads = PackedLoads(d.loads)
-        #: the loads evaluated by their own methods (their Jacobians too, in DescriptorDAE.jacobian);
-        #: slot "networks": the loads that name it pack their data (phmech.network_kernels)
+        #: the loads not of the packed form (DescriptorDAE.jacobian takes their Jacobians from their
+        #: own methods); those of a kernel family are in the kernel, the others are leftovers
         self.loads = self.packed_loads.others
-        self.nw, self.other_loads = pack_networks(self.loads)
+        self.other_loads = [item for item in self.loads if not joins(item, item[0])]
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.other_loads]
-        # the force elements' slot (phmech.forces): the linear ones compiled, user laws left over
+        # the force elements: those with the linear law a kernel family, user laws left over
         self.forces = getattr(d, "forces", None) or ForceGroup([], d.layout, None)
-        self.fd = self.forces.kernel_data()
+        joins(self.forces, self.forces)
         self.leftovers += self.forces.leftovers
+        #: the data of every kernel family, in the order of :func:`phmech.kernel_families.families`
+        self.families = pack_all(members, d)
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
                          or self.other_loads or self.forces.leftovers)
         self.path = "compiled" if self.pure else "python"
@@ -367,9 +332,7 @@ class CompiledResidual:
         if self._fixed_args is None:     # the arguments that never change
             self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
                                 self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, (self.eff, self.sj, self.fr, self.nw,
-                                                                     self.fd, self.inf),
-                self.load_args(t))
+        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, self.families, self.load_args(t))
 
     def power(self, y, args):
         """Supplied power at ``y`` of a pure system, with the :meth:`kernel_args` ``args`` of the

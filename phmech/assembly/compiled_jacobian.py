@@ -4,10 +4,9 @@
 :func:`~phmech.assembly.compiled.residual_kernel` and adds its derivatives to a
 dense matrix, part by part as the residual evaluates them: the kinematics of
 the frames and points, ``J(e) e - R e`` with the gyroscopic slots, the planar
-joints' ``G(q)`` with its derivatives in ``q``, the spatial and frame-rate
-joint families, the effort families (the consistent beams write triplets),
-the packed loads, the networks' forces and the force elements.  Each family's
-derivatives come from the kernels of its own module, beside its residual.
+joints' ``G(q)`` with its derivatives in ``q``, the kernel families (each by the
+``jacobian_add`` kernel of its own module, :mod:`phmech.kernel_families`) and
+the packed loads.
 The midpoint rule factorizes ``E - h/2 df/dy`` built from it
 (:mod:`phmech.solvers.midpoint_kernels`); ``CompiledResidual.jacobian``
 returns it to Python.
@@ -16,41 +15,11 @@ import numpy as np
 
 from .._jit import jit as _jit
 from ..bodies.frames import planar_frames_jacobian, spatial_frames_jacobian_add
-from ..bodies.inertial import inertial_frames_jacobian_add
-from ..fem import beam3d_nonlinear_kernels as _spatial_beams, beam_nonlinear_kernels as _planar_beams
-from ..fem.frame_rate import frame_rates_jacobian_add, has_frame_rates
-from ..forces_kernels import forces_jacobian_add, has_force_elements
 from ..joints.constraint_kernels import add_G_jacobian
 from ..joints.planar import planar_G_derivatives, planar_G_values
-from ..joints.spatial_kernels import has_spatial_joints, spatial_joints_jacobian_add
+from ..kernel_families import family_has, family_jacobian_add, literal_unroll
 from ..loads_kernels import has_loads, loads_jacobian_add
 from ..math.sparse_kernels import csr_add_dense, csr_mv
-from ..network_kernels import has_network_forces, network_jacobian_add
-
-
-@_jit
-def _triplets_add(J, R, C, V, k):
-    """``J[R[m], C[m]] += V[m]`` for the first ``k`` triplets."""
-    for m in range(k):
-        J[R[m], C[m]] += V[m]
-
-
-@_jit
-def _effort_families_jacobian(q, e, nq, eff, J):
-    """The exact derivatives of :func:`~phmech.assembly.compiled._effort_families` added to the dense ``J`` (each family's
-    kernels write triplets; their number is in the family's data, ``data[1]``)."""
-    if eff[0][0]:                      # only families with members (see compiled._effort_families)
-        pb = eff[0]
-        n = pb[1][0] + pb[1][1]
-        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-        k = _planar_beams.qdot_jacobian(q, e, nq, pb, R, C, V, 0)
-        _triplets_add(J, R, C, V, _planar_beams.effort_jacobian(q, e, nq, pb, R, C, V, k))
-    if eff[1][0]:
-        sb = eff[1]
-        n = sb[1][0] + sb[1][1]
-        R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-        k = _spatial_beams.qdot_jacobian(q, e, nq, sb, R, C, V, 0)
-        _triplets_add(J, R, C, V, _spatial_beams.effort_jacobian(q, e, nq, sb, R, C, V, k))
 
 
 @_jit
@@ -105,16 +74,8 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
         if act[r]:
             J[cl + r, a] -= dG[t] * e[c]
     add_G_jacobian(nq, Xr, Xc, Xv, act, J)
-    eff, sj, fr, nw, fd, inf = families
-    inertial_frames_jacobian_add(q, e, inf, J, ce)
-    if has_spatial_joints(sj):
-        spatial_joints_jacobian_add(q, e, lam, sj, act, J, nq)
-    if has_frame_rates(fr):
-        frame_rates_jacobian_add(q, e, lam, fr, act, J, nq)
-    _effort_families_jacobian(q, e, nq, eff, J)
+    for data in literal_unroll(families):
+        if family_has(data):
+            family_jacobian_add(q, e, lam, data, act, J, nq)
     if has_loads(loads):
         loads_jacobian_add(q, loads, J, nq)
-    if has_network_forces(nw):
-        network_jacobian_add(q, e, nw, J, nq)
-    if has_force_elements(fd):
-        forces_jacobian_add(q, e, fd, J, nq, ce)   # the force elements (phmech.forces)

@@ -29,14 +29,22 @@ gyroscopic structure ``J(e) = -sum_k Omega_k K_k`` with the constant skew
 Omega) x Omega``), so the compiled residual evaluates it with its exact
 Jacobian like that of every rigid body.
 """
+from collections import namedtuple
+
 import numpy as np
 import scipy.sparse as sp
 
 from .._jit import jit as _jit
+from ..kernel_families import register_family
 from ..math.rotations import PlanarAngle, UnitQuaternion, rot2, skew
 from .base import Body
 from .frames import scatter_frames_jacobian, spatial_frames_jacobian, spatial_frames_qdot
 from .rigid import positive
+
+
+#: the packed kinematics (:meth:`InertialFrames.kernel_data`): the discs' ``q`` and ``e`` indices,
+#: the tops' offsets in ``q`` and ``e``
+InertialFramesData = namedtuple("InertialFramesData", "iq ie oq oe")
 
 
 @_jit
@@ -71,7 +79,13 @@ def inertial_frames_jacobian(q, e, oq, oe, T):
 
 
 @_jit
-def inertial_frames_jacobian_add(q, e, inf, J, ce):
+def inertial_frames_residual_add(q, e, lam, inf, out, fe, fl):
+    """The family's part of the residual: the kinematic rows (:func:`inertial_frames_qdot`)."""
+    inertial_frames_qdot(q, e, inf, out)
+
+
+@_jit
+def inertial_frames_jacobian_add(q, e, lam, inf, act, J, ce):
     """``J[rows of q, :] +=`` the exact Jacobian of :func:`inertial_frames_qdot` (columns of ``e``
     from ``ce``)."""
     iq, ie, oq, oe = inf
@@ -105,7 +119,8 @@ class InertialFrames:
         inertial_frames_qdot(q, e, self.kernel_data(), out)
 
     def kernel_data(self):
-        return self.iq, self.ie, self.oq, self.oe
+        """The packed bodies (:data:`InertialFramesData`)."""
+        return InertialFramesData(self.iq, self.ie, self.oq, self.oe)
 
     def jacobian_triplets(self, q, e, nq):
         """Triplets of ``d qdot/dq`` and ``d qdot/de`` (columns of ``e`` shifted by ``nq``)."""
@@ -222,3 +237,15 @@ class Top(_InertialBody):
 
     def rotation(self, q):
         return UnitQuaternion.matrix(q[3:7])
+
+
+def _pack_family(groups, dae):
+    """The family's data: the kinematics group's, or empty."""
+    if groups:
+        return groups[0].kernel_data()
+    i0 = np.zeros(0, np.int64)
+    return InertialFramesData(i0, i0, i0, i0)
+
+
+register_family("inertial_frames", InertialFramesData, pack=_pack_family, has=has_inertial_frames,
+                residual_add=inertial_frames_residual_add, jacobian_add=inertial_frames_jacobian_add)

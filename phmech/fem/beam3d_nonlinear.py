@@ -99,9 +99,9 @@ class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
     has_effort_terms = True
     #: the family's kernels (:mod:`phmech.fem.beam3d_nonlinear_kernels`)
     _kernels = _kernels
-    #: the slot of the compiled residual evaluating the beams' kinematics and effort terms
-    #: (data by :meth:`effort_kernel_data`)
-    effort_slot = "spatial_consistent_beams"
+    #: the kernel family evaluating the beams' kinematics and effort terms
+    #: (:mod:`phmech.kernel_families`; data by the kernel module's ``pack``)
+    kernel_slot = "spatial_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None, strain="green",
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):

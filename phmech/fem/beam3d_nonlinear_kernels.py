@@ -19,9 +19,12 @@ the slot ``"spatial_consistent_beams"``).  With ``d = (1, sigma, sigma)``,
 The Jacobians are exact, as triplets in ``y = (q, e, lam)``
 (:mod:`phmech.fem.beam_operators`).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .._jit import jit as _jit
+from ..kernel_families import register_family
 from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
 from ..math.gauge import frame_scale
 from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich,
@@ -33,7 +36,10 @@ OPERATORS = ("Pq_x", "Pq_y", "Pq_z", "Pq_phi", "Sel_s", "PeR_x", "PeR_y", "PeR_z
 _PQ, _PQPHI, _SELS, _PER, _S, _F, _NN, _B, _K = 0, 3, 4, 5, 8, 11, 14, 15, 18
 
 
-def pack(items):
+#: the packed beams (:func:`pack`), the data of the kernel family ``"spatial_consistent_beams"``
+SpatialBeamsData = namedtuple("SpatialBeamsData", "nb nnz qoff eoff nqb neb kc cqv green xi W ops")
+
+def pack(items, dae=None):
     """The kernels' data of the beams ``[(beam, q slice, e slice), ...]`` (any number, also none).
 
     ``(nb, nnz, qoff, eoff, nqb, neb, kc, cqv, green, xi, W, ops)``: ``nnz`` holds the number of
@@ -42,7 +48,7 @@ def pack(items):
     ``S_x``."""
     i64 = lambda xs: np.asarray(xs, np.int64)
     ops = stack_all([b.kernel_operators() for b, _, _ in items], OPERATORS)
-    data = (len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
+    data = SpatialBeamsData(len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
             i64([se.start for _, _, se in items]), i64([b.nq for b, _, _ in items]),
             i64([b.ne for b, _, _ in items]), i64([b._gauge_q for b, _, _ in items]),
             np.array([b._cq[b._gauge_q] for b, _, _ in items], float),
@@ -222,3 +228,32 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
                 k = emit(R, C, V, k, wi, kc, -be * dd[i])
                 k = emit_column(beta - Ke, om * dd[i], re, kc, R, C, V, k)
     return k
+
+
+@_jit
+def has_beams(data):
+    """Whether the packed data holds a beam."""
+    return data[0] > 0
+
+
+@_jit
+def residual_add(q, e, lam, data, out, fe, fl):
+    """The beams' part of the residual: their kinematic rows into ``out``, their effort terms
+    added to ``fe``."""
+    qdot(q, e, data, out)
+    efforts(q, e, data, fe)
+
+
+@_jit
+def jacobian_add(q, e, lam, data, act, J, nq):
+    """The exact derivatives of :func:`residual_add` added to the dense ``J`` (the kernels write
+    triplets; their number is in ``data[1]``)."""
+    n = data[1][0] + data[1][1]
+    R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+    k = effort_jacobian(q, e, nq, data, R, C, V, qdot_jacobian(q, e, nq, data, R, C, V, 0))
+    for m in range(k):
+        J[R[m], C[m]] += V[m]
+
+
+register_family("spatial_consistent_beams", SpatialBeamsData, pack=pack, has=has_beams, residual_add=residual_add,
+                jacobian_add=jacobian_add)

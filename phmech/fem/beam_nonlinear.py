@@ -215,9 +215,9 @@ class NonlinearFloatingBeam(KernelBeam, FloatingFrameBody):
     has_effort_terms = True
     #: the family's kernels (:mod:`phmech.fem.beam_nonlinear_kernels`)
     _kernels = _kernels
-    #: the slot of the compiled residual evaluating the beams' kinematics and effort terms
-    #: (data by :meth:`effort_kernel_data`)
-    effort_slot = "planar_consistent_beams"
+    #: the kernel family evaluating the beams' kinematics and effort terms
+    #: (:mod:`phmech.kernel_families`; data by the kernel module's ``pack``)
+    kernel_slot = "planar_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, I, frame="simply_supported", strain="green",
                  position=(0.0, 0.0), angle=0.0):

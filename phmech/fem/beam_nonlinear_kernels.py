@@ -19,9 +19,12 @@ for the linear strain ``f = theta' g`` with ``f_omega -= sigma g.e``,
 with the rotation rate ``theta'``.  The Jacobians are exact, as triplets in
 ``y = (q, e, lam)`` (:mod:`phmech.fem.beam_operators`).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .._jit import jit as _jit
+from ..kernel_families import register_family
 from ..bodies.frames import planar_frames_jacobian, planar_frames_qdot
 from ..math.gauge import frame_scale
 from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich,
@@ -31,7 +34,10 @@ from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row,
 OPERATORS = ("Pq_x", "Pq_y", "Pe_x", "Pe_y", "Sx", "Sy", "Fx", "Fy", "Nn", "DmPx", "Pm", "K")
 
 
-def pack(items):
+#: the packed beams (:func:`pack`), the data of the kernel family ``"planar_consistent_beams"``
+PlanarBeamsData = namedtuple("PlanarBeamsData", "nb nnz qoff eoff nqb neb dg kc cqv green xi W ops")
+
+def pack(items, dae=None):
     """The kernels' data of the beams ``[(beam, q slice, e slice), ...]`` (any number, also none).
 
     ``(nb, nnz, qoff, eoff, nqb, neb, dg, kc, cqv, green, xi, W, ops)``: ``nnz`` holds the number of
@@ -39,7 +45,7 @@ def pack(items):
     entry of the gauge, ``xi`` and ``W`` are stacked like the rows of ``Pq_x`` and ``Sx``."""
     i64 = lambda xs: np.asarray(xs, np.int64)
     ops = stack_all([b.kernel_operators() for b, _, _ in items], OPERATORS)
-    data = (len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
+    data = PlanarBeamsData(len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
             i64([se.start for _, _, se in items]), i64([b.nq for b, _, _ in items]),
             i64([b.ne for b, _, _ in items]), np.array([b._d for b, _, _ in items], float),
             i64([b._gauge_q for b, _, _ in items]),
@@ -274,3 +280,32 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
         k = emit_column(Ke, -sig, re, ew, R, C, V, k)
         k = emit_column(Ke, -dth, re, kc, R, C, V, k)
     return k
+
+
+@_jit
+def has_beams(data):
+    """Whether the packed data holds a beam."""
+    return data[0] > 0
+
+
+@_jit
+def residual_add(q, e, lam, data, out, fe, fl):
+    """The beams' part of the residual: their kinematic rows into ``out``, their effort terms
+    added to ``fe``."""
+    qdot(q, e, data, out)
+    efforts(q, e, data, fe)
+
+
+@_jit
+def jacobian_add(q, e, lam, data, act, J, nq):
+    """The exact derivatives of :func:`residual_add` added to the dense ``J`` (the kernels write
+    triplets; their number is in ``data[1]``)."""
+    n = data[1][0] + data[1][1]
+    R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+    k = effort_jacobian(q, e, nq, data, R, C, V, qdot_jacobian(q, e, nq, data, R, C, V, 0))
+    for m in range(k):
+        J[R[m], C[m]] += V[m]
+
+
+register_family("planar_consistent_beams", PlanarBeamsData, pack=pack, has=has_beams, residual_add=residual_add,
+                jacobian_add=jacobian_add)

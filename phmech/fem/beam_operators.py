@@ -192,15 +192,10 @@ def triplets_to_dense(R, C, V, k, shape):
 
 class KernelBeam:
     """The kernel data of a consistent beam: the class names its family's kernel module
-    (``_kernels``, with ``pack``); the compiled residual packs a slot's beams with
-    :meth:`effort_kernel_data`, a beam's own methods run the kernels on its data alone."""
+    (``_kernels``, with ``pack``, which also packs the family's beams for the compiled
+    residual); a beam's own methods run the kernels on its data alone."""
 
     _kernels = None
-
-    @classmethod
-    def effort_kernel_data(cls, items):
-        """The data of the slot ``effort_slot`` for the beams ``[(beam, q slice, e slice)]``."""
-        return cls._kernels.pack(items)
 
     def _own_data(self):
         """The kernels' data of this beam alone (local ``q`` and ``e``), built once."""

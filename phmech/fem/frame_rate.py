@@ -24,12 +24,15 @@ the group packs (:meth:`FrameRateGroup.kernel_data`) from the joints' terms
 and the compiled residual call them (the compiled Jacobian through
 :func:`frame_rates_jacobian_add`).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .._checks import time_function
 from .._jit import jit as _jit
 from ..joints.base import Joint
-from ..joints.constraint_kernels import add_G_jacobian
+from ..joints.constraint_kernels import add_G_jacobian, add_G_terms
+from ..kernel_families import register_family
 from ..math.gauge import frame_scale
 from ..math.rotations import PlanarAngle, UnitQuaternion
 
@@ -103,6 +106,10 @@ def _gauge(q, ptr, gq, gv, m):
     return frame_scale(1.0, 1.0, x)
 
 
+#: the packed rows (:meth:`FrameRateGroup.kernel_data`)
+FrameRateData = namedtuple("FrameRateData", "rows cols sign ptr gq gv")
+
+
 @_jit
 def frame_rate_G_triplets(q, fr):
     """``G(q)`` of the packed rows ``fr`` as triplets ``(rows, cols, values)``: the value
@@ -134,6 +141,14 @@ def has_frame_rates(fr):
 
 
 @_jit
+def frame_rates_residual_add(q, e, lam, fr, out, fe, fl):
+    """The rows' terms of the residual: ``G^T lam`` added to the efforts ``fe`` and ``-G e`` to
+    the constraint rows ``fl``."""
+    R, C, V = frame_rate_G_triplets(q, fr)
+    add_G_terms(R, C, V, e, lam, fe, fl)
+
+
+@_jit
 def frame_rates_jacobian_add(q, e, lam, fr, act, J, nq):
     """The exact derivatives of the rows' terms ``G^T lam`` and ``-G e`` added to the dense ``J``
     of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the
@@ -154,7 +169,7 @@ class FrameRateGroup:
     """Evaluates :class:`FrameRate` joints (rows ``sigma_a(q) omega_a - sigma_b(q) omega_b``) by
     the kernels above on the data of :meth:`kernel_data`."""
 
-    #: the compiled residual's slot for :meth:`kernel_data`
+    #: the kernel family of :meth:`kernel_data` (:mod:`phmech.kernel_families`)
     kernel_slot = "frame_rates"
 
     def __init__(self, joints, layout):
@@ -174,9 +189,9 @@ class FrameRateGroup:
                 gv.append(g[nz])
                 ptr.append(ptr[-1] + nz.size)
         i64 = lambda x: np.ascontiguousarray(x, np.int64)
-        self._data = (i64(rows), i64(cols), np.array(sign, float), i64(ptr),
-                      i64(np.concatenate(gq)) if gq else np.zeros(0, np.int64),
-                      np.concatenate(gv).astype(float) if gv else np.zeros(0))
+        self._data = FrameRateData(i64(rows), i64(cols), np.array(sign, float), i64(ptr),
+                                   i64(np.concatenate(gq)) if gq else np.zeros(0, np.int64),
+                                   np.concatenate(gv).astype(float) if gv else np.zeros(0))
         #: the term of every gauge entry
         self._term = np.repeat(np.arange(len(rows)), np.diff(ptr)).astype(np.int64)
 
@@ -253,3 +268,12 @@ class FrameRate3(Joint):
 
 
 FrameRate.Group = FrameRate3.Group = FrameRateGroup
+
+
+def _pack_family(groups, dae):
+    """The family's data: the group's packed rows, or none."""
+    return (groups[0] if groups else FrameRateGroup([], dae.layout)).kernel_data()
+
+
+register_family("frame_rates", FrameRateData, pack=_pack_family, has=has_frame_rates,
+                residual_add=frame_rates_residual_add, jacobian_add=frame_rates_jacobian_add)

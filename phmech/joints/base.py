@@ -19,11 +19,13 @@ Every joint declares
 
 A group evaluates ``add_G(q, G)``, ``G_triplets(q)`` and
 ``jacobian_triplets(q, e, lam)``.  A family whose formulas are compiled also
-names its slot of the compiled residual (``kernel_slot``) and packs its data
-for it (``kernel_data()``); its Python methods call the same kernels, so the
-family has one implementation (:mod:`phmech.joints.spatial_kernels`).  A
-group without a kernel is evaluated in Python, and the compiled residual
-says so.
+names its slot of the compiled residual (``kernel_slot``): the planar joints'
+slot of the residual's own arguments (data by ``kernel_data()``), or a kernel
+family registered with its kernels and packing in its own module
+(:mod:`phmech.kernel_families`; the spatial joints in
+:mod:`phmech.joints.spatial`).  Its Python methods call the same kernels, so
+the family has one implementation.  A group without a kernel is evaluated in
+Python, and the compiled residual says so.
 """
 import numpy as np
 

@@ -45,6 +45,7 @@ compiled residual both call them.
 """
 import numpy as np
 
+from ..kernel_families import register_family
 from . import spatial_kernels as K
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 
@@ -71,7 +72,7 @@ class SpatialGroup:
     """All spatial joints of a system, evaluated by the kernels of
     :mod:`phmech.joints.spatial_kernels` on the data of :meth:`kernel_data`."""
 
-    #: the compiled residual's slot for :meth:`kernel_data`
+    #: the kernel family of :meth:`kernel_data` (:mod:`phmech.kernel_families`)
     kernel_slot = "spatial_joints"
 
     def __init__(self, joints, layout):
@@ -115,7 +116,7 @@ class SpatialGroup:
                 pattern[i].append(x)
         pattern = [np.concatenate(x).astype(np.int64) if x else np.zeros(0, np.int64) for x in pattern]
         self._keep_a, self._keep_b = pattern[3] >= 0, pattern[5] >= 0
-        return (I, QI, F, PP, CI, *pattern)
+        return K.SpatialJointsData(I, QI, F, PP, CI, *pattern)
 
     def G_triplets(self, q):
         """``G(q)`` as triplets ``(rows, cols, values)``."""
@@ -352,3 +353,12 @@ def Cylindrical(a, b=None, axis=(1.0, 0.0, 0.0), name=None, axis_frame="inertial
 def Weld3(a, b=None, name=None):
     """Rigid connection of two spatial ports, or a clamp to the ground (6 rows)."""
     return SpatialJoint("weld", a, b, name=name)
+
+
+def _pack_family(groups, dae):
+    """The family's data: the group's packed joints, or none."""
+    return (groups[0] if groups else SpatialGroup([], dae.layout)).kernel_data()
+
+
+register_family("spatial_joints", K.SpatialJointsData, pack=_pack_family, has=K.has_spatial_joints,
+                residual_add=K.spatial_joints_residual_add, jacobian_add=K.spatial_joints_jacobian_add)

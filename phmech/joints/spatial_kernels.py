@@ -36,12 +36,17 @@ evaluate a gauged joint on its rows with ``W`` scaled by ``sigma`` and the
 derivative by ``q_g`` as ``d sigma / d q_g`` times ``G`` of the unscaled
 gauged rows alone (:func:`_joint_blocks_gauged`).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .._jit import inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.rotations import quat_rotation
-from .constraint_kernels import add_G_jacobian
+from .constraint_kernels import add_G_jacobian, add_G_terms
+
+#: the packed joints ``sj`` (see above)
+SpatialJointsData = namedtuple("SpatialJointsData", "I QI F PP CI Gr Gc Ar Ac Br Bc")
 
 #: columns of ``I``: translation rows (0 all, to the ground in body axes; 1 all; 2 normal to the
 #: axis), rotation rows (0 none; 1 normal to the axis; 2 cross axes; 3 all), driver (0/1), rows,
@@ -422,6 +427,14 @@ def spatial_joints_derivatives(q, e, lam, sj, Gv, Av, Bv):
 def has_spatial_joints(sj):
     """Whether the packed data ``sj`` holds any joint."""
     return sj[0].shape[0] > 0
+
+
+@_jit
+def spatial_joints_residual_add(q, e, lam, sj, out, fe, fl):
+    """The joints' terms of the residual: ``G^T lam`` added to the efforts ``fe`` and ``-G e``
+    to the constraint rows ``fl``."""
+    R, C, V = spatial_joints_G_triplets(q, sj)
+    add_G_terms(R, C, V, e, lam, fe, fl)
 
 
 @_jit

@@ -71,7 +71,7 @@ class _NetworkLoad(Load):
     and constant nodal forces ``fc``, by the kernels of :mod:`phmech.network_kernels`."""
 
     inertial = False
-    #: the compiled residual's slot (:func:`phmech.network_kernels.pack_slot`)
+    #: the kernel family of the load (:func:`phmech.network_kernels.pack_family`)
     kernel_slot = "networks"
 
     def __init__(self, body, name, elements, fc=None):

@@ -163,6 +163,13 @@ class Solver:
         from .driver import integrate
         return integrate(self, **driver_options)
 
+    @property
+    def path(self):
+        """``"compiled"`` where the steps' iteration runs compiled (a kernel of the model's compiled
+        residual, :mod:`phmech.assembly.compiled`), else ``"python"``."""
+        kernels = (getattr(self, "_kernel", None), getattr(self, "_newton_kernel", None))
+        return "compiled" if any(k is not None for k in kernels) else "python"
+
     def stats(self):
         """The counters as a dict."""
         return {"nsteps": self.nsteps, "nreject": self.nreject, "nfev": self.nfev,

@@ -100,7 +100,8 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
     Returns
     -------
     :class:`~phmech.result.Result`
-        With ``stats``: ``nsteps, nreject, nfev, njev, nlu``, and the times in
+        With ``stats``: ``nsteps, nreject, nfev, njev, nlu``, ``path`` (``"compiled"`` where
+        the steps' iteration ran compiled at the end of the run, else ``"python"``), and the times in
         seconds ``wall_time`` (the steps), ``setup_time`` (constructing the
         solver: first Jacobian and factorization, packing the compiled model,
         reading a restart file) and ``kernel_time`` (loading or compiling the
@@ -370,7 +371,8 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     wall = time.perf_counter() - tic - clock.seconds
     setup, kernel = getattr(solver, "setup_times", (0.0, 0.0))
     res = Result(rows.t, np.array(rows.y), solver.problem, name,
-                 {**solver.stats(), "wall_time": wall, "setup_time": setup, "kernel_time": kernel + clock.seconds},
+                 {**solver.stats(), "path": solver.path, "wall_time": wall, "setup_time": setup,
+                  "kernel_time": kernel + clock.seconds},
                  message="terminated by an event" if terminated else "success")
     res.work = np.array(rows.w) if solver.records_work else None
     if events:
