@@ -233,8 +233,12 @@ class CompiledResidual:
                 compiled_bodies.add(id(item[0]))
             else:
                 self.effort.append(item)
-        self.other_kin = [(b, d.layout.q_slices[b.name], d.layout.e_slices[b.name])
-                          for b in d.kinematics.others if id(b) not in compiled_bodies]
+        # bodies with their own kinematics: of a family, or left over
+        self.other_kin = []
+        for b in d.kinematics.others:
+            item = (b, d.layout.q_slices[b.name], d.layout.e_slices[b.name])
+            if id(b) not in compiled_bodies and not joins(item, b):
+                self.other_kin.append(item)
         self.leftovers += [f"kinematics of '{b.name}'" for b, _, _ in self.other_kin]
         ne = d.ne
         self.J0 = _csr(d.J0, (ne, ne))
