@@ -50,18 +50,24 @@ _KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(|^register_family\(
 _MODULES = []
 
 
+def marked_modules(mark):
+    """The modules of the package whose source matches the regular expression ``mark`` (bytes),
+    as paths relative to the package with ``/`` (sorted)."""
+    found = []
+    for folder, dirs, files in os.walk(_PACKAGE):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for f in sorted(files):
+            if f.endswith(".py"):
+                with open(os.path.join(folder, f), "rb") as fh:
+                    if mark.search(fh.read()):
+                        found.append(os.path.relpath(os.path.join(folder, f), _PACKAGE).replace(os.sep, "/"))
+    return sorted(found)
+
+
 def kernel_modules():
     """The modules of the package with compiled functions, relative to the package (sorted)."""
     if not _MODULES:
-        found = []
-        for folder, dirs, files in os.walk(_PACKAGE):
-            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
-            for f in sorted(files):
-                if f.endswith(".py"):
-                    with open(os.path.join(folder, f), "rb") as fh:
-                        if _KERNEL_MARK.search(fh.read()):
-                            found.append(os.path.relpath(os.path.join(folder, f), _PACKAGE).replace(os.sep, "/"))
-        _MODULES.extend(sorted(found))
+        _MODULES.extend(marked_modules(_KERNEL_MARK))
     return tuple(_MODULES)
 
 

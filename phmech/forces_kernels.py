@@ -52,7 +52,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._jit import inline as _jit_inline, jit as _jit
+from ._jit import jit as _jit
 from .math.rotations import quadratic_into
 
 #: the packed elements ``fd`` (see above)
@@ -299,7 +299,7 @@ def _sizes(I):
     return nb
 
 
-@_jit_inline
+@_jit
 def has_force_elements(fd):
     """Whether the packed force elements (:meth:`phmech.forces.ForceGroup.kernel_data`) have a
     member (the compiled residual calls their kernels only then)."""

@@ -28,6 +28,10 @@ consistent planar and spatial beams.  Its module declares it once with
     the family's forces that supply power through ports (the power balance
     counts them; compiled).
 
+The kernels are compiled functions of their own (``@_jit``, ``numba.njit``), not
+helpers that numba writes into their callers (``inline="always"``), which it
+cannot call through the dispatch below.
+
 The compiled residual (:mod:`phmech.assembly.compiled`) takes the data of every
 registered family, in the order of their names, as one tuple and loops over it
 with :func:`numba.literal_unroll`; :func:`family_residual_add` and the other
@@ -40,14 +44,16 @@ the family up by the data's class and run the same kernels as Python.
 :func:`families` first imports every module of the package that declares a
 family (a line starting with ``register_family(``), so that the set, and the
 compiled version, is the same in every process whatever was imported before.
-A new family touches its own module (and its test) only.
+A new family touches its own module (and its test) only.  Outside the package
+it is declared in an importable module: the kernel cache records the compiled
+versions by the types of their arguments, the data classes among them, and
+every process that reads the cache imports their modules.
 """
-import os
 import re
 from collections import namedtuple
 from importlib import import_module
 
-from ._jit import numba
+from ._jit import marked_modules, numba
 
 #: numba's loop over a tuple of different types, unrolled when compiled (the tuple itself in Python)
 literal_unroll = numba.literal_unroll if numba is not None else (lambda families: families)
@@ -58,7 +64,6 @@ Family = namedtuple("Family", "name data pack has residual_add jacobian_add port
 _BY_NAME = {}
 _BY_DATA = {}
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _MARK = re.compile(rb"^register_family\(", re.M)
 _DECLARED = []
 
@@ -68,6 +73,10 @@ def register_family(name, data, pack, has, residual_add, jacobian_add, port_forc
     its :data:`Family`."""
     if not (isinstance(data, type) and issubclass(data, tuple) and hasattr(data, "_fields")):
         raise TypeError(f"family '{name}': its data class must be a namedtuple class, not {data!r}")
+    if data.__module__ == "__main__":
+        raise ValueError(f"family '{name}': declare it in an importable module, not in a script (the kernel "
+                         f"cache records the data class {data.__qualname__} by its module, which other processes "
+                         "import to read the cache)")
     old = _BY_NAME.get(name)
     if old is not None and old.data.__qualname__ != data.__qualname__:
         raise ValueError(f"family '{name}' is declared twice ({old.data.__module__}.{old.data.__qualname__} "
@@ -81,17 +90,8 @@ def register_family(name, data, pack, has, residual_add, jacobian_add, port_forc
 def declaring_modules():
     """The modules of the package that declare a family, sorted (found by their source)."""
     if not _DECLARED:
-        found = []
-        for folder, dirs, files in os.walk(_PACKAGE):
-            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
-            for f in sorted(files):
-                path = os.path.join(folder, f)
-                if f.endswith(".py") and path != os.path.abspath(__file__):
-                    with open(path, "rb") as fh:
-                        if _MARK.search(fh.read()):
-                            rel = os.path.relpath(path, _PACKAGE)[:-3].replace(os.sep, ".")
-                            found.append(__package__ + "." + rel)
-        _DECLARED.extend(sorted(found))
+        _DECLARED.extend(__package__ + "." + rel[:-3].replace("/", ".") for rel in marked_modules(_MARK)
+                         if rel != "kernel_families.py")
     return tuple(_DECLARED)
 
 
@@ -118,79 +118,64 @@ def pack_all(members, dae):
 
 
 # -- calls from compiled code: resolved by the data's class ------------------------------------
+def by_data_class(where, resolve):
+    """A call that runs the kernel ``resolve(cls)`` of the class ``cls`` of its argument number
+    ``where`` (a namedtuple of packed data), in Python and in compiled code alike.
+
+    Decorates a stub whose name and docstring the call keeps.  numba resolves the kernel when
+    it compiles the caller (the kernel's code is linked into it, as any compiled callee's);
+    ``resolve`` returning None makes the call do nothing."""
+    def decorate(stub):
+        def call(*args):
+            kernel = resolve(type(args[where]))
+            return None if kernel is None else kernel(*args)
+        call.__name__, call.__qualname__, call.__doc__ = stub.__name__, stub.__qualname__, stub.__doc__
+        call.__module__ = stub.__module__
+        if numba is not None:
+            from numba.extending import overload
+
+            @overload(call)
+            def typer(*args):
+                cls = getattr(args[where], "instance_class", None)
+                if cls is None:
+                    return None
+                kernel = resolve(cls)
+                if kernel is None:
+                    def impl(*args):
+                        pass
+                else:
+                    def impl(*args):
+                        return kernel(*args)
+                return impl
+        return call
+    return decorate
+
+
+def _hook(name):
+    """The family's kernel ``name`` for its data class."""
+    def resolve(cls):
+        family = _BY_DATA.get(cls)
+        if family is None:
+            raise KeyError(f"no kernel family is registered for the data class {cls.__module__}.{cls.__qualname__}")
+        return getattr(family, name)
+    return resolve
+
+
+@by_data_class(0, _hook("has"))
 def family_has(data):
     """Whether ``data`` holds a member of its family."""
-    return _BY_DATA[type(data)].has(data)
 
 
+@by_data_class(3, _hook("residual_add"))
 def family_residual_add(q, e, lam, data, out, fe, fl):
     """The family's ``residual_add`` on ``data``."""
-    _BY_DATA[type(data)].residual_add(q, e, lam, data, out, fe, fl)
 
 
+@by_data_class(3, _hook("jacobian_add"))
 def family_jacobian_add(q, e, lam, data, act, J, nq):
     """The family's ``jacobian_add`` on ``data``."""
-    _BY_DATA[type(data)].jacobian_add(q, e, lam, data, act, J, nq)
 
 
+@by_data_class(2, _hook("port_forces_add"))
 def family_port_forces_add(q, e, data, fe):
     """The family's ``port_forces_add`` on ``data`` (nothing for a family without port forces)."""
-    kernel = _BY_DATA[type(data)].port_forces_add
-    if kernel is not None:
-        kernel(q, e, data, fe)
-
-
-def _registered(data):
-    """The family of the numba type ``data`` (a named tuple of a registered class), or None."""
-    return _BY_DATA.get(getattr(data, "instance_class", None))
-
-
-if numba is not None:
-    from numba.extending import overload
-
-    @overload(family_has)
-    def _has(data):
-        fam = _registered(data)
-        if fam is None:
-            return None
-        kernel = fam.has
-
-        def impl(data):
-            return kernel(data)
-        return impl
-
-    @overload(family_residual_add)
-    def _residual_add(q, e, lam, data, out, fe, fl):
-        fam = _registered(data)
-        if fam is None:
-            return None
-        kernel = fam.residual_add
-
-        def impl(q, e, lam, data, out, fe, fl):
-            kernel(q, e, lam, data, out, fe, fl)
-        return impl
-
-    @overload(family_jacobian_add)
-    def _jacobian_add(q, e, lam, data, act, J, nq):
-        fam = _registered(data)
-        if fam is None:
-            return None
-        kernel = fam.jacobian_add
-
-        def impl(q, e, lam, data, act, J, nq):
-            kernel(q, e, lam, data, act, J, nq)
-        return impl
-
-    @overload(family_port_forces_add)
-    def _port_forces_add(q, e, data, fe):
-        fam = _registered(data)
-        if fam is None:
-            return None
-        kernel = fam.port_forces_add
-        if kernel is None:
-            def impl(q, e, data, fe):
-                pass
-        else:
-            def impl(q, e, data, fe):
-                kernel(q, e, data, fe)
-        return impl

@@ -157,7 +157,7 @@ def elements_blocks(q, e, I, F, B):
                 B[s, 1, a, b] = c * nn
 
 
-@_jit_inline
+@_jit
 def has_network_forces(nw):
     """Whether the data ``nw`` (:func:`pack_family`) has elements or constant forces."""
     return nw[0].shape[0] > 0 or nw[2].size > 0

@@ -112,6 +112,12 @@ def test_the_case_runs_the_compiled_residual(label):
         except Warning as w:
             pytest.fail(str(w))
     assert c.leftovers == [] and c.path == "compiled"
+    # the kernel families' data typed as those of a lone point mass (every family empty): one
+    # compiled version for all
+    numba = pytest.importorskip("numba")
+    from phmech import PointMass, System
+    lone = System([PointMass("m", 1.0)]).assemble().compiled_residual()
+    assert numba.typeof(c.families) == numba.typeof(lone.families)
     y = dae.initial_state() + 1e-3 * np.random.default_rng(0).standard_normal(dae.n)
     f, f_py = c.f(0.1, y), dae.f(0.1, y)
     assert np.max(np.abs(f - f_py)) <= 1e-13 * max(np.max(np.abs(f_py)), 1.0)

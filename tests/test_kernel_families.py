@@ -35,6 +35,8 @@ def test_bad_declarations_name_the_family():
     Other = namedtuple("Other", "a")
     with pytest.raises(ValueError, match="family 'spatial_joints' is declared twice"):
         KF.register_family("spatial_joints", Other, None, None, None, None)
+    with pytest.raises(ValueError, match="family 'y': declare it in an importable module, not in a script"):
+        KF.register_family("y", namedtuple("Script", "a", module="__main__"), None, None, None, None)
     with pytest.raises(KeyError, match="no kernel family 'nothing'; registered: forces, "):
         KF.family("nothing")
 
@@ -79,10 +81,8 @@ def test_every_model_passes_families_of_one_type():
     assert present == {f.name for f in KF.families()}     # every family had members somewhere
 
 
-SCRIPT = textwrap.dedent('''
-    """A family of viscous dampers on the velocities of bodies, declared here (outside phmech)."""
-    import json
-    import sys
+MODULE = textwrap.dedent('''
+    """A family of viscous dampers on the velocities of bodies, declared outside phmech."""
     from collections import namedtuple
 
     import numba
@@ -165,45 +165,45 @@ SCRIPT = textwrap.dedent('''
         y0[dae.se] = (1.5, -0.5)
         return s.simulate(2.0, y0=y0, dt=1e-3, newton_tol=1e-12)
 
-    out = {}
-    dae = system(True).assemble()
-    c = compiled_residual(dae)
-    out["path"], out["leftovers"] = c.path, c.leftovers
-    y = dae.initial_state() + 0.1 * np.random.default_rng(3).standard_normal(dae.n)
-    f, fp = c.f(0.1, y), dae.f(0.1, y)
-    out["f"] = float(np.max(np.abs(f - fp)) / np.max(np.abs(fp)))
-    Jc, Jp = c.jacobian(y, 0.1), dae.jacobian(0.1, y).toarray()
-    out["jac"] = float(np.max(np.abs(Jc - Jp)) / np.max(np.abs(Jp)))
-    v = y[dae.se]
-    out["power"] = float(abs(c.power(y, c.kernel_args(0.1)) + 0.7 * v @ v) / (0.7 * v @ v))
-    if sys.argv[1:] != ["run"]:
-        json.dump(out, sys.stdout)
-        sys.exit(0)
-    runs = [run(own) for own in (True, False)]
-    out["run_path"] = runs[0].stats.get("path")
-    out["balance"] = float(np.max(np.abs(runs[0].energy_balance())))
-    H = runs[0].hamiltonian()
-    out["H0"], out["H_end"] = float(H[0]), float(H[-1])
-    out["difference"] = float(np.max(np.abs(runs[0].y - runs[1].y)))
-    json.dump(out, sys.stdout)
+
+    def main(with_run):
+        out = {}
+        dae = system(True).assemble()
+        c = compiled_residual(dae)
+        out["path"], out["leftovers"] = c.path, c.leftovers
+        y = dae.initial_state() + 0.1 * np.random.default_rng(3).standard_normal(dae.n)
+        f, fp = c.f(0.1, y), dae.f(0.1, y)
+        out["f"] = float(np.max(np.abs(f - fp)) / np.max(np.abs(fp)))
+        Jc, Jp = c.jacobian(y, 0.1), dae.jacobian(0.1, y).toarray()
+        out["jac"] = float(np.max(np.abs(Jc - Jp)) / np.max(np.abs(Jp)))
+        v = y[dae.se]
+        out["power"] = float(abs(c.power(y, c.kernel_args(0.1)) + 0.7 * v @ v) / (0.7 * v @ v))
+        if not with_run:
+            return out
+        runs = [run(own) for own in (True, False)]
+        out["run_path"] = runs[0].stats.get("path")
+        out["balance"] = float(np.max(np.abs(runs[0].energy_balance())))
+        H = runs[0].hamiltonian()
+        out["H0"], out["H_end"] = float(H[0]), float(H[-1])
+        out["difference"] = float(np.max(np.abs(runs[0].y - runs[1].y)))
+        return out
 ''')
 
 
-def _outside(tmp_path, *args):
-    """The script's output, run in its own process with its own kernel cache (the family's
-    versions of the kernels are not stored for other processes; the package's cached kernels
-    are copied, so only the kernels that take the families compile again)."""
+def _outside(tmp_path, with_run):
+    """``main(with_run)`` of the family's module, in a process of its own with its own kernel
+    cache (the family's versions of the kernels are not stored for other processes; the
+    package's cached kernels are copied, so only the kernels that take the families compile)."""
     from phmech import _jit
-    script = tmp_path / "dampers.py"
-    script.write_text(SCRIPT)
+    (tmp_path / "damper_family.py").write_text(MODULE)
     own = tmp_path / "cache"
     if os.path.isdir(_jit.cache_directory()):
         shutil.copytree(_jit.cache_directory(), own / os.path.basename(_jit.cache_directory()))
     env = dict(os.environ, PHMECH_NUMBA_CACHE_DIR=str(own))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
-    run = subprocess.run([sys.executable, str(script), *args], env=env, capture_output=True, text=True,
-                         timeout=1200)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), root, env.get("PYTHONPATH", "")])
+    code = f"import json, sys, damper_family; json.dump(damper_family.main({with_run}), sys.stdout)"
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1200)
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["path"] == "compiled" and out["leftovers"] == []
@@ -211,11 +211,11 @@ def _outside(tmp_path, *args):
 
 
 def test_a_family_declared_outside_the_package_is_compiled(tmp_path):
-    """A new family needs no change of the assembly: a damper family declared in a script (data
-    class, packing, kernels) is evaluated by the compiled residual, its Jacobian and its power;
+    """A new family needs no change of the assembly: a damper family declared in a module of its
+    own (data class, packing, kernels) is evaluated by the compiled residual, its Jacobian and its power;
     they equal the Python path's (the same kernel called by the load's own methods) and the
     analytic power ``-c |v|^2``."""
-    out = _outside(tmp_path)
+    out = _outside(tmp_path, False)
     assert out["f"] <= 1e-14 and out["jac"] <= 1e-14 and out["power"] <= 1e-14
 
 
@@ -224,7 +224,7 @@ def test_a_family_declared_outside_the_package_runs_compiled(tmp_path):
     """The same family in the compiled midpoint rule: the run equals the same mechanism with
     phmech's own port damper (an independent model), the kinetic energy decays as
     ``exp(-2 c t / m)`` and the rule's exact power balance closes with the family's port power."""
-    out = _outside(tmp_path, "run")
+    out = _outside(tmp_path, True)
     assert out["run_path"] == "compiled"
     assert out["f"] <= 1e-14 and out["jac"] <= 1e-14 and out["power"] <= 1e-14
     # m = 2, c = 0.7, t = 2: H_end = H0 exp(-1.4); the midpoint rule's error is ~1e-8 of it

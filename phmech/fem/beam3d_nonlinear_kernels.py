@@ -27,8 +27,8 @@ from .._jit import jit as _jit
 from ..kernel_families import register_family
 from ..bodies.frames import spatial_frames_jacobian, spatial_frames_qdot
 from ..math.gauge import frame_scale
-from .beam_operators import (counted, emit, emit_column, emit_entries, emit_row, emit_sandwich,
-                             rows_mv, rows_tmv, rows_tmv_add, op, stack_all)
+from .beam_operators import (beams_jacobian_add, beams_residual_add, counted, emit, emit_column, emit_entries,
+                             emit_row, emit_sandwich, has_beams, op, rows_mv, rows_tmv, rows_tmv_add, stack_all)
 
 #: the operators of a beam, in the order of the packed tuple
 OPERATORS = ("Pq_x", "Pq_y", "Pq_z", "Pq_phi", "Sel_s", "PeR_x", "PeR_y", "PeR_z", "S_x", "S_y", "S_z",
@@ -230,30 +230,5 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
     return k
 
 
-@_jit
-def has_beams(data):
-    """Whether the packed data holds a beam."""
-    return data[0] > 0
-
-
-@_jit
-def residual_add(q, e, lam, data, out, fe, fl):
-    """The beams' part of the residual: their kinematic rows into ``out``, their effort terms
-    added to ``fe``."""
-    qdot(q, e, data, out)
-    efforts(q, e, data, fe)
-
-
-@_jit
-def jacobian_add(q, e, lam, data, act, J, nq):
-    """The exact derivatives of :func:`residual_add` added to the dense ``J`` (the kernels write
-    triplets; their number is in ``data[1]``)."""
-    n = data[1][0] + data[1][1]
-    R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
-    k = effort_jacobian(q, e, nq, data, R, C, V, qdot_jacobian(q, e, nq, data, R, C, V, 0))
-    for m in range(k):
-        J[R[m], C[m]] += V[m]
-
-
-register_family("spatial_consistent_beams", SpatialBeamsData, pack=pack, has=has_beams, residual_add=residual_add,
-                jacobian_add=jacobian_add)
+register_family("spatial_consistent_beams", SpatialBeamsData, pack=pack, has=has_beams, residual_add=beams_residual_add,
+                jacobian_add=beams_jacobian_add)

@@ -15,10 +15,13 @@ value)`` in the unknowns ``y = (q, e, lam)``; their number does not depend
 on the state (no value is skipped), so one call with empty arrays counts
 them (:func:`emit` writes only what fits).
 """
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 
 from .._jit import inline as _jit_inline, jit as _jit
+from ..kernel_families import by_data_class
 
 
 def stack(mats):
@@ -51,6 +54,59 @@ def stack_all(operators, names):
 def op(ops, k):
     """Operator ``k`` of the packed set ``ops`` of :func:`stack_all`."""
     return ops[0], ops[1], ops[2], ops[3][k]
+
+
+def _beam_kernel(name):
+    """The kernel ``name`` of a beam family: the function of the module of its data class."""
+    def resolve(cls):
+        return getattr(sys.modules[cls.__module__], name)
+    return resolve
+
+
+@by_data_class(2, _beam_kernel("qdot"))
+def beam_qdot(q, e, data, out):
+    """``qdot(q, e, data, out)`` of the data's family."""
+
+
+@by_data_class(2, _beam_kernel("efforts"))
+def beam_efforts(q, e, data, fe):
+    """``efforts(q, e, data, fe)`` of the data's family."""
+
+
+@by_data_class(3, _beam_kernel("qdot_jacobian"))
+def beam_qdot_jacobian(q, e, nq, data, R, C, V, k):
+    """``qdot_jacobian(q, e, nq, data, R, C, V, k)`` of the data's family."""
+
+
+@by_data_class(3, _beam_kernel("effort_jacobian"))
+def beam_effort_jacobian(q, e, nq, data, R, C, V, k):
+    """``effort_jacobian(q, e, nq, data, R, C, V, k)`` of the data's family."""
+
+
+@_jit
+def has_beams(data):
+    """Whether a beam family's packed data (``data[0]``: the number of beams) holds a beam."""
+    return data[0] > 0
+
+
+@_jit
+def beams_residual_add(q, e, lam, data, out, fe, fl):
+    """A beam family's part of the residual (:mod:`phmech.kernel_families`): the kinematic rows
+    into ``out``, the effort terms added to ``fe``, by the kernels of the data's family."""
+    beam_qdot(q, e, data, out)
+    beam_efforts(q, e, data, fe)
+
+
+@_jit
+def beams_jacobian_add(q, e, lam, data, act, J, nq):
+    """The exact derivatives of :func:`beams_residual_add` added to the dense ``J``: the family's
+    kinematic, then effort Jacobian kernels write triplets (their counts are ``data[1]``)."""
+    n = data[1][0] + data[1][1]
+    R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+    k = beam_qdot_jacobian(q, e, nq, data, R, C, V, 0)
+    k = beam_effort_jacobian(q, e, nq, data, R, C, V, k)
+    for m in range(k):
+        J[R[m], C[m]] += V[m]
 
 
 def counted(count, data, q, e, nq):
