@@ -11,8 +11,10 @@ pytestmark = pytest.mark.skipif(not cc.available(), reason="numba is not install
 
 @pytest.mark.parametrize("Model", [cm.AndrewsSqueezer, cm.SimeonCrank])
 def test_classic_kernels_equal_python_models(Model):
-    """Right-hand side and Jacobian of the compiled index-2 form equal the Python model's
-    at perturbed states (not only the consistent start)."""
+    """Right-hand side and Jacobian of the compiled index-2 form (one kernel; the Jacobian by
+    complex steps of it) equal the Python model's assembly of the same mass, force and
+    constraint kernels (its Jacobian by its own complex steps) at perturbed states (not only
+    the consistent start)."""
     m = Model()
     rng = np.random.default_rng(1)
     y0 = m.consistent_state(0.0, m.y0[:7], m.y0[7:14])

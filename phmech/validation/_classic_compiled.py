@@ -1,11 +1,13 @@
-"""Compiled (numba) right-hand sides and Jacobians of the classic benchmarks' index-2 form.
+"""The equations of the classic benchmarks as compiled (numba) kernels, and their index-2 form.
 
-The same equations as :class:`~phmech.validation._classic_models.SimeonCrank`
-and :class:`~phmech.validation._classic_models.AndrewsSqueezer` (which stay
-the reference: ``tests/test_compiled.py`` checks that both give the same
-numbers to round-off), written once more as ``numba.njit`` functions on
-plain arrays so that one evaluation costs a few microseconds instead of a
-few hundred.  The index-2 residual is
+The one implementation of the mass matrices, forces and constraint
+Jacobians of :class:`~phmech.validation._classic_models.SimeonCrank` and
+:class:`~phmech.validation._classic_models.AndrewsSqueezer`: the models'
+methods call these kernels (``NUMBA_DISABLE_JIT=1`` runs the same source as
+Python), and the index-2 residual, its Jacobian and the ODE form below are
+built on them, so that one evaluation costs a few microseconds instead of a
+few hundred (``tests/test_compiled.py`` checks the compiled problems against
+the models' Python assembly of the same kernels).  The index-2 residual is
 
 .. math::
 
@@ -61,14 +63,22 @@ def andrews_mass(p, P):
 
 
 @_jit
+def andrews_spring(p, P):
+    """``(x, y, l)``: the spring's attachment point D on body 3 and the spring's length."""
+    xb, yb, xc, yc, sc, sd = P[9], P[10], P[11], P[12], P[31], P[32]
+    cg, sg = np.cos(p[2]), np.sin(p[2])
+    dx = sd * cg + sc * sg + xb
+    dy = sd * sg - sc * cg + yb
+    return dx, dy, np.sqrt((dx - xc) ** 2 + (dy - yc) ** 2)
+
+
+@_jit
 def andrews_forces(p, v, P):
     (m1, m2, m3, m4, m5, m6, m7, xa, ya, xb, yb, xc, yc, c0, i1, i2, i3, i4, i5, i6, i7, d, da, e, ea,
      rr, ra, l0, ss, sa, sb, sc, sd, ta, tb, u, ua, ub, zf, zt, fa, mom) = P
     ee, zff = e - ea, zf - fa
     cg, sg = np.cos(p[2]), np.sin(p[2])
-    dx = sd * cg + sc * sg + xb
-    dy = sd * sg - sc * cg + yb
-    lng = np.sqrt((dx - xc) ** 2 + (dy - yc) ** 2)
+    dx, dy, lng = andrews_spring(p, P)
     fs = -c0 * (lng - l0) / lng
     fx, fy = fs * (dx - xc), fs * (dy - yc)
     bp, tp, fp, dp, op, ep = v[0], v[1], v[3], v[4], v[5], v[6]
@@ -213,19 +223,28 @@ def crank_G(p, L1, L2):
 
 
 @_jit
+def crank_M(p, A, V, S):
+    """:func:`crank_mass` from the packed data ``A``: stacked 7x7 / 4x4 matrices, ``V``: 4-vectors,
+    ``S``: scalars (see :func:`crank_data`)."""
+    return crank_mass(p, A[0], A[1, :4, :4], V[0], V[1], V[2], V[3], A[3, :4, :4], S[0], S[1], S[6])
+
+
+@_jit
+def crank_f(p, v, A, V, S):
+    """:func:`crank_forces` from the packed data (:func:`crank_M`)."""
+    return crank_forces(p, v, A[1, :4, :4], A[2, :4, :4], A[3, :4, :4], V[0], V[1], V[2], S[0], S[1], S[2],
+                        S[3], S[4], S[5])
+
+
+@_jit
 def crank_rhs(t, y, A, V, S):
-    """``A``: stacked 7x7 / 4x4 matrices, ``V``: 4-vectors, ``S``: scalars (see :func:`crank_data`)."""
+    """The index-2 residual; ``A, V, S`` as in :func:`crank_M`."""
     n = 7
-    M0, MQ, KQ, BQ = A[0], A[1, :4, :4], A[2, :4, :4], A[3, :4, :4]
-    c1, c2, c12, c21 = V[0], V[1], V[2], V[3]
-    rho, L1, L2, m1, m2, g, m12, omega = S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7]
     p, v = y[:n], y[n:2 * n]
-    M = crank_mass(p, M0, MQ, c1, c2, c12, c21, BQ, rho, L1, m12)
-    f = crank_forces(p, v, MQ, KQ, BQ, c1, c2, c12, rho, L1, L2, m1, m2, g)
     g_t = np.zeros(3)
-    g_t[2] = -omega
+    g_t[2] = -S[7]
     out = np.empty(y.shape[0], y.dtype)
-    _index2_residual(y, n, M, f, crank_G(p, L1, L2), g_t, out)
+    _index2_residual(y, n, crank_M(p, A, V, S), crank_f(p, v, A, V, S), crank_G(p, S[1], S[2]), g_t, out)
     return out
 
 
@@ -276,18 +295,17 @@ def andrews_jac(t, y, P):
 @_jit
 def crank_jac(t, y, A, V, S):
     p = y[:7]
-    M = crank_mass(p, A[0], A[1, :4, :4], V[0], V[1], V[2], V[3], A[3, :4, :4], S[0], S[1], S[6])
-    return _index2_jacobian(CRANK, t, y, M, crank_G(p, S[1], S[2]), A, V, S)
+    return _index2_jacobian(CRANK, t, y, crank_M(p, A, V, S), crank_G(p, S[1], S[2]), A, V, S)
 
 
 def crank_data(model):
     """The arrays ``(A, V, S)`` of :func:`crank_rhs` for a :class:`SimeonCrank` instance."""
     P = model.par
     A = np.zeros((4, 7, 7))
-    A[0] = model._M0
+    A[0] = model.M0
     A[1, :4, :4], A[2, :4, :4], A[3, :4, :4] = model.MQ, model.KQ, model.BQ
     V = np.array([model.c1, model.c2, model.c12, model.c21], float)
-    S = np.array([P["rho"], P["l1"], P["l2"], P["m1"], P["m2"], P["grav"], model._m12, P["omega"]], float)
+    S = np.array([P["rho"], P["l1"], P["l2"], P["m1"], P["m2"], P["grav"], model.m12, P["omega"]], float)
     return A, V, S
 
 
@@ -297,10 +315,10 @@ def index2_functions(model):
         return None
     name = type(model).__name__
     if name == "AndrewsSqueezer":
-        P = np.array([model.par[k] for k in ANDREWS_KEYS], float)
+        P = model.kernel_data
         return (lambda t, y: andrews_rhs(t, y, P)), (lambda t, y: andrews_jac(t, y, P))
     if name == "SimeonCrank":
-        A, V, S = crank_data(model)
+        A, V, S = model.kernel_data
         return (lambda t, y: crank_rhs(t, y, A, V, S)), (lambda t, y: crank_jac(t, y, A, V, S))
     return None
 
@@ -338,10 +356,7 @@ def andrews_ode(t, x, P):
 def crank_ode(t, x, A, V, S):
     n = 7
     p, v = x[:n], x[n:]
-    M = crank_mass(p, A[0], A[1, :4, :4], V[0], V[1], V[2], V[3], A[3, :4, :4], S[0], S[1], S[6])
-    f = crank_forces(p, v, A[1, :4, :4], A[2, :4, :4], A[3, :4, :4], V[0], V[1], V[2], S[0], S[1], S[2],
-                     S[3], S[4], S[5])
-    G = crank_G(p, S[1], S[2])
+    M, f, G = crank_M(p, A, V, S), crank_f(p, v, A, V, S), crank_G(p, S[1], S[2])
     Gc = crank_G(p.astype(np.complex128) + 1j * _H * v, S[1], S[2])
     gamma = (Gc.imag / _H) @ v
     sol = _augmented(M, G, f, gamma)
@@ -358,10 +373,10 @@ def ode_functions(model):
         return None
     name = type(model).__name__
     if name == "AndrewsSqueezer":
-        P = np.array([model.par[k] for k in ANDREWS_KEYS], float)
+        P = model.kernel_data
         rhs = lambda t, x: andrews_ode(t, np.asarray(x, float), P)
     elif name == "SimeonCrank":
-        A, V, S = crank_data(model)
+        A, V, S = model.kernel_data
         rhs = lambda t, x: crank_ode(t, np.asarray(x, float), A, V, S)
     else:
         return None
@@ -403,9 +418,9 @@ class CompiledRHS:
     def __init__(self, model):
         name = type(model).__name__
         if name == "AndrewsSqueezer":
-            self._data = (ANDREWS, _NO_A, _NO_V, np.array([model.par[k] for k in ANDREWS_KEYS], float))
+            self._data = (ANDREWS, _NO_A, _NO_V, model.kernel_data)
         elif name == "SimeonCrank":
-            self._data = (CRANK, *crank_data(model))
+            self._data = (CRANK, *model.kernel_data)
         else:
             raise ValueError(f"no compiled index-2 form of {name} (AndrewsSqueezer or SimeonCrank)")
         self.f, self.jacobian = index2_functions(model)      # the Jacobian dense, as the solver uses it

@@ -23,7 +23,10 @@ right-hand side solves the augmented system
 
 at every call (``gamma = (d/dt G) v``, from a complex-step directional
 derivative, exact to rounding).  All model functions accept complex
-arguments, so the Jacobians are complex-step derivatives as well.
+arguments, so the Jacobians are complex-step derivatives as well.  The mass
+matrices, forces and constraint Jacobians are the kernels of
+:mod:`~phmech.validation._classic_compiled` (one implementation for the
+Python problems here and the compiled ones).
 
 Data, initial values and reference solutions are those published by the
 test set (the reference solutions are at ``t_end`` and in the test set's
@@ -32,9 +35,16 @@ component order).
 import numpy as np
 
 from ..problem import DAEProblem
+from . import _classic_compiled as K
 
 #: complex-step size
 _H = 1e-30
+
+
+def _common(*xs):
+    """The arrays ``xs`` in one floating type (real, or complex where one of them is)."""
+    dtype = np.result_type(*xs, float)
+    return [np.asarray(x, dtype) for x in xs]
 
 
 class ConstrainedMBS:
@@ -263,44 +273,22 @@ class SimeonCrank(ConstrainedMBS):
         self.c2 = fb * np.array([2 / pi, 0, 0, 0])
         self.c12 = L2 * fb * np.array([0, 0, 1 / 3, 1 / 6])
         self.c21 = L2 * fb * np.array([1 / pi, -0.5 / pi, 0, 0])
-        self._rho = P["rho"]
-        self._m12 = 0.5 * P["l1"] * L2 * P["m2"]
-        self._M0 = np.zeros((7, 7))
-        self._M0[0, 0] = P["j1"] + P["m2"] * P["l1"]**2
-        self._M0[1, 1] = P["j2"]
-        self._M0[2, 2] = P["m3"]
-        self._M0[3:, 3:] = self.MQ
+        self.m12 = 0.5 * P["l1"] * L2 * P["m2"]
+        self.M0 = np.zeros((7, 7))
+        self.M0[0, 0] = P["j1"] + P["m2"] * P["l1"]**2
+        self.M0[1, 1] = P["j2"]
+        self.M0[2, 2] = P["m3"]
+        self.M0[3:, 3:] = self.MQ
         self.y0 = self.Y0.copy()
         self.t_end = self.T_END
+        #: the model's data for the kernels of :mod:`~phmech.validation._classic_compiled` (``A, V, S``)
+        self.kernel_data = K.crank_data(self)
 
     def mass(self, p):
-        rho, L1 = self._rho, self.par["l1"]
-        q = p[3:]
-        c, s = np.cos(p[0] - p[1]), np.sin(p[0] - p[1])
-        M = self._M0.astype(np.result_type(p, float))
-        M[0, 1] = M[1, 0] = self._m12 * c + rho * L1 * (s * (self.c2 @ q) + c * (self.c1 @ q))
-        M[1, 1] += q @ self.MQ @ q + 2 * rho * (self.c12 @ q)
-        M[0, 3:] = M[3:, 0] = rho * L1 * (-s * self.c1 + c * self.c2)
-        M[1, 3:] = M[3:, 1] = rho * self.c21 + rho * (q @ self.BQ)
-        return M
+        return K.crank_M(*_common(p), *self.kernel_data)
 
     def forces(self, t, p, v):
-        P = self.par
-        rho, L1, L2, m2, g = P["rho"], P["l1"], P["l2"], P["m2"], P["grav"]
-        q, qd = p[3:], v[3:]
-        c, s = np.cos(p[0] - p[1]), np.sin(p[0] - p[1])
-        c1q, c2q, c1qd, c2qd = self.c1 @ q, self.c2 @ q, self.c1 @ qd, self.c2 @ qd
-        mqq = self.MQ @ q
-        f1 = (-0.5 * L1 * g * (P["m1"] + 2 * m2) * np.cos(p[0]) - 0.5 * L1 * L2 * m2 * v[1]**2 * s
-              + rho * L1 * v[1]**2 * (-s * c1q + c * c2q) - 2 * rho * L1 * v[1] * (c * c1qd + s * c2qd))
-        f2 = (-0.5 * L2 * g * m2 * np.cos(p[1]) + 0.5 * L1 * L2 * m2 * v[0]**2 * s
-              + rho * L1 * v[0]**2 * (s * c1q - c * c2q) - 2 * rho * v[1] * (self.c12 @ qd)
-              - 2 * v[1] * (qd @ mqq) - rho * (qd @ self.BQ @ qd)
-              - rho * g * (np.cos(p[1]) * c1q - np.sin(p[1]) * c2q))
-        fq = (v[1]**2 * mqq + rho * (v[1]**2 * self.c12 + L1 * v[0]**2 * (c * self.c1 + s * self.c2)
-                                     + 2 * v[1] * (self.BQ @ qd))
-              - rho * g * (np.sin(p[1]) * self.c1 + np.cos(p[1]) * self.c2) - self.KQ @ q)
-        return np.concatenate([[f1, f2, 0 * f1], fq])
+        return K.crank_f(*_common(p, v), *self.kernel_data)
 
     def constraint(self, t, p):
         L1, L2 = self.par["l1"], self.par["l2"]
@@ -310,13 +298,7 @@ class SimeonCrank(ConstrainedMBS):
                          p[0] - self.par["omega"] * t])
 
     def constraint_jacobian(self, p):
-        L1, L2 = self.par["l1"], self.par["l2"]
-        r = L2 + p[6]
-        G = np.zeros((3, 7), dtype=np.result_type(p, float))
-        G[0, 0], G[0, 1], G[0, 6] = L1 * np.cos(p[0]), r * np.cos(p[1]), np.sin(p[1])
-        G[1, 0], G[1, 1], G[1, 2], G[1, 6] = L1 * np.sin(p[0]), r * np.sin(p[1]), 1.0, -np.cos(p[1])
-        G[2, 0] = 1.0
-        return G
+        return K.crank_G(*_common(p), self.par["l1"], self.par["l2"])
 
     def constraint_rate(self, t):
         return np.array([0.0, 0.0, -self.par["omega"]])
@@ -370,40 +352,20 @@ class AndrewsSqueezer(ConstrainedMBS):
 
     def __init__(self, **params):
         self._set_parameters(params, ("m1", "m2", "m3", "m4", "m5", "m6", "m7", "c0", "l0"))
+        #: the parameters for the kernels of :mod:`~phmech.validation._classic_compiled` (``ANDREWS_KEYS``)
+        self.kernel_data = np.array([self.par[k] for k in K.ANDREWS_KEYS], float)
         self.y0 = self.Y0.copy()
         self.t_end = self.T_END
 
     def mass(self, p):
-        P = self.par
-        ee, zf = P["e"] - P["ea"], P["zf"] - P["fa"]
-        zt, u = P["zt"], P["u"]
-        M = np.zeros((7, 7), dtype=np.result_type(p, float))
-        M[0, 0] = (P["m1"] * P["ra"]**2 + P["m2"] * (P["rr"]**2 - 2 * P["da"] * P["rr"] * np.cos(p[1])
-                                                     + P["da"]**2) + P["i1"] + P["i2"])
-        M[1, 0] = P["m2"] * (P["da"]**2 - P["da"] * P["rr"] * np.cos(p[1])) + P["i2"]
-        M[1, 1] = P["m2"] * P["da"]**2 + P["i2"]
-        M[2, 2] = P["m3"] * (P["sa"]**2 + P["sb"]**2) + P["i3"]
-        M[3, 3] = P["m4"] * ee**2 + P["i4"]
-        M[4, 3] = P["m4"] * (ee**2 + zt * ee * np.sin(p[3])) + P["i4"]
-        M[4, 4] = (P["m4"] * (zt**2 + 2 * zt * ee * np.sin(p[3]) + ee**2)
-                   + P["m5"] * (P["ta"]**2 + P["tb"]**2) + P["i4"] + P["i5"])
-        M[5, 5] = P["m6"] * zf**2 + P["i6"]
-        M[6, 5] = P["m6"] * (zf**2 - u * zf * np.sin(p[5])) + P["i6"]
-        M[6, 6] = (P["m6"] * (zf**2 - 2 * u * zf * np.sin(p[5]) + u**2)
-                   + P["m7"] * (P["ua"]**2 + P["ub"]**2) + P["i6"] + P["i7"])
-        il = np.tril_indices(7, -1)
-        M[il[1], il[0]] = M[il]
-        return M
+        return K.andrews_mass(*_common(p), self.kernel_data)
 
     def spring_point(self, p):
         """Position of the spring's attachment point D on body 3."""
-        P = self.par
-        cg, sg = np.cos(p[2]), np.sin(p[2])
-        return np.array([P["sd"] * cg + P["sc"] * sg + P["xb"], P["sd"] * sg - P["sc"] * cg + P["yb"]])
+        return np.array(K.andrews_spring(*_common(p), self.kernel_data)[:2])
 
     def spring_length(self, p):
-        D = self.spring_point(p)
-        return np.sqrt((D[0] - self.par["xc"])**2 + (D[1] - self.par["yc"])**2)
+        return K.andrews_spring(*_common(p), self.kernel_data)[2]
 
     def spring_energy(self, p):
         """``c0 (l - l0)^2 / 2``."""
@@ -414,22 +376,7 @@ class AndrewsSqueezer(ConstrainedMBS):
         return self.par["rr"] * np.array([np.cos(p[0]), np.sin(p[0])])
 
     def forces(self, t, p, v):
-        P = self.par
-        ee, zf, zt, u, da, rr = P["e"] - P["ea"], P["zf"] - P["fa"], P["zt"], P["u"], P["da"], P["rr"]
-        D = self.spring_point(p)
-        lng = self.spring_length(p)
-        fs = -P["c0"] * (lng - P["l0"]) / lng
-        fx, fy = fs * (D[0] - P["xc"]), fs * (D[1] - P["yc"])
-        cg, sg = np.cos(p[2]), np.sin(p[2])
-        bp, tp, fp, dp, op, ep = v[0], v[1], v[3], v[4], v[5], v[6]
-        return np.array([
-            P["mom"] - P["m2"] * da * rr * tp * (tp + 2 * bp) * np.sin(p[1]),
-            P["m2"] * da * rr * bp**2 * np.sin(p[1]),
-            fx * (P["sc"] * cg - P["sd"] * sg) + fy * (P["sd"] * cg + P["sc"] * sg),
-            P["m4"] * zt * ee * dp**2 * np.cos(p[3]),
-            -P["m4"] * zt * ee * fp * (fp + 2 * dp) * np.cos(p[3]),
-            -P["m6"] * u * zf * ep**2 * np.cos(p[5]),
-            P["m6"] * u * zf * op * (op + 2 * ep) * np.cos(p[5])])
+        return K.andrews_forces(*_common(p, v), self.kernel_data)
 
     def constraint(self, t, p):
         P = self.par
@@ -444,19 +391,7 @@ class AndrewsSqueezer(ConstrainedMBS):
                          y0 - zf * np.sin(oe) + u * np.cos(p[6]) - P["ya"]])
 
     def constraint_jacobian(self, p):
-        P = self.par
-        rr, d, ss, e, zt, zf, u = P["rr"], P["d"], P["ss"], P["e"], P["zt"], P["zf"], P["u"]
-        bt, pd, oe = p[0] + p[1], p[3] + p[4], p[5] + p[6]
-        G = np.zeros((6, 7), dtype=np.result_type(p, float))
-        gx1, gx2 = -rr * np.sin(p[0]) + d * np.sin(bt), d * np.sin(bt)
-        gy1, gy2 = rr * np.cos(p[0]) - d * np.cos(bt), -d * np.cos(bt)
-        G[0::2, 0], G[0::2, 1], G[1::2, 0], G[1::2, 1] = gx1, gx2, gy1, gy2
-        G[0, 2], G[1, 2] = -ss * np.cos(p[2]), -ss * np.sin(p[2])
-        G[2, 3], G[2, 4] = -e * np.cos(pd), -e * np.cos(pd) + zt * np.sin(p[4])
-        G[3, 3], G[3, 4] = -e * np.sin(pd), -e * np.sin(pd) - zt * np.cos(p[4])
-        G[4, 5], G[4, 6] = zf * np.sin(oe), zf * np.sin(oe) - u * np.cos(p[6])
-        G[5, 5], G[5, 6] = -zf * np.cos(oe), -zf * np.cos(oe) - u * np.sin(p[6])
-        return G
+        return K.andrews_G(*_common(p), self.kernel_data)
 
     def energy_balance(self, t, y):
         """A03 energy balance ``T + V - (T + V)(0) - mom (beta - beta0)`` along a trajectory.
