@@ -119,3 +119,89 @@ def test_compiled_option_is_checked():
     dae = rigid_crank_slider()[0].assemble()
     with pytest.raises(ValueError, match=r"radau: option compiled must be True or False, got 'yes'"):
         RadauIIA(dae, 0.0, dae.initial_state(), 1.0, compiled="yes")
+
+
+def _solve(problem, y0, t_end, **options):
+    from phmech.solvers import solve
+    return solve(problem, (0.0, t_end), y0, method="radau", **options)
+
+
+@pytest.mark.parametrize("model", ["crank", "andrews"])
+def test_compiled_runs_equal_single_compiled_steps(model):
+    """Classic problems run as runs of many compiled steps (radau_steps); with a callback the
+    driver sees every step (runs of one step, the solver's memory passed through Python in
+    between): the same steps, counters and output bit for bit, at output times inside the runs
+    (the collocation polynomial of each step) and at every step."""
+    from phmech.validation import _classic_run as cr
+    from phmech.validation._classic_models import AndrewsSqueezer, SimeonCrank
+    m = SimeonCrank() if model == "crank" else AndrewsSqueezer()
+    n = m.n_p
+    y0 = m.consistent_state(0.0, m.y0[:n], m.y0[n:2 * n])
+    atol = 1e-6 * (1e-4 if model == "crank" else 1.0)
+    problem = m.index2_problem(compiled=True)
+    seen = []
+    for t_eval in (np.linspace(0.0, m.t_end, 37), None):
+        runs = _solve(problem, y0, m.t_end, rtol=1e-6, atol=atol, t_eval=t_eval)
+        single = _solve(problem, y0, m.t_end, rtol=1e-6, atol=atol, t_eval=t_eval,
+                        callbacks=[lambda s: seen.append(s.t)])
+        assert runs.stats["path"] == "compiled" and runs.stats["nsteps"] >= 100
+        for k in ("nsteps", "nreject", "nfev", "njev", "nlu"):
+            assert runs.stats[k] == single.stats[k], k
+        assert np.array_equal(runs.t, single.t) and np.array_equal(runs.y, single.y)
+    assert len(seen) == 2 * runs.stats["nsteps"]
+    # and they meet the published reference solution (IVP test set) as the tolerance allows
+    err = cr.errors(m, runs.y[-1])["positions"]["rel_err"]
+    print(f"{model}: {runs.stats['nsteps']} steps, relative position error {err:.2e}")
+    assert err < 1e-5
+
+
+def test_compiled_runs_dense_output_is_each_steps_polynomial():
+    """Output times inside a run come from the collocation polynomial of the step holding them:
+    the same values as the single steps' dense output, to round-off of the polynomial's
+    evaluation (1e-13 of the largest component)."""
+    from phmech.validation._classic_models import SimeonCrank
+    m = SimeonCrank()
+    n = m.n_p
+    y0 = m.consistent_state(0.0, m.y0[:n], m.y0[n:2 * n])
+    problem = m.index2_problem(compiled=True)
+    steps = _solve(problem, y0, 0.005, rtol=1e-6, atol=1e-10)
+    t_eval = 0.5 * (steps.t[1:] + steps.t[:-1])           # the midpoints of all steps
+    a = _solve(problem, y0, 0.005, rtol=1e-6, atol=1e-10, t_eval=t_eval)
+    b = _solve(problem, y0, 0.005, rtol=1e-6, atol=1e-10, t_eval=t_eval, callbacks=[lambda s: None])
+    scale = np.max(np.abs(steps.y), axis=0) + 1e-30
+    assert np.max(np.abs(a.y - b.y) / scale) < 1e-13
+    # between the step points and of the method's order: the midpoints lie between their neighbours
+    # to the interpolation error of the crank angle (a smooth, monotone component)
+    phi = steps.y[:, 0]
+    mid = a.y[:, 0]
+    lo, hi = np.minimum(phi[:-1], phi[1:]), np.maximum(phi[:-1], phi[1:])
+    assert np.all((mid >= lo - 1e-12) & (mid <= hi + 1e-12))
+
+
+def test_factor_pair_equals_lapack_and_refuses_singular_matrices():
+    """The compiled runs' factorization of both iteration matrices (partial pivoting, the
+    elimination of the midpoint rule's dense step) solves like LAPACK's factors and refuses
+    the matrices DenseFactors refuses."""
+    from phmech.solvers.radau import ALPHA, BETA, GAMMA
+    from phmech.solvers.radau_kernels import RowMajorLU, factor_pair
+    from phmech.solvers._dense import DenseLU
+    rng = np.random.default_rng(5)
+    n, h = 14, 1e-3
+    E = np.diag(np.r_[np.ones(10), np.zeros(4)])
+    J = rng.standard_normal((n, n))
+    real, cplx = RowMajorLU(n), RowMajorLU(n, complex)
+    assert factor_pair(E, J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64) == 0
+    b = rng.standard_normal(n)
+    for lu, M in ((real, GAMMA / h * E - J), (cplx, (ALPHA - 1j * BETA) / h * E - J)):
+        x = lu.solve(b)
+        ref = DenseLU(M).solve(b)
+        assert np.max(np.abs(x - ref)) < 1e-12 * np.max(np.abs(ref))
+        assert np.max(np.abs(M @ x - b)) < 1e-10
+    # the constraint block of rank 2: the iteration matrices are singular (pivot of rounding size)
+    J[10:, :] = 0.0
+    J[:, 10:] = 0.0
+    J[10:12, :10] = rng.standard_normal((2, 10))
+    J[:10, 10:12] = -J[10:12, :10].T
+    J[12, :10] = J[10, :10] + J[11, :10]
+    J[:10, 12] = -J[12, :10]
+    assert factor_pair(E, J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64) == 1

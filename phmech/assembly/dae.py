@@ -218,6 +218,11 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         parts = [g.jacobian_triplets(q, e, lam) for g in self.joint_groups]
         return self._cat([p[0] for p in parts]), self._cat([p[1] for p in parts])
 
+    @property
+    def w_depends_on_time(self):
+        """Whether a prescribed constraint velocity changes with time (else ``w(t)`` is constant)."""
+        return bool(self._w_dynamic)
+
     def w(self, t):
         """Prescribed constraint velocities ``w(t)``."""
         w = self._w_const.copy()

@@ -54,6 +54,19 @@ summed in another order, so the results agree to round-off), the
 factorization is the same LAPACK routine plus a compiled singularity test,
 and ``f`` and the dense Jacobian are the compiled ones.  ``compiled=False``
 runs the iteration interpreted with the problem's own ``f``, the reference.
+
+**Compiled runs.**  Where, besides, the stage data do not depend on time
+(the classic problems; assembled systems without time-dependent prescribed
+velocities or load inputs) and the system is small enough for the compiled
+elimination (:data:`~phmech.solvers.midpoint_kernels.ELIMINATION_MAX`
+unknowns), the whole step -- step size, Jacobian refreshes, both
+factorizations, stage iteration, error estimate and controller -- is one
+compiled function, :func:`~phmech.solvers.radau_kernels.radau_steps`, which
+takes many steps in one call when the driver does not need to see each (no
+events, no callbacks).  The dense output is then the collocation polynomial
+of each step of the run.  The controller's formula
+(:func:`~phmech.solvers.radau_kernels.step_factor`) is the same function in
+both loops.
 """
 import math
 
@@ -103,6 +116,10 @@ _C = tuple(float(c) for c in C)
 MAX_NEWTON = 7
 #: bounds of the step-size change per step
 FACTOR_MIN, FACTOR_MAX = 0.2, 8.0
+#: the most steps of one compiled run (:meth:`RadauIIA._run`)
+BLOCK_MAX = 1000
+#: the method's constants as :func:`~phmech.solvers.radau_kernels.radau_steps` takes them
+_RUN_TABLEAU = (C, T, T_INV, DENSE_INV, E_WEIGHTS, GAMMA, ALPHA, BETA, MAX_NEWTON, FACTOR_MIN, FACTOR_MAX)
 
 
 class RadauIIA(Solver):
@@ -161,6 +178,13 @@ class RadauIIA(Solver):
         self._kernel = source if self.dense else None
         self._f = source.f if source is not None else problem.f
         self._loop = _rk.stage_iteration if self._kernel is not None else _rk.stage_iteration_py
+        # runs of several compiled steps (radau_steps) where the stage data do not depend on time
+        # and the factorization is the compiled elimination's (small dense systems)
+        from .midpoint_kernels import AVAILABLE, ELIMINATION_MAX
+        run_data = getattr(self._kernel, "run_data", None)
+        self._run_data = (run_data() if self._kernel is not None and run_data is not None and AVAILABLE
+                          and problem.n <= ELIMINATION_MAX else None)
+        self._block = None       # the steps of the last run: (ts, hs, ys, Zs)
         if self.dense:
             Ec = sp.csr_matrix(self.E)
             Ec.sort_indices()
@@ -205,7 +229,16 @@ class RadauIIA(Solver):
 
     def _iteration_matrices(self, h):
         try:
-            if self.dense:
+            if self._run_data is not None:
+                # the factors of the compiled runs (radau_steps), by the same compiled function
+                n = self.problem.n
+                real, cplx = _rk.RowMajorLU(n), _rk.RowMajorLU(n, complex)
+                if _rk.factor_pair(self.E, self._J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64,
+                                   cplx.lu_rm, cplx.piv64):
+                    raise np.linalg.LinAlgError("singular matrix")
+                self._factors = (*self._E_csr, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64,
+                                 T, T_INV, GAMMA, ALPHA, BETA)
+            elif self.dense:
                 # LAPACK factors with the row-major copies the compiled correction takes
                 real = _rk.DenseFactors(GAMMA / h * self.E - self._J)
                 cplx = _rk.DenseFactors((ALPHA - 1j * BETA) / h * self.E - self._J)
@@ -291,12 +324,9 @@ class RadauIIA(Solver):
         after an accepted step also the predictive controller of Gustafsson
         (IV.8, (8.25)), which uses the ratio of the last two errors and
         steps, whichever is more cautious."""
-        safety = 0.9 * (2 * MAX_NEWTON + 1) / (2 * MAX_NEWTON + iterations)
-        fac = safety * err_norm ** -0.25 if err_norm > 0 else FACTOR_MAX
-        if accepted and self._previous is not None and err_norm > 0:
-            h_old, err_old = self._previous
-            fac = min(fac, safety * (h / h_old) * (err_old / err_norm) ** 0.25 * err_norm ** -0.25)
-        return min(FACTOR_MAX, max(FACTOR_MIN, fac))
+        h_old, err_old = self._previous if self._previous is not None else (1.0, 1.0)
+        return _rk.step_factor(err_norm, iterations, h, accepted, self._previous is not None, h_old, err_old,
+                               MAX_NEWTON, FACTOR_MIN, FACTOR_MAX)
 
     def _refresh_jacobian(self, t, y):
         # a compiled right-hand side may come with its Jacobian as a dense array (no sparse round trip)
@@ -310,6 +340,9 @@ class RadauIIA(Solver):
 
     # -- the step ----------------------------------------------------------------
     def _step(self):
+        self._block = None
+        if self._run_data is not None and self._run():
+            return
         d = self.problem
         t, y = self.t, self.y
         if self._f0 is None:
@@ -376,6 +409,68 @@ class RadauIIA(Solver):
                 h_next = h                          # keep the factorizations
         self.h = h_next
 
+    def _run(self):
+        """Steps by :func:`~phmech.solvers.radau_kernels.radau_steps` (the operations of
+        :meth:`_step`, compiled): up to ``t_bound``, several in one call when the driver does not
+        need to see each (at most :data:`BLOCK_MAX`), else one.  The solver's memory goes in and
+        comes back through arrays.  False when no step was taken: the step is then repeated by
+        :meth:`_step`'s own loop, which says why it fails (and the runs stop)."""
+        n = self.problem.n
+        room = 1 if self.single_steps else BLOCK_MAX
+        if self.max_steps is not None:
+            room = max(1, min(room, self.max_steps - self.nsteps))
+        if self._lus is None:
+            real, cplx = _rk.RowMajorLU(n), _rk.RowMajorLU(n, complex)
+            lus_h = np.nan
+        else:
+            lus_h, real, cplx = self._lus
+        J = np.array(self._J, float) if self._J is not None else np.zeros((n, n))
+        J_t, J_y = self._J_point if self._J_point is not None else (np.nan, np.zeros(n))
+        J_y = np.array(J_y, float)
+        h_old, err_old = self._previous if self._previous is not None else (1.0, 1.0)
+        poly = self._poly
+        p_t, p_h, p_y, p_QT = ((poly[0], poly[1], np.array(poly[2], float), np.ascontiguousarray(poly[3].T))
+                               if poly is not None else (0.0, 1.0, np.zeros(n), np.zeros((3, n))))
+        state = np.array([self.h, lus_h, h_old, err_old, p_t, p_h, J_t], float)
+        flags = np.array([self._f0 is not None, self._J is not None, self._J_fresh, self._previous is not None,
+                          poly is not None], np.int64)
+        f0 = np.array(self._f0, float) if self._f0 is not None else np.zeros(n)
+        y = np.array(self.y, float)
+        counts = np.zeros(4, np.int64)
+        Ts, Hs = np.empty(room), np.empty(room)
+        Ys, Zs = np.empty((room, n)), np.empty((room, 3, n))
+        Ep, Ei, Ed = self._E_csr
+        done, status, t = _rk.radau_steps(
+            self._run_data, self.t, y, self.t_bound, self.t_end, self.fixed_step or 0.0, state, flags, f0, J, J_y,
+            real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64, self.E, Ep, Ei, Ed, self.algebraic, self._nd,
+            self.rtol, self.atol, self.max_step, self.newton_tol, self.maxiter, _RUN_TABLEAU, p_y, p_QT,
+            Ts, Hs, Ys, Zs, counts)
+        self.nfev += int(counts[0])
+        self.njev += int(counts[1])
+        self.nlu += int(counts[2])
+        self.nreject += int(counts[3])
+        self.h = float(state[0])
+        self._f0 = f0 if flags[0] else None
+        self._J = J if flags[1] else None
+        self._J_point = (float(state[6]), J_y) if flags[1] else None
+        self._J_fresh = bool(flags[2])
+        self._lus = (float(state[1]), real, cplx) if flags[1] and state[1] == state[1] else None
+        if self._lus is not None:
+            self._factors = (Ep, Ei, Ed, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64, T, T_INV, GAMMA, ALPHA,
+                             BETA)
+        self._previous = (float(state[2]), float(state[3])) if flags[3] else None
+        if done:
+            self._poly = (float(state[4]), float(state[5]), p_y, np.ascontiguousarray(p_QT.T))
+            self.nsteps += done
+            self.t_old, self.y_old = float(Ts[0]), Ys[0].copy()      # the run is one step for the driver
+            self.t, self.y = float(t), y
+            self._nonfinite = None
+            self._block = (Ts[:done], Hs[:done], Ys[:done], Zs[:done])
+        if status != 1:
+            self._run_data = None            # the interpreted step repeats it and says why
+            self._J = self._lus = None
+        return done > 0
+
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):
         """What a restart needs to continue: step size, controller memory, last collocation
@@ -409,7 +504,9 @@ class RadauIIA(Solver):
         self._nonfinite = None
 
     def dense_output(self):
-        """The collocation polynomial of the last step."""
+        """The collocation polynomial of the last step (of each step of a compiled run)."""
+        if self._block is not None:
+            return _piecewise_collocation(*self._block)
         t0, h, y0, Q = self._poly
 
         def poly(t):
@@ -417,3 +514,24 @@ class RadauIIA(Solver):
             X = np.stack([x, x ** 2, x ** 3]).reshape(3, -1)
             return (y0 + (Q @ X).T).reshape(np.shape(t) + (-1,))
         return poly
+
+    def interior_points(self):
+        """The step points strictly inside ``(t_old, t)`` of a compiled run of several steps."""
+        if self._block is None:
+            return (), ()
+        ts, _, ys, _ = self._block
+        return ts[1:], ys[1:]
+
+
+def _piecewise_collocation(ts, hs, ys, Zs):
+    """``t -> y(t)`` over the steps of a run: on step ``i`` (from ``ts[i]``, size ``hs[i]``, start
+    ``ys[i]``, stages ``Zs[i]``) its collocation polynomial, as :meth:`RadauIIA.dense_output`."""
+    Q = np.einsum("kj,mjn->mnk", DENSE_INV, Zs)          # per step: (n, 3), as the solver keeps it
+
+    def poly(t):
+        tt = np.asarray(t, float)
+        i = np.clip(np.searchsorted(ts, tt, side="right") - 1, 0, ts.size - 1)
+        x = (tt - ts[i]) / hs[i]
+        X = np.stack([x, x ** 2, x ** 3], axis=-1)
+        return ys[i] + np.einsum("...nk,...k->...n", Q[i], X)
+    return poly

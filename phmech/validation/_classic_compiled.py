@@ -403,7 +403,17 @@ def _is_classic_type(data):
     return isinstance(data, types.BaseTuple) and len(data) == 4 and isinstance(data[0], types.Integer)
 
 
-@stage_kind(_is_classic, _is_classic_type)
+def classic_jacobian(t, y, data, J):
+    """``J = df/dy`` of a classic problem with ``data = (model, A, V, S)`` (the Jacobian of
+    :func:`index2_functions`, for :func:`phmech.solvers.radau_kernels.radau_steps`)."""
+    model, A, V, S = data
+    if model == ANDREWS:
+        J[:, :] = andrews_jac(t, y, S)
+    else:
+        J[:, :] = crank_jac(t, y, A, V, S)
+
+
+@stage_kind(_is_classic, _is_classic_type, jacobian=classic_jacobian)
 def classic_stage(i, t, Y, data, out):
     """Stage value of a classic problem: :func:`_rhs` with ``data = (model, A, V, S)``
     (Radau IIA's stage iteration, :func:`phmech.solvers.radau_kernels.stage_iteration`)."""
@@ -427,6 +437,10 @@ class CompiledRHS:
 
     def stage_data(self, times):
         """The model's kernel data (the same at every stage time)."""
+        return self._data
+
+    def run_data(self):
+        """The stage data of every time (:func:`phmech.solvers.radau_kernels.radau_steps`)."""
         return self._data
 
 
