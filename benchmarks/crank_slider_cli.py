@@ -10,7 +10,8 @@ its times read from the ``stats`` of ``summary.json``: set-up, kernel
 loading, stepping) and one for Exudyn (``peers/exudyn_crank_slider.run(4,
 1e-4, t_end=0.1)``: its solve time), one after the other, so that both see
 the same state of the machine.  The ratio of each pair is phmech's stepping
-over Exudyn's solve; the table gives every pair and the median.  The peaks
+over Exudyn's solve; the table gives every pair and the median, and beside
+them the whole process of each (interpreter start, imports, model, output).  The peaks
 of the midpoint deflection of both codes are printed beside them (Exudyn's
 ANCF cable elements are geometrically exact).
 
@@ -22,6 +23,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -40,20 +42,24 @@ def phmech_once(outdir):
     """``{"stepping", "kernel", "setup", "peak"}`` of one command-line run in a new process."""
     cmd = [sys.executable, "-m", "phmech.validation.crank_slider", "--geometric-stiffness", "--n-elem", "4",
            "--dt", "1e-4", "--tfinal", "0.1", "--no-plot", "-q", "--outdir", outdir]
+    tic = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True, text=True)
+    process = time.perf_counter() - tic
     with open(os.path.join(outdir, "summary.json")) as fh:
         s = json.load(fh)
     st = s["stats"]
     return {"stepping": st["wall_time"], "kernel": st["kernel_time"], "setup": st["setup_time"],
-            "peak": s["uy_mid_max_abs_over_L"]}
+            "peak": s["uy_mid_max_abs_over_L"], "process": process}
 
 
 def exudyn_once():
     """``{"solve", "setup", "peak"}`` of Exudyn's model in a new process, or None without Exudyn."""
+    tic = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", EXUDYN.format(here=HERE)], capture_output=True, text=True)
+    process = time.perf_counter() - tic
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
-            return json.loads(line[len("RESULT "):])
+            return {**json.loads(line[len("RESULT "):]), "process": process}
     return None
 
 
@@ -68,9 +74,9 @@ def main(argv=None):
             rows.append((ours, peer))
             ratio = ours["stepping"] / peer["solve"] if peer else None
             print(f"phmech: stepping {ours['stepping'] * 1e3:6.1f} ms, kernel loading {ours['kernel'] * 1e3:5.0f} ms, "
-                  f"set-up {ours['setup'] * 1e3:4.0f} ms, peak {ours['peak']:.7f}"
-                  + (f" | Exudyn: solve {peer['solve'] * 1e3:6.1f} ms, peak {peer['peak']:.7f} | ratio {ratio:.2f}"
-                     if peer else " | Exudyn not installed"), flush=True)
+                  f"set-up {ours['setup'] * 1e3:4.0f} ms, process {ours['process']:.2f} s, peak {ours['peak']:.7f}"
+                  + (f" | Exudyn: solve {peer['solve'] * 1e3:6.1f} ms, process {peer['process']:.2f} s, "
+                     f"peak {peer['peak']:.7f} | ratio {ratio:.2f}" if peer else " | Exudyn not installed"), flush=True)
     ratios = [o["stepping"] / x["solve"] for o, x in rows if x]
     stepping = float(np.median([o["stepping"] for o, _ in rows]))
     solve = float(np.median([x["solve"] for _, x in rows if x])) if ratios else None

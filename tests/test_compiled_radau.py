@@ -3,7 +3,6 @@ reproduces the Python iteration, and keeps the method's order."""
 import numpy as np
 import pytest
 
-from phmech import System
 from phmech._jit import numba
 from phmech.solvers.radau import RadauIIA
 

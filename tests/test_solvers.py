@@ -411,6 +411,29 @@ def test_midpoint_long_interval_has_no_sliver_step():
     assert res.t[-1] == 50.0
 
 
+@pytest.mark.parametrize("start, dt, t_bound, t", [
+    (15.4, 1.25e-3, 50.0, 15.4), (0.0, 1e-4, 0.1, 0.0), (0.3, 1 / 3, 1e3 + 1e-12, 0.3 + 17 / 3),
+    (1.0, 7.3e-3, 1.5 + 2.1e-3, 1.0 + 4.6 * 7.3e-3), (2.0, 1e-3, 2.0 + 5e-4, 2.0)])
+def test_midpoint_grid_of_a_run_is_the_grid_step_by_step(start, dt, t_bound, t):
+    """The steps of a compiled run (up to ``BLOCK_MAX`` at once) are the steps taken one at a
+    time from each end point, bit for bit: on the grid, from a point off it, with an end on
+    it, just past it and inside a step; the last one ends on ``t_bound``."""
+    from types import SimpleNamespace
+
+    from phmech.solvers.midpoint import BLOCK_MAX
+    s = SimpleNamespace(_interval=(start, t_bound), h=dt, t_bound=t_bound)
+    hs, t0s, ends = ImplicitMidpoint._grid(s, t, BLOCK_MAX)
+    tau = t
+    for h, t0, end in zip(hs, t0s, ends):
+        one = ImplicitMidpoint._grid(s, tau, 1)
+        assert (one[0][0], one[1][0], one[2][0]) == (h, t0, end) and t0 == tau
+        tau = end
+    if tau < t_bound:
+        assert hs.size == BLOCK_MAX and np.all(hs == dt)
+    else:
+        assert ends[-1] == t_bound and hs[-1] <= dt * (1 + 1e-9)
+
+
 def test_bordered_lu_of_a_floating_beam_iteration_matrix():
     """The block elimination of the dense frame rows/columns solves like SuperLU on the whole
     matrix (a floating beam of 400 elements: 4 dense rows and columns, 2 multipliers)."""

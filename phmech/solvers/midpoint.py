@@ -149,6 +149,10 @@ class ImplicitMidpoint(Solver):
         #: exact discrete work supplied through the ports up to ``t``
         self.work = 0.0
         self.work_old = 0.0
+        if self._kernel is not None:
+            # load the compiled steps for this model's argument types now, with the set-up and the
+            # other kernels (a call of no steps), rather than inside the first step
+            self._call_steps(np.zeros(0), np.zeros(0), *self._kernel.step_inputs(()), None)
 
     def _scales(self, y):
         d = self.problem
@@ -253,7 +257,7 @@ class ImplicitMidpoint(Solver):
             return
         d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
-        h, t_new, _ = self._grid_step(t0)
+        h, t_new = self._grid_step(t0)
         if self.lu_h is not None and h != self.lu_h:
             self.lu = None
         extrapolate = self.z_prev is not None and h == self.lu_h
@@ -356,35 +360,38 @@ class ImplicitMidpoint(Solver):
         self.nsteps += 1
         self._block = None
 
-    def _grid_step(self, t):
-        """``(h, t_new, last)`` of the step from ``t`` on the grid of the current interval: its
-        points are ``start + k h`` (not accumulated sums, whose rounding would leave a sliver step
-        of ~1e-11 before ``t_bound`` after many thousand steps), the last step ends on ``t_bound``
-        (and is shorter where ``t_bound`` moved inside a step)."""
+    def _grid(self, t, room):
+        """``(hs, t0s, ends)``: sizes, starts and ends of the next steps from ``t`` (at most
+        ``room``) on the grid of the current interval: its points are ``start + k h`` (not
+        accumulated sums, whose rounding would leave a sliver step of ~1e-11 before ``t_bound``
+        after many thousand steps); the last step ends on ``t_bound`` (and is shorter where
+        ``t_bound`` moved inside a step)."""
         start, H, bound = self._interval[0], self.h, self.t_bound
         k = int(round((t - start) / H))
-        last = bound - t < H * (1 + 1e-9) or start + (k + 1) * H >= bound
-        h = bound - t if last and abs(bound - t - H) > 1e-9 * H else H
-        return h, (bound if last else start + (k + 1) * H), last
+        ends = start + (k + 1 + np.arange(room)) * H
+        t0s = np.r_[t, ends[:-1]]
+        last = (bound - t0s < H * (1 + 1e-9)) | (ends >= bound)
+        hs = np.full(room, H)
+        if last.any():
+            j = int(np.argmax(last))
+            hs, t0s, ends = hs[:j + 1], t0s[:j + 1], ends[:j + 1]
+            ends[j] = bound
+            if abs(bound - t0s[j] - H) > 1e-9 * H:
+                hs[j] = bound - t0s[j]
+        return hs, t0s, ends
+
+    def _grid_step(self, t):
+        """``(h, t_new)`` of the step from ``t`` (:meth:`_grid`)."""
+        hs, _, ends = self._grid(t, 1)
+        return float(hs[0]), float(ends[0])
 
     def _block_grid(self):
         """The next steps, up to ``t_bound`` and at most :data:`BLOCK_MAX` (one when the driver
-        needs ``single_steps``): their sizes, midpoints and ends (the grid of :meth:`_step`,
-        step by step).  The driver's output times fall anywhere inside: it reads them from the
-        dense output, step by step as after single steps."""
-        room = 1 if self.single_steps else BLOCK_MAX
-        hs, ends = [], []
-        t = self.t
-        while len(hs) < room:
-            h, t_new, last = self._grid_step(t)
-            hs.append(h)
-            ends.append(t_new)
-            if last:
-                break
-            t = t_new
-        hs = np.array(hs)
-        t0s = np.r_[self.t, ends[:-1]]
-        return hs, t0s + 0.5 * hs, np.array(ends)
+        needs ``single_steps``): their sizes, midpoints and ends (:meth:`_grid`).  The driver's
+        output times fall anywhere inside: it reads them from the dense output, step by step as
+        after single steps."""
+        hs, t0s, ends = self._grid(self.t, 1 if self.single_steps else BLOCK_MAX)
+        return hs, t0s + 0.5 * hs, ends
 
     def _run_block(self):
         """The compiled steps (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`, the
@@ -393,28 +400,14 @@ class ImplicitMidpoint(Solver):
         output is that of the steps, one by one; the step points inside are the interior
         points.  False when not even one step was taken: the Python iteration then repeats the
         step and says why it fails."""
-        from ..assembly.compiled import _KERNEL_ARGS
-        from .midpoint_kernels import TransposedLU, midpoint_steps
-        iw = _KERNEL_ARGS.index("w")             # given per step
         hs, tms, ends = self._block_grid()
-        d, c = self.problem, self._kernel
-        W, U = c.step_inputs(tms)
-        m, n = W.shape[0], d.n
+        W, U = self._kernel.step_inputs(tms)
+        m = W.shape[0]
         if m == 0:
             return False
         hs, tms, ends = hs[:m], tms[:m], ends[:m]
-        lu = self.lu if self.lu is not None else TransposedLU(n)
-        y = self.y.copy()
-        z_prev = np.array(self.z_prev if self.z_prev is not None else y, float)
-        Y, works = np.empty((m, n)), np.empty(m)
-        ym_lu = np.empty(n)
-        self.dae_scale = np.asarray(self.dae_scale, float)
-        args = c.kernel_args(tms[0])
-        done, status, err, nfev, nlu, iterations, lu_h, lu_step = midpoint_steps(
-            y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h, hs, tms, W, U,
-            *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, lu.nz, self.lu is not None,
-            self.newton_tol, self.max_newton, self.dae_scale, ym_lu, self.fresh_jacobian,
-            self.refresh_iterations, self._iterations, self.work, Y, works, *args[:iw], *args[iw + 1:])
+        done, status, err, nfev, nlu, iterations, lu_h, lu_step, lu, ym_lu, Y, works = self._call_steps(
+            hs, tms, W, U, self.lu)
         self.nfev += nfev
         self.njev += nlu
         self.nlu += nlu
@@ -441,6 +434,34 @@ class ImplicitMidpoint(Solver):
             self._kernel = None
             self.lu = None
         return done > 0
+
+    def _call_steps(self, hs, tms, W, U, lu):
+        """:func:`~phmech.solvers.midpoint_kernels.midpoint_steps` on the steps ``hs`` (midpoints
+        ``tms``, inputs ``W``, ``U``) from the solver's state, with the factors ``lu`` (None: new
+        ones).  Returns its results, the factors, the point of a factorization and the end points
+        and work after each step; the solver itself is not changed."""
+        from ..assembly.compiled import _KERNEL_ARGS
+        from .midpoint_kernels import TransposedLU, midpoint_steps
+        iw = _KERNEL_ARGS.index("w")             # given per step
+        n = self.problem.n
+        has_lu = lu is not None
+        lu = lu if has_lu else TransposedLU(n)
+        y = self.y.copy()
+        z_prev = np.array(self.z_prev if self.z_prev is not None else y, float)
+        m = hs.size
+        Y, works = np.empty((m, n)), np.empty(m)
+        ym_lu = np.empty(n)
+        if hasattr(self, "dae_scale"):           # the Newton scales, updated in place
+            self.dae_scale = scale = np.asarray(self.dae_scale, float)
+        else:                                    # before the first step
+            scale = self._scales(y)
+        args = self._kernel.kernel_args(tms[0] if m else self.t)
+        out = midpoint_steps(
+            y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h, hs, tms, W, U,
+            *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, lu.nz, has_lu,
+            self.newton_tol, self.max_newton, scale, ym_lu, self.fresh_jacobian,
+            self.refresh_iterations, self._iterations, float(self.work), Y, works, *args[:iw], *args[iw + 1:])
+        return (*out, lu, ym_lu, Y, works)
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):
