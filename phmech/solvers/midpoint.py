@@ -369,7 +369,9 @@ class ImplicitMidpoint(Solver):
         start, H, bound = self._interval[0], self.h, self.t_bound
         k = int(round((t - start) / H))
         ends = start + (k + 1 + np.arange(room)) * H
-        t0s = np.r_[t, ends[:-1]]
+        t0s = np.empty(room)
+        t0s[0] = t
+        t0s[1:] = ends[:-1]
         last = (bound - t0s < H * (1 + 1e-9)) | (ends >= bound)
         hs = np.full(room, H)
         if last.any():
@@ -416,9 +418,9 @@ class ImplicitMidpoint(Solver):
             self._lu_point = (tms[lu_step], np.array(ym_lu))
         if done:
             self._iterations = iterations
-            ts = np.r_[self.t, ends[:done]]
-            ys = np.vstack([self.y[None], Y[:done]])
-            ws = np.r_[self.work, works[:done]]
+            ts, ys, ws = np.empty(done + 1), np.empty((done + 1, self.problem.n)), np.empty(done + 1)
+            ts[0], ys[0], ws[0] = self.t, self.y, self.work
+            ts[1:], ys[1:], ws[1:] = ends[:done], Y[:done], works[:done]
             self.z_prev = ys[-2]
             self.t_old, self.y_old = ts[0], ys[0]
             self.t, self.y = float(ts[-1]), ys[-1].copy()
