@@ -281,7 +281,10 @@ def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz,
     col = np.zeros(n)
     for i in range(n):
         for j in range(n):
-            a = Edense[i, j] / h - rsc[i] * J[i, j] * dcol[j]
+            # E is sparse: its zeros divided by h are zeros (the same numbers as dividing them,
+            # without a division for each of the n^2 entries)
+            m = Edense[i, j]
+            a = (m / h if m != 0.0 else 0.0) - rsc[i] * J[i, j] * dcol[j]
             F[j, i] = a
             col[j] = max(col[j], abs(a))
     info = getrf(F, ipiv)
