@@ -127,7 +127,7 @@ def _solve(problem, y0, t_end, **options):
 
 @pytest.mark.parametrize("model", ["crank", "andrews"])
 def test_compiled_runs_equal_single_compiled_steps(model):
-    """Classic problems run as runs of many compiled steps (radau_steps); with a callback the
+    """Classic problems run as runs of many compiled steps (radau_runs.radau_steps); with a callback the
     driver sees every step (runs of one step, the solver's memory passed through Python in
     between): the same steps, counters and output bit for bit, at output times inside the runs
     (the collocation polynomial of each step) and at every step."""
@@ -182,7 +182,7 @@ def test_factor_pair_equals_lapack_and_refuses_singular_matrices():
     elimination of the midpoint rule's dense step) solves like LAPACK's factors and refuses
     the matrices DenseFactors refuses."""
     from phmech.solvers.radau import ALPHA, BETA, GAMMA
-    from phmech.solvers.radau_kernels import RowMajorLU, factor_pair
+    from phmech.solvers.radau_runs import RowMajorLU, factor_pair
     from phmech.solvers._dense import DenseLU
     rng = np.random.default_rng(5)
     n, h = 14, 1e-3

@@ -61,11 +61,11 @@ velocities or load inputs) and the system is small enough for the compiled
 elimination (:data:`~phmech.solvers.midpoint_kernels.ELIMINATION_MAX`
 unknowns), the whole step -- step size, Jacobian refreshes, both
 factorizations, stage iteration, error estimate and controller -- is one
-compiled function, :func:`~phmech.solvers.radau_kernels.radau_steps`, which
+compiled function, :func:`~phmech.solvers.radau_runs.radau_steps`, which
 takes many steps in one call when the driver does not need to see each (no
 events, no callbacks).  The dense output is then the collocation polynomial
 of each step of the run.  The controller's formula
-(:func:`~phmech.solvers.radau_kernels.step_factor`) is the same function in
+(:func:`~phmech.solvers.radau_runs.step_factor`) is the same function in
 both loops.
 """
 import math
@@ -75,6 +75,7 @@ import scipy.sparse as sp
 
 from .._sizes import DENSE_MAX
 from . import radau_kernels as _rk
+from . import radau_runs as _rr
 from ._dense import sparse_factor
 from .base import Solver, SolverError, count_option, positive_option
 
@@ -118,7 +119,7 @@ MAX_NEWTON = 7
 FACTOR_MIN, FACTOR_MAX = 0.2, 8.0
 #: the most steps of one compiled run (:meth:`RadauIIA._run`)
 BLOCK_MAX = 1000
-#: the method's constants as :func:`~phmech.solvers.radau_kernels.radau_steps` takes them
+#: the method's constants as :func:`~phmech.solvers.radau_runs.radau_steps` takes them
 _RUN_TABLEAU = (C, T, T_INV, DENSE_INV, E_WEIGHTS, GAMMA, ALPHA, BETA, MAX_NEWTON, FACTOR_MIN, FACTOR_MAX)
 
 
@@ -232,18 +233,16 @@ class RadauIIA(Solver):
             if self._run_data is not None:
                 # the factors of the compiled runs (radau_steps), by the same compiled function
                 n = self.problem.n
-                real, cplx = _rk.RowMajorLU(n), _rk.RowMajorLU(n, complex)
-                if _rk.factor_pair(self.E, self._J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64,
+                real, cplx = _rr.RowMajorLU(n), _rr.RowMajorLU(n, complex)
+                if _rr.factor_pair(self.E, self._J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64,
                                    cplx.lu_rm, cplx.piv64):
                     raise np.linalg.LinAlgError("singular matrix")
-                self._factors = (*self._E_csr, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64,
-                                 T, T_INV, GAMMA, ALPHA, BETA)
+                self._factors = self._dense_factors(real, cplx)
             elif self.dense:
                 # LAPACK factors with the row-major copies the compiled correction takes
                 real = _rk.DenseFactors(GAMMA / h * self.E - self._J)
                 cplx = _rk.DenseFactors((ALPHA - 1j * BETA) / h * self.E - self._J)
-                self._factors = (*self._E_csr, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64,
-                                 T, T_INV, GAMMA, ALPHA, BETA)
+                self._factors = self._dense_factors(real, cplx)
             else:
                 alg = np.flatnonzero(self.algebraic)
                 real = sparse_factor(sp.csc_matrix(GAMMA / h * self.E - self._J), alg)
@@ -254,6 +253,11 @@ class RadauIIA(Solver):
                               "matrix on the allowed motions, or dependent constraints") from None
         self.nlu += 2
         self._lus = (h, real, cplx)
+
+    def _dense_factors(self, real, cplx):
+        """The factors' argument of the compiled correction (:func:`~phmech.solvers.radau_kernels.
+        stage_increment`) from the row-major factors of both iteration matrices."""
+        return (*self._E_csr, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64, T, T_INV, GAMMA, ALPHA, BETA)
 
     def _stages(self, t, y, h, Z, scale):
         """Simplified Newton on the collocation system
@@ -325,7 +329,7 @@ class RadauIIA(Solver):
         (IV.8, (8.25)), which uses the ratio of the last two errors and
         steps, whichever is more cautious."""
         h_old, err_old = self._previous if self._previous is not None else (1.0, 1.0)
-        return _rk.step_factor(err_norm, iterations, h, accepted, self._previous is not None, h_old, err_old,
+        return _rr.step_factor(err_norm, iterations, h, accepted, self._previous is not None, h_old, err_old,
                                MAX_NEWTON, FACTOR_MIN, FACTOR_MAX)
 
     def _refresh_jacobian(self, t, y):
@@ -410,7 +414,7 @@ class RadauIIA(Solver):
         self.h = h_next
 
     def _run(self):
-        """Steps by :func:`~phmech.solvers.radau_kernels.radau_steps` (the operations of
+        """Steps by :func:`~phmech.solvers.radau_runs.radau_steps` (the operations of
         :meth:`_step`, compiled): up to ``t_bound``, several in one call when the driver does not
         need to see each (at most :data:`BLOCK_MAX`), else one.  The solver's memory goes in and
         comes back through arrays.  False when no step was taken: the step is then repeated by
@@ -420,7 +424,7 @@ class RadauIIA(Solver):
         if self.max_steps is not None:
             room = max(1, min(room, self.max_steps - self.nsteps))
         if self._lus is None:
-            real, cplx = _rk.RowMajorLU(n), _rk.RowMajorLU(n, complex)
+            real, cplx = _rr.RowMajorLU(n), _rr.RowMajorLU(n, complex)
             lus_h = np.nan
         else:
             lus_h, real, cplx = self._lus
@@ -440,7 +444,7 @@ class RadauIIA(Solver):
         Ts, Hs = np.empty(room), np.empty(room)
         Ys, Zs = np.empty((room, n)), np.empty((room, 3, n))
         Ep, Ei, Ed = self._E_csr
-        done, status, t = _rk.radau_steps(
+        done, status, t = _rr.radau_steps(
             self._run_data, self.t, y, self.t_bound, self.t_end, self.fixed_step or 0.0, state, flags, f0, J, J_y,
             real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64, self.E, Ep, Ei, Ed, self.algebraic, self._nd,
             self.rtol, self.atol, self.max_step, self.newton_tol, self.maxiter, _RUN_TABLEAU, p_y, p_QT,
@@ -456,8 +460,7 @@ class RadauIIA(Solver):
         self._J_fresh = bool(flags[2])
         self._lus = (float(state[1]), real, cplx) if flags[1] and state[1] == state[1] else None
         if self._lus is not None:
-            self._factors = (Ep, Ei, Ed, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64, T, T_INV, GAMMA, ALPHA,
-                             BETA)
+            self._factors = self._dense_factors(real, cplx)
         self._previous = (float(state[2]), float(state[3])) if flags[3] else None
         if done:
             self._poly = (float(state[4]), float(state[5]), p_y, np.ascontiguousarray(p_QT.T))

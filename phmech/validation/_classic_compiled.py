@@ -405,7 +405,7 @@ def _is_classic_type(data):
 
 def classic_jacobian(t, y, data, J):
     """``J = df/dy`` of a classic problem with ``data = (model, A, V, S)`` (the Jacobian of
-    :func:`index2_functions`, for :func:`phmech.solvers.radau_kernels.radau_steps`)."""
+    :func:`index2_functions`, for :func:`phmech.solvers.radau_runs.radau_steps`)."""
     model, A, V, S = data
     if model == ANDREWS:
         J[:, :] = andrews_jac(t, y, S)
@@ -440,7 +440,7 @@ class CompiledRHS:
         return self._data
 
     def run_data(self):
-        """The stage data of every time (:func:`phmech.solvers.radau_kernels.radau_steps`)."""
+        """The stage data of every time (:func:`phmech.solvers.radau_runs.radau_steps`)."""
         return self._data
 
 
