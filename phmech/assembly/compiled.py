@@ -196,17 +196,16 @@ class CompiledResidual:
         members = {fam.name: [] for fam in families()}
         self.other_kin_groups, self.other_groups = [], []
 
-        def joins(item, slot):
-            """Whether ``slot`` (a contribution's ``kernel_slot``) names a kernel family (then
-            ``item`` is its member)."""
-            group = members.get(slot)
+        def joins(item, contribution):
+            """Whether ``contribution`` names a kernel family (then ``item`` is its member)."""
+            group = members.get(getattr(contribution, "kernel_slot", None))
             if group is not None:
                 group.append(item)
             return group is not None
 
         for g in d.kinematics.groups:
             slot = getattr(g, "kernel_slot", None)
-            if joins(g, slot):
+            if joins(g, g):
                 continue
             if slot in self.KINEMATICS_SLOTS:
                 # C order always: a Fortran-ordered index array would compile a second version
@@ -217,7 +216,7 @@ class CompiledResidual:
                 self.leftovers.append(f"kinematics group {type(g).__name__}")
         for g in d.joint_groups:
             slot = getattr(g, "kernel_slot", None)
-            if joins(g, slot):
+            if joins(g, g):
                 continue
             if slot in self.JOINT_SLOTS:
                 slots[slot] = g.kernel_data()
@@ -229,7 +228,7 @@ class CompiledResidual:
         # bodies with effort terms: a family's kernels give their effort terms and kinematics
         self.effort, compiled_bodies = [], set()
         for item in d.effort_bodies:
-            if joins(item, getattr(item[0], "kernel_slot", None)):
+            if joins(item, item[0]):
                 compiled_bodies.add(id(item[0]))
             else:
                 self.effort.append(item)
@@ -237,7 +236,7 @@ class CompiledResidual:
         self.other_kin = []
         for b in d.kinematics.others:
             item = (b, d.layout.q_slices[b.name], d.layout.e_slices[b.name])
-            if id(b) not in compiled_bodies and not joins(item, getattr(b, "kernel_slot", None)):
+            if id(b) not in compiled_bodies and not joins(item, b):
                 self.other_kin.append(item)
         self.leftovers += [f"kinematics of '{b.name}'" for b, _, _ in self.other_kin]
         ne = d.ne
@@ -259,11 +258,11 @@ class CompiledResidual:
         #: the loads not of the packed form (DescriptorDAE.jacobian takes their Jacobians from their
         #: own methods); those of a kernel family are in the kernel, the others are leftovers
         self.loads = self.packed_loads.others
-        self.other_loads = [item for item in self.loads if not joins(item, getattr(item[0], "kernel_slot", None))]
+        self.other_loads = [item for item in self.loads if not joins(item, item[0])]
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.other_loads]
         # the force elements: those with the linear law a kernel family, user laws left over
         self.forces = d.forces
-        joins(self.forces, self.forces.kernel_slot)
+        joins(self.forces, self.forces)
         self.leftovers += self.forces.leftovers
         #: the data of every kernel family, in the order of :func:`phmech.kernel_families.families`
         self.families = pack_all(members, d)

@@ -441,7 +441,8 @@ class ImplicitMidpoint(Solver):
         """:func:`~phmech.solvers.midpoint_kernels.midpoint_steps` on the steps ``hs`` (midpoints
         ``tms``, inputs ``W``, ``U``) from the solver's state, with the factors ``lu`` (None: new
         ones).  Returns its results, the factors, the point of a factorization and the end points
-        and work after each step; the solver itself is not changed."""
+        and work after each step; of the solver only the Newton scales ``dae_scale`` change (in
+        place, as the steps need)."""
         from ..assembly.compiled import _KERNEL_ARGS
         from .midpoint_kernels import TransposedLU, midpoint_steps
         iw = _KERNEL_ARGS.index("w")             # given per step

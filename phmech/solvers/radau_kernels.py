@@ -119,14 +119,21 @@ def _is_assembled_type(data):
             and isinstance(data[1], types.Array) and isinstance(data[2], types.Array))
 
 
+@_jit
+def stage_inputs(data, i):
+    """The residual kernel's arguments of assembled stage data ``data = (args, w, U)`` with the
+    prescribed velocities ``w[i]`` and the loads' inputs ``U[i]`` of stage ``i`` written in."""
+    args, w, U = data
+    args[_IW][:] = w[i]
+    args[_IL][-1][:, :] = U[i]
+    return args
+
+
 def assembled_jacobian(t, y, data, J):
     """``J = df/dy`` of an assembled system whose stage data are the same at every stage
     (:meth:`AssembledStages.run_data`): the Jacobian kernel with the inputs of stage 0."""
-    args, w, U = data
-    args[_IW][:] = w[0]
-    args[_IL][-1][:, :] = U[0]
     J[:, :] = 0.0
-    jacobian_kernel(t, y, *(args + (J,)))
+    jacobian_kernel(t, y, *(stage_inputs(data, 0) + (J,)))
 
 
 @stage_kind(_is_assembled, _is_assembled_type, jacobian=assembled_jacobian)
@@ -134,10 +141,7 @@ def assembled_stage(i, t, Y, data, out):
     """Stage value of an assembled system, ``data = (args, w, U)``: the residual kernel with
     its arguments after ``(t, y)`` ``args``, into which the prescribed velocities ``w[i]`` and
     the loads' inputs ``U[i]`` of the stage time are written first."""
-    args, w, U = data
-    args[_IW][:] = w[i]
-    args[_IL][-1][:, :] = U[i]
-    residual_kernel(t, Y, *(args + (out,)))
+    residual_kernel(t, Y, *(stage_inputs(data, i) + (out,)))
 
 
 class AssembledStages:
