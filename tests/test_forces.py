@@ -114,12 +114,29 @@ def test_spring_mass_frequency_is_sqrt_k_over_m(dim):
 
 
 def test_preloaded_spring_adds_its_geometric_stiffness():
-    """A stretched spring (tension T, length l): axial sqrt(k/m), lateral sqrt(T/(m l))."""
+    """A mass held between two stretched springs (tension T = k (l - l0), length l each):
+    axial sqrt(2 k / m), lateral sqrt(2 T / (m l))."""
+    k, l, l0, mass = 50.0, 1.2, 1.0, 2.0
+    m = PointMass("m", mass, (0.0, 0.0))
+    s = System([m])
+    s.add_spring(m.port("P"), None, stiffness=k, rest_length=l0, at=(-l, 0.0), name="left")
+    s.add_spring(m.port("P"), None, stiffness=k, rest_length=l0, at=(l, 0.0), name="right")
+    omega = s.linearize().eigenmodes(k=2).omega
+    T = k * (l - l0)
+    assert omega == pytest.approx([np.sqrt(2 * T / (mass * l)), np.sqrt(2 * k / mass)], rel=1e-12)
+
+
+def test_a_stretched_spring_alone_is_linearized_at_its_rest_length():
+    """One spring stretched to 1.2 m is no equilibrium: the linearization moves the mass to the
+    spring's rest length, where the tension and the lateral stiffness vanish."""
     m = PointMass("m", 2.0, (1.2, 0.0))
     s = System([m])
     s.add_spring(m.port("P"), None, stiffness=50.0, rest_length=1.0, at=(0.0, 0.0))
-    omega = s.linearize().eigenmodes(k=2).omega
-    assert omega == pytest.approx([np.sqrt(50.0 * 0.2 / (2.0 * 1.2)), 5.0], rel=1e-12)
+    lin = s.linearize()
+    assert lin.q == pytest.approx([1.0, 0.0], abs=1e-10)
+    assert lin.eigenmodes(k=1).omega == pytest.approx([5.0], rel=1e-12)
+    with pytest.raises(Exception, match="not a static equilibrium"):
+        s.linearize(q=[1.2, 0.0])
 
 
 @pytest.mark.parametrize("dim", [2, 3])

@@ -1,8 +1,20 @@
 """Natural frequencies of linearized, constrained pH systems.
 
-At a configuration ``q`` and at rest (``e = 0``, ``lam = 0``) the
-gyroscopic terms and the configuration-dependent parts of the Jacobian
-vanish, and the vibrations obey the descriptor system
+Equilibrium and tangent stiffness
+---------------------------------
+A model with loads, force elements or effort terms is linearized about a
+static equilibrium ``y* = (q*, e*, lam*)`` (:mod:`phmech.solvers.static`).
+Its tangent stiffness ``K = -A_eq T`` is read from the model's exact
+Jacobian ``A`` at ``y*`` (``T = dq'/de``): gravity and the loads, the
+springs with their preload, the geometric stiffness ``lam* . d2g/dq2`` of the
+joint reactions.  On the motions the joints allow it is written as
+``C^T C`` with stress variables ``z = C delta`` (``delta' = e``), so the
+pencil below keeps its form with ``M -> diag(M, I)`` and
+``J0 -> [[A_ee, -C^T], [C, 0]]``.
+
+Without loads the equilibrium is any configuration at rest (``e = 0``,
+``lam = 0``): the gyroscopic terms and the configuration-dependent parts of
+the Jacobian vanish, and the vibrations obey the descriptor system
 
 .. math::  M \\dot e = J_0 e + G(q)^T \\lambda, \\qquad 0 = G(q)\\, e ,
 
@@ -66,13 +78,19 @@ from scipy.sparse.csgraph import connected_components
 
 @dataclass
 class LinearSystem:
-    """The pencil of a system linearized at rest at configuration ``q``."""
+    """The pencil of a system linearized about the equilibrium at configuration ``q``.
+
+    ``y`` is the equilibrium state (efforts and reactions included; None at rest without
+    loads) and ``stiffness_asymmetry`` the relative skew part of the tangent stiffness on
+    the allowed motions (see :func:`_stiffness`; zero for conservative loads)."""
 
     dae: object
     q: np.ndarray
     M: sp.csr_matrix
     J: sp.csr_matrix
     G: np.ndarray
+    y: np.ndarray = None
+    stiffness_asymmetry: float = 0.0
 
     @property
     def ne(self):
@@ -94,57 +112,116 @@ class LinearSystem:
         return eigenmodes(self, k, method, sigma, zero_tol, tol)
 
 
-def linearize(dae, q=None):
-    """Linearize an assembled system at rest at configuration ``q`` (default: initial).
+def linearize(dae, q=None, t=0.0, about="equilibrium"):
+    """Linearize an assembled system about a static equilibrium.
 
-    The force elements between bodies (:mod:`phmech.forces`) enter with their
-    stiffness ``K_e = -(df/dq) T(q)`` and damping ``-df/de`` at rest (see
-    :func:`_force_elements`)."""
-    q = dae.q0 if q is None else np.asarray(q, float)
+    Parameters
+    ----------
+    dae : DescriptorDAE
+    q : array, optional
+        Configuration.  Without it the system is linearized about the static
+        equilibrium near its initial configuration
+        (:func:`phmech.solvers.static.equilibrium`); with it, ``q`` must be an
+        equilibrium (the efforts and reactions that hold it are solved for; an error
+        says when there are none).
+    t : float
+        Time of the loads.
+    about : {"equilibrium", "rest"}
+        ``"rest"`` keeps the pencil at rest with ``e = 0``, ``lam = 0`` and only ``J0``
+        (no stiffness of gravity, loads or reactions), allowed only where those vanish.
+
+    Notes
+    -----
+    Every term that the model's potentials and reactions add enters through the one
+    exact Jacobian ``A = df/dy`` at the equilibrium ``y*``: the tangent stiffness
+    ``K = -A_eq T`` (``T = dq'/de``) holds the stiffness of gravity and of every load,
+    of the springs and bushings with their preload and the geometric stiffness of the
+    joint reactions ``lam* . d2g/dq2``; see :func:`_stiffness`.  Models without loads,
+    force elements or effort terms keep the pencil ``(M, J0 - R, G)`` itself.
+    """
+    from .static import balance, equilibrium
+    if about not in ("equilibrium", "rest"):
+        raise ValueError(f"linearize: about must be 'equilibrium' or 'rest', got {about!r}")
+    start = q is None
+    q = dae.q0 if start else np.asarray(q, float)
     if q.shape != (dae.nq,):
         raise ValueError(f"linearize: q needs {dae.nq} values, got shape {q.shape}")
     # redundant rows (see phmech.assembly.initial) are left out: the pencil stays regular
-    G = dae.G(q)
-    G = (G.toarray() if hasattr(G, "toarray") else G)[getattr(dae, "active", slice(None))]
+    active = getattr(dae, "active", slice(None))
     M, J = dae.M, dae.J0 - dae.R if dae.has_R else dae.J0
-    if getattr(dae, "forces", None):
-        M, J, G = _force_elements(dae, q, M, J, G)
-    return LinearSystem(dae, q, M, J, G)
+    static = bool(getattr(dae, "forces", None) or dae.loads or dae.effort_bodies)
+    if not static:
+        G = dae.G(q)
+        return LinearSystem(dae, q, M, J, (G.toarray() if hasattr(G, "toarray") else G)[active])
+    if about == "rest":
+        y = np.zeros(dae.n)
+        y[dae.sq] = q
+        if np.max(np.abs(dae.f(t, y)[dae.se])) > 1e-12 * max(1.0, float(np.max(np.abs(q)))):
+            raise ValueError("linearize(about='rest'): the loads or springs of this model do not vanish at "
+                             "rest, and their stiffness would be dropped; linearize about the equilibrium")
+    y = equilibrium(dae, q0=q, t=t) if start and about == "equilibrium" else balance(dae, q, t)
+    return _about(dae, y, t)
 
 
-def _force_elements(dae, q, M, J, G):
-    """The pencil with the force elements at rest: the efforts ``e`` followed by ``r`` stress
-    variables ``z = C delta`` of the effective stiffness ``K_e = C^T C`` (``delta' = e``).
+def _about(dae, y, t):
+    """The pencil about the equilibrium ``y``: the efforts followed by the stress variables of
+    the tangent stiffness (see :func:`_stiffness`)."""
+    nq, ne = dae.nq, dae.ne
+    q = y[dae.sq]
+    A = sp.csr_matrix(dae.jacobian(t, y))
+    se = slice(nq, nq + ne)
+    Ke = -(A[se, :nq] @ A[:nq, se])
+    G = dae.G(q)
+    G = (G.toarray() if hasattr(G, "toarray") else np.asarray(G))[getattr(dae, "active", slice(None))]
+    C, asym = _stiffness(dae, Ke, G)
+    J = A[se, se]
+    nr = C.shape[0]
+    M = sp.block_diag([dae.M, sp.identity(nr)], format="csr")
+    Jz = sp.bmat([[J, -C.T], [C, None]], format="csr") if nr else sp.csr_matrix(J)
+    Gz = np.hstack([G, np.zeros((G.shape[0], nr))])
+    return LinearSystem(dae, q, M, Jz, Gz, y, asym)
 
-    ``K_e = -(df/dq) T(q)`` with ``T = d qdot / de`` (symmetrized; a preload adds its
-    geometric part) and the damping ``-df/de`` at ``e = 0``; then
-    ``M e' = (J + df/de) e - C^T z + G^T lam``, ``z' = C e``: the pencil keeps the
-    form ``(diag(M, I), skew + dissipative)`` of the other bodies' stresses, so the
-    frequencies are ``sqrt`` of the eigenvalues of ``K_e`` on the constrained mass.
-    An indefinite ``K_e`` (an unstable configuration of the springs) is an error.
+
+def _stiffness(dae, K, G):
+    """``(C, asymmetry)`` with ``C^T C`` the tangent stiffness ``K`` on the constrained motions.
+
+    Only ``Z^T K Z`` matters, ``Z`` a basis of ``ker G`` (the motions the joints allow).  On
+    the support ``S`` of ``K`` and of ``G``'s columns the orthogonal projector
+    ``P = I - G^+ G`` onto ``ker G`` gives ``K' = P sym(K) P``, equal to ``K`` on the allowed
+    motions and positive semidefinite exactly when the equilibrium is stable; then
+    ``K' = C^T C`` from its eigenpairs.  ``asymmetry`` is ``||P skew(K) P|| / ||P K P||``:
+    zero for conservative loads at an equilibrium, not for follower loads (whose skew part
+    is dropped by the symmetric form; it is reported, not hidden).  An indefinite ``K'``
+    is an unstable equilibrium: an error naming the direction.
     """
-    ne, nq = dae.ne, dae.nq
-    e0 = np.zeros(ne)
-    (fr, fc, fv), (gr, gc, gv) = dae.forces.jacobian_triplets(q, e0)
-    Fq = sp.csr_matrix((fv, (fr, fc)), shape=(ne, nq))
-    Fe = sp.csr_matrix((gv, (gr, gc)), shape=(ne, ne))
-    rows, cols, vals = (np.concatenate(x) if x else np.zeros(0) for x in dae.kinematics.jacobian_triplets(q, e0))
-    keep = cols >= nq
-    T = sp.csr_matrix((vals[keep], (rows[keep].astype(int), cols[keep].astype(int) - nq)), shape=(nq, ne))
-    Ke = -(Fq @ T).toarray()
-    Ke = 0.5 * (Ke + Ke.T)
-    lam, V = np.linalg.eigh(Ke)
+    ne = K.shape[0]
+    K = sp.csr_matrix(K)
+    K.eliminate_zeros()
+    Kc = K.tocoo()
+    S = np.union1d(np.union1d(Kc.row, Kc.col), np.flatnonzero(np.any(G != 0, axis=0)))
+    if not Kc.nnz:
+        return sp.csr_matrix((0, ne)), 0.0
+    KS = K[S][:, S].toarray()
+    GS = G[:, S]
+    P = np.eye(S.size) - np.linalg.pinv(GS) @ GS if GS.size else np.eye(S.size)
+    Ks = P @ (0.5 * (KS + KS.T)) @ P
+    Ka = P @ (0.5 * (KS - KS.T)) @ P
+    norm = max(np.linalg.norm(Ks), 1e-300)
+    asym = float(np.linalg.norm(Ka) / norm)
+    lam, V = np.linalg.eigh(0.5 * (Ks + Ks.T))
     scale = max(np.max(np.abs(lam), initial=0.0), 1e-300)
     if lam.size and lam[0] < -1e-10 * scale:
-        raise ValueError(f"linearize: the stiffness of the force elements at this configuration is indefinite "
-                         f"(eigenvalue {lam[0]:.6g}): not a stable configuration of the springs")
+        labels = dae.labels()
+        v = V[:, 0]
+        top = [labels[dae.nq + S[i]] for i in np.argsort(-np.abs(v))[:3] if abs(v[i]) > 0.1 * np.max(np.abs(v))]
+        raise ValueError(f"linearize: the equilibrium is unstable: the tangent stiffness has the negative "
+                         f"eigenvalue {lam[0]:.6g} (of {scale:.6g}) in the motion of " + ", ".join(top))
     pos = lam > 1e-12 * scale
-    C = sp.csr_matrix(np.sqrt(lam[pos])[:, None] * V[:, pos].T)
-    nr = C.shape[0]
-    M = sp.block_diag([M, sp.identity(nr)], format="csr")
-    J = sp.bmat([[sp.csr_matrix(J) + Fe, -C.T], [C, None]], format="csr")
-    G = np.hstack([np.asarray(G), np.zeros((G.shape[0], nr))])
-    return M, J, G
+    CS = np.sqrt(lam[pos])[:, None] * V[:, pos].T
+    C = sp.csr_matrix((CS.ravel(), (np.repeat(np.arange(CS.shape[0]), S.size), np.tile(S, CS.shape[0]))),
+                      shape=(CS.shape[0], ne))
+    C.eliminate_zeros()
+    return C, asym
 
 
 @dataclass

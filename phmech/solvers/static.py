@@ -1,0 +1,278 @@
+"""Static equilibria of an assembled system under its loads, springs and joint reactions.
+
+A static equilibrium is a state ``y* = (q*, e*, lam*)`` at which nothing moves:
+the frame velocities vanish, the effort equations balance
+(``0 = J0 e* + f(q*, e*) + G(q*)^T lam*``: gravity, loads, springs and their
+preloads against the stresses of the flexible bodies and the joint
+reactions) and the joints hold at position level.  The stresses of the
+flexible bodies are efforts, so ``e*`` is not zero under a load.
+
+Newton's method on the constraint manifold
+------------------------------------------
+The unknowns are a frame motion ``delta`` (the frame velocities over unit
+time: each body moves by its own retraction, quaternions stay unit), the
+efforts ``e`` and the multipliers of the independent constraint rows.  The
+conditions and their exact derivatives, all taken from the model's one
+residual ``f(t, y)`` and its Jacobian ``A = df/dy``
+(:meth:`~phmech.assembly.dae.DescriptorDAE.jacobian`):
+
+======================  ===========================  ==========================================
+condition               rows                         derivative
+======================  ===========================  ==========================================
+effort balance          ``f_e(q, e, lam) = 0``        ``A_eq T`` (``delta``), ``A_ee``, ``A_el``
+frames at rest          ``e[frames] = 0``             identity
+joints hold             ``g(q) = 0``                  ``G[:, frames]`` (``delta``)
+======================  ===========================  ==========================================
+
+``T = A_qe`` is the kinematic map ``q' = T(q) e``.  A joint without a
+position level (a prescribed velocity) holds its velocity rows
+``G e = w`` instead.  A singular iteration matrix means a motion that no
+stiffness resists: a neutral one (a spherical pendulum's spin about its own
+axis) takes the least-squares step of least norm and stays where it is; one
+along which a load acts (a mechanism under a load it cannot carry, a free
+body under gravity) leaves a residual that stops falling, and the error
+names the variables of that motion.
+"""
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ._newton import converged
+
+#: above this many unknowns the Newton systems are solved sparse
+DENSE_MAX = 400
+
+
+class EquilibriumError(RuntimeError):
+    """No static equilibrium was found (the message gives the cause and the variables)."""
+
+
+def _position_rows(dae, t, q):
+    """``(g, has)``: the position residuals of the active rows and which rows have one."""
+    get = dae.layout.q_getter(q)
+    g, has = np.zeros(dae.nl), np.zeros(dae.nl, bool)
+    for j in dae.system.joints:
+        r = j.position_residual(get, t)
+        if r is not None:
+            sl = dae.lam_slices[j.name]
+            g[sl], has[sl] = r, True
+    act = np.flatnonzero(dae.active)
+    return g[act], has[act]
+
+
+def _supported(dae):
+    """Bodies whose configuration is more than a frame are not handled: named in an error."""
+    bad = [b.name for b in dae.system.bodies
+           if b.nq and hasattr(b, "stresses_of") and hasattr(b, "stress_dofs")]
+    if bad:
+        raise EquilibriumError("equilibrium: the bodies " + ", ".join(repr(n) for n in bad)
+                               + " keep a displacement beside their stresses (geometrically consistent "
+                               "beams); their static solution is not supported here")
+
+
+class _Conditions:
+    """The equilibrium conditions of ``dae`` at time ``t`` and their Jacobian."""
+
+    def __init__(self, dae, t):
+        self.dae, self.t = dae, t
+        self.frames = dae.layout.frame_indices()
+        self.act = np.flatnonzero(dae.active)
+        nf, ne, na = len(self.frames), dae.ne, len(self.act)
+        self.n = nf + ne + na
+        self.x_slices = (slice(0, nf), slice(nf, nf + ne), slice(nf + ne, self.n))
+
+    def state(self, q, e, lam_act):
+        dae = self.dae
+        y = np.zeros(dae.n)
+        y[dae.sq], y[dae.se] = q, e
+        y[dae.nq + dae.ne + self.act] = lam_act
+        return y
+
+    def residual(self, y):
+        """``(balance, frame velocities, joint rows)`` stacked, and which joint rows are positions."""
+        dae = self.dae
+        q, e, lam = dae.split(y)
+        g, has = _position_rows(dae, self.t, q)
+        vel = (dae.G(q) @ e - dae.w(self.t))[self.act]
+        rows = np.where(has, g, vel)
+        return np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames], rows]), has
+
+    def jacobian(self, y, has):
+        dae, nq, ne = self.dae, self.dae.nq, self.dae.ne
+        A = sp.csr_matrix(dae.jacobian(self.t, y))
+        se, sl = slice(nq, nq + ne), nq + ne + self.act
+        T = A[:nq, se][:, self.frames]
+        G = sp.csr_matrix(dae.G(y[dae.sq]))[self.act]
+        Gf = G[:, self.frames]
+        P, V = sp.diags(has.astype(float)), sp.diags((~has).astype(float))
+        nf = len(self.frames)
+        Ief = sp.csr_matrix((np.ones(nf), (np.arange(nf), self.frames)), shape=(nf, ne))
+        return sp.bmat([[A[se, :nq] @ T, A[se, se], A[se][:, sl]],
+                        [None, Ief, None],
+                        [P @ Gf, V @ G, None]], format="csc")
+
+    def move(self, q, delta):
+        """The configuration moved by the frame motion ``delta`` (each body's retraction)."""
+        dae = self.dae
+        v = np.zeros(dae.ne)
+        v[self.frames] = delta
+        q = q.copy()
+        for b in dae.layout.bodies:
+            if b.nq:
+                sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
+                q[sq] = b.retract(q[sq], v[se][b.frame_dofs])
+        return q
+
+    def unknown_labels(self):
+        labels = self.dae.labels()
+        nq, ne = self.dae.nq, self.dae.ne
+        return ([f"motion of {labels[nq + i]}" for i in self.frames] + [labels[nq + i] for i in range(ne)]
+                + [labels[nq + ne + i] for i in self.act])
+
+
+def _free_motion(cond, J, r):
+    """A sentence naming where the residual ``r`` falls outside the range of ``J``: the rows of
+    the loads that no stiffness carries."""
+    if J.shape[0] > 4 * DENSE_MAX:
+        return "a motion that nothing resists"
+    U, s, _ = np.linalg.svd(J.toarray())
+    null = s <= 1e-12 * max(s[0] if s.size else 0.0, 1e-300)
+    rp = U[:, null] @ (U[:, null].T @ r)
+    top = [i for i in np.argsort(-np.abs(rp))[:3] if abs(rp[i]) > 0.1 * np.max(np.abs(rp))]
+    return ("no spring or joint carries the load in "
+            + ", ".join(_residual_label(cond, np.eye(len(r))[i]) for i in top))
+
+
+def _solve(J, r):
+    """``(x, singular)``: the Newton step; for a singular ``J`` the least-squares step of least
+    norm (a neutral motion, e.g. a spherical pendulum's spin about its axis, stays where it is)."""
+    if J.shape[0] > DENSE_MAX:
+        with np.errstate(all="ignore"):
+            x = spla.spsolve(J, r)
+        if np.all(np.isfinite(x)):
+            return x, False
+    Jd = J.toarray()
+    U, s, Vt = np.linalg.svd(Jd)
+    keep = s > 1e-12 * max(s[0] if s.size else 0.0, 1e-300)
+    x = Vt[keep].T @ ((U[:, keep].T @ r) / s[keep])
+    return x, not bool(np.all(keep))
+
+
+def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5):
+    """The static equilibrium near the configuration ``q0``.
+
+    Parameters
+    ----------
+    dae : DescriptorDAE
+        The assembled system (``System.assemble()``).
+    q0 : array, optional
+        Starting configuration (default: the initial one, ``dae.q0``).
+    t : float
+        Time of the loads and of the joints' prescribed positions.
+    tol : float
+        Relative tolerance of the Newton correction and of the residual.
+    max_iter : int
+        Newton iterations at most.
+    max_rotation : float
+        Largest frame motion of one Newton step [rad or length]: the step is shortened
+        beyond it (a far start does not jump past the equilibrium).
+
+    Returns
+    -------
+    array
+        The equilibrium state ``y = (q, e, lam)``: frame velocities zero, the flexible
+        bodies' stresses and the joint reactions as they balance the loads.
+
+    Raises
+    ------
+    EquilibriumError
+        When the iteration matrix is singular (a free motion, named) or Newton does
+        not converge.
+    """
+    _supported(dae)
+    q = np.array(dae.q0 if q0 is None else q0, float)
+    if q.shape != (dae.nq,):
+        raise ValueError(f"equilibrium: q0 needs {dae.nq} values, got shape {q.shape}")
+    if not np.all(np.isfinite(q)):
+        raise ValueError(f"equilibrium: q0 has non-finite values at {dae.labels()[int(np.argmin(np.isfinite(q)))]}")
+    cond = _Conditions(dae, t)
+    sf, se, sl = cond.x_slices
+    e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
+    y = cond.state(q, e, lam)
+    r, has = cond.residual(y)
+    scale = max(1.0, float(np.max(np.abs(r))))
+    prev, step, worst = 0.0, np.inf, []
+    for it in range(max_iter + 1):
+        size = float(np.max(np.abs(r)))
+        if size <= tol * scale and (it == 0 or step <= np.sqrt(tol)):
+            return y
+        if it == max_iter:
+            break
+        J = cond.jacobian(y, has)
+        dx, singular = _solve(J, -r)
+        # a singular matrix whose residual stops falling: a load that a free motion cannot carry
+        worst = worst[-2:] + [size] if singular else []
+        if len(worst) == 3 and worst[-1] > 0.5 * worst[0]:
+            raise EquilibriumError(f"equilibrium: no static equilibrium near this configuration (residual "
+                                   f"{size:.3e}): " + _free_motion(cond, J, r))
+        big = np.max(np.abs(dx[sf]), initial=0.0)
+        if big > max_rotation:
+            dx *= max_rotation / big
+        q = cond.move(q, dx[sf])
+        e, lam = e + dx[se], lam + dx[sl]
+        y = cond.state(q, e, lam)
+        r, has = cond.residual(y)
+        step = float(np.max(np.abs(dx) / (1.0 + np.abs(np.concatenate([np.zeros(len(cond.frames)), e, lam])))))
+        if converged(step, prev, tol, True) and np.max(np.abs(r)) <= np.sqrt(tol) * scale:
+            return y
+        prev = step
+    raise EquilibriumError(f"equilibrium: no convergence in {max_iter} iterations at t = {t} "
+                           f"(largest residual {np.max(np.abs(r)):.3e} at "
+                           f"{_residual_label(cond, r)})")
+
+
+def _residual_label(cond, r):
+    dae = cond.dae
+    labels = dae.labels()
+    i = int(np.argmax(np.abs(r)))
+    nf, ne = len(cond.frames), dae.ne
+    if i < ne:
+        return f"the balance of {labels[dae.nq + i]}"
+    if i < ne + nf:
+        return f"the velocity {labels[dae.nq + cond.frames[i - ne]]}"
+    return f"the joint row {labels[dae.nq + ne + cond.act[i - ne - nf]]}"
+
+
+def balance(dae, q, t=0.0, tol=1e-9):
+    """The efforts and multipliers that hold the configuration ``q`` at rest, or an error.
+
+    Solves the equilibrium conditions at fixed ``q`` (the frame motion not an unknown)
+    in the least-squares sense; ``q`` is an equilibrium when they hold.
+
+    Returns
+    -------
+    array
+        The state ``y = (q, e, lam)``.
+
+    Raises
+    ------
+    EquilibriumError
+        When ``q`` is not an equilibrium (the residual and where it is largest).
+    """
+    cond = _Conditions(dae, t)
+    sf = cond.x_slices[0]
+    y = cond.state(np.asarray(q, float), np.zeros(dae.ne), np.zeros(len(cond.act)))
+    r, has = cond.residual(y)
+    scale = max(1.0, float(np.max(np.abs(dae.f(t, y)[dae.se]))))
+    if np.max(np.abs(r)) <= tol * scale:
+        return y
+    J = cond.jacobian(y, has).toarray()[:, sf.stop:]
+    x = np.linalg.lstsq(J, -r, rcond=None)[0]
+    y = cond.state(y[dae.sq], x[:dae.ne], x[dae.ne:])
+    r, _ = cond.residual(y)
+    if np.max(np.abs(r)) > np.sqrt(tol) * scale:
+        raise EquilibriumError(f"the configuration is not a static equilibrium under the model's loads "
+                               f"(residual {np.max(np.abs(r)):.3e} in {_residual_label(cond, r)}); "
+                               "linearize about equilibrium(dae, q0) instead")
+    return y
