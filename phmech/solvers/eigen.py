@@ -228,9 +228,14 @@ def _stiffness(dae, K, G):
 class Modes:
     """Vibration modes: ``omega`` [rad/s] ascending, ``vectors[:, i]`` the efforts ``e``.
 
-    ``residuals[i] = ||J phi - j omega M phi|| / (omega ||M phi||)`` on the
-    constrained pencil (the multiplier part of ``phi`` included), and
+    ``residuals[i] = ||J phi + G^T mu - lambda M phi|| / (|lambda| ||M phi||)`` on the
+    constrained pencil (the multipliers ``mu`` of the mode included), and
     ``n_rigid`` the number of zero (mechanism) modes found and excluded.
+
+    With damping the eigenvalues are ``lambda = -zeta omega +- j omega sqrt(1 - zeta^2)``:
+    ``omega = |lambda|`` is the natural frequency, ``zeta`` the damping ratio (zero without
+    damping), ``eigenvalues`` the ``lambda`` with positive imaginary part, and ``overdamped``
+    the real eigenvalues (decay rates, ``zeta >= 1``) apart, ascending in magnitude.
     """
 
     omega: np.ndarray
@@ -239,6 +244,17 @@ class Modes:
     n_rigid: int
     method: str
     linear: LinearSystem
+    zeta: np.ndarray = None
+    eigenvalues: np.ndarray = None
+    overdamped: np.ndarray = None
+
+    def __post_init__(self):
+        if self.eigenvalues is None:
+            self.eigenvalues = 1j * np.asarray(self.omega, float)
+        if self.zeta is None:
+            self.zeta = np.zeros(len(self.omega))
+        if self.overdamped is None:
+            self.overdamped = np.zeros(0)
 
     @property
     def freq_hz(self):
@@ -250,9 +266,34 @@ class Modes:
         return self.vectors[self.linear.dae.e_slices[name], i]
 
 
-def _residual(lin, omega, e, lam):
-    r = lin.J @ e + lin.G.T @ lam - 1j * omega * (lin.M @ e)
-    return np.linalg.norm(r) / max(omega * np.linalg.norm(lin.M @ e), 1e-300)
+def _residual(lin, ev, e, mu):
+    """Relative residual of the pair (eigenvalue ``ev``, efforts ``e``, multipliers ``mu``)."""
+    r = lin.J @ e + lin.G.T @ mu - ev * (lin.M @ e)
+    return np.linalg.norm(r) / max(abs(ev) * np.linalg.norm(lin.M @ e), 1e-300)
+
+
+def _damped(lin):
+    """Whether ``J`` has a symmetric part (dissipation): the eigenvalues leave the imaginary axis."""
+    J = sp.csr_matrix(lin.J)
+    sym = abs(J + J.T)
+    return sym.nnz > 0 and sym.max() > 1e-12 * max(abs(J).max(), 1e-300)
+
+
+def _damped_dense(lin, k, zero_tol):
+    """Damped modes by QZ of the pencil reduced to ``ker G``: ``(Z^T J Z, Z^T M Z)``.
+
+    Returns ``(eigenvalues, efforts, multipliers, n_rigid, overdamped)``."""
+    Z = sla.null_space(_dense_array(lin.G)) if lin.nl else np.eye(lin.ne)
+    M, J = _dense_array(lin.M), _dense_array(lin.J)
+    ev, V = sla.eig(Z.T @ J @ Z, Z.T @ M @ Z)
+    scale = max(float(np.max(np.abs(ev), initial=0.0)), 1e-300)
+    zero = np.abs(ev) <= zero_tol * scale
+    osc = ~zero & (ev.imag > zero_tol * np.abs(ev))
+    real = ~zero & (np.abs(ev.imag) <= zero_tol * np.abs(ev))
+    order = np.flatnonzero(osc)[np.argsort(np.abs(ev[osc]))][:k]
+    vecs = Z @ V[:, order]
+    overdamped = np.sort(ev[real].real)[::-1]
+    return ev[order], vecs, _multipliers(lin, ev[order], vecs), int(zero.sum()), overdamped
 
 
 def _hermitian(lin, k, zero_tol):
@@ -281,15 +322,15 @@ def _hermitian(lin, k, zero_tol):
     keep = omega > zero_tol * scale
     omega, V = omega[keep][:k], V[:, keep][:, :k]
     vecs = Z @ sla.solve_triangular(L.T, V, lower=False)
-    return omega, vecs, _multipliers(lin, omega, vecs), n_rigid
+    return 1j * omega, vecs, _multipliers(lin, 1j * omega, vecs), n_rigid
 
 
-def _multipliers(lin, omega, vecs):
-    """Multipliers of each mode: least squares on the momentum equation."""
+def _multipliers(lin, ev, vecs):
+    """Multipliers of each mode (eigenvalues ``ev``): least squares on the momentum equation."""
     lams = np.zeros((lin.nl, vecs.shape[1]), complex)
     if lin.nl:
         for i in range(vecs.shape[1]):
-            rhs = 1j * omega[i] * (lin.M @ vecs[:, i]) - lin.J @ vecs[:, i]
+            rhs = ev[i] * (lin.M @ vecs[:, i]) - lin.J @ vecs[:, i]
             lams[:, i] = np.linalg.lstsq(lin.G.T, rhs, rcond=None)[0]
     return lams
 
@@ -394,10 +435,10 @@ def _dense_split(lin, k, zero_tol, split):
     vecs = np.zeros((lin.ne, len(omega)), complex)
     vecs[split.P] = sla.solve_triangular(split.L_P.T, W_P[0] @ U[:, j], lower=False) / np.sqrt(2)
     vecs[split.Q] = 1j * sla.solve_triangular(split.L_Q.T, W_Q[0] @ Vt[j].T, lower=False) / np.sqrt(2)
-    return omega, vecs, _multipliers(lin, omega, vecs), n_rigid
+    return 1j * omega, vecs, _multipliers(lin, 1j * omega, vecs), n_rigid
 
 
-def _sparse(lin, k, sigma, tol, zero_tol):
+def _sparse(lin, k, sigma, tol, zero_tol, damped=False):
     A, E = lin.pencil()
     n = A.shape[0]
     shift = complex(0.0, sigma) if sigma else 0.0
@@ -419,13 +460,16 @@ def _sparse(lin, k, sigma, tol, zero_tol):
     ok = np.isfinite(lam) & (np.abs(mu) > 1e-12 * np.max(np.abs(mu)))
     scale = np.max(np.abs(lam[ok]), initial=0.0)
     zero = ok & (np.abs(lam) <= zero_tol * scale)
-    ok &= ~zero & (np.abs(lam.real) <= 1e-6 * np.abs(lam))
+    # undamped: imaginary to 1e-6 relative; damped: decaying (real eigenvalues left out)
+    ok &= ~zero & ((lam.real <= 1e-6 * np.abs(lam)) if damped else (np.abs(lam.real) <= 1e-6 * np.abs(lam)))
     lam, V = lam[ok], V[:, ok]
-    sel = lam.imag > 0
-    omega, V = lam.imag[sel], V[:, sel]
-    order = np.argsort(omega)
-    omega, V = omega[order][:k], V[:, order][:, :k]
-    return omega, V[:lin.ne], V[lin.ne:], int(zero.sum())
+    sel = lam.imag > zero_tol * np.abs(lam)
+    lam, V = lam[sel], V[:, sel]
+    if not damped:
+        lam = 1j * lam.imag
+    order = np.argsort(np.abs(lam))
+    lam, V = lam[order][:k], V[:, order][:, :k]
+    return lam, V[:lin.ne], V[lin.ne:], int(zero.sum())
 
 
 def _method(lin, method):
@@ -455,23 +499,28 @@ def eigenmodes(lin, k=3, method="auto", sigma=0.0, zero_tol=1e-8, tol=1e-8):
         Largest accepted relative residual of a returned pair.
     """
     method = _method(lin, method)
-    out = None
-    if method == "dense":
+    out, overdamped, damped = None, np.zeros(0), _damped(lin)
+    if method in ("dense", "hermitian") and damped:
+        *out, overdamped = _damped_dense(lin, k, zero_tol)
+    elif method == "dense":
         split = _split(lin.M, lin.J, _dense_array(lin.G))
         out = None if split is None else _dense_split(lin, k, zero_tol, split)
     if method in ("dense", "hermitian") and out is None:
         out = _hermitian(lin, k, zero_tol)
     elif method == "sparse":
-        out = _sparse(lin, k, sigma, tol, zero_tol)
-    omega, vecs, lams, n_rigid = out
-    res = np.array([_residual(lin, w, vecs[:, i], lams[:, i]) for i, w in enumerate(omega)])
+        out = _sparse(lin, k, sigma, tol, zero_tol, damped)
+    ev, vecs, lams, n_rigid = out
+    omega = np.abs(ev)
+    res = np.array([_residual(lin, w, vecs[:, i], lams[:, i]) for i, w in enumerate(ev)])
     good = res <= max(tol, 1e-14) * 1e3
     if not np.all(good):
         bad = ", ".join(f"{w:.6g} rad/s (residual {r:.1e})" for w, r in zip(omega[~good], res[~good]))
         raise RuntimeError(f"eigenmodes ({method}): inaccurate pairs: {bad}")
     if len(omega) < k:
-        raise RuntimeError(f"eigenmodes ({method}): found {len(omega)} vibration modes, {k} requested")
-    return Modes(omega, vecs, res, n_rigid, method, lin)
+        more = f" and {len(overdamped)} overdamped (real) ones" if len(overdamped) else ""
+        raise RuntimeError(f"eigenmodes ({method}): found {len(omega)} vibration modes{more}, {k} requested")
+    zeta = -ev.real / np.maximum(omega, 1e-300) if damped else np.zeros(len(omega))
+    return Modes(omega, vecs, res, n_rigid, method, lin, zeta, ev, overdamped)
 
 
 class SweepModes(Sequence):
