@@ -601,7 +601,7 @@ def sweep(values, setup, k=3, method="auto", **kw):
         return np.zeros((0, k)), modes
     omega = None
     first = lins[0]
-    if (_method(first, method) == "dense"
+    if (_method(first, method) == "dense" and not _damped(first)
             and all(lin.M is first.M and lin.J is first.J and lin.G.shape == first.G.shape for lin in lins)):
         omega = _sweep_split(lins, k, kw.get("zero_tol", 1e-8))
     if omega is None:
