@@ -35,7 +35,7 @@ with the frame.
 import numpy as np
 
 from . import forces_kernels as K
-from .math.rotations import PlanarAngle, UnitQuaternion
+from .math.rotations import PlanarAngle, UnitQuaternion, quat_multiply
 
 __all__ = ["ForceElement", "PortDamper", "SpringDamper", "TorsionalSpringDamper", "Bushing", "ForceGroup"]
 
@@ -224,11 +224,11 @@ class ForceElement:
         f[K.F_K:K.F_K + 36] = Km.ravel()
         f[K.F_D:K.F_D + 36] = Dm.ravel()
         f[K.F_D1:K.F_D1 + 3], f[K.F_D2:K.F_D2 + 3] = self._d1, self._d2
-        f[K.F_P0:K.F_P0 + 9] = self._P0.ravel()
+        f[K.F_Q0:K.F_Q0 + 4] = self._p0
         return ints, qi, f, np.concatenate(pool), np.concatenate(cols).astype(np.int64)
 
     _d1 = _d2 = np.zeros(3)
-    _P0 = np.eye(3)
+    _p0 = np.array([1.0, 0.0, 0.0, 0.0])
     at = None
 
     @staticmethod
@@ -374,6 +374,23 @@ def _angles(el, q_of):
     return [float(q_of(p.body)[p.body.rotation_index]) if p is not None else 0.0 for p in (el.a, el.b)]
 
 
+def _relative_quaternion(el, q_of):
+    """``conj(p_a) (x) p_b`` (unit) of the frames' quaternions of a spatial element's ends in the
+    configuration ``q_of`` (the identity for the ground): the kernels' ``p_0``, taken from the
+    quaternions themselves so that the relative quaternion starts at ``+1``."""
+    out = []
+    for p in (el.a, el.b):
+        body = getattr(p, "body", None)
+        if body is None or body.rotation_kind is not UnitQuaternion:
+            out.append(np.array([1.0, 0.0, 0.0, 0.0]))
+        else:
+            k = body.rotation_index
+            out.append(np.asarray(q_of(body)[k:k + 4], float))
+    pa, pb = out
+    p0 = quat_multiply(pa * np.array([1.0, -1.0, -1.0, -1.0]), pb)
+    return p0 / np.linalg.norm(p0)
+
+
 def _revolute_ports(joint, problems):
     """Ports, dimension and the spatial axis basis of a revolute joint."""
     from .joints.base import Joint
@@ -388,9 +405,17 @@ class TorsionalSpringDamper(ForceElement):
 
     The moment ``stiffness (phi - rest_angle) + damping phi'`` acts on the
     relative angle ``phi`` of the joint's ports since the initial
-    configuration (spatial: about the joint axis, measured as the joint's
-    :meth:`~phmech.joints.spatial.SpatialJoint.relative_angle`, within
-    ``(-pi, pi]``).
+    configuration, with the potential ``1/2 stiffness (phi - rest_angle)^2``.
+
+    Planar: ``phi`` is the difference of the frame angles, which wind
+    without bound.  Spatial: ``phi = 2 atan2(n . p_v, p_0)`` about the joint
+    axis ``n`` from the relative quaternion ``p`` of the ports' frames
+    (:mod:`phmech.forces_kernels`), which follows the frames' quaternions
+    and so is continuous along the motion for ``|phi| < 2 pi`` (a full turn
+    either way).  On the joint's manifold it equals the joint's
+    :meth:`~phmech.joints.spatial.SpatialJoint.relative_angle` modulo
+    ``2 pi`` (which that method reports within ``(-pi, pi]``).  Past a full
+    turn it jumps to the other end of ``(-2 pi, 2 pi]``.
     """
 
     kind = K.TORSION
@@ -417,7 +442,8 @@ class TorsionalSpringDamper(ForceElement):
     def bind(self, q_of):
         if self.dim == 3:
             j = self.joint
-            self._d1, self._d2, self._P0 = j.D[:, 0].copy(), j.D[:, 1].copy(), j.P0.copy()
+            self._d1, self._d2 = j.D[:, 0].copy(), j.D[:, 1].copy()
+            self._p0 = _relative_quaternion(self, q_of)
             self.s0 = self.rest_angle
         else:
             th = _angles(self, q_of)
@@ -436,10 +462,24 @@ class Bushing(ForceElement):
     """A bushing: stiffness and damping matrices on the relative displacement and rotation of
     port b's frame in port a's frame (``b=None``: the ground), unloaded in the initial configuration.
 
-    Planar: 3 x 3 on ``(dx, dy, angle)``; spatial: 6 x 6 on ``(dx, dy, dz, theta)``
-    with ``theta = vee(E - E^T) / 2`` of the relative rotation ``E`` (the rotation
-    vector to third order).  A scalar means that value times the identity.  Both
-    matrices must be symmetric positive semi-definite.
+    Planar: 3 x 3 on ``(dx, dy, angle)`` (the angle difference of the frames,
+    unbounded); spatial: 6 x 6 on ``(dx, dy, dz, theta)`` with ``theta`` the
+    rotation vector of the relative rotation ``E = R_a^T R_b P0^T`` (axis times
+    angle, ``E = exp([theta]x)``, in port a's frame).  A scalar means that value
+    times the identity.  Both matrices must be symmetric positive semi-definite.
+
+    The potential is ``V = 1/2 s^T K s`` with ``s = (rho - rho0, theta)``, a
+    quadratic function of the rotation vector; the stress on ``theta`` is
+    ``K_rt rho + K_rr theta`` and the moment on the bodies ``J^-T`` of it (the
+    inverse transposed of the log map's Jacobian).  For small rotations
+    ``theta = vee(E - E^T) / 2`` to third order: the linear bushing.  For large
+    ones: with an isotropic ``K_rr = k I`` and no coupling a rotation by
+    ``phi`` about any fixed axis is resisted by the moment ``k phi`` about that
+    axis (``J^-T theta = theta``), the potential ``1/2 k phi^2``, as a torsional
+    spring about that axis (not ``k sin(phi)``).  ``theta`` follows the frames'
+    quaternions, so it is continuous along the motion while ``|theta| < 2 pi``
+    (up to a full turn from the initial configuration); past that it jumps
+    (the log map's branch).
     """
 
     kind = K.BUSHING
@@ -456,11 +496,12 @@ class Bushing(ForceElement):
         self._fail(problems)
 
     def bind(self, q_of):
-        (Ra, xa), (Rb, xb) = self._frames(q_of)
+        (Ra, xa), (_, xb) = self._frames(q_of)
         if self.b is None:
             self.at = xa[:self.dim].copy()
             xb = xa
-        self._P0 = Ra.T @ Rb
+        if self.dim == 3:
+            self._p0 = _relative_quaternion(self, q_of)
         rho = Ra.T @ (xb - xa)
         s0 = np.zeros(6)
         if self.dim == 2:

@@ -16,16 +16,20 @@ The elements (``I[k, TYPE]``):
 * ``SPRING``: point-to-point, ``s = |x_b - x_a|``,
   ``B = u^T [-R_a Y_a, R_b Y_b]`` with ``u`` the unit vector from a to b;
 * ``TORSION``: the relative angle of a revolute joint.  Planar: the
-  difference of the frame angles, ``B = W_b - W_a``.  Spatial: with the
-  relative rotation ``E = R_a^T R_b P0^T`` since the initial configuration
-  and the directions ``d1, d2`` normal to the axis (A's frame),
-  ``phi = atan2(d2 . E d1, d1 . E d1)``; ``E' = [w]x E`` with
-  ``w = R_a^T (omega_b - omega_a)`` gives
-  ``phi' = w . ((E d1) x (x d2 - y d1)) / (x^2 + y^2)``;
+  difference of the frame angles, ``B = W_b - W_a``.  Spatial: the relative
+  rotation ``E = R_a^T R_b P0^T`` since the initial configuration has the
+  quaternion ``p = conj(p_a) (x) p_b (x) conj(p_0)`` of the frames'
+  quaternions (continuous along the motion, ``+1`` at the start; ``p_0``
+  from the initial quaternions); with the axis ``n = d1 x d2`` (A's frame)
+  ``phi = 2 atan2(n . p_v, p_0)``, continuous for ``|phi| < 2 pi`` (the
+  quaternions' double cover: a full turn either way).  ``E' = [w]x E`` with
+  ``w = R_a^T (omega_b - omega_a)`` is ``p' = 1/2 (0, w) (x) p`` and gives
+  ``phi' = g . w`` (:func:`_twist`);
 * ``BUSHING``: ``rho = R_a^T (x_b - x_a)`` (the position of b in A's frame)
-  and a rotation measure: planar the angle difference, spatial
-  ``theta = vee(E - E^T) / 2`` (the rotation vector to third order) with
-  ``theta' = 1/2 (tr E I - E) w``; ``rho' = R_a^T (v_b - v_a) + rho x Omega_a``.
+  and a rotation measure: planar the angle difference, spatial the
+  rotation vector ``theta = 2 atan2(|p_v|, p_0) p_v / |p_v|`` of ``E`` (the
+  log map, continuous for ``|theta| < 2 pi``) with ``theta' = J^-1 w``
+  (:func:`_rotation_vector`); ``rho' = R_a^T (v_b - v_a) + rho x Omega_a``.
 
 The derivatives ``ds/dq`` and ``dB/dq`` that the Jacobian needs are taken by
 the complex step of the same strain function (step ``1e-30``: no
@@ -41,7 +45,7 @@ Packed data ``fd = (I, QI, F, PP, CI)``:
   where there is none;
 * ``F[k]``: port positions (body frames), the ground point, ``s0``, ``K``
   and ``D`` (6 x 6, row-major, the first ``ns`` rows and columns used), the
-  directions ``d1``, ``d2``, the initial relative rotation ``P0`` and the
+  directions ``d1``, ``d2``, the initial relative quaternion ``p_0`` and the
   traces ``T_a``, ``T_b`` (3 x 3, row-major): the port point is
   ``x = r + R (s + T u)`` with ``u`` the port's deformation variables;
 * ``PP``: the port rows ``Y_a, W_a, Y_b, W_b`` (3 rows each, padded,
@@ -65,8 +69,8 @@ DAMPER, SPRING, TORSION, BUSHING = 0, 1, 2, 3
 TYPE, NS, HAS_B, NCA, NCB, COFF, POFF, KA, KB, LAW, PLANAR, BOFF = range(12)
 N_INT = 12
 #: offsets into ``F``
-F_SA, F_SB, F_AT, F_S0, F_K, F_D, F_D1, F_D2, F_P0, F_TA, F_TB = 0, 3, 6, 9, 15, 51, 87, 90, 93, 102, 111
-N_FLOAT = 120
+F_SA, F_SB, F_AT, F_S0, F_K, F_D, F_D1, F_D2, F_Q0, F_TA, F_TB = 0, 3, 6, 9, 15, 51, 87, 90, 93, 97, 106
+N_FLOAT = 115
 #: ``q`` columns of a port (frame position 3, rotation 4, deformation 3) and of an element
 NQP = 10
 NQE = 20
@@ -116,6 +120,78 @@ def _port(qc, o, kind, F, fo, to, PP, po, nc, x, R, Av, Aw):
 
 
 @_jit
+def _relative_quaternion(qc, ka, kb, f, p):
+    """``p = conj(p_a) (x) p_b (x) conj(p_0)``, the quaternion of ``E = R_a^T R_b P0^T`` (``p_a``,
+    ``p_b`` the frames' quaternions, the identity for the ground; ``p_0 = F[F_Q0:]``), unnormalized
+    and continuous along the motion (the frames' quaternions are)."""
+    one, zero = 1.0 + 0.0 * qc[0], 0.0 * qc[0]
+    a0, a1, a2, a3 = (qc[3], -qc[4], -qc[5], -qc[6]) if ka == 2 else (one, zero, zero, zero)
+    b0, b1, b2, b3 = (qc[NQP + 3], qc[NQP + 4], qc[NQP + 5], qc[NQP + 6]) if kb == 2 else (one, zero, zero, zero)
+    c0 = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
+    c1 = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
+    c2 = a0 * b2 + a2 * b0 + a3 * b1 - a1 * b3
+    c3 = a0 * b3 + a3 * b0 + a1 * b2 - a2 * b1
+    d0, d1, d2, d3 = f[F_Q0], -f[F_Q0 + 1], -f[F_Q0 + 2], -f[F_Q0 + 3]
+    p[0] = c0 * d0 - c1 * d1 - c2 * d2 - c3 * d3
+    p[1] = c0 * d1 + c1 * d0 + c2 * d3 - c3 * d2
+    p[2] = c0 * d2 + c2 * d0 + c3 * d1 - c1 * d3
+    p[3] = c0 * d3 + c3 * d0 + c1 * d2 - c2 * d1
+
+
+@_jit
+def _twist(p, f, Wa, nc, s, B):
+    """The angle about the axis ``n = d1 x d2``: ``phi = 2 atan2(n . p_v, p_0)`` of the relative
+    quaternion ``p`` (continuous along the motion while ``|phi| < 2 pi``) and its rate rows
+    ``phi' = g . w``, ``g = (p_0 (p_0 n + p_v x n) + y p_v) / (p_0^2 + y^2)`` with ``y = n . p_v``
+    (from ``p' = 1/2 (0, w) (x) p``)."""
+    d1, d2 = f[F_D1:F_D1 + 3], f[F_D2:F_D2 + 3]
+    n = (d1[1] * d2[2] - d1[2] * d2[1], d1[2] * d2[0] - d1[0] * d2[2], d1[0] * d2[1] - d1[1] * d2[0])
+    x = p[0]
+    y = n[0] * p[1] + n[1] * p[2] + n[2] * p[3]
+    s[0] = 2.0 * _catan2(y, x)
+    vn = (p[2] * n[2] - p[3] * n[1], p[3] * n[0] - p[1] * n[2], p[1] * n[1] - p[2] * n[0])
+    den = x * x + y * y
+    g0 = (x * (x * n[0] + vn[0]) + y * p[1]) / den
+    g1 = (x * (x * n[1] + vn[1]) + y * p[2]) / den
+    g2 = (x * (x * n[2] + vn[2]) + y * p[3]) / den
+    for c in range(nc):
+        B[0, c] = g0 * Wa[0, c] + g1 * Wa[1, c] + g2 * Wa[2, c]
+
+
+@_jit
+def _rotation_vector(p, Wa, nc, s, B):
+    """The rotation vector ``theta = 2 atan2(|p_v|, p_0) p_v / |p_v|`` of the relative quaternion
+    ``p`` (the log map of ``E``, continuous along the motion while ``|theta| < 2 pi``) into
+    ``s[3:6]``, and its rate rows ``theta' = J^-1 w`` into ``B[3:6]``, with
+    ``J^-1 = I - 1/2 [theta]x + c [theta]x^2``, ``c = (1 - a cot a) / (4 a^2)``, ``a = |theta| / 2``
+    (series for small angles)."""
+    x = p[0]
+    s2 = p[1] * p[1] + p[2] * p[2] + p[3] * p[3]
+    if x.real > 0.0 and s2.real <= 1e-4 * x.real * x.real:
+        t = s2 / (x * x)
+        fac = 2.0 / x * (1.0 - t / 3.0 + t * t / 5.0 - t * t * t / 7.0)
+    else:
+        sn = np.sqrt(s2)
+        fac = 2.0 * _catan2(sn, x) / sn
+    th = (fac * p[1], fac * p[2], fac * p[3])
+    a2 = 0.25 * fac * fac * s2                  # (|theta| / 2)^2
+    if a2.real < 2.5e-3:
+        cc = 1.0 / 12.0 + a2 / 180.0 + a2 * a2 / 1890.0 + a2 * a2 * a2 / 18900.0
+    else:
+        a = np.sqrt(a2)
+        cc = (1.0 - a * x / np.sqrt(s2)) / (4.0 * a2)
+    t2 = 4.0 * a2
+    for a in range(3):
+        s[3 + a] = th[a]
+    for c in range(nc):
+        w0, w1, w2 = Wa[0, c], Wa[1, c], Wa[2, c]
+        tw = th[0] * w0 + th[1] * w1 + th[2] * w2
+        cr = (th[1] * w2 - th[2] * w1, th[2] * w0 - th[0] * w2, th[0] * w1 - th[1] * w0)
+        for a in range(3):
+            B[3 + a, c] = Wa[a, c] - 0.5 * cr[a] + cc * (th[a] * tw - t2 * Wa[a, c])
+
+
+@_jit
 def _strain(ik, f, PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb):
     """Strain ``s`` and rate rows ``B`` (ns x columns of a, then b) of one element at the local
     configuration ``qc`` (complex: the complex step passes through)."""
@@ -145,7 +221,7 @@ def _strain(ik, f, PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb):
         for c in range(ncb):
             B[0, nca + c] = u0 * Avb[0, c] + u1 * Avb[1, c] + u2 * Avb[2, c]
     else:
-        # relative quantities in A's frame: w rows (R_a^T Aw), E = R_a^T R_b P0^T
+        # relative quantities in A's frame: w rows (R_a^T Aw), the quaternion of E = R_a^T R_b P0^T
         d = np.empty(3, xa.dtype)
         for a in range(3):
             d[a] = xb[a] - xa[a]
@@ -160,14 +236,8 @@ def _strain(ik, f, PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb):
             for c in range(ncb):
                 B[r0, nca + c] = Awb[2, c]
         else:
-            E = np.zeros((3, 3), xa.dtype)
-            for a in range(3):
-                for b in range(3):
-                    acc = 0.0 * xa[0]
-                    for m in range(3):
-                        for n in range(3):
-                            acc += Ra[m, a] * Rb[m, n] * f[F_P0 + b * 3 + n]
-                    E[a, b] = acc
+            p = np.empty(4, xa.dtype)      # the relative quaternion of E = R_a^T R_b P0^T
+            _relative_quaternion(qc, ik[KA], ik[KB] if ik[HAS_B] else 0, f, p)
             Wa = np.zeros((3, nca + ncb), xa.dtype)      # rows of w = R_a^T (omega_b - omega_a)
             for a in range(3):
                 for c in range(nca):
@@ -175,29 +245,9 @@ def _strain(ik, f, PP, qc, s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb):
                 for c in range(ncb):
                     Wa[a, nca + c] = Ra[0, a] * Awb[0, c] + Ra[1, a] * Awb[1, c] + Ra[2, a] * Awb[2, c]
             if typ == TORSION:
-                g1 = np.empty(3, xa.dtype)
-                for a in range(3):
-                    g1[a] = E[a, 0] * f[F_D1] + E[a, 1] * f[F_D1 + 1] + E[a, 2] * f[F_D1 + 2]
-                x = g1[0] * f[F_D1] + g1[1] * f[F_D1 + 1] + g1[2] * f[F_D1 + 2]
-                y = g1[0] * f[F_D2] + g1[1] * f[F_D2 + 1] + g1[2] * f[F_D2 + 2]
-                s[0] = _catan2(y, x)
-                h = np.empty(3, xa.dtype)
-                for a in range(3):
-                    h[a] = (x * f[F_D2 + a] - y * f[F_D1 + a]) / (x * x + y * y)
-                g = (g1[1] * h[2] - g1[2] * h[1], g1[2] * h[0] - g1[0] * h[2], g1[0] * h[1] - g1[1] * h[0])
-                for c in range(nca + ncb):
-                    B[0, c] = g[0] * Wa[0, c] + g[1] * Wa[1, c] + g[2] * Wa[2, c]
+                _twist(p, f, Wa, nca + ncb, s, B)
             else:
-                tr = E[0, 0] + E[1, 1] + E[2, 2]
-                s[3] = 0.5 * (E[2, 1] - E[1, 2])
-                s[4] = 0.5 * (E[0, 2] - E[2, 0])
-                s[5] = 0.5 * (E[1, 0] - E[0, 1])
-                for a in range(3):
-                    for c in range(nca + ncb):
-                        acc = 0.5 * tr * Wa[a, c]
-                        for b in range(3):
-                            acc -= 0.5 * E[a, b] * Wa[b, c]
-                        B[3 + a, c] = acc
+                _rotation_vector(p, Wa, nca + ncb, s, B)
         if typ == BUSHING:
             rho = np.empty(3, xa.dtype)
             for a in range(3):
