@@ -83,3 +83,41 @@ def test_linear_floating_frame_drift_is_its_rotational_inertia_defect():
     assert drift[-1] > 1e-4 and abs(drift[0] / drift[-1] - 1) < 0.05
     rates = np.log2(np.array(closed[:-1]) / np.array(closed[1:]))
     assert np.all(rates > 1.7) and closed[-1] < 0.01 * drift[-1], (closed, rates)
+
+
+def hanging_arm(E=SECTION["E"], n_elem=4, gravity=True, swing=0.0):
+    from phmech.fem import FloatingEulerBernoulliBeam
+    arm = FloatingEulerBernoulliBeam("arm", 1.0, n_elem, frame="cantilever", angle=-np.pi / 2 + swing,
+                                     **{**SECTION, "E": E})
+    s = System([arm])
+    s.pin(arm.port("A"))
+    if gravity:
+        s.add_gravity((0.0, -9.81))
+    return s
+
+
+def test_a_flexible_pendulum_s_modes_carry_gravity():
+    """About the hanging equilibrium the pendulum mode has gravity's stiffness: with a stiff arm it
+    is the compound pendulum's sqrt(3 g / 2 L); the soft arm swings a little slower; without
+    gravity the swing is a rigid (zero) mode."""
+    rigid = np.sqrt(1.5 * 9.81)
+    stiff = hanging_arm(E=7e13).linearize().eigenmodes(1).omega[0]
+    assert stiff == pytest.approx(rigid, rel=1e-6)
+    soft = hanging_arm().linearize().eigenmodes(2)
+    assert 0.9 * rigid < soft.omega[0] < rigid
+    free = hanging_arm(gravity=False).linearize().eigenmodes(1)
+    assert free.n_rigid == 1 and free.omega[0] > 2 * rigid
+
+
+def test_the_flexible_pendulum_s_frequency_against_a_time_run():
+    """A swing of 0.01 rad about the hanging arm: the period from the zero crossings of the frame
+    angle agrees with the linearization's lowest frequency to the run's resolution."""
+    s = hanging_arm(swing=0.01)
+    omega = hanging_arm().linearize().eigenmodes(1).omega[0]
+    r = s.simulate(4.0, solver="midpoint", dt=1e-3)
+    theta = r.y[:, 2] + np.pi / 2
+    t = r.t
+    i = np.flatnonzero(np.sign(theta[:-1]) != np.sign(theta[1:]))
+    tz = t[i] - theta[i] * (t[i + 1] - t[i]) / (theta[i + 1] - theta[i])
+    period = 2 * np.mean(np.diff(tz))
+    assert 2 * np.pi / period == pytest.approx(omega, rel=2e-3)

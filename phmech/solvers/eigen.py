@@ -173,17 +173,39 @@ def _about(dae, y, t):
     Ke = -(A[se, :nq] @ A[:nq, se])
     G = dae.G(q)
     G = (G.toarray() if hasattr(G, "toarray") else np.asarray(G))[getattr(dae, "active", slice(None))]
-    C, asym = _stiffness(dae, Ke, G)
+    Cl, Cr, asym = _stiffness(dae, Ke, G)
     J = A[se, se]
-    nr = C.shape[0]
+    nr = Cr.shape[0]
     M = sp.block_diag([dae.M, sp.identity(nr)], format="csr")
-    Jz = sp.bmat([[J, -C.T], [C, None]], format="csr") if nr else sp.csr_matrix(J)
+    Jz = sp.bmat([[J, -Cl], [Cr, None]], format="csr") if nr else sp.csr_matrix(J)
     Gz = np.hstack([G, np.zeros((G.shape[0], nr))])
     return LinearSystem(dae, q, M, Jz, Gz, y, asym)
 
 
+#: relative skew part of the tangent stiffness above which it is kept as it is (not symmetrized)
+ASYMMETRY_TOL = 1e-8
+
+
+def _factors(K):
+    """``(Cl, Cr)`` with ``K = Cl Cr`` of the rank of ``K`` (an SVD of its nonzero columns)."""
+    ne = K.shape[0]
+    cols = np.unique(K.tocoo().col)
+    U, sv, Vt = np.linalg.svd(K[:, cols].toarray(), full_matrices=False)
+    r = int(np.sum(sv > 1e-12 * max(sv[0] if sv.size else 0.0, 1e-300)))
+    Cr = np.zeros((r, ne))
+    Cr[:, cols] = Vt[:r]
+    return sp.csr_matrix(U[:, :r] * sv[:r]), sp.csr_matrix(Cr)
+
+
 def _stiffness(dae, K, G):
-    """``(C, asymmetry)`` with ``C^T C`` the tangent stiffness ``K`` on the constrained motions.
+    """``(Cl, Cr, asymmetry)`` with ``Cl Cr`` the tangent stiffness ``K`` on the constrained motions.
+
+    Where ``K`` is symmetric on the allowed motions, ``Cl = C^T``, ``Cr = C`` (below); the
+    pencil keeps its pH form and an unstable equilibrium is an error.  Where it is not
+    (``asymmetry`` above :data:`ASYMMETRY_TOL`: follower loads, or the gravity of a flexible
+    body in its floating frame, whose elastic load turns with the frame while the frame's
+    moment does not see the deformation), ``K = Cl Cr`` is kept exactly, with ``z = Cr delta``,
+    and the eigenvalues come from the general (QZ) path.
 
     Only ``Z^T K Z`` matters, ``Z`` a basis of ``ker G`` (the motions the joints allow).  On
     the support ``S`` of ``K`` and of ``G``'s columns the orthogonal projector
@@ -200,7 +222,7 @@ def _stiffness(dae, K, G):
     Kc = K.tocoo()
     S = np.union1d(np.union1d(Kc.row, Kc.col), np.flatnonzero(np.any(G != 0, axis=0)))
     if not Kc.nnz:
-        return sp.csr_matrix((0, ne)), 0.0
+        return sp.csr_matrix((ne, 0)), sp.csr_matrix((0, ne)), 0.0
     KS = K[S][:, S].toarray()
     GS = G[:, S]
     P = np.eye(S.size) - np.linalg.pinv(GS) @ GS if GS.size else np.eye(S.size)
@@ -208,6 +230,8 @@ def _stiffness(dae, K, G):
     Ka = P @ (0.5 * (KS - KS.T)) @ P
     norm = max(np.linalg.norm(Ks), 1e-300)
     asym = float(np.linalg.norm(Ka) / norm)
+    if asym > ASYMMETRY_TOL:
+        return (*_factors(K), asym)
     lam, V = np.linalg.eigh(0.5 * (Ks + Ks.T))
     scale = max(np.max(np.abs(lam), initial=0.0), 1e-300)
     if lam.size and lam[0] < -1e-10 * scale:
@@ -221,7 +245,7 @@ def _stiffness(dae, K, G):
     C = sp.csr_matrix((CS.ravel(), (np.repeat(np.arange(CS.shape[0]), S.size), np.tile(S, CS.shape[0]))),
                       shape=(CS.shape[0], ne))
     C.eliminate_zeros()
-    return C, asym
+    return C.T.tocsr(), C, asym
 
 
 @dataclass
