@@ -32,6 +32,8 @@ beams keep their deformation in their stresses: their ports at deformable
 points are refused.  Torsional springs and bushings need ports that turn
 with the frame.
 """
+import weakref
+
 import numpy as np
 
 from . import forces_kernels as K
@@ -131,6 +133,18 @@ class ForceElement:
     def _fail(self, problems):
         if problems:
             raise ValueError(f"force element '{self.name}': " + "; ".join(problems))
+
+    def _watch(self, system):
+        """Tell ``system`` when a parameter changes (its assembled model holds the old values)."""
+        self.__dict__.setdefault("_systems", []).append(weakref.ref(system))
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if not name.startswith("_"):
+            for ref in self.__dict__.get("_systems", ()):
+                system = ref()
+                if system is not None:
+                    system._changed()
 
     def _ports(self, a, b, problems, rotation=False):
         from .bodies.base import Port

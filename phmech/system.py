@@ -146,8 +146,15 @@ class System:
 
     # -- force elements (phmech.forces) --------------------------------------
     def add_force(self, element):
-        """Add a force element (:mod:`phmech.forces`); names must be unique."""
-        return self._add_named(self.forces, element, ForceElement, "force element")
+        """Add a force element (:mod:`phmech.forces`); names must be unique.  A parameter of the
+        element changed later (``spring.k = 360``) makes the next run assemble the model anew."""
+        out = self._add_named(self.forces, element, ForceElement, "force element")
+        element._watch(self)
+        return out
+
+    def _changed(self):
+        """A contribution's parameter changed: the assembled model is out of date."""
+        self._assembled = None
 
     def add_damper(self, port, c, name=None):
         """Linear viscous damper ``F = -c v`` between a port and the ground."""

@@ -332,3 +332,22 @@ def test_flexible_port_jacobian_and_bad_ports():
     assert np.max(np.abs(J - Jfd)) < 1e-5 * np.max(np.abs(J))
     with pytest.raises(ValueError, match=r"port 'beam\.A' has no rotational degree of freedom"):
         s.add_bushing(beam.port("A"), None, stiffness=1.0, name="x")
+
+
+def test_a_parameter_changed_after_a_run_is_used_by_the_next_one():
+    """``spring.k = 360`` after a first run: the next run and linearization use 360, not the
+    assembled 90 (a run alone keeps the assembled model)."""
+    mass = PointMass("mass", 2.5, (1.0, 0.0))
+    s = System([mass])
+    spring = s.add_spring(mass.port("P"), None, stiffness=90.0, at=(0.0, 0.0))
+    dae = s.assemble()
+    s.simulate(0.01, dt=1e-3)
+    assert s.assemble() is dae
+    assert s.linearize().eigenmodes(k=1).omega == pytest.approx([6.0], rel=1e-12)
+    spring.k = 360.0
+    assert s.assemble() is not dae
+    assert s.linearize().eigenmodes(k=1).omega == pytest.approx([12.0], rel=1e-12)
+    e0 = np.zeros(s.assemble().ne)
+    y0 = s.assemble().initial_state(q0=[1.1, 0.0], e0=e0)
+    r = s.simulate(np.pi / 12.0, dt=1e-4, y0=y0)      # half a period at omega = 12 (a quarter at 6)
+    assert abs(r.y[-1, 0] - 0.9) < 1e-4
