@@ -79,3 +79,18 @@ def test_gravity_across_the_spin_is_refused():
     y = dae.initial_state()
     with pytest.raises(ValueError, match="blade.*not ignorable"):
         steady_modes(dae, y)
+
+
+def test_continuation_options_are_checked_and_passed():
+    """substeps below one is refused (it returned the first speed's state for the second);
+    asking more modes than the model has is an error, not a table of NaN; the ignorable
+    variables can be given."""
+    with pytest.raises(ValueError, match="substeps must be an integer of at least 1, got 0"):
+        steady_states(lambda m: spinning_beam(m, 2), [0.0, 1.0], substeps=0)
+    dae = spinning_beam(1.0, 2)
+    (d, y), = steady_states(lambda m: dae, [1.0])
+    fixed = steady_modes(d, y, k=1).ignorable
+    (d2, y2), = steady_states(lambda m: dae, [1.0], fixed=fixed, position_tol=1e-6)
+    assert np.max(np.abs(y2 - y)) < 1e-9
+    with pytest.raises(ValueError, match="k = 40 modes asked for, the model has"):
+        campbell(lambda m: spinning_beam(m, 2), [0.0, 1.0], k=40)

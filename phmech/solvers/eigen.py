@@ -149,7 +149,11 @@ def linearize(dae, q=None, t=0.0, about="equilibrium"):
     # redundant rows (see phmech.assembly.initial) are left out: the pencil stays regular
     active = getattr(dae, "active", slice(None))
     M, J = dae.M, dae.J0 - dae.R if dae.has_R else dae.J0
-    static = bool(getattr(dae, "forces", None) or dae.loads or dae.effort_bodies)
+    static = bool(getattr(dae, "forces", None) or dae.loads)
+    if not static and dae.effort_bodies:       # effort terms (consistent beams): static if not at rest
+        y = np.zeros(dae.n)
+        y[dae.sq] = q
+        static = np.max(np.abs(dae.f(t, y)[dae.se]), initial=0.0) > 1e-12 * max(1.0, float(np.max(np.abs(q))))
     if not static:
         G = dae.G(q)
         return LinearSystem(dae, q, M, J, (G.toarray() if hasattr(G, "toarray") else G)[active])

@@ -192,7 +192,7 @@ def steady_state(dae, y, t=0.0, fixed=None, tol=1e-10, max_iter=50):
                            f"(last correction {res:.3e})")
 
 
-def steady_states(make, params, y=None, tol=1e-10, substeps=1):
+def steady_states(make, params, y=None, tol=1e-10, substeps=1, fixed=None, position_tol=1e-8):
     """Steady states along a parameter (continuation).
 
     Parameters
@@ -204,12 +204,20 @@ def steady_states(make, params, y=None, tol=1e-10, substeps=1):
     y : array, optional
         Guess at the first value (default: that model's ``initial_state()``).
     substeps : int
-        Intermediate parameter values between two given ones (for large steps in strain).
+        Parameter values from one given value to the next (at least 1: the next one alone; more
+        for large steps in strain).
+    fixed : array of int, optional
+        Ignorable variables for every value (default: found at each one).
+    position_tol : float
+        Tolerance of the position check of each new start (a stretched body's joints hold to
+        the Newton tolerance of the previous state, not to round-off).
 
     Returns
     -------
     list of (dae, y)
     """
+    if not (isinstance(substeps, (int, np.integer)) and not isinstance(substeps, bool) and substeps >= 1):
+        raise ValueError(f"steady_states: substeps must be an integer of at least 1, got {substeps!r}")
     out, prev = [], None
     for p in params:
         chain = [p] if prev is None else list(np.linspace(prev, p, int(substeps) + 1)[1:])
@@ -220,8 +228,8 @@ def steady_states(make, params, y=None, tol=1e-10, substeps=1):
             else:
                 # the previous steady state with the new prescribed velocities made consistent
                 q, e, _ = dae.split(y)
-                y = dae.initial_state(q0=q, e0=e, project="all", positions="check")
-            y, _ = steady_state(dae, y, tol=tol)
+                y = dae.initial_state(q0=q, e0=e, project="all", positions="check", tol=position_tol)
+            y, _ = steady_state(dae, y, tol=tol, fixed=fixed)
         out.append((dae, y.copy()))
         prev = p
     return out
@@ -300,7 +308,7 @@ def _mac(a, b, W):
     return num / max(abs(np.conj(a) @ (W @ a)) * abs(np.conj(b) @ (W @ b)), 1e-300)
 
 
-def campbell(make, speeds, k=4, y=None, substeps=1):
+def campbell(make, speeds, k=4, y=None, substeps=1, fixed=None, position_tol=1e-8):
     """Frequencies against a speed parameter with the modes tracked (a Campbell diagram).
 
     Each speed's modes are matched to the previous speed's by the modal assurance
@@ -314,13 +322,16 @@ def campbell(make, speeds, k=4, y=None, substeps=1):
     dict with ``speed`` (n,), ``omega`` (n, k) in the tracked order, ``growth`` (n, k),
     ``mac`` (n, k) (the match of each mode with its predecessor; 1 for the first speed).
     """
-    states = steady_states(make, speeds, y=y, substeps=substeps)
+    states = steady_states(make, speeds, y=y, substeps=substeps, fixed=fixed, position_tol=position_tol)
     omega = np.full((len(speeds), k), np.nan)
     growth = np.full_like(omega, np.nan)
     mac = np.ones_like(omega)
     prev = None
     for i, (dae, ys) in enumerate(states):
-        m = steady_modes(dae, ys, k=k + 2)
+        m = steady_modes(dae, ys, k=k + 2, fixed=fixed)
+        if m.omega.size < k:
+            raise ValueError(f"campbell: k = {k} modes asked for, the model has {m.omega.size} vibration modes "
+                             f"at speed {speeds[i]!r}")
         se = dae.se
         W = sp.csr_matrix(dae.M)
         vecs = [m.vectors[se, j] for j in range(m.omega.size)]
