@@ -27,7 +27,9 @@ class Result:
         ``"success"``, or ``"terminated by an event"``.
     work : ndarray or None
         Cumulative supplied work at the output times, when the solver
-        records it exactly (the implicit midpoint rule).
+        records it exactly (the implicit midpoint rule, the nonsmooth
+        schemes); at a time between step points it follows the energy of
+        the dense output (:func:`phmech.solvers.base.balanced_work`).
     t_events, y_events : list of ndarray or None
         Per event function of the run: the times of its zero crossings and
         the states there (``None`` when the run had no events).
@@ -108,15 +110,19 @@ class Result:
         return {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}
 
     def energy_balance(self):
-        """``H(t) - H(t0) - int_0^t P``: zero up to the integration error.
+        """``H(t) - H(t_1) - int_{t_1}^t P``, ``t_1`` the first row: zero up to the integration error.
 
         The supplied work is the solver's own record where it keeps one (the
-        midpoint rule does, exactly); otherwise it is integrated with the
-        trapezoidal rule over the output points, which should then be dense.
+        midpoint rule does, exactly); a row between step points then has the
+        balance interpolated linearly from the two step points around it
+        (:func:`phmech.solvers.base.balanced_work`), so the midpoint rule's
+        balance holds on every row.  Otherwise the work is integrated with
+        the trapezoidal rule over the output points, which should then be
+        dense.
         """
         H = self.hamiltonian()
         if self.work is not None:
-            W = self.work
+            W = self.work - self.work[0]       # from the first row (t_eval need not start at t0)
         else:
             P = self.power()
             W = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(self.t))])

@@ -5,8 +5,12 @@ Rigid crank-slider against its closed-form kinematics
 A crank (0.15 m) driven at 150 rad/s, a rigid coupler (0.3 m) and a slider on
 a horizontal guide, integrated with the implicit midpoint rule.  The slider
 position is compared with the loop closure
-``x = L1 cos(theta) + sqrt(L2^2 - L1^2 sin^2(theta))``, and the mechanism is
-drawn at a few instants with the pictures of :meth:`phmech.result.Result.animate`.
+``x = L1 cos(theta) + sqrt(L2^2 - L1^2 sin^2(theta))``, the energy balance
+``H - H0 - W`` (``W`` the work of the drive) is the exact discrete power
+balance of the midpoint rule, zero to its Newton tolerance at every output row
+(also between step points: the revolution is not a multiple of the step), and
+the mechanism is drawn at a few instants with the pictures of
+:meth:`phmech.result.Result.animate`.
 """
 import matplotlib.pyplot as plt
 import numpy as np

@@ -50,8 +50,10 @@ def simulate(problem, t_span, y0, method="moreau", **options):
         the row) and ``dissipation`` (likewise); ``dissipated`` (cumulative per contact
         at the rows); ``max_penetration`` and ``max_penetration_time`` (per contact, the
         deepest penetration of the run, >= 0) and ``solver_object``.  Within a step the
-        accumulated quantities grow linearly in time, as the work record does, so the
-        energy account of a row is that of the run without ``dt_out``.
+        accumulated quantities grow linearly in time, as the work record does apart from
+        the curvature of the energy along the dense output
+        (:func:`phmech.solvers.base.balanced_work`), so the energy balance of a row is
+        the linear interpolant of that of the run without ``dt_out``.
     """
     cls = _solver_class(method)
     drv = {k: options.pop(k) for k in list(options) if k in DRIVER_OPTIONS}

@@ -17,7 +17,8 @@ naming the solver, the option and the value) and provides
   ``"failed"`` after a :class:`SolverError`);
 * optionally an exact record of the supplied work, ``work`` at ``t``
   (``records_work = True`` and :meth:`Solver.work_output`, the work over
-  the last step; the implicit midpoint rule keeps one).
+  the last step, between the step points consistent with the energy of the
+  dense output, :func:`balanced_work`; the implicit midpoint rule keeps one).
 
 A solver whose step is a run of several internal steps (the assimulo
 adapters; the compiled implicit midpoint rule when the driver allows it)
@@ -59,6 +60,59 @@ def linear_interpolant(t0, t1, y0, y1, h=None):
         a = (np.asarray(t, float) - t0) / h
         return np.multiply.outer(1.0 - a, y0) + np.multiply.outer(a, y1)
     return interp
+
+
+def balanced_work(problem, state, line, ts, ys, ws):
+    """The supplied work ``t -> W(t)`` between step points, consistent with the energy there.
+
+    At a step point the work is the solver's record.  Between two, the
+    state is the dense output ``y(t)`` and the energy of the balance is
+    ``H(y(t))``, which is not linear in ``t``; the work is the linear
+    interpolant of the record plus the same curvature,
+    ``W(t) = W_lin(t) + H(y(t)) - H_lin(t)`` (``_lin``: the linear
+    interpolant of the values at the step points).  The balance
+    ``H - W`` of a row is then the linear interpolant of the balance at
+    the step points (for ``H = e^T M e / 2`` and the midpoint rule, ``W``
+    is the work of the step's constant forces along the dense output),
+    and the work is of the order of the dense output.
+
+    Parameters
+    ----------
+    problem : :class:`phmech.problem.Problem`
+        Its ``hamiltonian(y)`` is the energy of the balance
+        (:meth:`phmech.result.Result.energy_balance`); without one the work
+        is linear between the step points.
+    state : callable
+        ``t -> y(t)``, the solver's dense output over the steps.
+    line : callable
+        ``v -> (t -> v(t))``: the linear interpolant on each step of values
+        ``v`` given at the step points (one per point).
+    ts, ys, ws : sequences
+        The step points: times (ascending), states and work.
+
+    Returns
+    -------
+    callable
+        ``t -> W(t)``, vectorized in ``t`` as ``state``.  The energy is
+        evaluated one state at a time (the same numbers however the rows
+        are grouped into calls), at the step points only where rows need it.
+    """
+    work = line(np.asarray(ws, float))
+    energy = getattr(problem, "hamiltonian", None)
+    if energy is None:
+        return work
+    ts = np.asarray(ts, float)
+    points, known = np.zeros(ts.size), np.zeros(ts.size, bool)
+
+    def balanced(t):
+        first = np.clip(np.searchsorted(ts, np.atleast_1d(t)) - 1, 0, ts.size - 2)
+        for i in np.unique(np.r_[first, first + 1]):          # the step points around the rows
+            if not known[i]:
+                points[i], known[i] = energy(ys[i]), True
+        y = state(t)
+        H = energy(y) if np.ndim(t) == 0 else np.array([energy(row) for row in y])
+        return work(t) + (H - line(points)(t))          # the record itself at a step point
+    return balanced
 
 
 class Solver:

@@ -25,7 +25,10 @@ differential variables.  The nonlinear systems are solved by a simplified
 Newton method on a sparse LU factorization that is reused over steps until
 the contraction deteriorates.  The multiplier of a step belongs to its
 midpoint and is stored with the step's end point.  The solver also records
-the exact discrete work supplied through the ports (``Result.work``).
+the exact discrete work supplied through the ports (``Result.work``); at an
+output time inside a step it follows the energy of the dense output
+(:func:`~phmech.solvers.base.balanced_work`), so that the balance holds at
+every output row, on the step grid or not.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +36,7 @@ import scipy.sparse as sp
 from .._sizes import DENSE_MAX
 from ._dense import DenseLU as _DenseLU, sparse_factor
 from ._newton import converged as newton_converged
-from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
+from .base import Solver, SolverError, balanced_work, count_option, linear_interpolant, positive_option
 
 #: a step that needed more simplified-Newton iterations refactorizes for the next: dense factors,
 #: and sparse factors with the iteration in Python (the spatial chain of 20 bars, 320 unknowns,
@@ -515,12 +518,16 @@ class ImplicitMidpoint(Solver):
         return _piecewise(ts, hs, ys)
 
     def work_output(self):
-        """The supplied work over the last step, interpolated as the state."""
+        """The supplied work over the last step (of each step of a compiled run of several):
+        the record at the step points, between them consistent with the energy of the dense
+        output (:func:`~phmech.solvers.base.balanced_work`), so that the exact discrete power
+        balance holds at every output row."""
         if self._block is not None:
-            ts, _, hs, ws = self._block
-            return _piecewise(ts, hs, ws)
-        w0, w1, t0, h = self.work_old, self.work, self.t_old, self._h_last
-        return lambda t: w0 + (np.asarray(t, float) - t0) / h * (w1 - w0)
+            ts, ys, hs, ws = self._block
+        else:
+            ts, ys = np.array([self.t_old, self.t]), (self.y_old, self.y)
+            hs, ws = np.array([self._h_last]), (self.work_old, self.work)
+        return balanced_work(self.problem, self.dense_output(), lambda v: _piecewise(ts, hs, v), ts, ys, ws)
 
     def interior_points(self):
         """The step points strictly inside ``(t_old, t)`` of a compiled run of several steps,
@@ -541,8 +548,9 @@ def _scaled(J, rows, cols):
 
 def _piecewise(ts, hs, vs):
     """``t -> v(t)`` on each step ``[ts[i], ts[i + 1]]`` of size ``hs[i]`` by the formula of a
-    single step (the state as :func:`~phmech.solvers.base.linear_interpolant`, the work as
-    :meth:`ImplicitMidpoint.work_output`); a step point itself is returned as computed."""
+    single step (the state as :func:`~phmech.solvers.base.linear_interpolant`; values of one
+    number per point, the work and the energy of :meth:`ImplicitMidpoint.work_output`, as
+    ``v0 + a (v1 - v0)``); a step point itself is returned as computed."""
     last = hs.size - 1
 
     def interp(t):

@@ -59,7 +59,7 @@ import numpy as np
 
 from .prox import ProxSolver
 from ._newton import converged as newton_converged
-from .base import Solver, SolverError, count_option, linear_interpolant, positive_option
+from .base import Solver, SolverError, balanced_work, count_option, linear_interpolant, positive_option
 
 
 class PenetrationWarning(UserWarning):
@@ -276,7 +276,11 @@ class NonsmoothStepper(Solver):
         return linear_interpolant(self.t_old, self.t, self.y_old, self.y)
 
     def work_output(self):
-        return linear_interpolant(self.t_old, self.t, self.work_old, self.work)
+        """The work over the last step: the record at its ends, between them consistent with the
+        energy of the dense output (:func:`~phmech.solvers.base.balanced_work`)."""
+        return balanced_work(self.problem, self.dense_output(),
+                             lambda v: linear_interpolant(self.t_old, self.t, v[0], v[1]),
+                             (self.t_old, self.t), (self.y_old, self.y), (self.work_old, self.work))
 
     def stats(self):
         k = int(np.argmax(self.max_penetration)) if self.nc else 0
