@@ -78,7 +78,10 @@ def test_runs_of_steps_equal_single_steps(model, output, monkeypatch):
     assert set(runs) == {1}                      # one by one: the same kernel, one step a call
     assert np.array_equal(a.t, b.t)
     assert np.array_equal(a.y, b.y)
-    assert np.array_equal(a.work, b.work)
+    # between step points a row's work carries H of the dense output (solvers.base.balanced_work),
+    # whose dot products round with the memory layout: equal to that round-off, not bit for bit
+    scale = max(1.0, float(np.max(np.abs(a.work))))
+    assert np.max(np.abs(a.work - b.work)) <= 1e-13 * scale
     for key in ("nsteps", "nfev", "njev", "nlu"):
         assert a.stats[key] == b.stats[key], key
     assert a.stats["nsteps"] >= n_steps

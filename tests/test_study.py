@@ -29,8 +29,11 @@ def crank_direct():
 def check_against_direct(res, direct):
     assert res.points == [{"omega": w, "E": E} for w in CRANK_GRID["omega"] for E in CRANK_GRID["E"]]
     for values, summary in zip(res.values, direct):
-        for key in ("uy_mid_max_abs_over_L", "t_of_uy_mid_max", "slider_x_end", "energy_balance_max_abs_J"):
+        for key in ("uy_mid_max_abs_over_L", "t_of_uy_mid_max", "slider_x_end"):
             assert values[key] == summary[key], key
+        # the balance at rows between step points carries H of the dense output, whose dot products
+        # round with the memory layout of the process: equal to that round-off
+        assert abs(values["energy_balance_max_abs_J"] - summary["energy_balance_max_abs_J"]) <= 1e-12
     peaks = res.column("uy_mid_max_abs_over_L")
     # the numbers are not all alike: faster crank -> larger deflection, stiffer beam -> smaller
     assert peaks[2] > peaks[0] and peaks[1] < peaks[0]
