@@ -185,8 +185,12 @@ class FormBody(FixedBody, CachedFE):
         self._check_markers(what, f)
         return f
 
+    def _markers(self):
+        """The boundary markers of the mesh."""
+        return set(int(m) for m in self.mesh.exterior_facets.unique_markers)
+
     def _check_markers(self, what, form):
-        markers = set(int(m) for m in self.mesh.exterior_facets.unique_markers)
+        markers = self._markers()
         for kind, sid in _markers_used(form):
             ids = sid if isinstance(sid, tuple) else (sid,)
             bad = [s for s in ids if kind == "exterior_facet" and isinstance(s, (int, np.integer)) and s not in markers]
@@ -195,7 +199,7 @@ class FormBody(FixedBody, CachedFE):
                                 f"which the mesh does not have (its markers: {sorted(markers)})")
 
     def _check_fields_and_markers(self):
-        markers = set(int(m) for m in self.mesh.exterior_facets.unique_markers)
+        markers = self._markers()
         problems = []
         for field, marker in self._fixed:
             if not 0 <= field < len(self.space):

@@ -146,25 +146,31 @@ def linearize(dae, q=None, t=0.0, about="equilibrium"):
     q = dae.q0 if start else np.asarray(q, float)
     if q.shape != (dae.nq,):
         raise ValueError(f"linearize: q needs {dae.nq} values, got shape {q.shape}")
-    # redundant rows (see phmech.assembly.initial) are left out: the pencil stays regular
-    active = getattr(dae, "active", slice(None))
     M, J = dae.M, dae.J0 - dae.R if dae.has_R else dae.J0
     static = bool(getattr(dae, "forces", None) or dae.loads)
     if not static and dae.effort_bodies:       # effort terms (consistent beams): static if not at rest
-        y = np.zeros(dae.n)
-        y[dae.sq] = q
-        static = np.max(np.abs(dae.f(t, y)[dae.se]), initial=0.0) > 1e-12 * max(1.0, float(np.max(np.abs(q))))
+        static = not _at_rest_in_balance(dae, q, t)
     if not static:
-        G = dae.G(q)
-        return LinearSystem(dae, q, M, J, (G.toarray() if hasattr(G, "toarray") else G)[active])
+        return LinearSystem(dae, q, M, J, _active_G(dae, q))
     if about == "rest":
-        y = np.zeros(dae.n)
-        y[dae.sq] = q
-        if np.max(np.abs(dae.f(t, y)[dae.se])) > 1e-12 * max(1.0, float(np.max(np.abs(q)))):
+        if not _at_rest_in_balance(dae, q, t):
             raise ValueError("linearize(about='rest'): the loads or springs of this model do not vanish at "
                              "rest, and their stiffness would be dropped; linearize about the equilibrium")
     y = equilibrium(dae, q0=q, t=t) if start and about == "equilibrium" else balance(dae, q, t)
     return _about(dae, y, t)
+
+
+def _active_G(dae, q):
+    """Dense ``G(q)`` without the redundant rows (see :mod:`phmech.assembly.initial`): the pencil
+    stays regular."""
+    return _dense_array(dae.G(q))[getattr(dae, "active", slice(None))]
+
+
+def _at_rest_in_balance(dae, q, t):
+    """Whether the effort equations balance at rest (``e = 0``, ``lam = 0``) at ``q``."""
+    y = np.zeros(dae.n)
+    y[dae.sq] = q
+    return np.max(np.abs(dae.f(t, y)[dae.se]), initial=0.0) <= 1e-12 * max(1.0, float(np.max(np.abs(q))))
 
 
 def _about(dae, y, t):
@@ -175,8 +181,7 @@ def _about(dae, y, t):
     A = sp.csr_matrix(dae.jacobian(t, y))
     se = slice(nq, nq + ne)
     Ke = -(A[se, :nq] @ A[:nq, se])
-    G = dae.G(q)
-    G = (G.toarray() if hasattr(G, "toarray") else np.asarray(G))[getattr(dae, "active", slice(None))]
+    G = _active_G(dae, q)
     Cl, Cr, asym = _stiffness(dae, Ke, G)
     J = A[se, se]
     nr = Cr.shape[0]
@@ -300,6 +305,11 @@ def _residual(lin, ev, e, mu):
     return np.linalg.norm(r) / max(abs(ev) * np.linalg.norm(lin.M @ e), 1e-300)
 
 
+def _constrained_basis(lin):
+    """An orthonormal basis of ``ker G``: the motions the joints allow."""
+    return sla.null_space(_dense_array(lin.G)) if lin.nl else np.eye(lin.ne)
+
+
 def _damped(lin):
     """Whether ``J`` has a symmetric part (dissipation): the eigenvalues leave the imaginary axis."""
     J = sp.csr_matrix(lin.J)
@@ -311,7 +321,7 @@ def _damped_dense(lin, k, zero_tol):
     """Damped modes by QZ of the pencil reduced to ``ker G``: ``(Z^T J Z, Z^T M Z)``.
 
     Returns ``(eigenvalues, efforts, multipliers, n_rigid, overdamped)``."""
-    Z = sla.null_space(_dense_array(lin.G)) if lin.nl else np.eye(lin.ne)
+    Z = _constrained_basis(lin)
     M, J = _dense_array(lin.M), _dense_array(lin.J)
     ev, V = sla.eig(Z.T @ J @ Z, Z.T @ M @ Z)
     scale = max(float(np.max(np.abs(ev), initial=0.0)), 1e-300)
@@ -325,12 +335,7 @@ def _damped_dense(lin, k, zero_tol):
 
 
 def _hermitian(lin, k, zero_tol):
-    G = lin.G
-    ne = lin.ne
-    if lin.nl:
-        Z = sla.null_space(G)
-    else:
-        Z = np.eye(ne)
+    Z = _constrained_basis(lin)
     M = lin.M.toarray()
     J = lin.J.toarray() if sp.issparse(lin.J) else lin.J
     Mr = Z.T @ M @ Z

@@ -48,17 +48,15 @@ class EquilibriumError(RuntimeError):
     """No static equilibrium was found (the message gives the cause and the variables)."""
 
 
-def _position_rows(dae, t, q):
-    """``(g, has)``: the position residuals of the active rows and which rows have one."""
-    get = dae.layout.q_getter(q)
-    g, has = np.zeros(dae.nl), np.zeros(dae.nl, bool)
+def _position_level(dae, t):
+    """Which active constraint rows belong to a joint with a position level (the others hold
+    their velocity rows)."""
+    get = dae.layout.q_getter(dae.q0)
+    has = np.zeros(dae.nl, bool)
     for j in dae.system.joints:
-        r = j.position_residual(get, t)
-        if r is not None:
-            sl = dae.lam_slices[j.name]
-            g[sl], has[sl] = r, True
-    act = np.flatnonzero(dae.active)
-    return g[act], has[act]
+        if j.position_residual(get, t) is not None:
+            has[dae.lam_slices[j.name]] = True
+    return has[dae.active]
 
 
 def _supported(dae):
@@ -81,6 +79,7 @@ class _Conditions:
         nf, ne, na = len(self.frames), dae.ne, len(self.act)
         self.n = nf + ne + na
         self.x_slices = (slice(0, nf), slice(nf, nf + ne), slice(nf + ne, self.n))
+        self.has = _position_level(dae, t)
 
     def state(self, q, e, lam_act):
         dae = self.dae
@@ -93,17 +92,16 @@ class _Conditions:
         """``(balance, frame velocities, joint rows)`` stacked, and which joint rows are positions."""
         dae = self.dae
         q, e, lam = dae.split(y)
-        g, has = _position_rows(dae, self.t, q)
-        vel = (dae.G(q) @ e - dae.w(self.t))[self.act]
-        rows = np.where(has, g, vel)
-        return np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames], rows]), has
+        vel = dae._active_G(q) @ e - dae.w(self.t)[self.act]
+        rows = np.where(self.has, dae._position_vector(self.t, q), vel)
+        return np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames], rows]), self.has
 
     def jacobian(self, y, has):
         dae, nq, ne = self.dae, self.dae.nq, self.dae.ne
         A = sp.csr_matrix(dae.jacobian(self.t, y))
         se, sl = slice(nq, nq + ne), nq + ne + self.act
         T = A[:nq, se][:, self.frames]
-        G = sp.csr_matrix(dae.G(y[dae.sq]))[self.act]
+        G = sp.csr_matrix(dae._active_G(y[dae.sq]))
         Gf = G[:, self.frames]
         P, V = sp.diags(has.astype(float)), sp.diags((~has).astype(float))
         nf = len(self.frames)
