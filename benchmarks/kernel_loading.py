@@ -2,7 +2,7 @@
 
 The stiffened crank-slider from the command line (as in ``crank_slider_cli.py``)
 in new processes, alternately with phmech's loader of the kernel cache
-(:mod:`phmech._kernel_loading`) and with numba's own
+(:mod:`phmech.kernels.loading`) and with numba's own
 (``PHMECH_KERNEL_LOADER=numba``), both reading the same filled cache.  For
 each process: the time numba held its compiler lock from the start of the
 process to its end (every kernel loaded, wherever; measured by a listener of

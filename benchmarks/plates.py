@@ -11,7 +11,7 @@ mesh and path:
   SLEPc);
 * ``factor`` and ``step``: the midpoint rule with a pressure load, the
   factorization of ``E - dt/2 J`` and the time of one step (the scipy path
-  runs :func:`phmech.solvers.solve` on a :class:`~phmech.problem.DAEProblem`,
+  runs :func:`phmech.solvers.solve` on a :class:`~phmech.solvers.problem.DAEProblem`,
   whose one Newton iteration of a linear model costs a residual, a solve
   and a convergence check, its ``factor`` column the whole one-step run;
   the PETSc path :class:`phmech.parallel.LinearMidpoint`, one product and
@@ -88,7 +88,7 @@ def measure_scipy(n, steps):
     import scipy.sparse as sp
 
     from phmech.fem import KirchhoffPlate
-    from phmech.problem import DAEProblem
+    from phmech.solvers.problem import DAEProblem
     from phmech.solvers import solve
 
     mesh = fd.UnitSquareMesh(n, n)

@@ -42,7 +42,7 @@ class Result:
         ``None`` for solvers that cannot continue a run.
     model_identity : dict or None
         The model identification of a loaded result
-        (:func:`phmech.checkpoint.model_identity`).
+        (:func:`phmech.io.checkpoint.model_identity`).
     """
 
     def __init__(self, t, y, dae, solver, stats, message="success"):
@@ -135,14 +135,14 @@ class Result:
 
     # -- keeping and continuing a run ----------------------------------------
     def save(self, path):
-        """Write the result to an HDF5 checkpoint (:mod:`phmech.checkpoint`); returns ``path``.
+        """Write the result to an HDF5 checkpoint (:mod:`phmech.io.checkpoint`); returns ``path``.
 
         Holds the trajectory, labels, solver name, options and statistics,
         the work record, the solver state to continue from (midpoint, radau)
         and the model's identification; continue with
         ``solve(..., restart=path)`` or ``System.simulate(..., restart=path)``.
         """
-        from . import checkpoint
+        from .io import checkpoint
         if self.dae is not None:
             identity, labels = checkpoint.model_identity(self.dae), self.dae.labels()
         elif self.model_identity is not None and self.labels is not None:
@@ -163,11 +163,11 @@ class Result:
         model : System or assembled problem, optional
             Attach the result to this model (for the per-body views and
             energies); a model other than the stored one is refused with a
-            :class:`~phmech.checkpoint.CheckpointError` listing the differences.
+            :class:`~phmech.io.checkpoint.CheckpointError` listing the differences.
 
-        A truncated or corrupted file raises :class:`~phmech.checkpoint.CheckpointError`.
+        A truncated or corrupted file raises :class:`~phmech.io.checkpoint.CheckpointError`.
         """
-        from . import checkpoint
+        from .io import checkpoint
         meta, arrays = checkpoint.read(path)
         if model is not None:
             model = model.assemble() if hasattr(model, "assemble") else model
@@ -176,8 +176,8 @@ class Result:
 
     @classmethod
     def from_checkpoint(cls, meta, arrays, problem=None):
-        """A result from the parts :func:`phmech.checkpoint.read` returns."""
-        from .checkpoint import join_state
+        """A result from the parts :func:`phmech.io.checkpoint.read` returns."""
+        from .io.checkpoint import join_state
         res = cls(arrays["t"], arrays["y"], problem, meta["solver"], meta["stats"], meta["message"])
         res.work = arrays.get("work")
         res.options, res.t0, res.t_end = dict(meta["options"]), float(meta["t0"]), float(meta["t_end"])
@@ -199,10 +199,10 @@ class Result:
         magnified by ``scale``; velocity, displacement and a plate's
         deflection as point data, each body's stored energy and a plate's
         bending moments as cell data; every ``every``-th output row (at most
-        ``max_frames``).  See :func:`phmech.vtk_output.write_pvd`; returns the
+        ``max_frames``).  See :func:`phmech.io.paraview.write_pvd`; returns the
         written paths.
         """
-        from .vtk_output import write_pvd
+        from .io.paraview import write_pvd
         return write_pvd(self, path, n_points=n_points, every=every, scale=scale, max_frames=max_frames)
 
     def animate(self, path=None, **options):
@@ -210,20 +210,20 @@ class Result:
         return an animation a notebook shows inline (``html=True``: its HTML text).
 
         At most ``max_frames=100`` frames by default, evenly sampled.  See
-        :func:`phmech.animate.animate` for the options (``every``,
+        :func:`phmech.io.animation.animate` for the options (``every``,
         ``max_frames``, ``scale``, ``fps``, ``plane``, ``progress``, ...).
         """
-        from .animate import animate
+        from .io.animation import animate
         return animate(self, path, **options)
 
     def to_html(self, path, **options):
         """Write a self-contained HTML viewer of the run (3D, orbit by mouse drag, play/pause, time
         slider; no server, no network): all bodies, beams, plates and networks per frame.
 
-        See :func:`phmech.html_viewer.write_html` for the options (``max_frames``,
+        See :func:`phmech.io.html_viewer.write_html` for the options (``max_frames``,
         ``scale``, ``n_points``, ``title``); returns ``path``.
         """
-        from .html_viewer import write_html
+        from .io.html_viewer import write_html
         return write_html(self, path, **options)
 
     def to_csv(self, path, columns):

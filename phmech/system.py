@@ -12,8 +12,8 @@ see :mod:`phmech.assembly.dae`.
 
 from .assembly import ConsistencyError, DescriptorDAE  # noqa: F401 (ConsistencyError re-exported)
 from .joints import AngularVelocity, Joint, Revolute, Slider, SpatialJoint, Weld
-from .forces import Bushing, ForceElement, PortDamper, SpringDamper, TorsionalSpringDamper
-from .loads import Gravity, Load, PortForce, PortMoment
+from .forces.elements import Bushing, ForceElement, PortDamper, SpringDamper, TorsionalSpringDamper
+from .forces.loads import Gravity, Load, PortForce, PortMoment
 
 
 class System:
@@ -89,7 +89,7 @@ class System:
         return self._add_named(self.joints, joint, Joint, "joint")
 
     def add_load(self, load):
-        """Add a load (:mod:`phmech.loads`); names must be unique."""
+        """Add a load (:mod:`phmech.forces.loads`); names must be unique."""
         return self._add_named(self.loads, load, Load, "load")
 
     # -- planar joints -------------------------------------------------------

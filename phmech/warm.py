@@ -1,6 +1,6 @@
 """Fill the kernel cache ahead of time: ``python -m phmech.warm``.
 
-The compiled functions of phmech (:mod:`phmech._jit`) are
+The compiled functions of phmech (:mod:`phmech.kernels.jit`) are
 compiled on their first call and kept in a disk cache; a fresh
 installation would spend a minute or two compiling in the user's first
 run.  This module builds and steps tiny models through every compiled
@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from . import _jit
+from .kernels import jit as _jit
 
 
 def _rigid_crank_slider():
@@ -120,7 +120,7 @@ def _networks(say):
 
 def _sparse_factors(say):
     """The compiled solve with SuperLU's factors (the iteration matrices above
-    :data:`~phmech._sizes.DENSE_MAX` unknowns; the models above are smaller)."""
+    :data:`~phmech.math.sizes.DENSE_MAX` unknowns; the models above are smaller)."""
     import scipy.sparse as sp
 
     from .solvers._dense import superlu

@@ -148,7 +148,7 @@ ENV
 # Compile the numba kernels into their disk cache (a few minutes once; seconds when warm).
 # The cache directory is named after the digest of the kernel sources and numba's version,
 # so the stamp holding it is stale exactly when the kernels need compiling again.
-kernels=$("$VENV/bin/python" -c "from phmech._jit import cache_directory; print(cache_directory())")
+kernels=$("$VENV/bin/python" -c "from phmech.kernels.jit import cache_directory; print(cache_directory())")
 if [ "$(cat "$STAMPS/kernels" 2>/dev/null)" != "$kernels" ] || [ ! -d "$kernels" ]; then
   log "compiling the time-step kernels into $kernels"
   "$VENV/bin/python" -m phmech.warm

@@ -1,11 +1,11 @@
-"""Proof-mass actuator and attached bodies (phmech.actuators): analytic 2-DOF frequencies and damping,
+"""Proof-mass actuator and attached bodies (phmech.forces.actuators): analytic 2-DOF frequencies and damping,
 the discrete energy balance of the midpoint rule, the input port, bad input."""
 import numpy as np
 import pytest
 import scipy.linalg as sla
 
 from phmech import System
-from phmech.actuators import AttachedBody, ProofMassActuator
+from phmech.forces.actuators import AttachedBody, ProofMassActuator
 
 CASING = [0.18, 3e-4, 3e-4]            # heave mass [kg], J_xx = J_yy [kg m^2]
 M_P, K_S = 0.0236, 1026.0              # proof mass [kg], spring [N/m]

@@ -43,7 +43,7 @@ def check_slider_track(frames, anim, res, slider, tol_px):
 
 def test_gif_frames_follow_the_result(crank_run, tmp_path):
     iio = pytest.importorskip("imageio.v3")
-    from phmech.animate import animate
+    from phmech.io.animation import animate
     res, slider = crank_run
     opts = dict(every=2, colors={"slider": "#ff0000"}, legend=False, dpi=80)
     path = res.animate(str(tmp_path / "cs.gif"), **opts)
@@ -56,7 +56,7 @@ def test_gif_frames_follow_the_result(crank_run, tmp_path):
 
 @pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed (needed for MP4)")
 def test_mp4_frames_follow_the_result(crank_run, tmp_path):
-    from phmech.animate import animate
+    from phmech.io.animation import animate
     res, slider = crank_run
     opts = dict(every=2, colors={"slider": "#ff0000"}, legend=False, dpi=80)
     path = res.animate(str(tmp_path / "cs.mp4"), **opts)
@@ -77,7 +77,7 @@ def test_mp4_frames_follow_the_result(crank_run, tmp_path):
 
 def test_html_player_and_bad_arguments(crank_run, tmp_path):
     res, _ = crank_run
-    from phmech.vtk_output import output_rows
+    from phmech.io.paraview import output_rows
     html = res.animate(html=True, every=10)
     # matplotlib's JavaScript player: one embedded PNG per frame
     assert "<script" in html and html.count("data:image/png;base64") == len(output_rows(res, 10)) == 3
@@ -95,9 +95,9 @@ def test_html_player_and_bad_arguments(crank_run, tmp_path):
 @needs_firedrake
 def test_flexible_coupler_drawn_as_its_deformed_axis(tmp_path):
     """The crank-slider with a beam coupler: the drawn axis is the ParaView one (shared geometry)."""
-    from phmech.animate import animate
+    from phmech.io.animation import animate
     from phmech.mechanisms import flexible_crank_slider
-    from phmech.vtk_output import trajectory_geometry
+    from phmech.io.paraview import trajectory_geometry
     system, b = flexible_crank_slider(2)
     res = system.simulate(0.002, solver="midpoint", dt=1e-4, dt_out=5e-4)
     anim = animate(res, n_points=7)
@@ -203,7 +203,7 @@ def test_network_body_of_a_system_drawn_as_a_network():
 @needs_firedrake
 def test_deformation_scale_of_a_beam():
     """The flexible coupler drawn with scale s: the axis moves by (s - 1) times the displacement."""
-    from phmech.pictures import frame_rows, trajectory_parts
+    from phmech.io.pictures import frame_rows, trajectory_parts
     from phmech.mechanisms import flexible_crank_slider
     system, b = flexible_crank_slider(2)
     res = system.simulate(0.003, solver="midpoint", dt=1e-4, dt_out=1e-3)
@@ -219,7 +219,7 @@ def test_deformation_scale_of_a_beam():
 def test_plate_drawn_as_a_coloured_surface():
     p, res = loaded_clamped_plate()
     anim = res.animate(max_frames=5)
-    from phmech.pictures import deflection_history
+    from phmech.io.pictures import deflection_history
     W, how = deflection_history(p, res.t, res.e(p), [int(np.argmin(np.abs(res.t - t))) for t in anim.times])
     assert how == "moments"
     for k in range(5):

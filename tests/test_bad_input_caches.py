@@ -102,7 +102,7 @@ def test_copied_beam_entry_gives_the_beam_its_own_matrices(cache_dir, monkeypatc
 
 # ================================================================ kernel cache
 KERNEL_MODULE = """
-from phmech._jit import jit, cache_directory
+from phmech.kernels.jit import jit, cache_directory
 
 @jit
 def blend(x, y):
@@ -167,7 +167,7 @@ def test_damaged_kernel_cache_is_discarded_and_recompiled(kernel_run, damage):
 LINKED_MODULE = """
 import sys
 import numpy as np
-from phmech._jit import jit
+from phmech.kernels.jit import jit
 
 @jit
 def blend(x, y):

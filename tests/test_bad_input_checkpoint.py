@@ -26,8 +26,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from mechanisms import L1, L2, OMEGA  # noqa: E402
 from phmech import Result  # noqa: E402
-from phmech.problem import DAEProblem  # noqa: E402
-from phmech.checkpoint import TEMPORARY_PREFIX, CheckpointError, UnidentifiableError  # noqa: E402
+from phmech.solvers.problem import DAEProblem  # noqa: E402
+from phmech.io.checkpoint import TEMPORARY_PREFIX, CheckpointError, UnidentifiableError  # noqa: E402
 from phmech.solvers import solve  # noqa: E402
 from phmech.mechanisms import rigid_crank_slider  # noqa: E402
 from phmech.validation import _common  # noqa: E402
@@ -310,7 +310,7 @@ def test_file_size_limit_during_a_run(tmp_path):
         sys.path.insert(0, {HERE!r})
         from test_bad_input_checkpoint import crank_slider, leftovers
         from phmech import Result
-        from phmech.checkpoint import CheckpointError
+        from phmech.io.checkpoint import CheckpointError
         s = crank_slider()
         full = s.simulate(0.04, dt={DT})                        # compiled and cached before the limit
         hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]

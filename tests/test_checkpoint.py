@@ -9,7 +9,7 @@ from conftest import needs_firedrake
 pytest.importorskip("h5py")
 
 from phmech import Result  # noqa: E402
-from phmech.checkpoint import CheckpointError  # noqa: E402
+from phmech.io.checkpoint import CheckpointError  # noqa: E402
 
 T_END = 0.04
 SOLVERS = [("midpoint", dict(dt=1e-4)), ("radau", dict(rtol=1e-8, atol=1e-8))]
@@ -262,7 +262,7 @@ def loaded_crank_slider():
 def test_restart_of_a_rebuilt_model_with_functions_and_gravity(tmp_path):
     """The identity of drive and load functions (source, closure values), gravity and damping is the
     same for the model built again: the rebuilt model continues the checkpoint, bit for bit."""
-    from phmech.checkpoint import model_identity
+    from phmech.io.checkpoint import model_identity
     first = loaded_crank_slider()
     params = model_identity(first.assemble())["parameters"]
     assert params["joint 'drive(crank.P)'"]["omega"]["closure"] == {"tau": 0.01, "w0": 150.0}

@@ -233,9 +233,9 @@ def test_every_kernel_module_keys_the_compiled_cache():
     is imported lives in a module of that digest."""
     import importlib
     import os
-    from phmech import _jit
+    from phmech.kernels import jit as _jit
     modules = _jit.kernel_modules()
-    assert "_jit.py" in modules and "assembly/compiled.py" in modules
+    assert "kernels/jit.py" in modules and "assembly/compiled.py" in modules
     for rel in modules:
         importlib.import_module("phmech." + rel[:-3].replace("/", "."))
     homes = {k.py_func.__module__ for k in _jit.KERNELS}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from phmech._jit import numba
+from phmech.kernels.jit import numba
 from phmech.solvers import solve
 from phmech.solvers.genalpha import GeneralizedAlpha
 

@@ -3,7 +3,7 @@ reproduces the Python iteration, and keeps the method's order."""
 import numpy as np
 import pytest
 
-from phmech._jit import numba
+from phmech.kernels.jit import numba
 from phmech.solvers.radau import RadauIIA
 
 from tests.mechanisms import L1, L2, OMEGA, rigid_crank_slider

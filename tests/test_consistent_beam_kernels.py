@@ -180,7 +180,7 @@ def test_frame_moment_is_a_packed_load_with_its_exact_derivative(frame):
     its power is ``m . Omega`` with the frame's rate ``Omega = d(q) omega`` in the moment's
     components, and its ``q`` derivative equals central differences at a deformed state."""
     from phmech.fem.beam3d_nonlinear import FrameMoment
-    from phmech.loads_kernels import PACKED_SLOT
+    from phmech.forces.loads_kernels import PACKED_SLOT
     beam = _spatial()
     m = np.array([3.0, -2.0, 5.0])
     load = FrameMoment(beam, m, frame=frame)

@@ -201,7 +201,7 @@ def test_jacobian_of_a_weld_at_the_stretching_root_against_a_probe(load):
     differences at a random state; the compiled residual runs it (no leftovers) and equals the
     assembled one."""
     from test_jacobians import assert_jacobian
-    from phmech.loads import PortMoment
+    from phmech.forces.loads import PortMoment
     b = _beam(2, name="blade")
     hub = SpatialRigidBody("hub", 1.0, np.eye(3))
     s = System([hub, b])

@@ -235,7 +235,7 @@ def test_radau_dense_output_matches_steps():
                                         ("midpoint", dict(dt=2e-4))])
 def test_hand_written_dae_problem(method, kw):
     """An index-2 pendulum written directly as a DAEProblem, against the rigid-body model."""
-    from phmech.problem import DAEProblem
+    from phmech.solvers.problem import DAEProblem
     from phmech.solvers import solve
     g = 9.81
 

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from phmech._jit import numba
+from phmech.kernels.jit import numba
 from phmech.validation.registry import cases
 
 pytestmark = pytest.mark.skipif(numba is None, reason="numba is not installed")

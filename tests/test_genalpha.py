@@ -201,7 +201,7 @@ def test_first_order_form_on_an_assembled_mechanism():
 def test_first_order_spectral_radius_at_infinity(rho):
     """y' = -w y, w h = 1e9: the one-step map of (y, h y') built column by column from solver steps
     has spectral radius rho_inf (Jansen, Whiting & Hulbert 2000)."""
-    from phmech.problem import DAEProblem
+    from phmech.solvers.problem import DAEProblem
     from phmech.solvers.genalpha import GeneralizedAlpha
     w, h = 1e9, 1.0
     prob = DAEProblem(np.eye(1), lambda t, y: -w * y, lambda t, y: np.array([[-w]]))

@@ -111,7 +111,7 @@ def test_network_page_turns_and_plays(tmp_path):
 def test_plate_page(tmp_path):
     """A clamped plate as coloured triangles: the embedded deflection is the ParaView one and the
     page draws the frames differently."""
-    from phmech.pictures import frame_rows, trajectory_parts
+    from phmech.io.pictures import frame_rows, trajectory_parts
     p, res = loaded_clamped_plate()
     path = res.to_html(str(tmp_path / "plate.html"), scale=1e4, max_frames=6)
     _, data = embedded(path)

@@ -1,4 +1,4 @@
-"""Kernel families (:mod:`phmech.kernel_families`): the registry, its declarations found in
+"""Kernel families (:mod:`phmech.kernels.families`): the registry, its declarations found in
 the package, one compiled version for every model, and a family declared outside the package
 that runs compiled without a change of the assembly."""
 import json
@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from phmech import kernel_families as KF
+from phmech.kernels import families as KF
 
 numba = pytest.importorskip("numba")
 
@@ -90,8 +90,8 @@ MODULE = textwrap.dedent('''
 
     from phmech import PointMass, System
     from phmech.assembly.compiled import compiled_residual
-    from phmech.kernel_families import register_family
-    from phmech.loads import Load
+    from phmech.kernels.families import register_family
+    from phmech.forces.loads import Load
 
     DamperData = namedtuple("DamperData", "cols c")
 
@@ -194,7 +194,7 @@ def _outside(tmp_path, with_run):
     """``main(with_run)`` of the family's module, in a process of its own with its own kernel
     cache (the family's versions of the kernels are not stored for other processes; the
     package's cached kernels are copied, so only the kernels that take the families compile)."""
-    from phmech import _jit
+    from phmech.kernels import jit as _jit
     (tmp_path / "damper_family.py").write_text(MODULE)
     own = tmp_path / "cache"
     if os.path.isdir(_jit.cache_directory()):

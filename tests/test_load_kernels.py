@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from phmech import PlanarRigidBody, PointMass, SpatialRigidBody, System
 from phmech.bodies import FixedBody
-from phmech.loads import Gravity, Load, PortForce, PortMoment
+from phmech.forces.loads import Gravity, Load, PortForce, PortMoment
 from phmech.math.rotations import rot2, rot3
 
 RNG = np.random.default_rng(7)

@@ -76,9 +76,9 @@ M_PLATE = RHO * H_PLATE                      # the unit square's mass [kg]
 
 def plate_with_body(mass, N=6):
     """Hard simply supported Mindlin square (5 cm aluminium) and a small rigid sphere (radius
-    5 cm) welded to a patch port at its centre (:class:`~phmech.actuators.AttachedBody`)."""
+    5 cm) welded to a patch port at its centre (:class:`~phmech.forces.actuators.AttachedBody`)."""
     from phmech import System
-    from phmech.actuators import AttachedBody
+    from phmech.forces.actuators import AttachedBody
     from phmech.fem.plate_mindlin import MindlinPlate
     p = MindlinPlate("plate", fd.UnitSquareMesh(N, N), H_PLATE, RHO, E_MOD, 0.3, degree=2,
                      boundary={m: "simply_supported" for m in (1, 2, 3, 4)})

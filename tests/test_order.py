@@ -15,7 +15,7 @@ within 0.3 of the expected order.
 import numpy as np
 import pytest
 
-from phmech.problem import DAEProblem
+from phmech.solvers.problem import DAEProblem
 from phmech.solvers import solve
 
 from mechanisms import rigid_crank_slider, slider_position_exact

@@ -138,7 +138,7 @@ def test_summary_records_provenance(tmp_path):
 
 
 def test_package_version_of_a_missing_module():
-    from phmech.provenance import package_version
+    from phmech.io.provenance import package_version
     assert package_version("no_such_module_here") is None
 
 
@@ -148,7 +148,7 @@ def test_mode_series_of_a_cantilever(tmp_path, single_beam):
     analytic positions x/L = 0.7834 and (0.5035, 0.8677) (roots of cos b cosh b = -1; e.g.
     Blevins, Formulas for natural frequency and mode shape, 1979, table 8-1); half a period
     later the shape is mirrored."""
-    from phmech.vtk_output import write_modes_pvd
+    from phmech.io.paraview import write_modes_pvd
     modes = single_beam("cantilever", 8).eigenmodes(3)
     n = 24
     files = write_modes_pvd(modes, str(tmp_path / "cantilever.pvd"), n_frames=n, n_points=801, scale=0.05)
@@ -177,7 +177,7 @@ def test_csv_header_records_versions_solver_and_options(tmp_path):
     import numpy
     import scipy
     from phmech import __version__
-    from phmech.provenance import git_commit
+    from phmech.io.provenance import git_commit
     from phmech.validation._common import read_csv, read_header, write_csv
     path = write_csv(str(tmp_path / "a.csv"), {"t": [0.0, 0.5], "x": [1.0, 2.0]}, case="demo",
                      solver="midpoint", options={"dt": 1e-4, "t_eval": np.linspace(0, 1, 11)},

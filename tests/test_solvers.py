@@ -8,7 +8,7 @@ import pytest
 from conftest import needs_assimulo
 from mechanisms import pendulum, rigid_crank_slider
 
-from phmech.problem import DAEProblem
+from phmech.solvers.problem import DAEProblem
 from phmech.solvers import METHODS, ImplicitMidpoint, RadauIIA, SolverError, solve
 
 OWN = [("midpoint", dict(dt=1e-3)), ("radau", dict())]

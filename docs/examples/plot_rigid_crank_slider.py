@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from phmech import PlanarRigidBody, PointMass, System
-from phmech.vtk_output import trajectory_geometry
+from phmech.io.paraview import trajectory_geometry
 
 L1, L2, OMEGA = 0.15, 0.3, 150.0
 crank = PlanarRigidBody.rod("crank", 0.36, L1)

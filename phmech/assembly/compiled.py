@@ -16,13 +16,13 @@ evaluates them in one compiled kernel:
   ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
   fixed sparsity pattern), with ``G^T lam`` and ``w - G e``
   (:mod:`phmech.joints.constraint_kernels`);
-* the kernel families (:mod:`phmech.kernel_families`): contributions whose
+* the kernel families (:mod:`phmech.kernels.families`): contributions whose
   terms are evaluated by kernels of their own module, each family's data packed
   by the family (the spatial and frame-rate joints, the bodies with inertial
   velocities, the consistent planar and spatial beams, the network bodies, the
   force elements).  The kernel loops over the data of every registered family
   and calls its kernels; the assembly knows neither the families nor their data;
-* the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.loads_kernels`);
+* the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.forces.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
 Each group of kinematics or joints, each body with effort terms and each load
@@ -55,10 +55,10 @@ import scipy.sparse as sp
 from ..bodies.frames import planar_frames_qdot, points_qdot, spatial_frames_qdot
 from ..joints.constraint_kernels import add_G_terms
 from ..joints.planar import planar_G_values
-from ..kernel_families import (families, family_has, family_port_forces_add, family_residual_add,
+from ..kernels.families import (families, family_has, family_port_forces_add, family_residual_add,
                                literal_unroll, pack_all)
-from ..loads_kernels import PackedLoads, has_loads, loads_add
-from .._jit import jit as _jit, numba
+from ..forces.loads_kernels import PackedLoads, has_loads, loads_add
+from ..kernels.jit import jit as _jit, numba
 from ..math.sparse_kernels import csr_mv, csr_mv_add
 from .compiled_jacobian import jacobian_kernel
 
@@ -103,7 +103,7 @@ def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
     planar joints (:meth:`phmech.joints.planar.PlanarGroup.kernel_data`), ``X*``: extra ``G`` triplets; ``w``: prescribed
     velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of every kernel
-    family (:func:`phmech.kernel_families.pack_all`); ``loads``: the port loads
+    family (:func:`phmech.kernels.families.pack_all`); ``loads``: the port loads
     ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time (:meth:`CompiledResidual.load_args`).
     """
     q = y[:nq]
@@ -161,9 +161,9 @@ class CompiledResidual:
     The kinematics groups, joint groups, bodies with effort terms and loads with a
     kernel name their slot of the kernel (``kernel_slot``): a slot of the
     kernel's own arguments (whose groups give its data, ``kernel_data()``, as the
-    loads of the packed form do, :class:`~phmech.loads_kernels.PackedLoads`) or
+    loads of the packed form do, :class:`~phmech.forces.loads_kernels.PackedLoads`) or
     a kernel family, which packs its members' data itself
-    (:mod:`phmech.kernel_families`); the assembly never asks for their types.
+    (:mod:`phmech.kernels.families`); the assembly never asks for their types.
     Contributions without a kernel are the Python leftovers (a
     :class:`PythonFallbackWarning` names them once).
 
@@ -192,7 +192,7 @@ class CompiledResidual:
         slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
                  "points": (i0, i0), "spatial_frames": (i0, i0),
                  "planar_joints": (i0, i0, np.zeros(0), np.zeros((2, 0)), np.zeros((2, 0), np.int64))}
-        #: the members of the kernel families (:mod:`phmech.kernel_families`)
+        #: the members of the kernel families (:mod:`phmech.kernels.families`)
         members = {fam.name: [] for fam in families()}
         self.other_kin_groups, self.other_groups = [], []
 
@@ -264,7 +264,7 @@ class CompiledResidual:
         self.forces = d.forces
         joins(self.forces, self.forces)
         self.leftovers += self.forces.leftovers
-        #: the data of every kernel family, in the order of :func:`phmech.kernel_families.families`
+        #: the data of every kernel family, in the order of :func:`phmech.kernels.families.families`
         self.families = pack_all(members, d)
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
                          or self.other_loads or self.forces.leftovers)
@@ -289,7 +289,7 @@ class CompiledResidual:
     def load_args(self, t):
         """The packed loads with their inputs ``u(t)`` (rows padded to 3; built once when no
         input depends on time, as gravity's): :meth:`PackedLoads.kernel_data
-        <phmech.loads_kernels.PackedLoads.kernel_data>`."""
+        <phmech.forces.loads_kernels.PackedLoads.kernel_data>`."""
         return self.packed_loads.kernel_data(t)
 
     def step_inputs(self, ts):

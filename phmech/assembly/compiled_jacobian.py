@@ -5,7 +5,7 @@
 dense matrix, part by part as the residual evaluates them: the kinematics of
 the frames and points, ``J(e) e - R e`` with the gyroscopic slots, the planar
 joints' ``G(q)`` with its derivatives in ``q``, the kernel families (each by the
-``jacobian_add`` kernel of its own module, :mod:`phmech.kernel_families`) and
+``jacobian_add`` kernel of its own module, :mod:`phmech.kernels.families`) and
 the packed loads.
 The midpoint rule factorizes ``E - h/2 df/dy`` built from it
 (:mod:`phmech.solvers.midpoint_kernels`); ``CompiledResidual.jacobian``
@@ -13,12 +13,12 @@ returns it to Python.
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 from ..bodies.frames import planar_frames_jacobian, spatial_frames_jacobian_add
 from ..joints.constraint_kernels import add_G_jacobian
 from ..joints.planar import planar_G_derivatives, planar_G_values
-from ..kernel_families import family_has, family_jacobian_add, literal_unroll
-from ..loads_kernels import has_loads, loads_jacobian_add
+from ..kernels.families import family_has, family_jacobian_add, literal_unroll
+from ..forces.loads_kernels import has_loads, loads_jacobian_add
 from ..math.sparse_kernels import csr_add_dense, csr_mv
 
 

@@ -24,9 +24,9 @@ the effort equations: their potentials and dissipation enter the balance.
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernel_loading import SetupClock
-from .._sizes import DENSE_MAX
-from ..forces_group import ForceGroup
+from ..kernels.loading import SetupClock
+from ..math.sizes import DENSE_MAX
+from ..forces.group import ForceGroup
 from .energy import EnergyMixin
 from .initial import ConsistencyError, InitialValuesMixin
 from .kinematics import Kinematics

@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from ..loads import Gravity
+from ..forces.loads import Gravity
 
 
 class EnergyMixin:
@@ -18,7 +18,7 @@ class EnergyMixin:
 
     def potential_energy(self, y, exact=False):
         """Sum of the potentials of the conservative loads (gravity on rigid bodies and on the
-        deformed shape of beams, :class:`~phmech.loads.Gravity`) and of the force elements with
+        deformed shape of beams, :class:`~phmech.forces.loads.Gravity`) and of the force elements with
         the linear law (springs, bushings).
 
         Loads without a potential (forces; gravity on a flexible body without a first moment,

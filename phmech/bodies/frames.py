@@ -20,7 +20,7 @@ and its sparse Jacobian) and the compiled residual all call them.
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 from ..math.rotations import quadratic_halfgrad_into, quadratic_into, quat_rate_into, quat_rate_jacobian_into
 
 

@@ -34,8 +34,8 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._jit import jit as _jit
-from ..kernel_families import register_family
+from ..kernels.jit import jit as _jit
+from ..kernels.families import register_family
 from ..math.rotations import PlanarAngle, UnitQuaternion, rot2, skew
 from .base import Body
 from .frames import scatter_frames_jacobian, spatial_frames_jacobian, spatial_frames_qdot

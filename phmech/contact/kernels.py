@@ -27,7 +27,7 @@ The data are packed by the contacts and their ports (:func:`pack`):
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 from ..math.rotations import PlanarAngle, UnitQuaternion, quat_rotation
 
 #: the codes of the orientations of the ports

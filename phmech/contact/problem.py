@@ -29,7 +29,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .._sizes import DENSE_MAX
+from ..math.sizes import DENSE_MAX
 from .contacts import Contact
 from .kernels import contact_kinematics, pack
 from ..solvers.prox import ContactSet

@@ -62,7 +62,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..bodies.base import SpatialFrameBody
-from ..loads import Load, _as_load_function
+from ..forces.loads import Load, _as_load_function
 from ..math.gauge import frame_scale
 from ..math.rotations import UnitQuaternion
 from ._petsc import to_numpy, to_scipy
@@ -100,7 +100,7 @@ class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
     #: the family's kernels (:mod:`phmech.fem.beam3d_nonlinear_kernels`)
     _kernels = _kernels
     #: the kernel family evaluating the beams' kinematics and effort terms
-    #: (:mod:`phmech.kernel_families`; data by the kernel module's ``pack``)
+    #: (:mod:`phmech.kernels.families`; data by the kernel module's ``pack``)
     kernel_slot = "spatial_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, Iy, Iz, G=None, Jt=None, Ip=None, strain="green",

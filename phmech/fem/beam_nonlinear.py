@@ -216,7 +216,7 @@ class NonlinearFloatingBeam(KernelBeam, FloatingFrameBody):
     #: the family's kernels (:mod:`phmech.fem.beam_nonlinear_kernels`)
     _kernels = _kernels
     #: the kernel family evaluating the beams' kinematics and effort terms
-    #: (:mod:`phmech.kernel_families`; data by the kernel module's ``pack``)
+    #: (:mod:`phmech.kernels.families`; data by the kernel module's ``pack``)
     kernel_slot = "planar_consistent_beams"
 
     def __init__(self, name, L, n_elem, rho, A, E, I, frame="simply_supported", strain="green",

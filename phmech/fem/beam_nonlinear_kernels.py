@@ -23,8 +23,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._jit import jit as _jit
-from ..kernel_families import register_family
+from ..kernels.jit import jit as _jit
+from ..kernels.families import register_family
 from ..bodies.frames import planar_frames_jacobian, planar_frames_qdot
 from ..math.gauge import frame_scale
 from .beam_operators import (beams_jacobian_add, beams_residual_add, counted, emit, emit_column, emit_entries,

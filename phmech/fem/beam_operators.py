@@ -20,8 +20,8 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
-from .._jit import inline as _jit_inline, jit as _jit
-from ..kernel_families import by_data_class
+from ..kernels.jit import inline as _jit_inline, jit as _jit
+from ..kernels.families import by_data_class
 
 
 def stack(mats):
@@ -91,7 +91,7 @@ def has_beams(data):
 
 @_jit
 def beams_residual_add(q, e, lam, data, out, fe, fl):
-    """A beam family's part of the residual (:mod:`phmech.kernel_families`): the kinematic rows
+    """A beam family's part of the residual (:mod:`phmech.kernels.families`): the kinematic rows
     into ``out``, the effort terms added to ``fe``, by the kernels of the data's family."""
     beam_qdot(q, e, data, out)
     beam_efforts(q, e, data, fe)

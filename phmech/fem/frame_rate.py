@@ -29,10 +29,10 @@ from collections import namedtuple
 import numpy as np
 
 from .._checks import time_function
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 from ..joints.base import Joint
 from ..joints.constraint_kernels import add_G_jacobian, add_G_terms
-from ..kernel_families import register_family
+from ..kernels.families import register_family
 from ..math.gauge import frame_scale
 from ..math.rotations import PlanarAngle, UnitQuaternion
 
@@ -169,7 +169,7 @@ class FrameRateGroup:
     """Evaluates :class:`FrameRate` joints (rows ``sigma_a(q) omega_a - sigma_b(q) omega_b``) by
     the kernels above on the data of :meth:`kernel_data`."""
 
-    #: the kernel family of :meth:`kernel_data` (:mod:`phmech.kernel_families`)
+    #: the kernel family of :meth:`kernel_data` (:mod:`phmech.kernels.families`)
     kernel_slot = "frame_rates"
 
     def __init__(self, joints, layout):

@@ -63,7 +63,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..bodies.base import FixedBody
-from ..loads import Load
+from ..forces.loads import Load
 from ._petsc import to_numpy, to_scipy
 from . import plate_deflection, plate_size
 from .cache import CachedFE

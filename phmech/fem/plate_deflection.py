@@ -7,7 +7,7 @@ supports leave no rigid motion (:func:`plate_held`) the deflection since a
 stress state ``S0`` follows from the stresses: ``K d = B^T (S - S0)`` with
 the stiffness ``K = B^T C^-1 B`` (:func:`recovered_deflection`), the
 least-squares solution of ``C (S - S0) = B d``, exact for the stresses a
-motion builds.  The pictures of a run (:mod:`phmech.pictures`) draw it.
+motion builds.  The pictures of a run (:mod:`phmech.io.pictures`) draw it.
 
 Gravity ``g`` supplies the power ``int rho h g_z v`` (:func:`momentum_rows`:
 the rows ``int rho h dv`` under the vertical component; the in-plane rows

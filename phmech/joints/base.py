@@ -22,7 +22,7 @@ A group evaluates ``add_G(q, G)``, ``G_triplets(q)`` and
 names its slot of the compiled residual (``kernel_slot``): the planar joints'
 slot of the residual's own arguments (data by ``kernel_data()``), or a kernel
 family registered with its kernels and packing in its own module
-(:mod:`phmech.kernel_families`; the spatial joints in
+(:mod:`phmech.kernels.families`; the spatial joints in
 :mod:`phmech.joints.spatial`).  Its Python methods call the same kernels, so
 the family has one implementation.  A group without a kernel is evaluated in
 Python, and the compiled residual says so.
@@ -98,7 +98,7 @@ class Joint:
     def identity_parameters(self):
         """The joint's parameters beyond its ports and geometry, ``{name: value}``: its prescribed
         velocities (drive values; constants or functions of time) and their rates.  They are
-        part of a checkpoint's model identity (:func:`phmech.checkpoint.model_identity`)."""
+        part of a checkpoint's model identity (:func:`phmech.io.checkpoint.model_identity`)."""
         funs = (self._w, self._dw, getattr(self, "_angle", None))
         return {f.what: f.value for f in funs if f is not None and hasattr(f, "value")}
 

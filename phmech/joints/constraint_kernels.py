@@ -7,7 +7,7 @@ a fixed pattern ``G[r[m], c[m]] = v[m]``; :func:`add_G_terms` adds the two
 terms and :func:`add_G_jacobian` their derivatives by ``lam`` and ``e``
 (the derivatives by ``q`` are the family's own).
 """
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 
 
 @_jit

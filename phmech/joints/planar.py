@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 from ..math.rotations import S2
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 

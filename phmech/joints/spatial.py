@@ -45,7 +45,7 @@ compiled residual both call them.
 """
 import numpy as np
 
-from ..kernel_families import register_family
+from ..kernels.families import register_family
 from . import spatial_kernels as K
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 
@@ -72,7 +72,7 @@ class SpatialGroup:
     """All spatial joints of a system, evaluated by the kernels of
     :mod:`phmech.joints.spatial_kernels` on the data of :meth:`kernel_data`."""
 
-    #: the kernel family of :meth:`kernel_data` (:mod:`phmech.kernel_families`)
+    #: the kernel family of :meth:`kernel_data` (:mod:`phmech.kernels.families`)
     kernel_slot = "spatial_joints"
 
     def __init__(self, joints, layout):

@@ -40,7 +40,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._jit import inline as _jit_inline, jit as _jit
+from ..kernels.jit import inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.rotations import quat_rotation
 from .constraint_kernels import add_G_jacobian, add_G_terms

@@ -9,7 +9,7 @@ the lists ``mss.masses``, ``mss.springs``, ``mss.constraints``.  Beyond it:
 ``rho_inf``, time-dependent gravity and nodal loads (``Force``), dashpots,
 a :class:`MassSpringResult` with trajectory, energies and multipliers,
 the spring, chain and dashpot forces as compiled kernels with exact
-Jacobians (:mod:`phmech.network_kernels`) on a fixed sparse pattern,
+Jacobians (:mod:`phmech.massspring.kernels`) on a fixed sparse pattern,
 statics and modes, and :func:`network_body`: the network as a body of
 :class:`phmech.System`, whose forces the compiled residual evaluates with the
 same kernels.

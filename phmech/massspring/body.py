@@ -14,7 +14,7 @@ needs no knowledge of networks:
   (the assembly's packed loads) -- their power is supplied work, as the dashpots'.
 
 The spring and dashpot forces are the kernels of
-:mod:`phmech.network_kernels`; both network force loads name the compiled
+:mod:`phmech.massspring.kernels`; both network force loads name the compiled
 residual's slot ``"networks"`` and give their data (:meth:`kernel_entry`), so
 a system of network bodies runs its residual compiled.  The core's energy
 account is then exact: ``Result.energy_balance()`` (kinetic energy against
@@ -29,8 +29,8 @@ import scipy.sparse as sp
 
 from ..bodies.base import Body
 from ..bodies.frames import Points
-from ..loads import Load
-from .. import network_kernels as kn
+from ..forces.loads import Load
+from . import kernels as kn
 
 
 class NetworkBody(Body):
@@ -68,10 +68,10 @@ class NetworkBody(Body):
 
 class _NetworkLoad(Load):
     """Springs or dashpots of a network body (an :class:`~phmech.massspring.network.ElementSet`)
-    and constant nodal forces ``fc``, by the kernels of :mod:`phmech.network_kernels`."""
+    and constant nodal forces ``fc``, by the kernels of :mod:`phmech.massspring.kernels`."""
 
     inertial = False
-    #: the kernel family of the load (:func:`phmech.network_kernels.pack_family`)
+    #: the kernel family of the load (:func:`phmech.massspring.kernels.pack_family`)
     kernel_slot = "networks"
 
     def __init__(self, body, name, elements, fc=None):
@@ -124,7 +124,7 @@ class NetworkDamperForce(_NetworkLoad):
 
 class NetworkInput(Load):
     """A nodal load or a time-dependent gravity on a network body: ``f = A^T u(t)`` on ``cols``
-    (the packed form of :class:`~phmech.loads.Load`)."""
+    (the packed form of :class:`~phmech.forces.loads.Load`)."""
 
     inertial = False
 

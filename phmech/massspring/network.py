@@ -1,7 +1,7 @@
 """Forces, constraints and their exact Jacobians of a mass-spring network.
 
 The spring, chain and dashpot forces and their Jacobians are the kernels of
-:mod:`phmech.network_kernels` (:class:`ElementSet`: a set of pair
+:mod:`phmech.massspring.kernels` (:class:`ElementSet`: a set of pair
 elements with its fixed sparse pattern); the distance constraints are
 evaluated at once with numpy.  Jacobians are scattered into a fixed sparse
 pattern computed once (:class:`Scatter`).  Nodes are the free masses (indices
@@ -26,7 +26,7 @@ with ``(+, -, -, +)``.
 import numpy as np
 import scipy.sparse as sp
 
-from .. import network_kernels as kn
+from . import kernels as kn
 
 
 class Scatter:
@@ -74,13 +74,13 @@ def _block_pattern(i, j, nm, dim, signs, rows_of=None):
 
 
 class ElementSet:
-    """Pair elements packed for the kernels of :mod:`phmech.network_kernels`, with the fixed
+    """Pair elements packed for the kernels of :mod:`phmech.massspring.kernels`, with the fixed
     sparse patterns of their Jacobians.
 
     Parameters
     ----------
     I, F : arrays
-        The packed elements (:func:`~phmech.network_kernels.element_arrays`), indices into
+        The packed elements (:func:`~phmech.massspring.kernels.element_arrays`), indices into
         the vectors ``q`` (positions) and ``v`` (velocities, also the rows of the force).
     n : int
         Length of ``q`` and ``v``.
@@ -110,7 +110,7 @@ class ElementSet:
         self._B = np.empty((self.m, 2, 3, 3))
 
     def state(self, q, v):
-        """Per element ``(L, n (3), T, k_active, u)`` (:func:`~phmech.network_kernels.network_state`)."""
+        """Per element ``(L, n (3), T, k_active, u)`` (:func:`~phmech.massspring.kernels.network_state`)."""
         S = np.empty((self.m, 7))
         kn.network_state(np.asarray(q, float), np.asarray(v, float), self.I, self.F, S)
         return S
@@ -167,7 +167,7 @@ class Network:
         Node indices are global (masses first, then fixes).
 
     Springs, chains and dashpots are one :class:`ElementSet` (springs first), evaluated by the
-    kernels of :mod:`phmech.network_kernels`.
+    kernels of :mod:`phmech.massspring.kernels`.
     """
 
     def __init__(self, dim, masses, fixed, springs, dashpots, constraints):

@@ -11,9 +11,9 @@ coordinate ``x`` (the axial slope at the root, :mod:`phmech.fem.beam_nonlinear`,
 
 The beams' kinematics and efforts, the frame-rate joints
 (:mod:`phmech.fem.frame_rate`) and the loads on a beam's frame
-(:mod:`phmech.loads_kernels`) evaluate it here.
+(:mod:`phmech.forces.loads_kernels`) evaluate it here.
 """
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 
 
 @_jit

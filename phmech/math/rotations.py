@@ -26,7 +26,7 @@ loads and the compiled residual.
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 
 
 def skew(a):

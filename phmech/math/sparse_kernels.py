@@ -7,7 +7,7 @@ matrices of a model in this form.
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 
 
 @_jit

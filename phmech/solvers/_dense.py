@@ -2,7 +2,7 @@
 
 Below a few hundred unknowns LAPACK's dense factorization and solve beat a
 sparse factorization's set-up cost; the solvers switch at
-:data:`~phmech._sizes.DENSE_MAX`.  The calls go to the LAPACK routines directly, without
+:data:`~phmech.math.sizes.DENSE_MAX`.  The calls go to the LAPACK routines directly, without
 the argument checks of :func:`scipy.linalg.lu_solve`, since a step solves
 with the same factors many times.
 """
@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from .._sizes import DENSE_MAX
+from ..math.sizes import DENSE_MAX
 
 
 class DenseLU:

@@ -2,14 +2,14 @@
 pieces the compiled iterations share: the block scales of their norm and the solve with LAPACK's
 LU factors.
 
-:func:`newton_converged` is compiled (``phmech._jit.jit``) for the
+:func:`newton_converged` is compiled (``phmech.kernels.jit.jit``) for the
 kernels of the midpoint, Radau IIA and generalized-alpha steps and called as
 the same Python function (:data:`converged`) by the Python iterations, so
 both paths take the same decisions.  :func:`newton_hopeless` abandons a
 contracting iteration that cannot reach the tolerance in the iterations left
 (Radau IIA's stage iteration, compiled and interpreted alike).
 """
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 
 #: contraction rate below which the error left after an increment is estimated from it
 RATE_MAX = 0.9

@@ -11,7 +11,7 @@ sec. 3.1).
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 
 
 @_jit

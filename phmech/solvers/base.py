@@ -1,7 +1,7 @@
 """The contract every time integrator implements.
 
 A solver integrates ``E y' = f(t, y)`` (the problem contract is
-:class:`phmech.problem.Problem`) one step at a time.  It is built as
+:class:`phmech.solvers.problem.Problem`) one step at a time.  It is built as
 ``Solver(problem, t0, y0, t_bound, **options)``, checks every option
 (an unknown one, or a value it cannot honour, is one clear ``ValueError``
 naming the solver, the option and the value) and provides
@@ -78,7 +78,7 @@ def balanced_work(problem, state, line, ts, ys, ws):
 
     Parameters
     ----------
-    problem : :class:`phmech.problem.Problem`
+    problem : :class:`phmech.solvers.problem.Problem`
         Its ``hamiltonian(y)`` is the energy of the balance
         (:meth:`phmech.result.Result.energy_balance`); without one the work
         is linear between the step points.
@@ -120,7 +120,7 @@ class Solver:
 
     Parameters
     ----------
-    problem : :class:`phmech.problem.Problem`
+    problem : :class:`phmech.solvers.problem.Problem`
     t0 : float
         Initial time.
     y0 : array, shape (n,)

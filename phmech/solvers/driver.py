@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from .._kernel_loading import KernelClock, held
+from ..kernels.loading import KernelClock, held
 from ..result import Result
 from .assimulo_adapters import IDA, Radau5DAE
 from .base import Solver, SolverError, positive_option
@@ -49,8 +49,8 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
 
     Parameters
     ----------
-    problem : :class:`phmech.problem.Problem`
-        An assembled system or a :class:`~phmech.problem.DAEProblem`.
+    problem : :class:`phmech.solvers.problem.Problem`
+        An assembled system or a :class:`~phmech.solvers.problem.DAEProblem`.
     t_span : (t0, t_end)
         Finite, ``t_end > t0``.
     y0 : array, shape (n,)
@@ -78,10 +78,10 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
     callbacks : list of callables ``cb(solver)``, optional
         Called after every accepted step (the place to write checkpoints).
     restart : str, optional
-        Continue the run saved in this checkpoint file (:mod:`phmech.checkpoint`)
+        Continue the run saved in this checkpoint file (:mod:`phmech.io.checkpoint`)
         up to ``t_end``; ``t_span[0]`` and ``y0`` are then taken from the file.
         The model must be the one of the file (else a
-        :class:`~phmech.checkpoint.CheckpointError`); the solver options default to
+        :class:`~phmech.io.checkpoint.CheckpointError`); the solver options default to
         the stored ones.  Pass the same ``t_eval``/``dt_out``/``tstops``: the
         result then holds the stored rows followed by the continued ones and
         equals the uninterrupted run (bit for bit for the midpoint rule when
@@ -113,11 +113,11 @@ def solve(problem, t_span, y0, method="midpoint", t_eval=None, dt_out=None, tsto
         t0, t_end = t_span
     except (TypeError, ValueError):
         raise ValueError(f"{cls.name}: t_span must be two numbers (t0, t_end), got {t_span!r}") from None
-    from ..checkpoint import check_arguments
+    from ..io.checkpoint import check_arguments
     check_arguments(cls.name, checkpoint, checkpoint_every)
     resume = None
     if restart is not None:
-        from ..checkpoint import open_restart
+        from ..io.checkpoint import open_restart
         resume = open_restart(restart, problem, cls, options, t_end)
         options = resume.options
         if resume.t >= t_end:            # the stored run, nothing left to continue
@@ -274,7 +274,7 @@ def _crossings(events, g_old, solver, dense):
 def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progress=False, callbacks=None,
               checkpoint=None, checkpoint_every=None, _resume=None):
     """Run a constructed ``solver`` to its ``t_bound`` (see :func:`solve` for the arguments;
-    ``_resume``: the opened restart file, :func:`phmech.checkpoint.open_restart`)."""
+    ``_resume``: the opened restart file, :func:`phmech.io.checkpoint.open_restart`)."""
     name, t_end = solver.name, solver.t_bound
     t0 = _resume.t0 if _resume is not None else solver.t       # the run's start (output grid)
     outputs = _output_times(name, t0, t_end, t_eval, dt_out)
@@ -296,7 +296,7 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
         rows.add(t0, solver.y)
         k = 0 if outputs is None else 1
     if checkpoint is not None or checkpoint_every is not None:
-        from ..checkpoint import Checkpointer, check_arguments
+        from ..io.checkpoint import Checkpointer, check_arguments
         check_arguments(name, checkpoint, checkpoint_every)
         callbacks.append(Checkpointer(checkpoint, checkpoint_every, rows, t0, t_events, y_events))
     solver.single_steps = bool(events or callbacks)     # else a step may be a run of several

@@ -18,7 +18,7 @@ is ``y = (q, v, lam)``.
 
 Any other problem of the driver ``E y' = f(t, y)`` -- the assembled pH
 systems (:class:`~phmech.assembly.DescriptorDAE`: ``q' = T(q) e``,
-``M e' = f + G^T lam``, ``0 = w - G e``) and :class:`~phmech.problem.DAEProblem`
+``M e' = f + G^T lam``, ``0 = w - G e``) and :class:`~phmech.solvers.problem.DAEProblem`
 -- is integrated in the equivalent first-order form of the method (Jansen,
 Whiting & Hulbert, Comput. Methods Appl. Mech. Engrg. 190 (2000) 305-319,
 eqs. 7-9, 17, 19): with ``x`` the differential variables (``q, e``) and
@@ -88,7 +88,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .._sizes import DENSE_MAX
+from ..math.sizes import DENSE_MAX
 from ._dense import superlu
 from ._newton import converged as newton_converged
 from .base import Solver, SolverError, count_option, positive_option
@@ -155,7 +155,7 @@ class SecondOrderProblem:
     ``force_jacobians``, ``g``, ``G``, ``constraint_hessian(q, w)``
     (``d(G^T w)/dq``), ``constraint_velocity_jacobian(q, v)`` (``d(G v)/dq``)
     and ``constraint_curvature(q, v)`` (``(G v)' - G q''``).  This base adds
-    the first-order :class:`~phmech.problem.Problem` contract for
+    the first-order :class:`~phmech.solvers.problem.Problem` contract for
     ``y = (q, v, lam)`` in index-2 form (``q' = v``, ``M v' = f - G^T lam``,
     ``0 = -G v``), so the other solvers of the driver run the same model.
     """
@@ -241,7 +241,7 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         (:func:`~phmech.solvers.genalpha_kernels.genalpha_newton`, dense factors) when the
         problem's residual is completely compiled
         (:meth:`~phmech.assembly.dae.DescriptorDAE.compiled_residual` ``.pure``) and it has at
-        most :data:`phmech._sizes.DENSE_MAX` unknowns; ``False``: the Python
+        most :data:`phmech.math.sizes.DENSE_MAX` unknowns; ``False``: the Python
         iteration (the reference, same tests in the same order).  No effect in the
         second-order form.
     """

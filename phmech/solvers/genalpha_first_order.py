@@ -6,12 +6,12 @@
 the step, the simplified Newton iteration in Python (the reference) and as
 compiled calls (:mod:`phmech.solvers.genalpha_kernels`, for assembled
 systems whose residual is completely compiled, with dense factors up to
-:data:`phmech._sizes.DENSE_MAX` unknowns), and the iteration matrix.
+:data:`phmech.math.sizes.DENSE_MAX` unknowns), and the iteration matrix.
 """
 import numpy as np
 import scipy.sparse as sp
 
-from .._sizes import DENSE_MAX
+from ..math.sizes import DENSE_MAX
 from ._newton import converged as newton_converged
 from .base import SolverError
 

@@ -31,7 +31,7 @@ evaluations and factorizations and the same trajectories to round-off.
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 from ..assembly.compiled import residual_kernel
 from ._newton import lu_solve, newton_converged
 

@@ -33,7 +33,7 @@ every output row, on the step grid or not.
 import numpy as np
 import scipy.sparse as sp
 
-from .._sizes import DENSE_MAX
+from ..math.sizes import DENSE_MAX
 from ._dense import DenseLU as _DenseLU, sparse_factor
 from ._newton import converged as newton_converged
 from .base import Solver, SolverError, balanced_work, count_option, linear_interpolant, positive_option
@@ -478,7 +478,7 @@ class ImplicitMidpoint(Solver):
         the point where the current iteration matrix was evaluated (it is
         factorized again there on :meth:`restore_state`).
         """
-        from ..checkpoint import common_state
+        from ..io.checkpoint import common_state
         live = self.lu is not None and self._lu_point is not None
         common = common_state(self)
         if self._block is not None:       # the last step, as stepping one by one leaves it
@@ -494,7 +494,7 @@ class ImplicitMidpoint(Solver):
 
     def restore_state(self, state):
         """Continue from :meth:`checkpoint_state` (refactorizes the iteration matrix at its point)."""
-        from ..checkpoint import restore_common
+        from ..io.checkpoint import restore_common
         self.h, self._h_last = state["h"], state["h_last"]
         self._interval = tuple(state["interval"]) if state["interval"] is not None else None
         self.z_prev = state.get("z_prev")

@@ -28,7 +28,7 @@ of LAPACK's ``getrf``.
 """
 import numpy as np
 
-from .._jit import borrowed, jit as _jit, numba
+from ..kernels.jit import borrowed, jit as _jit, numba
 from ..assembly.compiled import power_kernel, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add

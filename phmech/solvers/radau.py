@@ -39,7 +39,7 @@ Method (Hairer & Wanner, *Solving Ordinary Differential Equations II*,
 Everything is computed from the nodes at import time (collocation matrix,
 eigenbasis, embedded weights, dense-output basis).  One real and one
 complex factorization per step size and Jacobian: dense LAPACK up to
-:data:`~phmech._sizes.DENSE_MAX` unknowns, sparse above (SuperLU,
+:data:`~phmech.math.sizes.DENSE_MAX` unknowns, sparse above (SuperLU,
 with the dense rows and columns of floating frames eliminated as a border:
 :func:`~phmech.solvers._dense.sparse_factor`).
 
@@ -73,7 +73,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from .._sizes import DENSE_MAX
+from ..math.sizes import DENSE_MAX
 from . import radau_kernels as _rk
 from . import radau_runs as _rr
 from ._dense import sparse_factor
@@ -479,7 +479,7 @@ class RadauIIA(Solver):
         """What a restart needs to continue: step size, controller memory, last collocation
         polynomial, and the point of the current Jacobian (evaluated and factorized
         again on :meth:`restore_state`, no factorization is stored)."""
-        from ..checkpoint import common_state
+        from ..io.checkpoint import common_state
         live = self._J is not None
         poly = self._poly
         return {**common_state(self), "h": self.h,
@@ -491,7 +491,7 @@ class RadauIIA(Solver):
 
     def restore_state(self, state):
         """Continue from :meth:`checkpoint_state`."""
-        from ..checkpoint import restore_common
+        from ..io.checkpoint import restore_common
         self.h = float(state["h"])
         self._previous = tuple(state["previous"]) if state["previous"] is not None else None
         self._poly = None if state["poly_t"] is None else (

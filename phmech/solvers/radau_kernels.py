@@ -36,13 +36,13 @@ correction (:func:`stage_increment`) runs compiled in both modes.
 :class:`DenseFactors` (LAPACK factors with a compiled singularity test)
 serve the compiled path.  The kernels contain the residual kernel of
 :mod:`phmech.assembly.compiled`; the disk cache follows edits of either
-(:mod:`phmech._jit`).
+(:mod:`phmech.kernels.jit`).
 """
 import math
 
 import numpy as np
 
-from .._jit import jit as _jit, numba
+from ..kernels.jit import jit as _jit, numba
 from ..assembly.compiled import _KERNEL_ARGS, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add

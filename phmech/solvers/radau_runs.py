@@ -11,7 +11,7 @@ those decisions compiled, step after step, on the same pieces of
 """
 import numpy as np
 
-from .._jit import jit as _jit
+from ..kernels.jit import jit as _jit
 from ._newton import lu_solve
 from .midpoint_kernels import eliminate
 from .radau_kernels import (local_error, predictor, small_pivot, stage_iteration, stage_jacobian, stage_value,

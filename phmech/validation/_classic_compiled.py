@@ -23,7 +23,7 @@ machine code.
 """
 import numpy as np
 
-from .._jit import inline as _jit_inline, jit as _jit, numba
+from ..kernels.jit import inline as _jit_inline, jit as _jit, numba
 from ..solvers.radau_kernels import stage_kind
 
 _H = 1e-30

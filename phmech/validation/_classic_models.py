@@ -15,7 +15,7 @@ with the holonomic constraints ``g(t, p) = 0``:
 Each model offers the index-2 form of the test set (positions ``p``,
 velocities ``v``, accelerations ``w`` and multipliers ``lambda``, the latter
 two algebraic; velocity constraints ``G(p) v + g_t = 0``) as a
-:class:`~phmech.problem.DAEProblem`, and the ODE form in ``(p, v)`` whose
+:class:`~phmech.solvers.problem.DAEProblem`, and the ODE form in ``(p, v)`` whose
 right-hand side solves the augmented system
 
     [ M   G^T ] [ w      ]   [ f      ]
@@ -34,7 +34,7 @@ component order).
 """
 import numpy as np
 
-from ..problem import DAEProblem
+from ..solvers.problem import DAEProblem
 from . import _classic_compiled as K
 
 #: complex-step size

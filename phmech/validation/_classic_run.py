@@ -107,7 +107,7 @@ def integrate(model, solver, rtol, atol=None, t_end=None, t_eval=None, **options
     fns = ode_functions(model) if compiled else None
     rhs, jac = fns if fns is not None else (model.ode_rhs, model.ode_jac)
     if solver == "radau-ode":
-        from ..problem import DAEProblem
+        from ..solvers.problem import DAEProblem
         labels = list(model.labels_p) + [f"v_{s}" for s in model.labels_p]
         problem = DAEProblem(np.eye(2 * n), rhs, jac=jac, n_alg=0, labels=labels)
         res = solve(problem, (0.0, t_end), y0[:2 * n], method="radau", rtol=rtol,

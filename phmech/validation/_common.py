@@ -123,7 +123,7 @@ def non_negative_int(text):
 def checkpoint_file(text):
     """Argparse type of ``--checkpoint``: a file in a writable directory, created when missing
     (as ``--outdir``); the error names the path and the cause."""
-    from ..checkpoint import check_target
+    from ..io.checkpoint import check_target
     directory = os.path.dirname(os.path.abspath(text))
     try:
         if not os.path.lexists(directory):
@@ -328,9 +328,9 @@ def write_summary(outdir, case, data):
     holds a non-finite number.  The file also records what produced it
     (``provenance``: phmech's version and git commit, the versions of numpy,
     scipy, Firedrake, PETSc, assimulo, Python and the machine; see
-    :func:`phmech.provenance.provenance`).
+    :func:`phmech.io.provenance.provenance`).
     """
-    from ..provenance import provenance
+    from ..io.provenance import provenance
     payload = {"case": case, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
                "python": platform.python_version(), "provenance": provenance(), **_clean(data)}
     os.makedirs(outdir, exist_ok=True)
@@ -387,7 +387,7 @@ def write_table(path, header, rows, *, case=None, solver=None, options=None, res
                 fmt="{:.12g}"):
     """Write a table as CSV opened by ``#`` provenance lines; returns ``path``.
 
-    The file starts with :func:`phmech.provenance.csv_header` (phmech's
+    The file starts with :func:`phmech.io.provenance.csv_header` (phmech's
     version and git commit, the versions of the stack, ``case``, the
     solver and its options -- from ``result`` when given -- and ``notes``),
     then the header row and the rows.  Floats are written with ``fmt``,
@@ -399,7 +399,7 @@ def write_table(path, header, rows, *, case=None, solver=None, options=None, res
         Naming the column and the value, when a float is not finite (nothing
         is written), or when a row's length differs from the header's.
     """
-    from ..provenance import csv_header
+    from ..io.provenance import csv_header
     header = [str(h) for h in header]
     problems = []
     text_rows = []

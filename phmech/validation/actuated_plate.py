@@ -19,9 +19,9 @@ carrying the vertical velocity and both rotation rates):
   ``[[m, s, 0], [s, J_xx, 0], [0, 0, J_yy]]``; the positions are kept for
   both lengths.
 
-The actuators are :class:`phmech.actuators.ProofMassActuator` (casing,
+The actuators are :class:`phmech.forces.actuators.ProofMassActuator` (casing,
 proof mass ``m v_m' = -f_s + F``, spring ``f_s' / k = v_m - v_casing``), the
-mirror an :class:`phmech.actuators.AttachedBody`; each is welded to its patch
+mirror an :class:`phmech.forces.actuators.AttachedBody`; each is welded to its patch
 port (a Lagrange multiplier: force and moment), and the whole is one
 :class:`phmech.System`.  The model, about the static equilibrium (gravity
 drops out of the linear vibrations), is
@@ -123,8 +123,8 @@ class ActuatedPlate:
     """The plate, the actuators and the mirror as a :class:`~phmech.System`.
 
     The plate (:class:`~phmech.fem.plate.KirchhoffPlate`), two
-    :class:`~phmech.actuators.ProofMassActuator` (``"act1"``, ``"act2"``) and
-    the mirror (:class:`~phmech.actuators.AttachedBody`), each welded to a
+    :class:`~phmech.forces.actuators.ProofMassActuator` (``"act1"``, ``"act2"``) and
+    the mirror (:class:`~phmech.forces.actuators.AttachedBody`), each welded to a
     patch port of the plate.  The assembled ``M e' = J e + G^T lam + B_u F``,
     ``0 = -G e`` is :attr:`dae`; ``M``, ``J``, ``G`` and ``Bu`` are its
     matrices (``Bu``: the input columns of the actuator forces).
@@ -149,7 +149,7 @@ class ActuatedPlate:
 
     def __init__(self, length=0.28, degree=2, level=1, mesh=None, patch_radius=0.01, E=E_MOD,
                  attachments=True, mesh_source="auto"):
-        from ..actuators import AttachedBody, ProofMassActuator
+        from ..forces.actuators import AttachedBody, ProofMassActuator
         from ..fem.plate import KirchhoffPlate
 
         problems = [f"{k}={v!r}" for k, v in (("length", length), ("patch_radius", patch_radius), ("E", E))

@@ -181,7 +181,7 @@ def main(argv=None):
     out = run(args.n_angles, args.n_elem, args.method, outdir=args.outdir, plot=not args.no_plot)
     movie = _common.animation_path(args, "four_bar_mode")
     if movie is not None:
-        from ..animate import animate_modes
+        from ..io.animation import animate_modes
         modes = FourBar(args.n_elem).linearize(np.radians(90.0)).eigenmodes(3, args.method)
         stem, ext = os.path.splitext(movie)
         for i in range(len(modes.omega)):

@@ -101,8 +101,8 @@ class PlateRod:
         return omega / (2 * np.pi)
 
     def problem(self, t_load=2e-3):
-        """The descriptor system as a :class:`~phmech.problem.DAEProblem` (load on for ``t < t_load``)."""
-        from ..problem import DAEProblem
+        """The descriptor system as a :class:`~phmech.solvers.problem.DAEProblem` (load on for ``t < t_load``)."""
+        from ..solvers.problem import DAEProblem
 
         ne, nl = self.ne, self.G.shape[0]
         E = sp.block_diag([self.M, sp.csr_matrix((nl, nl))], format="csr")

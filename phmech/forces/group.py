@@ -1,15 +1,15 @@
 """The force elements of a system as one group: packing, evaluation by the kernels, energy.
 
 :class:`ForceGroup` packs the elements of :mod:`phmech.forces` for the
-kernels of :mod:`phmech.forces_kernels` and evaluates them for the Python
+kernels of :mod:`phmech.forces.elements_kernels` and evaluates them for the Python
 right-hand side, the assembled Jacobian, the energy bookkeeping and the
 linearization; the elements with the linear law are the kernel family
-``"forces"`` (:mod:`phmech.kernel_families`) of the compiled residual.
+``"forces"`` (:mod:`phmech.kernels.families`) of the compiled residual.
 """
 import numpy as np
 
-from . import forces_kernels as K
-from .kernel_families import register_family
+from . import elements_kernels as K
+from ..kernels.families import register_family
 
 
 def _pack(elements, layout):
@@ -32,7 +32,7 @@ def _pack(elements, layout):
 
 
 class ForceGroup:
-    """All force elements of a system, evaluated by the kernels of :mod:`phmech.forces_kernels`.
+    """All force elements of a system, evaluated by the kernels of :mod:`phmech.forces.elements_kernels`.
 
     The elements with the linear law are the kernel family :attr:`kernel_slot`
     (:meth:`kernel_data`); those with a user law are the compiled residual's
@@ -58,7 +58,7 @@ class ForceGroup:
         return bool(self.elements)
 
     def kernel_data(self):
-        """The packed elements with the linear law (:mod:`phmech.forces_kernels`)."""
+        """The packed elements with the linear law (:mod:`phmech.forces.elements_kernels`)."""
         return self._lin
 
     # -- evaluation ---------------------------------------------------------

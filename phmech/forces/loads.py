@@ -9,12 +9,12 @@ supplies is ``e . f``.  Potential forces also give their potential
 The loads of the packed form ``f = A^T R(q)^T u(t)`` (the base class's
 force: port forces and moments, gravity, distributed plate loads) name the
 slot :attr:`Load.kernel_slot` and give their data (:meth:`Load.kernel_data`);
-the kernels of :mod:`phmech.loads_kernels` evaluate all of them at once, in
+the kernels of :mod:`phmech.forces.loads_kernels` evaluate all of them at once, in
 the assembled right-hand side's Jacobian and in the compiled residual.
 """
 import numpy as np
 
-from ._checks import time_function
+from .._checks import time_function
 from .loads_kernels import KINDS, PACKED_SLOT, PackedLoads, loads_add
 
 
@@ -37,7 +37,7 @@ class Load:
     inertial = True
 
     def _own_pack(self):
-        """This load alone as :class:`~phmech.loads_kernels.PackedLoads` on the body's own ``q`` and
+        """This load alone as :class:`~phmech.forces.loads_kernels.PackedLoads` on the body's own ``q`` and
         ``e`` (None when the load is not of the packed form)."""
         if "_pack" not in self.__dict__:
             pack = None
@@ -100,7 +100,7 @@ class Load:
         return bool(getattr(self.fun, "constant", False))
 
     def kernel_data(self, sq, se):
-        """``(kind, rot, A, cols)`` of a load of the packed form (:mod:`phmech.loads_kernels`):
+        """``(kind, rot, A, cols)`` of a load of the packed form (:mod:`phmech.forces.loads_kernels`):
         the rotation code, the index in the assembled ``q`` of its first rotation coordinate, the
         dense input matrix ``A`` and its columns in the assembled ``e`` (``sq``, ``se``: the
         body's slices)."""
@@ -121,7 +121,7 @@ class Load:
 
     def identity_parameters(self):
         """The load's values, ``{name: value}`` (constants or functions of time) and its frame;
-        part of a checkpoint's model identity (:func:`phmech.checkpoint.model_identity`)."""
+        part of a checkpoint's model identity (:func:`phmech.io.checkpoint.model_identity`)."""
         fun = getattr(self, "fun", None)
         out = {"inertial": bool(self.inertial)}
         if hasattr(fun, "value"):

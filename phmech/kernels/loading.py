@@ -1,7 +1,7 @@
 """Loading the compiled kernels from their disk cache, and the clocks of set-up and loading.
 
 A fresh process loads every compiled function it calls from the kernel cache
-(:mod:`phmech._jit`).  numba's own loader spends most of that time on two
+(:mod:`phmech.kernels.jit`).  numba's own loader spends most of that time on two
 things that a cached function does not need in order to run:
 
 - it initializes its whole compiler first (its target context imports and

@@ -1,7 +1,7 @@
 """A self-contained HTML viewer of a run: one file, no server, no network.
 
 :func:`write_html` (``Result.to_html(path)``) writes the pictures of every
-body (:mod:`phmech.pictures`: rigid bodies, beams' current axes, plates'
+body (:mod:`phmech.io.pictures`: rigid bodies, beams' current axes, plates'
 surfaces coloured by their deflection, mass-spring networks) at up to
 ``max_frames`` output times as JSON into a single HTML page, together with
 a small canvas renderer written for it: a perspective view that turns by

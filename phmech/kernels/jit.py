@@ -13,7 +13,7 @@ them starts a fresh cache.  Location: ``$PHMECH_NUMBA_CACHE_DIR`` or
 ``~/.cache/phmech/numba``; where it cannot be written, numba's default
 (``__pycache__`` beside the sources) is used.
 
-Entries are loaded by :func:`phmech._kernel_loading.load`, which links the
+Entries are loaded by :func:`phmech.kernels.loading.load`, which links the
 cached object code without initializing numba's compiler (several times
 faster in a fresh process); ``PHMECH_KERNEL_LOADER=numba`` selects numba's
 own loader.
@@ -36,15 +36,15 @@ try:
 except ImportError:  # pragma: no cover - numba is part of the installed stack
     numba = None
 
-from . import _kernel_loading
+from . import loading as _kernel_loading
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # phmech/
 
-#: numba's own loader for the cached kernels instead of :func:`phmech._kernel_loading.load`
+#: numba's own loader for the cached kernels instead of :func:`phmech.kernels.loading.load`
 _NUMBA_LOADER = os.environ.get("PHMECH_KERNEL_LOADER", "").strip().lower() == "numba"
 
 #: a module with compiled functions: one decorated ``@_jit`` or ``@_jit_inline`` (or calling ``numba.njit``),
-#: or one that declares a kernel family or its calls (:mod:`phmech.kernel_families`)
+#: or one that declares a kernel family or its calls (:mod:`phmech.kernels.families`)
 _KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(|^register_family\(|^\s*@overload\(", re.M)
 
 _MODULES = []

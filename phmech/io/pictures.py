@@ -39,7 +39,7 @@ import weakref
 import numpy as np
 import scipy.sparse as sp
 
-from .fem.plate_deflection import plate_held, recovered_deflection  # noqa: F401 (plate_held: public here too)
+from ..fem.plate_deflection import plate_held, recovered_deflection  # noqa: F401 (plate_held: public here too)
 
 #: kinds of a part
 KINDS = ("vertex", "line", "surface", "network")
@@ -163,7 +163,7 @@ def port_state(body, q, e):
 
 
 def is_plate(body):
-    from .fem.plate import PlateBase
+    from ..fem.plate import PlateBase
     return isinstance(body, PlateBase)
 
 
@@ -196,7 +196,7 @@ class PlateSurface:
 
     def __init__(self, plate):
         fd = plate._firedrake()
-        from .fem._petsc import to_scipy
+        from ..fem._petsc import to_scipy
         Vv, mesh = plate.spaces[0], plate.mesh
         k = plate.degree
         X = fd.Function(fd.VectorFunctionSpace(mesh, "CG", k)).interpolate(plate.x)

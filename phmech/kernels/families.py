@@ -53,7 +53,7 @@ import re
 from collections import namedtuple
 from importlib import import_module
 
-from ._jit import marked_modules, numba
+from .jit import marked_modules, numba
 
 #: numba's loop over a tuple of different types, unrolled when compiled (the tuple itself in Python)
 literal_unroll = numba.literal_unroll if numba is not None else (lambda families: families)
@@ -90,8 +90,8 @@ def register_family(name, data, pack, has, residual_add, jacobian_add, port_forc
 def declaring_modules():
     """The modules of the package that declare a family, sorted (found by their source)."""
     if not _DECLARED:
-        _DECLARED.extend(__package__ + "." + rel[:-3].replace("/", ".") for rel in marked_modules(_MARK)
-                         if rel != "kernel_families.py")
+        _DECLARED.extend("phmech." + rel[:-3].replace("/", ".") for rel in marked_modules(_MARK)
+                         if rel != "kernels/families.py")
     return tuple(_DECLARED)
 
 

@@ -25,7 +25,7 @@ exact derivatives are the blocks
 entering the node rows ``a`` with the signs ``(-, +)`` for the columns of
 ``a`` and ``b`` and the rows ``b`` with ``(+, -)``.
 
-The data of the kernel family ``"networks"`` (:mod:`phmech.kernel_families`)
+The data of the kernel family ``"networks"`` (:mod:`phmech.kernels.families`)
 is ``nw = (I, F, Cc, Cv)`` (:data:`NetworksData`) with global indices and the
 constant forces ``Cv`` on the effort columns ``Cc`` (gravity of constant
 direction).
@@ -34,8 +34,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._jit import inline as _jit_inline, jit as _jit
-from .kernel_families import register_family
+from ..kernels.jit import inline as _jit_inline, jit as _jit
+from ..kernels.families import register_family
 
 #: the family's packed data (:func:`pack_family`)
 NetworksData = namedtuple("NetworksData", "I F Cc Cv")

@@ -3,7 +3,7 @@
 A force element connects two ports (or a port and the ground) through a
 strain ``s(q)`` with the exact rate ``s' = B(q) e`` and a stress
 ``sigma(s, B e)``; it adds ``-B^T sigma`` to the effort equations (see
-:mod:`phmech.forces_kernels`, which holds the formulas once, as compiled
+:mod:`phmech.forces.elements_kernels`, which holds the formulas once, as compiled
 kernels).  With the linear law ``sigma = K (s - s0) + D s'`` the element
 is a potential ``V = 1/2 (s - s0)^T K (s - s0)`` (part of
 :meth:`~phmech.assembly.energy.EnergyMixin.potential_energy` and of the
@@ -36,8 +36,8 @@ import weakref
 
 import numpy as np
 
-from . import forces_kernels as K
-from .math.rotations import PlanarAngle, UnitQuaternion, quat_multiply
+from . import elements_kernels as K
+from ..math.rotations import PlanarAngle, UnitQuaternion, quat_multiply
 
 __all__ = ["ForceElement", "PortDamper", "SpringDamper", "TorsionalSpringDamper", "Bushing", "ForceGroup"]
 
@@ -123,9 +123,9 @@ def _trace(port, problems):
 
 
 class ForceElement:
-    """Base class of the force elements (the data of :mod:`phmech.forces_kernels`)."""
+    """Base class of the force elements (the data of :mod:`phmech.forces.elements_kernels`)."""
 
-    #: element type of :mod:`phmech.forces_kernels`
+    #: element type of :mod:`phmech.forces.elements_kernels`
     kind = None
     #: a user law ``f(length, rate)`` (Python), or None: the linear law
     law = None
@@ -147,7 +147,7 @@ class ForceElement:
                     system._changed()
 
     def _ports(self, a, b, problems, rotation=False):
-        from .bodies.base import Port
+        from ..bodies.base import Port
         self._traces = [(np.zeros(0, np.int64), np.zeros((3, 3))), (np.zeros(0, np.int64), np.zeros((3, 3)))]
         for k, (what, p) in enumerate((("port a", a), ("port b", b))):
             if p is None and what == "port b":
@@ -407,7 +407,7 @@ def _relative_quaternion(el, q_of):
 
 def _revolute_ports(joint, problems):
     """Ports, dimension and the spatial axis basis of a revolute joint."""
-    from .joints.base import Joint
+    from ..joints.base import Joint
     if isinstance(joint, Joint) and getattr(joint, "kind", None) == "revolute":
         return joint.a, joint.b
     problems.append(f"joint must be a planar or spatial revolute joint, got {joint!r}")
@@ -424,7 +424,7 @@ class TorsionalSpringDamper(ForceElement):
     Planar: ``phi`` is the difference of the frame angles, which wind
     without bound.  Spatial: ``phi = 2 atan2(n . p_v, p_0)`` about the joint
     axis ``n`` from the relative quaternion ``p`` of the ports' frames
-    (:mod:`phmech.forces_kernels`), which follows the frames' quaternions
+    (:mod:`phmech.forces.elements_kernels`), which follows the frames' quaternions
     and so is continuous along the motion for ``|phi| < 2 pi`` (a full turn
     either way).  On the joint's manifold it equals the joint's
     :meth:`~phmech.joints.spatial.SpatialJoint.relative_angle` modulo
@@ -533,4 +533,4 @@ class Bushing(ForceElement):
 
 
 # the group of a system's elements (made by the assembly), in its own module
-from .forces_group import ForceGroup  # noqa: E402
+from .group import ForceGroup  # noqa: E402

@@ -43,7 +43,7 @@ of :func:`phmech.fem.plate.condensed_modes`).
 
 Examples
 --------
->>> from phmech.actuators import ProofMassActuator
+>>> from phmech.forces.actuators import ProofMassActuator
 >>> act = ProofMassActuator("act", base_mass=[0.18, 3e-4, 3e-4], moving_mass=0.0236, stiffness=1026.0)
 >>> round(act.natural_frequency(), 3)        # on a fixed base, Hz
 33.185
@@ -51,7 +51,7 @@ Examples
 import numpy as np
 import scipy.sparse as sp
 
-from .bodies.base import FixedBody
+from ..bodies.base import FixedBody
 from .loads import PortForce
 
 
@@ -235,7 +235,7 @@ class ProofMassActuator(AttachedBody):
     def force(self, F, name=None):
         """The actuator force ``F`` (a number or ``F(t)`` [N]) as a load: ``+F`` on the proof mass,
         ``-F`` on the casing (add it with ``System.add_load``)."""
-        from ._checks import time_function
+        from .._checks import time_function
 
         f = time_function(F, 1, "force", f"actuator '{self.name}'")
         load = PortForce(self.port("drive"), lambda t: np.array([0.0, 0.0, f(t)[0]]), frame="body",

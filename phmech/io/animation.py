@@ -1,6 +1,6 @@
 """Animations of a whole mechanism: MP4 (ffmpeg), GIF (pillow) or inline HTML in a notebook.
 
-The pictures are those of :mod:`phmech.pictures` (and of the ParaView
+The pictures are those of :mod:`phmech.io.pictures` (and of the ParaView
 output): rigid bodies as the segments between their ports, point masses as
 markers, beams as their current axes (the deformation magnified by
 ``scale``), mass-spring networks as their masses joined by lines, plates as
@@ -81,7 +81,7 @@ class MechanismAnimation:
         The bodies.
     frames : list of list of Part or ndarray
         ``frames[k][b]``: the picture of body ``b`` in frame ``k``, a
-        :class:`~phmech.pictures.Part` or its points ``(m, 3)`` (a poly-line).
+        :class:`~phmech.io.pictures.Part` or its points ``(m, 3)`` (a poly-line).
     plane : {"xy", "xz", "yz"} or None
         The drawing plane (None: the two coordinates of largest extent).
     colors : dict, optional
@@ -302,12 +302,12 @@ def animate(result, path=None, *, every=None, max_frames=MAX_FRAMES, scale=1.0, 
 def animate_modes(modes, i, path=None, *, n_frames=24, scale=0.05, fps=12, n_points=21, plane=None,
                   colors=None, title=None, html=False, size=(6.4, 4.0), dpi=100):
     """Animate vibration mode ``i`` over one period (the pictures of
-    :func:`phmech.vtk_output.mode_geometry`); arguments and result as :func:`animate`.
+    :func:`phmech.io.paraview.mode_geometry`); arguments and result as :func:`animate`.
 
     ``scale`` is the largest displacement relative to the size of the
     mechanism; the time shown is the physical time within the period.
     """
-    from .vtk_output import mode_geometry
+    from .paraview import mode_geometry
     times, names, frames = mode_geometry(modes, i, n_frames, scale, n_points)
     if title is None:
         title = f"mode {i + 1}: omega = {modes.omega[i]:.4g} rad/s"

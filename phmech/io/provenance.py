@@ -85,7 +85,7 @@ def provenance():
         assimulo, h5py, vtk; ``None`` where not importable), ``python`` and
         ``machine`` (platform, architecture, processors).
     """
-    from . import __version__
+    from .. import __version__
     commit, dirty = git_commit()
     versions = {name: package_version(name, dists) for name, dists in PACKAGES.items()}
     versions["petsc"] = petsc_version()

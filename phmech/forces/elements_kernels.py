@@ -56,8 +56,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._jit import jit as _jit
-from .math.rotations import quadratic_into
+from ..kernels.jit import jit as _jit
+from ..math.rotations import quadratic_into
 
 #: the packed elements ``fd`` (see above)
 ForcesData = namedtuple("ForcesData", "I QI F PP CI")

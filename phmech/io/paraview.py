@@ -1,6 +1,6 @@
 """ParaView output of a whole mechanism: one ``.vtu`` per output time and a ``.pvd`` collection.
 
-The pictures are those of :mod:`phmech.pictures`: rigid bodies as the
+The pictures are those of :mod:`phmech.io.pictures`: rigid bodies as the
 poly-line through their ports (a vertex for a single port), beams as their
 current axis (rigid motion plus the deformation magnified by ``scale``),
 plates as their triangulated mid-surface lifted by ``scale`` times the
@@ -39,7 +39,7 @@ def _takes_u(method):
 def body_geometry(body, q, e, n_points=21, scale=1.0):
     """Points of a body's picture and their inertial velocities (beams and bodies with ports).
 
-    Returns ``(points (k, 3), velocity (k, 3) or None)``; see :mod:`phmech.pictures`.
+    Returns ``(points (k, 3), velocity (k, 3) or None)``; see :mod:`phmech.io.pictures`.
     """
     if has_axis(body):
         pts, vel, _ = axis_state(body, q, e, n_points, scale)
@@ -48,7 +48,7 @@ def body_geometry(body, q, e, n_points=21, scale=1.0):
 
 
 def _grid(parts, energies=None, scale=1.0):
-    """The vtkUnstructuredGrid of one picture: the :class:`~phmech.pictures.Part` of each body
+    """The vtkUnstructuredGrid of one picture: the :class:`~phmech.io.pictures.Part` of each body
     (``energies``: each body's stored energy, or None for no energy field)."""
     import vtk
     from vtk.util.numpy_support import numpy_to_vtk
@@ -171,7 +171,7 @@ def output_rows(result, every=1):
 
 
 def trajectory_geometry(result, every=1, n_points=21, scale=1.0):
-    """The points of the mechanism's pictures over a run (:mod:`phmech.pictures`).
+    """The points of the mechanism's pictures over a run (:mod:`phmech.io.pictures`).
 
     Returns
     -------

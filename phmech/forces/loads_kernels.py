@@ -1,11 +1,11 @@
 """The loads of the packed form ``f = A^T R(q)^T u(t)``: their data and their kernels.
 
-A load whose force is the base class's (:class:`~phmech.loads.Load`: a
+A load whose force is the base class's (:class:`~phmech.forces.loads.Load`: a
 constant input matrix ``A`` on a body's effort columns, the input ``u(t)``
 in inertial or body components, optionally with chosen body-frame
 components scaled by a frame gauge ``sigma(q)`` of :mod:`phmech.math.gauge`,
 as the moment on a consistent beam's frame or root) names the slot ``"port_loads"``
-(:attr:`~phmech.loads.Load.kernel_slot`) and is evaluated with all such loads
+(:attr:`~phmech.forces.loads.Load.kernel_slot`) and is evaluated with all such loads
 at once: :class:`PackedLoads` gathers their data, :func:`loads_add` gives
 the forces and :func:`loads_jacobian_values` their exact derivatives by the
 rotation coordinates (planar angle or quaternion).  The compiled residual
@@ -14,9 +14,9 @@ keep their own methods.
 """
 import numpy as np
 
-from ._jit import inline as _jit_inline, jit as _jit
-from .math.gauge import frame_scale
-from .math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
+from ..kernels.jit import inline as _jit_inline, jit as _jit
+from ..math.gauge import frame_scale
+from ..math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
 
 #: the codes of the rotation kinds: no rotation, planar angle, quaternion
 KINDS = {None: 0, PlanarAngle: 1, UnitQuaternion: 2}
@@ -38,7 +38,7 @@ class PackedLoads:
         3 columns; ``gq[k]``: the ``q`` entry of load ``k``'s gauge, -1 for none, with
         ``sigma = gd / (gd + gc q[gq])``; ``gs[k, i]``: 1 where component ``i`` of load ``k``'s
         body-frame input ``R^T u`` is scaled by ``sigma``, from :meth:`Load.kernel_gauge
-        <phmech.loads.Load.kernel_gauge>`).
+        <phmech.forces.loads.Load.kernel_gauge>`).
     """
 
     def __init__(self, loads):

@@ -60,9 +60,9 @@ def model_identity(problem):
 
     Parameters
     ----------
-    problem : :class:`phmech.problem.Problem`
+    problem : :class:`phmech.solvers.problem.Problem`
         An assembled :class:`~phmech.assembly.DescriptorDAE` or a
-        :class:`~phmech.problem.DAEProblem`.
+        :class:`~phmech.solvers.problem.DAEProblem`.
 
     Returns
     -------
@@ -75,7 +75,7 @@ def model_identity(problem):
         joint and load (and the problem itself) that declares
         ``identity_parameters()`` -- drive values, load values, gravity,
         damping, the functions of a hand-written problem -- their records by
-        :func:`phmech.provenance.identify` (functions by source and closure
+        :func:`phmech.io.provenance.identify` (functions by source and closure
         values), keyed ``"joint 'name'"``, ``"load 'name'"`` ...
 
     Raises
@@ -479,7 +479,7 @@ class Checkpointer:
     """
 
     def __init__(self, path, every, rows, t0, t_events=None, y_events=None):
-        from ._checks import positive_option
+        from .._checks import positive_option
         solver = rows.solver
         if not hasattr(solver, "checkpoint_state"):
             raise ValueError(f"{solver.name}: checkpoints are not supported by this solver "
