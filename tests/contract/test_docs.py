@@ -11,7 +11,7 @@ pytest.importorskip("sphinx")
 pytest.importorskip("numpydoc")
 pytest.importorskip("sphinx_gallery")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOCS = os.path.join(ROOT, "docs")
 
 

@@ -89,8 +89,8 @@ def test_chain_pinned_at_both_ends(n, bend):
 
 
 def test_bricard_and_four_bar_in_space_as_the_definition():
-    from tests.test_assembly import bricard
-    from tests.test_spatial_mechanisms import spatial_four_bar
+    from tests.assembly.test_assembly import bricard
+    from tests.cases.test_spatial_mechanisms import spatial_four_bar
     dae = check_against_reference(bricard()[0])
     assert [n for n, _ in dae.redundant_rows] == ["J6"]
     for driven in (False, True):

@@ -208,7 +208,7 @@ def test_killed_process_loses_at_most_one_interval(rigid_crank_slider, tmp_path)
     import sys
     import textwrap
     path = str(tmp_path / "killed.h5")
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # tests/
     script = textwrap.dedent(f"""
         import os, signal, sys
         sys.path.insert(0, {here!r})

@@ -97,7 +97,7 @@ def test_loop_closure():
 def test_example_parameter_sweep():
     import runpy
     from pathlib import Path
-    mod = runpy.run_path(str(Path(__file__).parents[1] / "examples" / "eigen_sweep_tip_mass.py"))
+    mod = runpy.run_path(str(Path(__file__).parents[2] / "examples" / "eigen_sweep_tip_mass.py"))
     omega, rayleigh = mod["run"]((0.0, 0.1, 0.3))
     assert np.all(np.diff(omega[:, 0]) < 0)                 # heavier tip, lower frequency
     assert np.allclose(omega[1:, 0], rayleigh[1:], rtol=3e-3)  # Rayleigh's heavy-tip limit

@@ -6,7 +6,7 @@ indented code blocks that compile as Python; shell blocks (``bash``,
 not compile.  They run in the order of the README in one namespace (a
 later snippet may use the names of an earlier one), in a temporary working
 directory.  Snippets that use ``phmech.fem`` or Firedrake are skipped
-without Firedrake.  ``python tests/test_readme.py`` lists the snippets.
+without Firedrake.  ``python tests/contract/test_readme.py`` lists the snippets.
 """
 import os
 import re
@@ -16,7 +16,7 @@ import pytest
 
 from conftest import HAVE_FIREDRAKE
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 #: first words of shell command lines (some, like ``source a/b.sh``, compile as Python)
 SHELL_WORDS = r"(source|\.|bash|sh|python3?|pip3?|cd|export|git|docker|make|apt-get|sudo|mpiexec|pytest)"
 

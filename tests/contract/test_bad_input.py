@@ -4,7 +4,7 @@ Each case of :data:`CASES` is a function that must raise exactly the
 given exception type, with a message matching the given pattern (the
 object's name and the offending value).  The command-line cases of
 :data:`CLI_CASES` must stop with an argparse usage error before any
-computation.  ``python tests/test_bad_input.py`` prints the table
+computation.  ``python tests/contract/test_bad_input.py`` prints the table
 case -> error.
 """
 import importlib
@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from conftest import needs_firedrake  # noqa: E402
 from mechanisms import rigid_crank_slider  # noqa: E402

@@ -106,7 +106,7 @@ def _two_spatial_beams():
 
 def _planar_and_spatial():
     """Planar consistent beams on a driven hub (both strain laws): two families in one model."""
-    from tests.test_compiled import _spinning_blades
+    from tests.kernels.test_compiled import _spinning_blades
     return _spinning_blades()
 
 
@@ -144,7 +144,7 @@ def test_compiled_midpoint_equals_python_midpoint_on_a_consistent_spatial_beam()
 def test_the_beam_kernels_run_as_python_with_the_jit_disabled():
     """With ``NUMBA_DISABLE_JIT=1`` the same kernel source gives the residual and the Jacobian of
     a model with both beam families, equal to the compiled values to round-off."""
-    f_py, J_py = uncompiled_f_and_jacobian("test_consistent_beam_kernels", "_two_spatial_beams", 1e-2)
+    f_py, J_py = uncompiled_f_and_jacobian("fem.test_consistent_beam_kernels", "_two_spatial_beams", 1e-2)
     dae = _two_spatial_beams().assemble()
     y = dae.initial_state() + 1e-2 * np.random.default_rng(3).standard_normal(dae.n)
     f, J = dae.f(0.2, y), dae.jacobian(0.2, y).toarray().ravel()

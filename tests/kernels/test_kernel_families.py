@@ -47,9 +47,9 @@ def _models():
     from phmech.contact.bodies import Disc
     from phmech.mechanisms import flexible_crank_slider, hinged_spatial_beam
     from tests.mechanisms import rigid_crank_slider
-    from tests.test_compiled import _bricard, _spinning_blades
-    from tests.test_consistent_beam_ports import _blade
-    from tests.test_massspring_compiled import assembled, random_network
+    from tests.kernels.test_compiled import _bricard, _spinning_blades
+    from tests.fem.test_consistent_beam_ports import _blade
+    from tests.massspring.test_massspring_compiled import assembled, random_network
 
     def disc_on_spring():
         disc = Disc("disc", 1.0, 0.005, position=(0.1, 0.3))
@@ -200,7 +200,7 @@ def _outside(tmp_path, with_run):
     if os.path.isdir(_jit.cache_directory()):
         shutil.copytree(_jit.cache_directory(), own / os.path.basename(_jit.cache_directory()))
     env = dict(os.environ, PHMECH_NUMBA_CACHE_DIR=str(own))
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), root, env.get("PYTHONPATH", "")])
     code = f"import json, sys, damper_family; json.dump(damper_family.main({with_run}), sys.stdout)"
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1200)

@@ -105,7 +105,7 @@ def test_force_directions_are_gap_derivatives():
 
 def test_bad_contact_data_is_one_error():
     """The parameters of a contact are checked when it is built (all its problems in one error,
-    more cases in tests/test_bad_input_contact.py); what needs the system is checked by the
+    more cases in tests/contact/test_bad_input_contact.py); what needs the system is checked by the
     problem, all contacts together."""
     disc = Disc("disc", 1.0, 0.005)
     pm = PointMass("stray", 1.0)
@@ -220,7 +220,7 @@ def test_flexible_beam_strikes_stop():
     impact dissipation) closes to round-off, the tip displacement recovered from the stresses
     equals the integrated tip velocity (no drift), and the generalized-alpha method refuses
     stress-dependent gaps; sphere contacts on floating beams are refused (plane contacts on
-    them: tests/test_contact_floating.py)."""
+    them: tests/contact/test_contact_floating.py)."""
     from phmech.validation._contact_beam import beam_model, first_impact, run_beam
     h = 5e-5
     res = run_beam(h, "moreau", t_end=0.012)

@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("h5py")
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mechanisms import L1, L2, OMEGA  # noqa: E402
 from phmech import Result  # noqa: E402
@@ -32,7 +32,7 @@ from phmech.solvers import solve  # noqa: E402
 from phmech.mechanisms import rigid_crank_slider  # noqa: E402
 from phmech.validation import _common  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # tests/
 DT = 1e-4
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "docs" / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "docs" / "notebooks").glob("*.ipynb"))
 HAVE_NBCLIENT = all(importlib.util.find_spec(m) is not None for m in ("nbclient", "ipykernel"))
 
 

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from conftest import HAVE_FIREDRAKE, needs_firedrake  # noqa: E402
 from phmech import massspring as ms  # noqa: E402
@@ -225,7 +225,7 @@ def test_a_model_runs_the_same_with_either_loader_of_the_cache():
     linked from the cache without starting numba's compiler or importing numba's array
     implementations, it steps to the same state, bit for bit, as with numba's own loader, and its
     loading is reported in ``kernel_time``."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
     def run(**extra):
         out = _run(["-c", MODEL_RUN], env=extra, timeout=900, cwd=root)

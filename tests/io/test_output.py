@@ -131,7 +131,7 @@ def test_summary_records_provenance(tmp_path):
     for key in ("firedrake", "petsc", "petsc4py", "assimulo"):
         assert key in prov["versions"]
     assert prov["python"]["version"] and prov["machine"]["architecture"]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
     if head.returncode == 0:
         assert prov["phmech"]["git_commit"] == head.stdout.strip()
@@ -216,7 +216,7 @@ def test_every_case_writes_csv_through_the_provenance_helper():
     """No CSV writer of the validation cases bypasses ``_common.write_table`` (cases of other
     modules that still do are listed and reported)."""
     import re
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "phmech", "validation")
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "phmech", "validation")
     bypass = re.compile(r"csv\.writer|np\.savetxt|\.to_csv\(")
     pending = {"plate_modes.py", "plate_rigid.py", "actuated_plate.py", "bouncing_ball.py", "contact_cases.py",
                "tippe_top.py"}

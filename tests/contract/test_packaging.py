@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "phmech"
 INSTALL_SH = ROOT / "scripts" / "install.sh"
 DOCKERFILE = ROOT / "Dockerfile"

@@ -9,7 +9,7 @@ fd = pytest.importorskip("firedrake")
 from phmech.fem.plate import load_mesh  # noqa: E402
 from phmech.validation import plate_modes as pm  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MESHES = os.path.join(ROOT, "meshes")
 STATIONS = {101: (0.01, 0.25), 102: (0.03, 0.105), 103: (0.02, 0.28)}
 

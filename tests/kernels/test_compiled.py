@@ -274,7 +274,7 @@ def test_bricard_compiled_midpoint_equals_python_midpoint():
 def test_the_kernels_run_as_python_with_the_jit_disabled():
     """With ``NUMBA_DISABLE_JIT=1`` the same kernel source evaluates the residual and the
     Jacobian as Python: equal to the compiled values to round-off (every spatial joint type)."""
-    f_py, J_py = uncompiled_f_and_jacobian("test_compiled", "_every_spatial_joint", 0.1)
+    f_py, J_py = uncompiled_f_and_jacobian("kernels.test_compiled", "_every_spatial_joint", 0.1)
     dae = _every_spatial_joint().assemble()
     y = dae.initial_state() + 0.1 * np.random.default_rng(3).standard_normal(dae.n)
     f, J = dae.f(0.2, y), dae.jacobian(0.2, y).toarray().ravel()
