@@ -77,10 +77,31 @@ def register_family(name, data, pack, has, residual_add, jacobian_add, port_forc
         raise ValueError(f"family '{name}': declare it in an importable module, not in a script (the kernel "
                          f"cache records the data class {data.__qualname__} by its module, which other processes "
                          "import to read the cache)")
+    kernels = {"pack": pack, "has": has, "residual_add": residual_add, "jacobian_add": jacobian_add}
+    missing = [k for k, f in kernels.items() if f is None]
+    if missing:
+        raise TypeError(f"family '{name}' (declared in {data.__module__}): no {', no '.join(missing)} "
+                        "(every family gives pack, has, residual_add and jacobian_add; only port_forces_add "
+                        "may be None)")
+    for k, f in dict(kernels, port_forces_add=port_forces_add).items():
+        if f is not None and not callable(f):
+            raise TypeError(f"family '{name}' (declared in {data.__module__}): {k} must be callable, not {f!r}")
+    if not data.__module__.startswith("phmech."):
+        families()                          # phmech's own first: a name taken by them is refused here
+    where = f"{data.__module__}.{data.__qualname__}"
+    for old in _BY_NAME.values():
+        same = (old.data.__module__, old.data.__qualname__) == (data.__module__, data.__qualname__)
+        if old.name == name and not same:
+            raise ValueError(f"family '{name}' is declared twice: by {old.data.__module__} (data class "
+                             f"{old.data.__module__}.{old.data.__qualname__}) and by {data.__module__} (data "
+                             f"class {where}); give the second one a name of its own")
+        if old.name != name and old.data.__qualname__ == data.__qualname__:
+            raise ValueError(f"family '{name}' (declared in {data.__module__}): its data class name "
+                             f"{data.__qualname__} is already the data class of family '{old.name}' (declared in "
+                             f"{old.data.__module__}); give the data class a name of its own")
     old = _BY_NAME.get(name)
-    if old is not None and old.data.__qualname__ != data.__qualname__:
-        raise ValueError(f"family '{name}' is declared twice ({old.data.__module__}.{old.data.__qualname__} "
-                         f"and {data.__module__}.{data.__qualname__})")
+    if old is not None:                     # the same module imported again (a reload): its new classes
+        _BY_DATA.pop(old.data, None)
     family = Family(name, data, pack, has, residual_add, jacobian_add, port_forces_add)
     _BY_NAME[name] = family
     _BY_DATA[data] = family

@@ -560,3 +560,82 @@ def test_plate_mpi_command_refuses_bad_arguments(tmp_path, args, match):
     proc = _run(["-m", "phmech.parallel.plate_mpi", *args, "--outdir", str(tmp_path / "o")], timeout=300)
     assert proc.returncode == 2 and match in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "o" / "summary.json").exists() and time.perf_counter() - tic < 120
+
+
+# ================================================================ kernel families
+def _family_kernels():
+    def has(d):
+        return False
+
+    def add(*args):
+        pass
+    return dict(pack=lambda items, dae=None: None, has=has, residual_add=add, jacobian_add=add)
+
+
+def _registry_unchanged(KF, before):
+    """phmech's own families are still the ones registered (nothing was replaced)."""
+    assert {f.name: f for f in KF.families()} == before
+
+
+@pytest.mark.parametrize("name", ["forces", "spatial_joints", "networks"])
+def test_a_second_family_of_a_name_phmech_uses_is_refused_naming_both_modules(name):
+    from collections import namedtuple
+    from phmech.kernels import families as KF
+    before = {f.name: f for f in KF.families()}
+    mine = namedtuple("MyOwnData", "a", module="usermodels.dampers")
+    with pytest.raises(ValueError, match=rf"family '{name}' is declared twice: by phmech\.\S+ .* and by "
+                                         r"usermodels\.dampers \(data class usermodels\.dampers\.MyOwnData\)"):
+        KF.register_family(name, mine, **_family_kernels())
+    _registry_unchanged(KF, before)
+
+
+def test_a_second_family_with_phmech_s_data_class_name_is_refused_naming_both_modules():
+    """Same qualified name as the force elements' data class, in another module: refused (the
+    compiled versions are told apart by it)."""
+    from collections import namedtuple
+    from phmech.kernels import families as KF
+    from phmech.forces import elements_kernels as K
+    before = {f.name: f for f in KF.families()}
+    twin = namedtuple(K.ForcesData.__qualname__, "a", module="usermodels.twin")
+    with pytest.raises(ValueError, match=r"family 'my_forces' \(declared in usermodels\.twin\): its data class "
+                                         r"name ForcesData is already the data class of family 'forces' "
+                                         r"\(declared in phmech\.forces\.elements_kernels\)"):
+        KF.register_family("my_forces", twin, **_family_kernels())
+    _registry_unchanged(KF, before)
+
+
+@pytest.mark.parametrize("kernel", ["pack", "has", "residual_add", "jacobian_add"])
+def test_a_family_with_a_none_kernel_is_refused_at_registration(kernel):
+    from collections import namedtuple
+    from phmech.kernels import families as KF
+    before = {f.name: f for f in KF.families()}
+    data = namedtuple("NoneKernelData", "a", module="usermodels.none")
+    with pytest.raises(TypeError, match=rf"family 'with_none' \(declared in usermodels\.none\): no {kernel} "):
+        KF.register_family("with_none", data, **{**_family_kernels(), kernel: None})
+    _registry_unchanged(KF, before)
+    assert "with_none" not in {f.name for f in KF.families()}
+
+
+def test_a_family_with_a_kernel_that_is_no_function_is_refused():
+    from collections import namedtuple
+    from phmech.kernels import families as KF
+    data = namedtuple("NotCallableData", "a", module="usermodels.nc")
+    with pytest.raises(TypeError, match=r"family 'nc' \(declared in usermodels\.nc\): port_forces_add must be "
+                                        r"callable, not 3"):
+        KF.register_family("nc", data, **_family_kernels(), port_forces_add=3)
+
+
+def test_the_same_module_declaring_its_family_again_is_accepted():
+    """A module imported again (reload) declares the same family with new classes: the new
+    declaration replaces its own, once."""
+    from collections import namedtuple
+    from phmech.kernels import families as KF
+    first = namedtuple("ReloadData", "a", module="usermodels.reload")
+    second = namedtuple("ReloadData", "a", module="usermodels.reload")
+    try:
+        KF.register_family("reloaded", first, **_family_kernels())
+        fam = KF.register_family("reloaded", second, **_family_kernels())
+        assert KF.family("reloaded") is fam and fam.data is second
+        assert first not in KF._BY_DATA
+    finally:
+        KF._BY_DATA.pop(KF._BY_NAME.pop("reloaded").data, None)

@@ -34,7 +34,7 @@ def test_bad_declarations_name_the_family():
         KF.register_family("x", tuple, None, None, None, None)
     Other = namedtuple("Other", "a")
     with pytest.raises(ValueError, match="family 'spatial_joints' is declared twice"):
-        KF.register_family("spatial_joints", Other, None, None, None, None)
+        KF.register_family("spatial_joints", Other, *[lambda *a: None] * 4)
     with pytest.raises(ValueError, match="family 'y': declare it in an importable module, not in a script"):
         KF.register_family("y", namedtuple("Script", "a", module="__main__"), None, None, None, None)
     with pytest.raises(KeyError, match="no kernel family 'nothing'; registered: forces, "):
