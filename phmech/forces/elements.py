@@ -194,6 +194,18 @@ class ForceElement:
     def identity_parameters(self):
         return {}
 
+    def _initial_configuration(self):
+        """What :meth:`bind` took from the initial configuration (the unloaded state; the ground
+        anchor), for the model identity: a model started elsewhere is another model."""
+        if not hasattr(self, "s0"):
+            return {}
+        out = {"unloaded strain from the initial configuration": self.s0}
+        if self.dim == 3:
+            out["initial relative rotation (quaternion)"] = self._p0
+        if self.b is None and self.kind == K.BUSHING:
+            out["ground anchor from the initial configuration"] = self.at
+        return out
+
     def linear_law(self):
         """``(s0, K, D)`` of the linear law (6-vector and 6 x 6 matrices)."""
         raise NotImplementedError
@@ -356,7 +368,10 @@ class SpringDamper(ForceElement):
     def identity_parameters(self):
         if self.law is not None:
             return {"law": self.law}
-        return {"stiffness": self.k, "damping": self.c, "rest_length": self.rest_length}
+        out = {"stiffness": self.k, "damping": self.c, "rest_length": self.rest_length}
+        if self.rest_length is None and hasattr(self, "s0"):     # taken from the initial configuration
+            out["rest length from the initial configuration"] = self.s0
+        return out
 
     def linear_law(self):
         s0 = np.zeros(6)
@@ -464,7 +479,8 @@ class TorsionalSpringDamper(ForceElement):
             self.s0 = th[1] - th[0] + self.rest_angle
 
     def identity_parameters(self):
-        return {"stiffness": self.k, "damping": self.c, "rest_angle": self.rest_angle}
+        return {"stiffness": self.k, "damping": self.c, "rest_angle": self.rest_angle,
+                **self._initial_configuration()}
 
     def linear_law(self):
         s0 = np.zeros(6)
@@ -526,7 +542,7 @@ class Bushing(ForceElement):
         self.s0 = s0
 
     def identity_parameters(self):
-        return {"stiffness": self.K, "damping": self.D}
+        return {"stiffness": self.K, "damping": self.D, **self._initial_configuration()}
 
     def linear_law(self):
         return getattr(self, "s0", np.zeros(6)), self._block(self.K, self.ns), self._block(self.D, self.ns)

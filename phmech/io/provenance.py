@@ -14,6 +14,7 @@ import os
 import platform
 import subprocess
 import sys
+import types
 
 import numpy as np
 
@@ -184,7 +185,8 @@ def identify(value, where):
         at most :data:`ARRAY_VALUES` entries as nested lists, larger ones by
         shape, type and SHA-256; Python functions by their source text (their
         compiled code when the source is not available), the values of their
-        closure variables, defaults and the global names they use;
+        closure variables, defaults and the global names they use (and the
+        values they read from modules, ``cfg.k`` of a module ``cfg``);
         ``functools.partial`` by its function and arguments; bound methods
         by their function and object; modules, classes and built-in
         functions by name; other objects by class and attributes.
@@ -303,6 +305,17 @@ class _Identifier:
         names = sorted(n for n in _global_names(code) if n in fn.__globals__)
         if names:
             rec["globals"] = {n: self.record(fn.__globals__[n], f"{where} global {n!r}", active) for n in names}
+        read = {}
+        for chain in sorted(_module_reads(code)):
+            value, dotted = fn.__globals__.get(chain[0]), chain[0]
+            for attr in chain[1:]:
+                if not isinstance(value, types.ModuleType) or not hasattr(value, attr):
+                    break
+                value, dotted = getattr(value, attr), f"{dotted}.{attr}"
+            if dotted != chain[0] and not callable(value) and not isinstance(value, types.ModuleType):
+                read[dotted] = self.record(value, f"{where} module value {dotted}", active)
+        if read:                  # ``cfg.k`` of a module ``cfg``: its value, not only the module's name
+            rec["module values"] = read
         return rec
 
 
@@ -348,6 +361,30 @@ def _show(value, width=70):
         text = json.dumps(value) if not isinstance(value, str) else value
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _module_reads(code):
+    """The attribute chains ``name.a.b`` that ``code`` (and the code nested in it) reads from a
+    global ``name`` (as tuples of names)."""
+    import dis
+    chains, chain = set(), None
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            if chain and len(chain) > 1:
+                chains.add(tuple(chain))
+            chain = [ins.argval]
+        elif chain is not None and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+            chain.append(ins.argval)
+        else:
+            if chain and len(chain) > 1:
+                chains.add(tuple(chain))
+            chain = None
+    if chain and len(chain) > 1:
+        chains.add(tuple(chain))
+    for c in code.co_consts:
+        if hasattr(c, "co_code"):
+            chains |= _module_reads(c)
+    return chains
 
 
 def _global_names(code):

@@ -265,6 +265,85 @@ def test_other_function_of_a_hand_written_problem(tmp_path):
         solve(oscillator(9.0), (0.0, 0.02), y0, dt=1e-3, restart=path)
 
 
+def mass_on_a_spring(x, **spring):
+    """A point mass at ``(x, 0)`` on a spring to the origin (rest length: the initial distance
+    unless given)."""
+    from phmech import PointMass, System
+    mass = PointMass("mass", 2.5, (x, 0.0))
+    s = System([mass])
+    s.add_spring(mass.port("P"), None, **{"stiffness": 90.0, "at": (0.0, 0.0), **spring})
+    return s
+
+
+def test_a_spring_started_elsewhere_has_another_rest_length(tmp_path):
+    """The rest length taken from the initial configuration is part of the model."""
+    refused(mass_on_a_spring(1.0), mass_on_a_spring(1.2), tmp_path,
+            "load 'spring(mass.P, ground)' rest length from the initial configuration: 1.0 in the "
+            "checkpoint, 1.2 in the model")
+
+
+def test_a_spring_with_a_given_rest_length_started_elsewhere_is_the_same_model(tmp_path):
+    """A given rest length does not depend on the start (the state comes from the checkpoint)."""
+    path = saved(mass_on_a_spring(1.0, rest_length=0.9), tmp_path / "run.h5")
+    more = mass_on_a_spring(1.2, rest_length=0.9).simulate(0.004, solver="midpoint", dt=DT, restart=path)
+    assert more.t[-1] == pytest.approx(0.004)
+
+
+def rod_on_a_bushing(x, angle=0.0):
+    """A rod whose end A is held by a planar bushing to the ground where it starts."""
+    from phmech import PlanarRigidBody, System
+    rod = PlanarRigidBody.rod("rod", 0.5, 0.3, position=(x, 0.0), angle=angle)
+    s = System([rod])
+    s.add_bushing(rod.port("A"), None, stiffness=[[1e3, 0, 0], [0, 1e3, 0], [0, 0, 10.0]])
+    return s
+
+
+def test_a_bushing_started_elsewhere_has_another_ground_anchor(tmp_path):
+    text = refused(rod_on_a_bushing(0.0), rod_on_a_bushing(0.1), tmp_path,
+                   "load 'bushing(rod.A, ground)' ground anchor from the initial configuration: [0.0, 0.0] in "
+                   "the checkpoint, [0.1, 0.0] in the model")
+    assert "unloaded strain" not in text                       # the same relative state: only the anchor
+
+
+def test_a_bushing_started_at_another_angle_has_another_unloaded_state(tmp_path):
+    refused(rod_on_a_bushing(0.0), rod_on_a_bushing(0.0, angle=0.5), tmp_path,
+            "load 'bushing(rod.A, ground)' unloaded strain from the initial configuration: "
+            "[0.0, 0.0, 0.0, 0.0, 0.0, 0.0] in the checkpoint, [0.0, 0.0, -0.5, 0.0, 0.0, 0.0] in the model")
+
+
+def pendulum_on_a_torsional_spring(angle):
+    from phmech import PlanarRigidBody, System
+    rod = PlanarRigidBody.rod("rod", 0.5, 0.3, angle=angle)
+    s = System([rod])
+    pin = s.pin(rod.port("A"), name="pin")
+    s.add_torsional_spring(pin, 2.0)
+    return s
+
+
+def test_a_torsional_spring_started_at_another_angle_has_another_unloaded_angle(tmp_path):
+    refused(pendulum_on_a_torsional_spring(0.0), pendulum_on_a_torsional_spring(0.25), tmp_path,
+            "load 'torsion(pin)' unloaded strain from the initial configuration: 0.0 in the checkpoint, "
+            "-0.25 in the model")
+
+
+def test_a_law_reading_a_module_parameter_records_its_value(tmp_path, monkeypatch):
+    """``cfg.k`` of a user module read by a law: its value is part of the model, not only the
+    module's name."""
+    (tmp_path / "spring_settings.py").write_text("k = 90.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import spring_settings as cfg
+    monkeypatch.setattr(cfg, "k", 90.0)
+
+    def law(length, rate):
+        return cfg.k * (length - 1.0)
+    stored = mass_on_a_spring(1.1, law=law, stiffness=0.0)
+    path = saved(stored, tmp_path / "run.h5")
+    monkeypatch.setattr(cfg, "k", 360.0)
+    with pytest.raises(CheckpointError, match=re.escape(
+            "law module values cfg.k: 90.0 in the checkpoint, 360.0 in the model")):
+        mass_on_a_spring(1.1, law=law, stiffness=0.0).simulate(0.004, solver="midpoint", dt=DT, restart=path)
+
+
 def test_model_that_cannot_be_identified(tmp_path):
     """A drive function referring to an object without recordable value (a lock): refused before the
     run, naming the joint, the parameter and the variable."""
