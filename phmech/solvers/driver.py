@@ -382,5 +382,17 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     res.t0, res.t_end = t0, t_end
     res.solver_state = solver.checkpoint_state() if hasattr(solver, "checkpoint_state") else None
     if checkpoint is not None:
-        res.save(checkpoint)
+        try:
+            res.save(checkpoint)
+        except Exception as err:        # the computed run is not lost with the final write
+            from ..io.checkpoint import CheckpointError
+            note = "; the run itself completed: its result is attached to this error as .result"
+            if isinstance(err, CheckpointError):
+                err.args = (f"{err}{note}",) + err.args[1:]
+                err.result = res
+                raise
+            failed = CheckpointError(f"checkpoint {checkpoint!r} could not be written at the end of the run "
+                                     f"({type(err).__name__}: {err}){note}")
+            failed.result = res
+            raise failed from err
     return res

@@ -76,6 +76,10 @@ class Steps:
         self.n += 1
 
 
+#: the end of the message of a failed final write (the run's result is attached to the error)
+FINAL = "; the run itself completed: its result is attached to this error as .result"
+
+
 def leftovers(directory):
     return [f for f in os.listdir(directory) if f.startswith(TEMPORARY_PREFIX)]
 
@@ -429,6 +433,28 @@ def test_file_size_limit_during_a_run(tmp_path):
     assert np.array_equal(s.simulate(0.04, dt=DT, restart=good).y, s.simulate(0.04, dt=DT).y)
 
 
+@pytest.mark.parametrize("fault", [OSError(28, "No space left on device"), MemoryError(), ValueError("odd")])
+def test_a_failing_final_write_keeps_the_result(tmp_path, monkeypatch, fault):
+    """Any failure of the final write (not only the checked ones): one CheckpointError naming the
+    file and the cause, saying that the run completed, with the result attached."""
+    s = crank_slider()
+    path = str(tmp_path / "run.h5")
+
+    def failing_save(self, where):
+        raise fault
+    monkeypatch.setattr(Result, "save", failing_save)
+    with pytest.raises(CheckpointError, match=re.escape(
+            f"checkpoint {path!r} could not be written at the end of the run ({type(fault).__name__}: {fault})"
+            + FINAL)) as err:
+        s.simulate(0.004, dt=DT, checkpoint=path)
+    assert err.value.__cause__ is fault
+    monkeypatch.undo()
+    res = err.value.result
+    assert np.array_equal(res.y, s.simulate(0.004, dt=DT).y) and res.t[-1] == pytest.approx(0.004)
+    res.save(path)                                            # written later, elsewhere or again
+    assert Result.load(path, s).t[-1] == pytest.approx(0.004)
+
+
 @pytest.fixture
 def tiny_disk(tmp_path):
     """A 64 kB tmpfs (skipped where mounting is not allowed)."""
@@ -450,7 +476,8 @@ def test_full_disk(tiny_disk):
         s.simulate(0.04, dt=DT, checkpoint=path)                 # ~90 kB: does not
     assert type(err.value) is CheckpointError
     assert str(err.value).startswith(f"checkpoint {path!r} could not be written: No space left on device")
-    assert str(err.value).endswith(f"the previous checkpoint in {path!r} is unchanged")
+    assert str(err.value).endswith(f"the previous checkpoint in {path!r} is unchanged" + FINAL)
+    assert err.value.result.t[-1] == pytest.approx(0.04)          # the run is not lost with the write
     assert open(path, "rb").read() == before and Result.load(path, s).t[-1] == pytest.approx(0.002)
     assert os.listdir(tiny_disk) == ["run.h5"]
     # a second write: the same clean error; then a small one succeeds
@@ -479,8 +506,8 @@ def test_silently_damaged_write(tmp_path, monkeypatch, fault, text):
             real_write(fd, data[:-100])
         return len(data)
     monkeypatch.setattr(os, "write", bad_write)
-    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {path!r} could not be written: ") + text) \
-            as err:
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {path!r} could not be written: ") +
+                       text[:-1] + re.escape(FINAL) + "$") as err:
         s.simulate(0.004, dt=DT, checkpoint=path)
     assert type(err.value) is CheckpointError
     if fault == "short":                                      # the 100 dropped bytes are seen
@@ -488,3 +515,4 @@ def test_silently_damaged_write(tmp_path, monkeypatch, fault, text):
         assert total - held == 100
     monkeypatch.undo()
     assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["run.h5"]
+    assert np.array_equal(err.value.result.y, s.simulate(0.004, dt=DT).y)     # the computed run, kept
