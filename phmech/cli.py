@@ -181,6 +181,9 @@ def _study(parser, args):
     except RuntimeError as err:                      # no point ran (summary.json lists them)
         print(f"phmech {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as err:                 # Ctrl-C: the points that ran are written
+        print(f"phmech {err}", file=sys.stderr)
+        return 130
     if res.files:                                    # MPI ranks other than 0 write and print nothing
         header, rows = res.table
         shown = header[:len(res.names)] + header[len(res.names):-1][:4] + ["wall_time_s"]

@@ -23,7 +23,12 @@ Young's modulus ``E``, ...) -- or the function the case declares in
 crank angle, :func:`phmech.validation.four_bar.study_point`), or the user's ``module:function``
 with ``**fixed, **point``.  The numbers kept from a point are the scalar
 entries of its summary (:func:`measure`).  A point that fails is reported
-with its parameters and error; the others are kept and written.
+with its parameters and error; the others are kept and written.  So is a
+point that calls ``sys.exit`` or kills its worker process (the points the
+dead worker left unfinished run again, each in a process of its own, and the
+one that dies is named with its exit status or signal).  A Ctrl-C writes the
+points that ran, names the interrupted one and raises ``KeyboardInterrupt``
+(``phmech study`` exits with status 130).
 
 Points run in separate processes (``processes=N``: a
 :class:`concurrent.futures.ProcessPoolExecutor` with the *spawn* start
@@ -219,11 +224,123 @@ def evaluate(case, point, fixed):
 
 
 def _safe(case, point, fixed):
-    """:func:`evaluate` with its error as text: ``(result, None)`` or ``(None, "Type: message")``."""
+    """:func:`evaluate` with its error as text: ``(result, None)`` or ``(None, "Type: message")``
+    (a point calling ``sys.exit`` fails as well; a Ctrl-C is left to the caller)."""
     try:
         return evaluate(case, point, fixed), None
+    except SystemExit as err:                # sys.exit in the user's code ends the point, not the study
+        return None, f"SystemExit: the point called sys.exit({err.code!r})"
     except Exception as err:                 # one failing point does not lose the others
         return None, f"{type(err).__name__}: {err}"
+
+
+#: the error of a point interrupted by Ctrl-C, and of the points not run after it
+INTERRUPTED = "KeyboardInterrupt: interrupted (Ctrl-C) while this point ran"
+NOT_RUN = "not run to its end: the study was interrupted (Ctrl-C)"
+
+
+def _serial(case, points, fixed):
+    """The points run one after the other in this process; a Ctrl-C stops the study after
+    marking the point it interrupted and those not run (returns ``(results, interrupted)``)."""
+    results = []
+    for p in points:
+        try:
+            results.append(_safe(case, p, fixed))
+        except KeyboardInterrupt:
+            results.append((None, INTERRUPTED))
+            results += [(None, NOT_RUN)] * (len(points) - len(results))
+            return results, True
+    return results, False
+
+
+def _isolated_child(conn, case, point, fixed):
+    conn.send("started")                     # the process is up (the caller's script imported)
+    conn.send(_safe(case, point, fixed))
+    conn.close()
+
+
+def _isolated(ctx, case, point, fixed):
+    """One point in a process of its own (after a worker died): its result, or the error naming
+    how the process ended; ``None`` when the process died before it could run the point."""
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_isolated_child, args=(child, case, point, fixed))
+    proc.start()
+    child.close()
+    messages = []
+    try:
+        while True:
+            messages.append(parent.recv())
+    except EOFError:
+        pass
+    proc.join()
+    if len(messages) == 2:
+        return messages[1]
+    if not messages:
+        return None
+    code = proc.exitcode
+    if code is not None and code < 0:
+        import signal
+        try:
+            how = f"killed by signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit status {code}"
+    return None, f"WorkerDied: the worker process died while running this point ({how})"
+
+
+def _pool(case, points, fixed, processes):
+    """The points on ``processes`` spawned workers (returns ``(results, interrupted)``).  A
+    worker that dies breaks the pool: the points it left unfinished run again, each in a process
+    of its own, so the one that kills its process is named and the others are kept."""
+    from concurrent.futures.process import BrokenProcessPool
+    ctx = multiprocessing.get_context("spawn")
+    results = [None] * len(points)
+    interrupted = False
+    pool = ProcessPoolExecutor(max_workers=min(processes, len(points)), mp_context=ctx)
+    futures = [pool.submit(_safe, case, p, fixed) for p in points]
+    try:
+        for i, future in enumerate(futures):
+            try:
+                results[i] = future.result()
+            except BrokenProcessPool:           # run again below, on its own
+                results[i] = None
+    except KeyboardInterrupt:                   # ours, or a worker's sent back
+        interrupted = True
+        for i, future in enumerate(futures):
+            if results[i] is not None:
+                continue
+            done = future.done() and not future.cancelled()
+            if done and future.exception() is None:
+                results[i] = future.result()
+            elif future.running() or (done and isinstance(future.exception(), KeyboardInterrupt)):
+                results[i] = (None, INTERRUPTED)
+            else:                               # pending, or lost with a worker the Ctrl-C ended
+                results[i] = (None, NOT_RUN)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if interrupted:
+        return results, True
+    broken = [i for i, r in enumerate(results) if r is None]
+    if broken:
+        log.warning("study %s: a worker process died; running its %d unfinished point(s) again, each in a "
+                    "process of its own", case, len(broken))
+    started = False
+    for i in broken:
+        try:
+            r = _isolated(ctx, case, points[i], fixed)
+        except KeyboardInterrupt:
+            results[i] = (None, INTERRUPTED)
+            for j in broken[broken.index(i) + 1:]:
+                results[j] = (None, NOT_RUN)
+            return results, True
+        started |= r is not None
+        results[i] = r
+    if broken and not started:
+        raise RuntimeError(f"study {case}: the worker processes died before running any point; a script that "
+                           "calls study(..., processes=N) must do so under 'if __name__ == \"__main__\":' (the "
+                           "workers are spawned and import the script)")
+    return results, False
 
 
 # -- the grid -----------------------------------------------------------------------------------
@@ -404,23 +521,12 @@ def study(case, grid, *, fixed=None, processes=1, mpi=False, outdir=None, plot=T
             for i, r in part.items():
                 results[i] = r
         workers = comm.size
+        interrupted = False
     elif processes > 1:
-        from concurrent.futures.process import BrokenProcessPool
-        ctx = multiprocessing.get_context("spawn")
-        results = []
-        with ProcessPoolExecutor(max_workers=min(processes, len(points)), mp_context=ctx) as pool:
-            for future in [pool.submit(_safe, case, p, fixed) for p in points]:
-                try:
-                    results.append(future.result())
-                except BrokenProcessPool as err:     # a crashed worker: its point and the pending ones
-                    results.append((None, f"BrokenProcessPool: a worker process died ({err})"))
-        if all(r[0] is None and r[1].startswith("BrokenProcessPool") for r in results):
-            raise RuntimeError(f"study {case}: the worker processes died; a script that calls study(..., "
-                               "processes=N) must do so under 'if __name__ == \"__main__\":' (the workers "
-                               "are spawned and import the script)")
+        results, interrupted = _pool(case, points, fixed, processes)
         workers = min(processes, len(points))
     else:
-        results = [_safe(case, p, fixed) for p in points]
+        results, interrupted = _serial(case, points, fixed)
         workers = 1
     good = [(p, r) for p, (r, err) in zip(points, results) if err is None]
     out = StudyResult(case, list(grid), [p for p, _ in good], [r[0] for _, r in good], [r[1] for _, r in good],
@@ -435,12 +541,17 @@ def study(case, grid, *, fixed=None, processes=1, mpi=False, outdir=None, plot=T
     if good and not out.columns:
         out.failed += [{"point": p, "error": "no numbers in common with the other points"} for p in out.points]
         out.points, out.values, out.seconds = [], [], []
-    if not out.points:
-        if writer:
-            out.files = write(out, outdir, plot, fixed, mpi=comm is not None and comm.size > 1, grid=grid)
-        raise RuntimeError(f"study {case}: all {len(points)} grid points failed: " + "; ".join(out.failure_lines()))
     if writer:
-        out.files = write(out, outdir, plot, fixed, mpi=comm is not None and comm.size > 1, grid=grid)
+        out.files = write(out, outdir, plot and bool(out.points), fixed, mpi=comm is not None and comm.size > 1,
+                          grid=grid)
+    if interrupted:
+        stopped = next((f["point"] for f in out.failed if f["error"] == INTERRUPTED), None)
+        raise KeyboardInterrupt(f"study {case}: interrupted (Ctrl-C)"
+                                + (f" at the point {_point_text(stopped)}" if stopped else "")
+                                + f"; {len(out.points)} of {len(points)} points ran"
+                                + (f" and were written to {outdir}" if out.files else ""))
+    if not out.points:
+        raise RuntimeError(f"study {case}: all {len(points)} grid points failed: " + "; ".join(out.failure_lines()))
     return out
 
 

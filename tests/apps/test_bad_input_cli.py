@@ -96,3 +96,134 @@ def test_bad_command_line(argv, match, tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("usage:"), err
     assert re.search(match, err), err
+
+
+# -- studies whose points end their process or are interrupted: the good points are kept --------
+POINTS = '''
+import os
+import signal
+import sys
+
+
+def point(x, how="exit", at=2.0):
+    """x squared, except at x == at: the point ends its process (how) instead."""
+    if x == at:
+        if how == "exit":
+            sys.exit(3)
+        if how == "os_exit":
+            os._exit(7)
+        if how == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if how == "ctrl_c":
+            raise KeyboardInterrupt
+        if how == "sigint":                 # Ctrl-C at a terminal: the whole process group
+            import time
+            for _ in range(300):            # once the first point is done (another worker's)
+                if os.path.exists("1.0.done"):
+                    break
+                time.sleep(0.1)
+            time.sleep(1.0)
+            os.killpg(os.getpgid(0), signal.SIGINT)
+            time.sleep(30)
+    open(f"{float(x)}.done", "w").close()
+    return {"summary": {"square": x * x}}
+'''
+
+
+@pytest.fixture
+def points(tmp_path, monkeypatch):
+    """A user's module ``endpoints`` whose point ``x == at`` ends its process."""
+    import sys
+    (tmp_path / "endpoints.py").write_text(POINTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    sys.modules.pop("endpoints", None)
+
+
+def _summary(outdir):
+    import json
+    return json.loads((outdir / "summary.json").read_text())
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_point_calling_sys_exit_fails_alone(points, processes):
+    res = st.study("endpoints:point", {"x": [1.0, 2.0, 3.0]}, processes=processes, outdir=str(points / "out"),
+                   plot=False)
+    assert res.points == [{"x": 1.0}, {"x": 3.0}] and [v["square"] for v in res.values] == [1.0, 9.0]
+    assert res.failed == [{"point": {"x": 2.0}, "error": "SystemExit: the point called sys.exit(3)"}]
+    summary = _summary(points / "out")
+    assert summary["points_run"] == 2 and summary["failed"] == [{"x": 2.0, "error": "SystemExit: the point "
+                                                                                    "called sys.exit(3)"}]
+
+
+@pytest.mark.parametrize("how, text", [("os_exit", "exit status 7"), ("kill", "killed by signal 9 (SIGKILL)")])
+def test_a_dying_worker_is_named_and_the_other_points_are_kept(points, how, text):
+    """A worker process that dies breaks the pool: its point is named with how the process
+    ended, the points it left unfinished run again on their own and are kept."""
+    res = st.study("endpoints:point", {"x": [1.0, 2.0, 3.0, 4.0]}, fixed={"how": how}, processes=2,
+                   outdir=str(points / "out"), plot=False)
+    assert res.points == [{"x": 1.0}, {"x": 3.0}, {"x": 4.0}]
+    assert [v["square"] for v in res.values] == [1.0, 9.0, 16.0]
+    assert res.failed == [{"point": {"x": 2.0}, "error": "WorkerDied: the worker process died while running "
+                                                         f"this point ({text})"}]
+    assert (points / "out" / "study.csv").exists() and _summary(points / "out")["points_failed"] == 1
+
+
+def test_a_ctrl_c_in_a_point_writes_the_points_that_ran(points):
+    with pytest.raises(KeyboardInterrupt, match=r"study endpoints:point: interrupted \(Ctrl-C\) at the point "
+                                                r"x=2\.0; 1 of 3 points ran and were written to "):
+        st.study("endpoints:point", {"x": [1.0, 2.0, 3.0]}, fixed={"how": "ctrl_c"}, outdir=str(points / "out"),
+                 plot=False)
+    summary = _summary(points / "out")
+    assert [r["x"] for r in summary["results"]] == [1.0]
+    assert summary["failed"] == [{"x": 2.0, "error": st.INTERRUPTED}, {"x": 3.0, "error": st.NOT_RUN}]
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_ctrl_c_at_the_terminal_writes_the_points_that_ran(points, processes):
+    """SIGINT to the whole process group (as a terminal sends it) during a point of ``phmech
+    study``: the command writes the points that ran, names the interrupted one and exits 130."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(points), os.environ.get("PYTHONPATH", "")]),
+           "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "phmech.cli", "study", "endpoints:point", "--param",
+                           "x=1,2,3", "--fixed", "how=sigint", "--processes", processes, "--outdir",
+                           str(points / "out"), "--no-plot"], capture_output=True, text=True, timeout=300,
+                          cwd=str(points), env=env, start_new_session=True)
+    assert proc.returncode == 130, proc.stderr
+    assert "study endpoints:point: interrupted (Ctrl-C)" in proc.stderr
+    summary = _summary(points / "out")
+    ran = [r["x"] for r in summary["results"]]
+    failed = {f["x"]: f["error"] for f in summary["failed"]}
+    assert sorted(ran + list(failed)) == [1, 2, 3] and 1 in ran and 2 in failed
+    if processes == "1":
+        assert ran == [1] and failed == {2: st.INTERRUPTED, 3: st.NOT_RUN}
+    else:                          # x=3 may have run on the other worker; the pool may break first
+        assert failed[2] in (st.INTERRUPTED, st.NOT_RUN)
+    assert "interrupted (Ctrl-C) at the point x=2" in proc.stderr or processes == "2"
+
+
+def test_a_point_calling_sys_exit_on_the_command_line(points, capsys):
+    code = cli.main(["study", "endpoints:point", "--param", "x=1,2", "--outdir", str(points / "out"),
+                     "--no-plot"])
+    err = capsys.readouterr().err
+    assert code == 1 and "x=2: SystemExit: the point called sys.exit(3)" in err
+
+
+def test_a_script_without_a_main_guard_is_told_so(points):
+    """Spawned workers import the calling script: without ``if __name__ == "__main__":`` they die
+    before running a point, and the error says why (no point is blamed)."""
+    import subprocess
+    import sys
+    (points / "script.py").write_text("from phmech.study import study\n"
+                                      "study('endpoints:point', {'x': [1.0, 3.0]}, processes=2)\n")
+    proc = subprocess.run([sys.executable, "script.py"], capture_output=True, text=True, timeout=300,
+                          cwd=str(points))
+    assert proc.returncode == 1
+    assert proc.stderr.rstrip().splitlines()[-1] == (
+        "RuntimeError: study endpoints:point: the worker processes died before running any point; a script "
+        "that calls study(..., processes=N) must do so under 'if __name__ == \"__main__\":' (the workers are "
+        "spawned and import the script)")
