@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..math.rotations import PlanarAngle, UnitQuaternion
+from .picture import PortPicture
 from .frames import (PlanarFrames, SpatialFrames, planar_frames_jacobian, planar_frames_qdot,
                      spatial_frames_jacobian, spatial_frames_qdot)
 
@@ -94,7 +95,7 @@ def _finite_array(value, shape, what, owner):
     return a
 
 
-class Body:
+class Body(PortPicture):
     """Base class of all bodies (see the module docstring for the protocol).
 
     Subclasses set ``M``, ``J0``, optionally ``R`` and ``K_list`` (the

@@ -38,6 +38,7 @@ Firedrake call happens during time integration.
 import numpy as np
 import scipy.sparse as sp
 
+from ..bodies.picture import AxisPicture
 from ..bodies.base import Body, FixedBody, FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
 from .cache import CachedFE
@@ -389,7 +390,7 @@ class _BeamBase:
         return rx, ry
 
 
-class FloatingEulerBernoulliBeam(_BeamBase, FloatingFrameBody):
+class FloatingEulerBernoulliBeam(_BeamBase, AxisPicture, FloatingFrameBody):
     """A planar Euler-Bernoulli beam in a floating frame (pH subsystem).
 
     ``e = (v_P^x, v_P^y, omega, v_x, v_y, n, m)``: body-frame velocity of the

@@ -20,13 +20,14 @@ velocity (3 rows) and angular velocity ``omega + (w_x, -v_z', v_y')``.
 import numpy as np
 import scipy.sparse as sp
 
+from ..bodies.picture import AxisPicture
 from ..bodies.base import SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
 from .cache import CachedFE
 
 
-class FloatingSpatialBeam(SpatialFrameBody):
+class FloatingSpatialBeam(AxisPicture, SpatialFrameBody):
     """Spatial floating-frame beam (pH subsystem), cantilever deformation field.
 
     Parameters

@@ -61,6 +61,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from ..bodies.picture import AxisPicture
 from ..bodies.base import SpatialFrameBody
 from ..forces.loads import Load, _as_load_function
 from ..math.gauge import frame_scale
@@ -78,7 +79,7 @@ _CROSS = {0: ((1, 2, 1.0), (2, 1, -1.0)),      # (Omega x p)_x = Omega_2 p_z - O
           2: ((0, 1, 1.0), (1, 0, -1.0))}      # (Omega x p)_z = Omega_1 p_y - Omega_2 p_x
 
 
-class NonlinearSpatialBeam(KernelBeam, SpatialFrameBody):
+class NonlinearSpatialBeam(KernelBeam, AxisPicture, SpatialFrameBody):
     """Spatial beam with exact rotating-frame inertia and geometric stiffening (module docstring).
 
     ``q = (r_P, p, u_x, u_y, u_z, phi)``, ``e = (v_P, omega, a_x, a_y, a_z, s, n, m_z, m_y, t)``.

@@ -74,6 +74,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from ..bodies.picture import AxisPicture
 from ..bodies.base import FloatingFrameBody
 from ..math.gauge import frame_scale
 from . import beam_nonlinear_kernels as _kernels
@@ -193,7 +194,7 @@ class NonlinearBeamFE(CachedFE):
         return self._memo[tag]
 
 
-class NonlinearFloatingBeam(KernelBeam, FloatingFrameBody):
+class NonlinearFloatingBeam(KernelBeam, AxisPicture, FloatingFrameBody):
     """A planar beam in a floating frame with exact rotating-frame inertia and,
     with ``strain="green"``, geometric stiffening (see the module docstring).
 

@@ -444,6 +444,12 @@ class PlateBase(FixedBody, CachedFE):
         """Nondimensional frequencies ``omega a^2 sqrt(rho h / D)`` for the length scale ``a``."""
         return np.asarray(omega) * length ** 2 * np.sqrt(self.rho * self.h / self.D)
 
+    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
+        """A function ``k -> Part``: the mesh lifted by ``scale`` times the deflection
+        (:func:`phmech.fem.plate_picture.plate_picture`)."""
+        from .plate_picture import plate_picture
+        return plate_picture(self, t, E, rows, scale)
+
     def hamiltonian(self, e):
         return 0.5 * float(e @ (self.M @ e))
 

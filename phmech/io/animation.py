@@ -53,10 +53,7 @@ def _plane_axes(frames, plane):
 def _as_part(name, p):
     if isinstance(p, Part):
         return p
-    p = np.atleast_2d(np.asarray(p, float))
-    if len(p) == 1:
-        return Part(name, "vertex", p, [("vertex", [[0]])])
-    return Part(name, "line", p, [("polyline", np.arange(len(p))[None, :])])
+    return Part.chain(name, p)
 
 
 def _progress_bar(total, enabled):

@@ -17,34 +17,17 @@ the cell means ``[N m/m]``, zero elsewhere).  Field data:
 ``deformation_scale``.  Planar models get ``z = 0``.  Written with the
 ``vtk`` package, so models without Firedrake bodies work too.
 """
-import inspect
 import logging
 import os
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .pictures import (Part, _pad3, axis_state, check_drawing_options, frame_rows, has_axis, port_state,
-                       trajectory_parts, unique_ports)
+from .pictures import Part, check_drawing_options, frame_rows, trajectory_parts
 
 log = logging.getLogger("phmech")
 
 _VTK_TYPES = {"vertex": "VTK_VERTEX", "polyline": "VTK_POLY_LINE", "line": "VTK_LINE", "triangle": "VTK_TRIANGLE"}
-
-
-def _takes_u(method):
-    return "u" in inspect.signature(method).parameters
-
-
-def body_geometry(body, q, e, n_points=21, scale=1.0):
-    """Points of a body's picture and their inertial velocities (beams and bodies with ports).
-
-    Returns ``(points (k, 3), velocity (k, 3) or None)``; see :mod:`phmech.io.pictures`.
-    """
-    if has_axis(body):
-        pts, vel, _ = axis_state(body, q, e, n_points, scale)
-        return pts, vel
-    return port_state(body, q, e)
 
 
 def _grid(parts, energies=None, scale=1.0):
@@ -190,25 +173,6 @@ def trajectory_geometry(result, every=1, n_points=21, scale=1.0):
 
 
 # -- mode shapes ------------------------------------------------------------------------------
-def body_mode_geometry(body, q, u, n_points=21):
-    """Points of a body displaced by the small modal displacement ``u`` (effort layout).
-
-    ``u`` is read as a displacement: a mode's velocity amplitude divided by
-    ``j omega``.  Beams with ``deformed_axis(q, u, n_points)`` draw their
-    displaced axis; other bodies their ports moved by ``R (Y u)`` (the
-    linearized motion of the port).
-    """
-    axis = getattr(body, "deformed_axis", None)
-    if axis is not None and _takes_u(axis):
-        return _pad3(axis(q, u, n_points=n_points))
-    pts, _ = body_geometry(body, q, np.zeros(body.ne), n_points)
-    unique = unique_ports(body)
-    if len(unique) != len(pts):            # a body drawn by its axis without a modal form: undisplaced
-        return pts
-    R = body.rotation(q)
-    return pts + _pad3(np.array([R @ (p.Y @ u) for p in unique]))
-
-
 def write_modes_pvd(modes, path, which=None, n_frames=24, scale=0.05, n_points=21):
     """Write vibration modes as animated ParaView series, one ``.pvd`` per mode.
 
@@ -262,13 +226,13 @@ def mode_geometry(modes, i, n_frames=24, scale=0.05, n_points=21):
     if not 0 <= i < len(modes.omega):
         raise ValueError(f"mode_geometry: mode {i} is not among the {len(modes.omega)} computed modes")
     qs = [lin.q[dae.q_slices[b.name]] for b in bodies]
-    base = [body_mode_geometry(b, q, np.zeros(b.ne), n_points) for b, q in zip(bodies, qs)]
+    base = [b.mode_picture(q, np.zeros(b.ne), n_points) for b, q in zip(bodies, qs)]
     size = np.ptp(np.vstack(base), axis=0).max() or 1.0
     w = float(modes.omega[i])
     d = modes.vectors[:, i] / (1j * w)
     # the picture is linear in the displacement: two evaluations give every phase,
     # Re(d e^{j phi}) -> cos(phi) D_re - sin(phi) D_im
-    D = [[body_mode_geometry(b, q, part[dae.e_slices[b.name]], n_points) - g0
+    D = [[b.mode_picture(q, part[dae.e_slices[b.name]], n_points) - g0
           for b, q, g0 in zip(bodies, qs, base)] for part in (d.real, d.imag)]
     Dr, Di = np.vstack(D[0]).ravel(), np.vstack(D[1]).ravel()
     # phase origin at the largest displacement: max of |cos Dr - sin Di|^2
@@ -283,6 +247,4 @@ def mode_geometry(modes, i, n_frames=24, scale=0.05, n_points=21):
 
 
 def _mode_part(name, pts):
-    if len(pts) == 1:
-        return Part(name, "vertex", pts, [("vertex", [[0]])])
-    return Part(name, "line", pts, [("polyline", np.arange(len(pts))[None, :])])
+    return Part.chain(name, pts)

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from ..bodies.base import Body
 from ..bodies.frames import Points
+from ..bodies.picture import pad3
 from ..forces.loads import Load
 from . import kernels as kn
 
@@ -54,6 +55,12 @@ class NetworkBody(Body):
     @property
     def translation_dofs(self):
         return np.arange(self.dim)
+
+    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
+        """A function ``k -> Part``: the network at ``rows[k]`` (:meth:`Network.part`)."""
+        net = self.prob.net
+        x0 = pad3(net.nodes(Q[rows[0]]))
+        return lambda k: net.part(self.name, Q[rows[k]], E[rows[k]], x0)
 
     def qdot(self, q, e):
         return np.array(e, dtype=float)

@@ -26,6 +26,7 @@ with ``(+, -, -, +)``.
 import numpy as np
 import scipy.sparse as sp
 
+from ..bodies.picture import Part, pad3
 from . import kernels as kn
 
 
@@ -224,6 +225,15 @@ class Network:
 
     def node_velocities(self, v):
         return np.vstack([np.asarray(v, float).reshape(self.nm, self.dim), np.zeros_like(self.fixed)])
+
+    def part(self, name, q, v, x0):
+        """The picture of the network: its springs, dashpots and constraints as lines, the masses
+        as vertices; ``displacement`` is the motion since the nodes ``x0``."""
+        edges = [np.column_stack([ps.i, ps.j]) for ps in (self.springs, self.dashpots, self.cons) if ps.m]
+        lines = np.vstack(edges).astype(np.int64) if edges else np.zeros((0, 2), np.int64)
+        pts = pad3(self.nodes(q))
+        return Part(name, "network", pts, [("line", lines), ("vertex", np.arange(self.nm)[:, None])],
+                    {"velocity": pad3(self.node_velocities(v)), "displacement": pts - x0})
 
     # -- springs and dashpots --------------------------------------------------
     def spring_state(self, q):

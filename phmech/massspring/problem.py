@@ -18,6 +18,7 @@ that meet ``G v = 0``.
 import numpy as np
 import scipy.sparse as sp
 
+from ..bodies.picture import pad3
 from ..solvers.genalpha import SecondOrderProblem
 
 
@@ -105,6 +106,13 @@ class MassSpringProblem(SecondOrderProblem):
             out[k, 1] = self.net.spring_energy(q)
             out[k, 2] = 0.0 if self.g_const is None else -float(self.m_nodes @ (q * np.tile(self.g_const, self.net.nm)))
         return out[0] if np.ndim(y) == 1 else out
+
+    def pictures(self, t, Y, rows, n_points=21, scale=1.0):
+        """The model drawn as a whole: ``(["network"], [k -> Part], energies (len(rows), 1))``."""
+        Q, V = Y[:, self.sq], Y[:, self.se]
+        x0 = pad3(self.net.nodes(Q[rows[0]]))
+        part = lambda k: self.net.part("network", Q[rows[k]], V[rows[k]], x0)   # noqa: E731
+        return ["network"], [part], np.array([[float(self.hamiltonian(Y[i]))] for i in rows])
 
     def hamiltonian(self, y):
         return self.energies(y).sum(axis=-1)

@@ -212,11 +212,6 @@ class Solver:
         """Callable ``t -> work(t)`` over the last step (solvers with ``records_work``)."""
         raise NotImplementedError(f"{self.name} keeps no work record")
 
-    def solve(self, **driver_options):
-        """Run to ``t_bound`` through the driver (:func:`phmech.solvers.driver.integrate`)."""
-        from .driver import integrate
-        return integrate(self, **driver_options)
-
     @property
     def path(self):
         """``"compiled"`` where the steps' iteration runs compiled (a kernel of the model's compiled
@@ -240,11 +235,14 @@ class Solver:
     def refuse_unknown(self, unknown):
         """One ValueError naming the options this solver does not take."""
         if unknown:
-            from .driver import DRIVER_OPTIONS
             given = ", ".join(f"{k}={unknown[k]!r}" for k in sorted(unknown))
             raise ValueError(f"{self.name}: unknown option(s) {sorted(unknown)} ({given}); this solver takes "
                              f"{self.option_names()} and the driver {sorted(DRIVER_OPTIONS)}")
 
+
+#: options of the driver (:func:`phmech.solvers.driver.solve`) besides a solver's own
+DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks", "restart", "checkpoint",
+                  "checkpoint_every")
 
 #: the base class under its earlier name
 DAESolver = Solver

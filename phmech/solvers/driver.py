@@ -15,7 +15,7 @@ import numpy as np
 from ..kernels.loading import KernelClock, held
 from ..result import Result
 from .assimulo_adapters import IDA, Radau5DAE
-from .base import Solver, SolverError, positive_option
+from .base import DRIVER_OPTIONS, Solver, SolverError, positive_option  # noqa: F401 (DRIVER_OPTIONS public here)
 from .genalpha import GeneralizedAlpha
 from .midpoint import ImplicitMidpoint
 from .moreau import Moreau, MoreauShifted
@@ -29,9 +29,6 @@ METHODS = {"midpoint": ImplicitMidpoint, "radau": RadauIIA, "ida": IDA, "radau5"
            "moreau": Moreau, "moreau_shifted": MoreauShifted, "genalpha": GeneralizedAlpha,
            "nsgenalpha": NonsmoothGenAlpha}
 
-#: options of the driver (the arguments of :func:`solve` besides the solver's own)
-DRIVER_OPTIONS = ("t_eval", "dt_out", "tstops", "events", "progress", "callbacks", "restart", "checkpoint",
-                  "checkpoint_every")
 
 
 def _solver_class(method):

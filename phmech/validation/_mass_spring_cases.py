@@ -241,3 +241,11 @@ def bridge(nx=10, dx=1.0, width=1.0, height=1.0, m=1.0, k=2000.0, F0=2.0, Omega=
             mss.add(ms.Force(c, lambda t: [0.0, 0.0, F0 * np.sin(Omega * t)]))
     mid = [h[nx // 2, j, l].index for j in range(2) for l in range(2)]
     return mss, mid
+
+
+def ring_invariants(res):
+    """Mean radius, angular momentum about z and energy of a ring run, per output row."""
+    P, V = res.positions(), res.velocities()
+    m = res.dae.net.m[None, :, None]
+    H = np.sum(m[..., 0] * (P[..., 0] * V[..., 1] - P[..., 1] * V[..., 0]), axis=1)
+    return np.linalg.norm(P[..., :2], axis=2).mean(axis=1), H, res.energies()["total"]

@@ -61,8 +61,7 @@ def write(case, out, outdir, plot=True, animate_gif=False):
                np.column_stack([ref.t, np.interp(ref.t, res.t, res.y[:, zi].mean(axis=1)),
                                 ref.y[:, zi].mean(axis=1)]))
     elif case == "kreisel":
-        from .mass_spring import _ring_invariants
-        r, H, E = _ring_invariants(res)
+        r, H, E = cases.ring_invariants(res)
         tab(os.path.join(outdir, "kreisel.csv"), ["t", "radius", "angular_momentum", "energy"],
                np.column_stack([res.t, r, H, E]))
     elif case == "stability":

@@ -136,13 +136,6 @@ def run_bridge(steps=1000, tend=5.0, rho_inf=0.8, refinements=2):
                         "midspan_z_range": [float(np.min(ref.y[:, zi])), float(np.max(ref.y[:, zi]))]}}
 
 
-def _ring_invariants(res):
-    P, V = res.positions(), res.velocities()
-    m = res.dae.net.m[None, :, None]
-    H = np.sum(m[..., 0] * (P[..., 0] * V[..., 1] - P[..., 1] * V[..., 0]), axis=1)
-    return np.linalg.norm(P[..., :2], axis=2).mean(axis=1), H, res.energies()["total"]
-
-
 def run_kreisel(steps=1000, tend=5.0, rho_inf=0.8, refinements=2, R_steady=2.2, R_breathing=2.0,
                 omega_breathing=6.5):
     """Steady spinning at ``R_steady`` (the force balance's radius for its angular momentum), and
@@ -151,7 +144,7 @@ def run_kreisel(steps=1000, tend=5.0, rho_inf=0.8, refinements=2, R_steady=2.2, 
     reduced radial equation; angular momentum and energy."""
     mss = cases.ring(R=R_steady)
     res = mss.simulate(tend, steps, rho_inf=rho_inf)
-    r, H, E = _ring_invariants(res)
+    r, H, E = cases.ring_invariants(res)
     H0 = H[0]
     summary = {"steady": {"radius_exact": cases.ring_steady_radius(H0), "radius_deviation": float(np.max(np.abs(r - R_steady))),
                           "omega": cases.ring_steady_omega(R_steady)}}
@@ -159,18 +152,18 @@ def run_kreisel(steps=1000, tend=5.0, rho_inf=0.8, refinements=2, R_steady=2.2, 
     for rr in range(refinements + 1):
         mss = cases.ring(R=R_breathing, omega=omega_breathing)
         res = mss.simulate(tend, steps * 2 ** rr, rho_inf=rho_inf)
-        r, H, E = _ring_invariants(res)
+        r, H, E = cases.ring_invariants(res)
         errs.append(float(np.max(np.abs(r - cases.ring_radius_exact(res.t, R_breathing, omega_breathing)))))
         inv.setdefault("angular_momentum_drift", []).append(float(np.max(np.abs(H - H[0])) / abs(H[0])))
         inv.setdefault("energy_change", []).append(float(np.max(np.abs(E - E[0])) / abs(E[0])))
         first = first or res
     summary["breathing"] = {"steps": [steps * 2 ** rr for rr in range(refinements + 1)], "max_radius_error": errs,
                             "orders": _orders(errs), **inv,
-                            "radius_range": [float(np.min(_ring_invariants(first)[0])),
-                                             float(np.max(_ring_invariants(first)[0]))]}
+                            "radius_range": [float(np.min(cases.ring_invariants(first)[0])),
+                                             float(np.max(cases.ring_invariants(first)[0]))]}
     mss = cases.ring(R=R_breathing, omega=omega_breathing)
     r1 = mss.simulate(tend, steps * 2 ** refinements, rho_inf=1.0)
-    r, H, E = _ring_invariants(r1)
+    r, H, E = cases.ring_invariants(r1)
     summary["breathing_rho1"] = {"angular_momentum_drift": float(np.max(np.abs(H - H[0])) / abs(H[0])),
                                  "energy_change": float(np.max(np.abs(E - E[0])) / abs(E[0]))}
     return {"result": first, "summary": summary}
@@ -259,4 +252,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() is not None else 1)
+    sys.exit(_common.run_main(main))

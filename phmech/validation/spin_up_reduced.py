@@ -23,7 +23,7 @@ scipy's Radau method (the axial modes are stiff) at tight tolerances.
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .spin_up import hub_acceleration, hub_rate
+from ._hub import hub_acceleration, hub_rate
 
 S = np.array([[0.0, -1.0], [1.0, 0.0]])
 

@@ -219,7 +219,7 @@ def test_deformation_scale_of_a_beam():
 def test_plate_drawn_as_a_coloured_surface():
     p, res = loaded_clamped_plate()
     anim = res.animate(max_frames=5)
-    from phmech.io.pictures import deflection_history
+    from phmech.fem.plate_picture import deflection_history
     W, how = deflection_history(p, res.t, res.e(p), [int(np.argmin(np.abs(res.t - t))) for t in anim.times])
     assert how == "moments"
     for k in range(5):

@@ -180,7 +180,7 @@ def test_clamped_plate_surface(tmp_path):
     assert wmax > 1e-7
     np.testing.assert_allclose(W, trap, atol=1e-8 * wmax)
     # the result's own port: mean deflection = int Y e dt
-    from phmech.io.pictures import plate_surface
+    from phmech.fem.plate_picture import plate_surface
     surf = plate_surface(p)
     have = surf.node_e >= 0
     d = np.zeros((len(W), p.ne))
@@ -227,7 +227,7 @@ def test_free_plate_without_ports(tmp_path):
     import firedrake as fd
     from phmech import System
     from phmech.fem.plate import KirchhoffPlate, PlateLoad
-    from phmech.io.pictures import plate_held
+    from phmech.fem.plate_deflection import plate_held
     p = KirchhoffPlate("free", fd.UnitSquareMesh(2, 2), 0.01, 2700.0, 70e9, 0.3, degree=1)
     assert not p.ports and not plate_held(p)
     s = System([p])
@@ -249,7 +249,7 @@ def test_mindlin_plate_surface(tmp_path):
     import firedrake as fd
     from phmech import System
     from phmech.fem.plate_mindlin import MindlinPlate
-    from phmech.io.pictures import plate_held
+    from phmech.fem.plate_deflection import plate_held
     p = MindlinPlate("m", fd.UnitSquareMesh(3, 3), 0.02, 2700.0, 70e9, 0.3, degree=2, boundary=CLAMPED)
     port = p.add_patch_port("c", (0.5, 0.5), 0.3)
     s = System([p])

@@ -12,6 +12,7 @@ import pytest
 
 from phmech.solvers import midpoint as mp
 from phmech.solvers.base import SolverError
+from phmech.solvers.driver import integrate
 
 
 def _loaded_crank_slider():
@@ -120,7 +121,7 @@ def test_the_saved_solver_state_after_runs_equals_that_after_single_steps():
     states = []
     for single in (False, True):
         solver = mp.ImplicitMidpoint(dae, 0.0, dae.initial_state(), 0.0251, dt=1e-4)
-        res = solver.solve(dt_out=1e-3, callbacks=[lambda solver: None] if single else None)
+        res = integrate(solver, dt_out=1e-3, callbacks=[lambda solver: None] if single else None)
         assert (len(solver._block[0]) == 2) == single       # the last call: one step or a run
         states.append(res.solver_state)
     a, b = states
