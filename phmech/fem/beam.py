@@ -41,7 +41,10 @@ import scipy.sparse as sp
 from ..bodies.picture import AxisPicture
 from ..bodies.base import Body, FixedBody, FloatingFrameBody
 from ._petsc import to_numpy, to_scipy
+from .beam_common import (BYTES_PER_ELEMENT, MAX_ELEMENTS, CellPointEvaluator,  # noqa: F401 (public here)
+                          _check_positive, axis_first_moment, check_n_elem)
 from .cache import CachedFE
+from .floating_frame import frame_blocks, gyroscopic_forms, rigid_couplings, rigid_fields
 
 #: velocity conditions per end: which of (v_x, v_y, slope) vanish
 END_CONDITIONS = {
@@ -55,48 +58,6 @@ FRAME_CONDITIONS = {
     "cantilever": ("clamped", "free"),
     "simply_supported": ("pinned", "roller"),
 }
-
-
-#: beams with more elements are refused before Firedrake allocates anything
-MAX_ELEMENTS = 200_000
-#: set-up memory per element of a planar beam in a mechanism (build, assembly and initial
-#: values grow linearly: about 1.3 GB for the crank-slider with 1e5 elements, measured with
-#: ``benchmarks/setup_memory.py``); used for the estimate in the refusal message
-BYTES_PER_ELEMENT = 13e3
-
-
-def check_n_elem(owner, n_elem, fields=4):
-    """Check a beam's number of elements before anything is allocated.
-
-    Parameters
-    ----------
-    owner : str
-        Name of the beam (for the message).
-    n_elem : int
-        Number of elements; must be a positive integer not above :data:`MAX_ELEMENTS`.
-    fields : int
-        Number of fields (for the memory estimate): 4 for the planar beam,
-        8 for the spatial one.
-
-    Returns
-    -------
-    int
-    """
-    if isinstance(n_elem, (bool, np.bool_)) or not isinstance(n_elem, (int, np.integer)) or n_elem < 1:
-        raise ValueError(f"beam '{owner}': n_elem must be a positive integer, got {n_elem!r}")
-    if n_elem > MAX_ELEMENTS:
-        gb = n_elem * BYTES_PER_ELEMENT * fields / 4 / 1e9
-        raise ValueError(f"beam '{owner}': n_elem={n_elem} is above phmech.fem.beam.MAX_ELEMENTS = "
-                         f"{MAX_ELEMENTS} (set-up needs about {gb:.1f} GB of memory); raise "
-                         "MAX_ELEMENTS to build it anyway")
-    return int(n_elem)
-
-
-def _check_positive(owner, **values):
-    bad = [f"{k}={v!r}" for k, v in values.items()
-           if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v > 0)]
-    if bad:
-        raise ValueError(f"beam '{owner}': parameters must be positive and finite: {', '.join(bad)}")
 
 
 class EulerBernoulliFE(CachedFE):
@@ -116,6 +77,7 @@ class EulerBernoulliFE(CachedFE):
 
     KIND = "EulerBernoulliFE"
     CACHED = ("M", "J", "K", "offsets", "nf", "trace")
+    EXTRA_SOURCES = ("phmech.fem.floating_frame",)
     #: Firedrake objects, built on first use (a model read from the cache has none)
     FIREDRAKE_ATTRIBUTES = ("mesh", "x", "Vx", "Vy", "Vn", "Vm", "W", "_trials", "_tests")
 
@@ -157,7 +119,7 @@ class EulerBernoulliFE(CachedFE):
                                         mat_type="aij"))
         out["J"] = to_scipy(fd.assemble((-dvx.dx(0) * n - dvy.dx(0).dx(0) * m
                                          + dn * vx.dx(0) + dm * vy.dx(0).dx(0)) * dx, mat_type="aij"))
-        out["K"] = to_scipy(fd.assemble(rhoA * (dvy * vx - dvx * vy) * dx, mat_type="aij"))
+        out["K"] = to_scipy(fd.assemble(gyroscopic_forms(rhoA, (vx, vy), (dvx, dvy), dx, 2)[0], mat_type="aij"))
         for k in ("M", "J", "K"):
             out[k].eliminate_zeros()
         # boundary traces: ds(1) is x = 0, ds(2) is x = L
@@ -177,11 +139,12 @@ class EulerBernoulliFE(CachedFE):
             self._setup_firedrake()
             fd = self._fd
             one, zero = fd.Constant(1.0), fd.Constant(0.0)
-            self._remember("frame", tuple(self.rigid_coupling([(one, zero), (zero, one), (zero, self.x)])))
+            self._remember("frame", tuple(self.rigid_coupling(rigid_fields((self.x, zero), 2, one, zero))))
         return self._memo["frame"]
 
     def rigid_coupling(self, modes):
-        """Columns of ``M`` and ``K`` between the flexible unknowns and rigid velocity fields.
+        """Columns of ``M`` and ``K`` between the flexible unknowns and rigid velocity fields
+        (:func:`phmech.fem.floating_frame.rigid_couplings`).
 
         ``modes`` is a list of UFL pairs ``(N_x, N_y)``: the velocity field of
         each rigid variable.  Returns ``(Mfr, Kfr, Mrr, Krr)``.
@@ -189,16 +152,8 @@ class EulerBernoulliFE(CachedFE):
         self._setup_firedrake()
         fd = self._fd
         dvx, dvy, _, _ = self._tests
-        rhoA, dx = self.rhoA, fd.dx(domain=self.mesh)
-        Mfr = np.column_stack([to_numpy(fd.assemble(rhoA * (dvx * Nx + dvy * Ny) * fd.dx)) for Nx, Ny in modes])
-        Kfr = np.column_stack([to_numpy(fd.assemble(rhoA * (dvy * Nx - dvx * Ny) * fd.dx)) for Nx, Ny in modes])
-        k = len(modes)
-        Mrr, Krr = np.zeros((k, k)), np.zeros((k, k))
-        for i, (Nxi, Nyi) in enumerate(modes):
-            for j, (Nxj, Nyj) in enumerate(modes):
-                Mrr[i, j] = fd.assemble(rhoA * (Nxi * Nxj + Nyi * Nyj) * dx)
-                Krr[i, j] = fd.assemble(rhoA * (Nyi * Nxj - Nxi * Nyj) * dx)
-        return Mfr, Kfr, Mrr, Krr
+        Mfr, Kfr, Mrr, Krr = rigid_couplings(fd, self.rhoA, (dvx, dvy), modes, fd.dx(domain=self.mesh), 2)
+        return Mfr, Kfr[0], Mrr, Krr[0]
 
     def point_rows(self, points):
         """Rows evaluating ``v_x`` and ``v_y`` at ``points`` (two arrays, shape (npts, nf)).
@@ -220,63 +175,6 @@ class EulerBernoulliFE(CachedFE):
         return self._memo[tag]
 
 
-class CellPointEvaluator:
-    """Point evaluation of cubic (Hermite) and lower-degree fields on an interval mesh as integrals.
-
-    On the cell ``[a, b]`` containing ``x0``, ``f(x0) = int_a^b f w dx`` for
-    every cubic ``f`` when ``w`` is the cubic Riesz representer of the point
-    evaluation in ``L2(a, b)``: with ``s = (x - a) / h``, ``w = sum_k c_k s^k``
-    and ``G c = (s0^k)_k``, ``G_kl = h / (k + l + 1)``.  The cell bounds and
-    the coefficients are Firedrake ``Constant`` objects, so one compiled
-    kernel per test function serves every point.
-
-    Parameters
-    ----------
-    mesh : firedrake IntervalMesh
-    """
-
-    def __init__(self, mesh):
-        import firedrake as fd
-
-        self._fd = fd
-        self.verts = np.unique(np.asarray(mesh.coordinates.dat.data_ro, float).ravel())
-        x = fd.SpatialCoordinate(mesh)[0]
-        self.a, self.b, self.h = fd.Constant(0.0), fd.Constant(1.0), fd.Constant(1.0)
-        self.coef = fd.Constant(np.zeros(4))
-        s = (x - self.a) / self.h
-        c = self.coef
-        w = c[0] + s * (c[1] + s * (c[2] + s * c[3]))
-        self.weight = fd.conditional(fd.And(fd.gt(x, self.a), fd.lt(x, self.b)), w, 0.0)
-        self.dx = fd.dx(domain=mesh, metadata={"quadrature_degree": 8})
-
-    def set_point(self, x0):
-        """Point the constants at ``x0`` (clipped into the mesh)."""
-        verts = self.verts
-        c = min(max(int(np.searchsorted(verts, x0, side="right")) - 1, 0), len(verts) - 2)
-        a, b = verts[c], verts[c + 1]
-        h = b - a
-        k = np.arange(4)
-        gram = h / (k[:, None] + k[None, :] + 1.0)
-        self.a.assign(a)
-        self.b.assign(b)
-        self.h.assign(h)
-        self.coef.assign(np.linalg.solve(gram, ((x0 - a) / h) ** k))
-
-    def rows(self, points, tests):
-        """For each test function in ``tests``, an array ``(npts, n)`` of evaluation rows."""
-        fd = self._fd
-        forms = [self.weight * v * self.dx for v in tests]
-        out = [None] * len(forms)
-        for i, x0 in enumerate(np.atleast_1d(points)):
-            self.set_point(float(x0))
-            for k, form in enumerate(forms):
-                row = to_numpy(fd.assemble(form))
-                if out[k] is None:
-                    out[k] = np.zeros((len(points), row.size))
-                out[k][i] = row
-        return out
-
-
 def _eliminate(trace, conditions, nf, owner):
     """Indices of flexible unknowns that the velocity conditions remove."""
     drop = []
@@ -294,28 +192,6 @@ def _eliminate(trace, conditions, nf, owner):
     keep = np.setdiff1d(np.arange(nf), drop)
     return keep
 
-
-
-def axis_first_moment(body, rhoA, point_masses=(), n_gauss=4):
-    """First moment of mass of a beam's deformed axis about its frame origin, in frame components.
-
-    ``S = s0 + rows @ v``: ``s0`` that of the undeformed axis (``rho A L^2 / 2 e1`` plus the point
-    masses), ``rows`` (dim x n) that of the displacement ``int rho A u dX + sum m_k u(x_k)`` from
-    the body's :meth:`displacement_rows` (Gauss-Legendre points on the uniform elements, exact for
-    the cubic fields), ``v`` the vector those rows act on (``q`` or ``e``).
-    """
-    xg, wg = np.polynomial.legendre.leggauss(n_gauss)
-    h = body.L / body.n_elem
-    left = h * np.arange(body.n_elem)
-    pts = (left[:, None] + 0.5 * h * (xg[None, :] + 1.0)).ravel()
-    w = np.tile(0.5 * h * wg, body.n_elem)
-    rows = np.vstack([rhoA * (w @ R) for R in body.displacement_rows(pts)])
-    s0 = np.zeros(rows.shape[0])
-    s0[0] = 0.5 * rhoA * body.L ** 2
-    for x, m in point_masses:
-        s0[0] += m * x
-        rows += m * np.vstack([R[0] for R in body.displacement_rows([x])])
-    return s0, rows
 
 
 class _BeamBase:
@@ -439,11 +315,7 @@ class FloatingEulerBernoulliBeam(_BeamBase, AxisPicture, FloatingFrameBody):
         Mff = fe.M[keep][:, keep]
         Kff = fe.K[keep][:, keep]
         Jff = fe.J[keep][:, keep]
-        Mfr, Kfr = sp.csr_matrix(Mfr[keep]), sp.csr_matrix(Kfr[keep])
-        M = sp.bmat([[sp.csr_matrix(Mrr), Mfr.T], [Mfr, Mff]], format="csr")
-        K = sp.bmat([[sp.csr_matrix(Krr), -Kfr.T], [Kfr, Kff]], format="csr")
-        self.M, self.K_list = M, [K]
-        self.J0 = sp.bmat([[sp.csr_matrix((r, r)), None], [None, Jff]], format="csr")
+        self.M, self.J0, self.K_list = frame_blocks(Mrr, Mfr[keep], Mff, Jff, [Krr], [Kfr[keep]], [Kff])
         self.fields = self._reduced_fields(keep, r)
         self.e_labels = ["vx", "vy", "omega"]
         self.mass = float(Mrr[0, 0])

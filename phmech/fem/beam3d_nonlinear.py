@@ -68,7 +68,7 @@ from ..math.gauge import frame_scale
 from ..math.rotations import UnitQuaternion
 from ._petsc import to_numpy, to_scipy
 from . import beam3d_nonlinear_kernels as _kernels
-from .beam import CellPointEvaluator, _check_positive, check_n_elem
+from .beam_common import CellPointEvaluator, _check_positive, check_n_elem
 from .beam_nonlinear import STRAINS, _single_dof, _split_effort_triplets
 from .beam_operators import KernelBeam, triplets_to_dense
 from .cache import CachedFE
@@ -349,7 +349,7 @@ class NonlinearSpatialBeam(KernelBeam, AxisPicture, SpatialFrameBody):
     def first_moment(self):
         """``(s0, rows, "q")``: first moment of mass about the frame origin ``s0 + rows @ q`` (frame
         components, the displacement in the configuration)."""
-        from .beam import axis_first_moment
+        from .beam_common import axis_first_moment
         return (*axis_first_moment(self, self.rhoA), "q")
 
     def displacement_rows(self, points):

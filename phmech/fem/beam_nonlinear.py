@@ -81,7 +81,7 @@ from . import beam_nonlinear_kernels as _kernels
 from ._petsc import to_numpy, to_scipy
 from .beam_operators import KernelBeam, triplets_to_dense
 from .cache import CachedFE
-from .beam import _check_positive, check_n_elem
+from .beam_common import _check_positive, check_n_elem
 from .frame_rate import FrameRate
 
 __all__ = ["NonlinearFloatingBeam", "NonlinearBeamFE", "FrameRate", "GAUGES", "STRAINS"]
@@ -183,7 +183,7 @@ class NonlinearBeamFE(CachedFE):
 
     def point_rows(self, points):
         """Rows evaluating a Hermite field at ``points`` (array ``(npts, nV)``), cached per point set."""
-        from .beam import CellPointEvaluator
+        from .beam_common import CellPointEvaluator
         points = np.clip(np.atleast_1d(np.asarray(points, float)), 0.0, self.L)
         tag = self.points_tag(points)
         if tag not in self._memo:
@@ -418,7 +418,7 @@ class NonlinearFloatingBeam(KernelBeam, AxisPicture, FloatingFrameBody):
     def first_moment(self):
         """``(s0, rows, "q")``: first moment of mass about the frame origin ``s0 + rows @ q`` (frame
         components, the displacement in the configuration)."""
-        from .beam import axis_first_moment
+        from .beam_common import axis_first_moment
         return (*axis_first_moment(self, self.rhoA), "q")
 
     def displacement_rows(self, points):

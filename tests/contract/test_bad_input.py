@@ -462,14 +462,14 @@ def _():
 
 
 @case("beam with too many elements", ValueError,
-      r"beam 'c': n_elem=300000 is above phmech.fem.beam.MAX_ELEMENTS = 200000 \(set-up needs about \d")
+      r"beam 'c': n_elem=300000 is above phmech.fem.beam_common.MAX_ELEMENTS = 200000 \(set-up needs about \d")
 def _():
     from phmech.fem import FloatingEulerBernoulliBeam
     FloatingEulerBernoulliBeam("c", 0.3, 300_000, 7870.0, 2.8e-5, 2e11, 6.4e-11)
 
 
 @case("spatial beam with too many elements", ValueError,
-      r"beam 's': n_elem=1000000 is above phmech.fem.beam.MAX_ELEMENTS = 200000")
+      r"beam 's': n_elem=1000000 is above phmech.fem.beam_common.MAX_ELEMENTS = 200000")
 def _():
     from phmech.fem.beam3d import FloatingSpatialBeam
     FloatingSpatialBeam("s", 1.0, 1_000_000, 1.0, 1.0, 100.0, 0.1, 0.2)

@@ -183,3 +183,45 @@ def test_no_cycle_between_subpackages():
     found = [{"units": comp, "imports": sorted(x for a in comp for b in comp for x in why.get((a, b), []))}
              for comp in _cycles(edges)]
     assert found == []
+
+
+#: the parts from the bottom up: a part imports only parts on lower floors (every import,
+#: also inside functions); a new part or top-level module is placed here
+FLOORS = (("kernels",), ("_checks", "_stack", "_moved"), ("math",), ("bodies",), ("joints",), ("forces",),
+          ("fem",), ("assembly",), ("io",), ("result",), ("solvers",), ("contact", "massspring"),
+          ("system",), ("mechanisms",), ("validation",), ("parallel", "study"), ("warm",), ("cli",))
+
+
+def test_every_part_has_a_floor():
+    floor = {u for f in FLOORS for u in f}
+    units = {_unit(m).split(".")[1] for m in MODULES if m != "phmech"}
+    assert sorted(units - floor) == []
+
+
+def test_no_arrow_runs_back_up():
+    """Every import goes from a part to a part on a lower floor (the DESIGN layers)."""
+    level = {f"phmech.{u}": k for k, f in enumerate(FLOORS) for u in f}
+    up = sorted((a, b, x) for (a, b), why in _unit_edges().items()
+                if a in level and b in level and level[b] >= level[a] for x in why)
+    assert up == []
+
+
+def test_no_circle_inside_a_folder():
+    """The modules of one folder form no cycle, counting every import (also inside functions)."""
+    edges = defaultdict(set)
+    for m, targets in EVERY.items():
+        for t, _ in targets:
+            if m.rsplit(".", 1)[0] == t.rsplit(".", 1)[0] and m != t:
+                edges[m].add(t)
+    assert _cycles(edges) == []
+
+
+def test_the_drawing_knows_no_body_type():
+    """io/ draws through the bodies' picture protocol: it imports no body family (fem, massspring,
+    contact) and reads no attribute to guess a body's kind."""
+    io_imports = sorted((m, t) for m, targets in EVERY.items() if _unit(m) == "phmech.io"
+                        for t, _ in targets if _unit(t) in ("phmech.fem", "phmech.massspring", "phmech.contact"))
+    assert io_imports == []
+    with open(os.path.join(PACKAGE, "io", "pictures.py"), encoding="utf-8") as fh:
+        text = fh.read()
+    assert "hasattr(body" not in text and "isinstance(body" not in text
