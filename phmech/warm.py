@@ -29,74 +29,25 @@ import numpy as np
 from .kernels import jit as _jit
 
 
-def _rigid_crank_slider():
-    """Planar rigid bodies, a point mass, a drive, a slide and a time-dependent force (packed load)."""
-    from .mechanisms import rigid_crank_slider
-
-    s, _, _, slider = rigid_crank_slider()
-    s.apply_force(slider.port("P"), lambda t: (np.sin(t), -0.7))
-    return s
-
-
-def _spinning_box():
-    """A free spatial rigid body (quaternion kinematics, gyroscopic terms)."""
-    from . import SpatialRigidBody, System
-
-    return System([SpatialRigidBody("box", 2.0, np.diag([0.1, 0.2, 0.3]), center=(0.1, 0.0, 0.05))])
-
-
-def _sprung_bodies():
-    """Force elements between planar and spatial rigid bodies (:mod:`phmech.forces`): springs, a
-    torsional spring on a revolute joint, bushings and a damper."""
-    from . import PlanarRigidBody, SpatialRigidBody, System
-    from .joints import Revolute
-
-    a = PlanarRigidBody("a", 1.0, 0.05, ports={"p": (0.3, 0.1)})
-    b = PlanarRigidBody("b", 0.6, 0.02, position=(0.7, 0.2))
-    c = SpatialRigidBody("c", 1.0, np.diag([0.02, 0.03, 0.04]), ports={"p": (0.2, 0.0, 0.1)})
-    s = System([a, b, c])
-    s.add_torsional_spring(s.add_joint(Revolute(a.port("P"), None)), 2.0, damping=0.1)
-    s.add_spring(a.port("p"), b.port("P"), stiffness=20.0, damping=0.1, rest_length=0.4)
-    s.add_bushing(b.port("P"), None, stiffness=30.0, damping=0.1)
-    s.add_spring(c.port("p"), None, stiffness=10.0, at=(0.0, 0.0, 1.0))
-    s.add_bushing(c.port("P"), None, stiffness=np.eye(6), damping=0.1)
-    s.add_damper(c.port("p"), 0.2)
-    return s
-
-
-def _models():
-    """``(name, build, t_end, dt, initial efforts)`` of the tiny models; the beams' matrices come
-    from the FE cache when present (else Firedrake assembles them once)."""
-    from .validation import crank_slider, hinged_beam
-
-    return [("rigid crank-slider", _rigid_crank_slider, 2e-3, 1e-4, None),
-            ("spinning box", _spinning_box, 2e-2, 1e-2, np.array([0.1, 0.0, 0.2, 0.05, 5.0, 0.1])),
-            ("floating-frame crank-slider", lambda: crank_slider.build(2, geometric_stiffness=False)[0],
-             1e-3, 1e-4, None),
-            ("consistent-beam crank-slider", lambda: crank_slider.build(2, geometric_stiffness=True)[0],
-             1e-3, 1e-4, None),
-            ("hinged spatial beam", lambda: hinged_beam.build(2)[0], 4e-3, 1e-3, None),
-            ("sprung bodies", _sprung_bodies, 2e-3, 1e-3, None)]
-
-
 def _step_models(say):
+    """Every tiny model of :mod:`phmech.mechanisms.tiny` (one per family of contributions) with
+    the midpoint rule, Radau IIA and generalized-alpha."""
+    from .mechanisms.tiny import tiny_models
     from .solvers import solve
 
-    for name, build, t_end, dt, e0 in _models():
+    for name, m in tiny_models().items():
         tic = time.perf_counter()
-        dae = build().assemble()
-        y0 = dae.initial_state(0.0) if e0 is None else dae.initial_state(0.0, e0=e0)
-        solve(dae, (0.0, t_end), y0, method="midpoint", dt=dt)
-        solve(dae, (0.0, t_end), y0, method="radau", rtol=1e-5, atol=1e-5)
-        solve(dae, (0.0, t_end), y0, method="genalpha", dt=dt)
+        dae = m.build().assemble()
+        y0 = dae.initial_state(0.0) if m.e0 is None else dae.initial_state(0.0, e0=np.array(m.e0))
+        solve(dae, (0.0, m.t_end), y0, method="midpoint", dt=m.dt)
+        solve(dae, (0.0, m.t_end), y0, method="radau", rtol=1e-5, atol=1e-5)
+        solve(dae, (0.0, m.t_end), y0, method="genalpha", dt=m.dt)
         say(f"  {name}: midpoint, Radau IIA, generalized-alpha ({time.perf_counter() - tic:.1f} s)")
 
 
 def _networks(say):
-    """A small mass-spring network in its second-order form and as a body of a System."""
-    from . import System
+    """A small mass-spring network in its second-order form (its own generalized-alpha run)."""
     from . import massspring as ms
-    from .solvers import solve
 
     tic = time.perf_counter()
     mss = ms.MassSpringSystem2d()
@@ -106,16 +57,7 @@ def _networks(say):
     mss.add(ms.Dashpot(0.1, (a, mss.add(ms.Fix([2.0, 0.0])))))
     mss.simulate(2e-2, 2)
     mss.problem().net.spring_state(mss.state()[0])
-    body, loads = ms.network_body(mss)
-    system = System([body])
-    for ld in loads:
-        system.add_load(ld)
-    dae = system.assemble()
-    y0 = np.r_[body.q0, body.v0]
-    for method in ("midpoint", "genalpha"):
-        solve(dae, (0.0, 2e-2), y0, method=method, dt=1e-2)
-    solve(dae, (0.0, 2e-2), y0, method="radau", rtol=1e-5, atol=1e-5)
-    say(f"  mass-spring network: second-order form, System body ({time.perf_counter() - tic:.1f} s)")
+    say(f"  mass-spring network: second-order form ({time.perf_counter() - tic:.1f} s)")
 
 
 def _sparse_factors(say):

@@ -42,29 +42,9 @@ def test_bad_declarations_name_the_family():
 
 
 def _models():
-    """Assembled models with members of every family of the package."""
-    from phmech import System
-    from phmech.contact.bodies import Disc
-    from phmech.mechanisms import flexible_crank_slider, hinged_spatial_beam
-    from tests.mechanisms import rigid_crank_slider
-    from tests.kernels.test_compiled import _bricard, _spinning_blades
-    from tests.fem.test_consistent_beam_ports import _blade
-    from tests.massspring.test_massspring_compiled import assembled, random_network
-
-    def disc_on_spring():
-        disc = Disc("disc", 1.0, 0.005, position=(0.1, 0.3))
-        s = System([disc])
-        s.add_spring(disc.port("C"), None, stiffness=50.0, damping=0.3, at=(0.0, 0.0))
-        return s
-
-    return {"rigid crank-slider": lambda: rigid_crank_slider()[0].assemble(),
-            "stiffened crank-slider": lambda: flexible_crank_slider(4, True)[0].assemble(),
-            "hinged beam": lambda: hinged_spatial_beam(2, geometric_stiffness=True)[0].assemble(),
-            "two consistent blades": lambda: _spinning_blades().assemble(),
-            "Bricard": lambda: _bricard().assemble(),
-            "blade driven by its frame rate": lambda: _blade(1.0, "frame", 10.0, n=2)[0],
-            "network": lambda: assembled(random_network(2, 0))[2],
-            "disc on a spring": lambda: disc_on_spring().assemble()}
+    """The tiny models of :mod:`phmech.mechanisms.tiny`, assembled (one per family)."""
+    from phmech.mechanisms.tiny import tiny_models
+    return {name: (lambda m=m: m.build().assemble()) for name, m in tiny_models().items()}
 
 
 def test_every_model_passes_families_of_one_type():
