@@ -237,7 +237,7 @@ def write(path, meta, arrays):
         The file could not be written (full disk, file size limit, lost
         device, ...); the message names the file and the cause.
     """
-    path = os.fspath(path)
+    path = _file_path(path)
     arrays = {k: np.asarray(v) for k, v in arrays.items() if v is not None}
     meta_text = json.dumps(_json_value("meta", meta), sort_keys=True)
     image = _image(meta_text, arrays)
@@ -327,6 +327,8 @@ def check_target(path, name="checkpoint"):
         text = os.fsdecode(text)
     if not text:
         raise ValueError(f"{name} must be a file path, got an empty string")
+    if "\0" in text:
+        raise ValueError(f"{name} {text!r}: the path contains a NUL character")
     if os.path.isdir(text):
         raise ValueError(f"{name} {text!r} is a directory; give a file in it, e.g. "
                          f"{os.path.join(text, 'checkpoint.h5')!r}")
@@ -356,16 +358,44 @@ def check_arguments(solver, checkpoint, checkpoint_every):
     check_target(checkpoint)
 
 
-def read(path):
+#: most bytes a checkpoint's datasets may declare together (they are read into memory)
+READ_LIMIT = 8 * 2 ** 30
+#: deepest nesting of a checkpoint's metadata (phmech writes a few levels)
+MAX_DEPTH = 100
+
+
+def _file_path(path, what="checkpoint"):
+    """``path`` as a string, refused (:class:`CheckpointError`) when it is no path or holds a NUL."""
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise CheckpointError(f"{what} must be a file path, got {path!r}") from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\0" in text:
+        raise CheckpointError(f"{what} {text!r}: the path contains a NUL character")
+    return text
+
+
+def read(path, limit=None):
     """Read and verify a checkpoint; returns ``(meta, arrays)``.
+
+    The file is data: its datasets are read as plain numbers (no object,
+    variable-length or opaque types; nothing is unpickled), their sizes are
+    checked against the bytes the file stores and ``limit`` (default
+    :data:`READ_LIMIT`) before any is read, and the metadata and arrays
+    against the layout phmech writes (nesting, row lengths, increasing times).
 
     Raises
     ------
     CheckpointError
-        The file is missing, not an HDF5 checkpoint, truncated, or its
-        contents do not match the stored checksum.
+        The file is missing, not an HDF5 checkpoint, truncated, crafted, or
+        its contents do not match the stored checksum; the message names the
+        file.
     """
     import h5py
+    path = _file_path(path)
+    limit = READ_LIMIT if limit is None else limit
     if not os.path.isfile(path):
         raise CheckpointError(f"checkpoint {path!r} does not exist")
     try:
@@ -379,13 +409,15 @@ def read(path):
                                       f"{FORMAT_VERSION}")
             stored = fh.attrs["checksum"]
             stored = stored.decode() if isinstance(stored, bytes) else str(stored)
-            meta_text = fh["meta"][()].tobytes().decode()
-            arrays = {}
+            datasets = {"meta": fh["meta"]}
 
             def visit(name, obj):
                 if isinstance(obj, h5py.Dataset):
-                    arrays[name] = obj[()]
+                    datasets[f"data/{name}"] = obj
             fh["data"].visititems(visit)
+            _check_sizes(path, datasets, os.path.getsize(path), limit)
+            meta_text = datasets.pop("meta")[()].tobytes().decode()
+            arrays = {name[len("data/"):]: d[()] for name, d in datasets.items()}
     except CheckpointError:
         raise
     except Exception as err:       # h5py raises OSError, KeyError, ValueError ... on damaged files
@@ -397,9 +429,94 @@ def read(path):
                               f"the stored {stored[:16]}...; not using it")
     try:
         meta = json.loads(meta_text)
-    except ValueError as err:
-        raise CheckpointError(f"checkpoint {path!r}: unreadable metadata ({err})") from None
+    except (ValueError, RecursionError) as err:
+        reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+        raise CheckpointError(f"checkpoint {path!r}: unreadable metadata ({reason})") from None
+    _check_layout(path, meta, arrays)
     return meta, arrays
+
+
+def _check_sizes(path, datasets, file_size, limit):
+    """Refuse datasets of types other than numbers, and declared sizes the file does not hold
+    (or beyond ``limit``), before reading any of them."""
+    total = 0
+    for name, d in datasets.items():
+        if d.dtype.kind not in "biuf" or d.dtype.fields is not None or d.dtype.subdtype is not None:
+            raise CheckpointError(f"checkpoint {path!r}: dataset {name!r} is of type {d.dtype} (a checkpoint "
+                                  "holds numbers only)")
+        declared = int(d.size) * d.dtype.itemsize
+        stored = d.id.get_storage_size()
+        if d.compression is not None or declared != stored:
+            raise CheckpointError(f"checkpoint {path!r}: dataset {name!r} declares {declared} bytes "
+                                  f"{'(compressed) ' if d.compression else ''}but the file stores {stored} for it "
+                                  "(phmech writes every dataset in full, uncompressed)")
+        total += declared
+    if total > file_size or total > limit:
+        raise CheckpointError(f"checkpoint {path!r}: its datasets declare {total} bytes, more than "
+                              + (f"the file's {file_size} bytes" if total > file_size else
+                                 f"the limit of {limit} bytes (checkpoint.read(path, limit=...))"))
+
+
+def _depth(value):
+    """The nesting depth of a JSON value (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, d)
+            stack += [(x, d + 1) for x in (v.values() if isinstance(v, dict) else v)]
+    return deepest
+
+
+def _check_layout(path, meta, arrays):
+    """Refuse metadata and arrays that are not of the layout :func:`save_run` writes."""
+    def bad(reason):
+        raise CheckpointError(f"checkpoint {path!r}: {reason}")
+    if not isinstance(meta, dict):
+        bad(f"the metadata is a {type(meta).__name__}, not a record")
+    depth = _depth(meta)
+    if depth > MAX_DEPTH:
+        bad(f"the metadata is nested {depth} levels deep (at most {MAX_DEPTH})")
+    kinds = {"solver": str, "options": dict, "stats": dict, "state": dict, "model": dict, "labels": list,
+             "t0": (int, float), "t_end": (int, float), "message": str}
+    for key, kind in kinds.items():
+        if not isinstance(meta.get(key), kind) or isinstance(meta.get(key), bool):
+            bad(f"the metadata entry {key!r} is {meta.get(key)!r:.80}, not a "
+                f"{kind.__name__ if isinstance(kind, type) else 'number'}")
+    if not all(isinstance(x, str) for x in meta["labels"]):
+        bad("the variable labels are not all strings")
+    n_events = meta.get("n_events")
+    if n_events is not None and (not isinstance(n_events, int) or isinstance(n_events, bool) or n_events < 0):
+        bad(f"the number of events {n_events!r} is not a count")
+    for key, v in meta["state"].items():
+        if isinstance(v, list):
+            try:
+                np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                bad(f"the solver state entry {key!r} is not a list of numbers of one shape")
+    t, y, n = arrays.get("t"), arrays.get("y"), len(meta["labels"])
+    if t is None or y is None:
+        bad(f"no {'t' if t is None else 'y'} dataset")
+    if t.ndim != 1 or y.ndim != 2 or y.shape != (len(t), n):
+        bad(f"the rows y{list(y.shape)} do not match the times t{list(t.shape)} and the {n} variables")
+    for key, a in arrays.items():
+        rows = len(t) if key == "work" else None
+        if key == "work" and a.shape != (rows,):
+            bad(f"the work record has shape {list(a.shape)}, not one value per row ({rows})")
+        if key.startswith("state/") and key[6:] in ("y", "y_old") and a.shape != (n,):
+            bad(f"the solver state {key[6:]!r} has shape {list(a.shape)}, not the {n} variables")
+        if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
+            bad(f"dataset {key!r} holds non-finite values")
+    if len(t) and np.any(np.diff(t) < 0):
+        i = int(np.flatnonzero(np.diff(t) < 0)[0])
+        bad(f"the stored times decrease (row {i + 1}: t = {t[i + 1]!r} after {t[i]!r})")
+    if not np.isfinite(meta["t0"]) or not np.isfinite(meta["t_end"]) or (len(t) and t[0] < meta["t0"]):
+        bad(f"the times t0 = {meta['t0']!r}, t_end = {meta['t_end']!r} do not frame the rows")
+    if meta.get("n_events"):
+        for i in range(meta["n_events"]):
+            te, ye = arrays.get(f"events/t{i}"), arrays.get(f"events/y{i}")
+            if te is not None and (te.ndim != 1 or ye is None or ye.shape != (len(te), n)):
+                bad(f"the event rows of event {i} do not match their times and the {n} variables")
 
 
 # -- solver state <-> file ------------------------------------------------------------------

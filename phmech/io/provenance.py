@@ -306,8 +306,14 @@ class _Identifier:
         if names:
             rec["globals"] = {n: self.record(fn.__globals__[n], f"{where} global {n!r}", active) for n in names}
         read = {}
+        scope = dict(fn.__globals__)
+        for name, cell in zip(code.co_freevars, cells):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:
+                scope.pop(name, None)
         for chain in sorted(_module_reads(code)):
-            value, dotted = fn.__globals__.get(chain[0]), chain[0]
+            value, dotted = scope.get(chain[0]), chain[0]
             for attr in chain[1:]:
                 if not isinstance(value, types.ModuleType) or not hasattr(value, attr):
                     break
@@ -365,11 +371,11 @@ def _show(value, width=70):
 
 def _module_reads(code):
     """The attribute chains ``name.a.b`` that ``code`` (and the code nested in it) reads from a
-    global ``name`` (as tuples of names)."""
+    global or closure variable ``name`` (as tuples of names)."""
     import dis
     chains, chain = set(), None
     for ins in dis.get_instructions(code):
-        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"):
             if chain and len(chain) > 1:
                 chains.add(tuple(chain))
             chain = [ins.argval]

@@ -19,9 +19,13 @@ faster in a fresh process); ``PHMECH_KERNEL_LOADER=numba`` selects numba's
 own loader.
 
 A damaged entry (a truncated or overwritten index or data file, which
-numba would report as an ``UnpicklingError`` on every later run) is
-discarded and its function compiled again; a warning names the cache
-directory.  ``python -m phmech.warm`` fills the cache ahead of
+numba would report as an ``UnpicklingError`` on every later run), or one
+that holds the code of another function or signature (entries swapped
+between kernels), is discarded and its function compiled again; a warning
+names the cache directory.  The cache is code: a directory (or one above
+it) writable by others or owned by another user is not used, with a
+warning saying why (:func:`untrusted`), and the kernels are compiled in
+memory.  ``python -m phmech.warm`` fills the cache ahead of
 time (:mod:`phmech.warm`).
 """
 import glob
@@ -93,6 +97,46 @@ def cache_directory():
     return _DIRECTORY[0]
 
 
+def untrusted(directory):
+    """Why the kernel cache in ``directory`` cannot be trusted, or None.
+
+    Its entries are compiled code that numba unpickles, so (as ssh does for its keys) the
+    directory and every existing directory above it must belong to this user or to root and
+    be writable by nobody else (a directory writable by all with the sticky bit, as /tmp, is
+    accepted above the cache: nobody else can replace what is in it)."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    path = cache = os.path.abspath(directory)
+    while True:
+        if os.path.isdir(path):
+            st = os.stat(path)
+            mode = st.st_mode & 0o7777
+            if uid is not None and st.st_uid not in (uid, 0):
+                return f"{path} belongs to another user (uid {st.st_uid}, not {uid})"
+            if mode & 0o022 and (path == cache or not mode & 0o1000):
+                who = "others" if mode & 0o002 else "its group"
+                return f"{path} is writable by {who} (mode {mode:04o})"
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+_TRUST = []
+
+
+def cache_trusted():
+    """Whether the kernel cache may be used; the first time it may not, a warning says why."""
+    if not _TRUST:
+        reason = untrusted(cache_directory())
+        if reason is not None:
+            _report(f"kernel cache {cache_directory()} not used: {reason}; compiled code planted there would "
+                    "run when the kernels load, so they are compiled in memory instead (make the directory "
+                    "yours and writable by you only, chmod go-w, or set PHMECH_NUMBA_CACHE_DIR to such a "
+                    "directory)")
+        _TRUST.append(reason is None)
+    return _TRUST[0]
+
+
 _WARNED = []
 
 
@@ -143,8 +187,12 @@ def _checked_cache_class():
         def load_overload(self, sig, target_context):
             try:
                 if _NUMBA_LOADER:
-                    return super().load_overload(sig, target_context)
-                return _kernel_loading.load(self, sig, target_context)
+                    result = super().load_overload(sig, target_context)
+                else:
+                    result = _kernel_loading.load(self, sig, target_context)
+                if result is not None:
+                    _kernel_loading.check_entry(result, self._py_func, sig)
+                return result
             except Exception as err:        # unpickling errors, truncated files, foreign data
                 self._discard(err)
                 return None
@@ -172,6 +220,10 @@ def jit(fn):
         return fn
     if not _CACHE_CLASS:
         _CACHE_CLASS.append(_checked_cache_class())
+    if not cache_trusted():
+        dispatcher = numba.njit(fn)
+        KERNELS.append(dispatcher)
+        return dispatcher
     saved = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = cache_directory()       # read when the dispatcher sets up its cache
     try:

@@ -125,6 +125,22 @@ def _read_entry(cache_file, key):
         return None
 
 
+def check_entry(result, py_func, sig):
+    """Refuse a loaded cache entry that is not the compiled ``py_func`` for the argument types
+    ``sig`` (entries swapped between kernels would otherwise fail every call, e.g. "expected
+    34 arguments, got 59"): raises ``ValueError`` naming both."""
+    fndesc = getattr(result, "fndesc", None)
+    held = (getattr(fndesc, "modname", None), getattr(fndesc, "qualname", None))
+    if held != (py_func.__module__, py_func.__qualname__):
+        raise ValueError(f"the entry holds the code of {held[0]}.{held[1]}, not of "
+                         f"{py_func.__module__}.{py_func.__qualname__}")
+    from numba.core import sigutils
+    wanted = tuple(sigutils.normalize_signature(sig)[0])
+    args = tuple(getattr(result.signature, "args", ()))
+    if args != wanted:
+        raise ValueError(f"the entry holds {len(args)} argument types, not the {len(wanted)} of the call")
+
+
 _RUNTIME = []
 
 

@@ -390,7 +390,7 @@ def test_file_size_limit_during_a_run(tmp_path):
     script = textwrap.dedent(f"""
         import os, resource, shutil, signal, sys
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)          # an oversized write fails with EFBIG
-        sys.path.insert(0, {HERE!r})
+        sys.path[:0] = [{HERE!r}, {os.path.join(HERE, "io")!r}]
         from test_bad_input_checkpoint import crank_slider, leftovers
         from phmech import Result
         from phmech.io.checkpoint import CheckpointError
@@ -516,3 +516,173 @@ def test_silently_damaged_write(tmp_path, monkeypatch, fault, text):
     monkeypatch.undo()
     assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["run.h5"]
     assert np.array_equal(err.value.result.y, s.simulate(0.004, dt=DT).y)     # the computed run, kept
+
+
+# -- crafted files: data, checked before use, never code ------------------------------------------
+def crafted(tmp_path, change=None, meta_text=None, name="crafted.h5"):
+    """A checkpoint of the crank-slider rewritten with ``change(meta, arrays)`` applied and a
+    valid checksum (anyone can compute it: it guards against damage, not against intent)."""
+    import json
+    from phmech.io import checkpoint
+    good = saved(crank_slider(), tmp_path / "good.h5")
+    meta, arrays = checkpoint.read(good)
+    if change is not None:
+        change(meta, arrays)
+    text = meta_text if meta_text is not None else json.dumps(meta, sort_keys=True)
+    path = tmp_path / name
+    path.write_bytes(checkpoint._image(text, arrays))
+    return str(path)
+
+
+def refused_file(path, text):
+    """Result.load of ``path``: one CheckpointError naming the file and ``text``."""
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {path!r}: {text}")) as err:
+        Result.load(path)
+    assert type(err.value) is CheckpointError
+    return str(err.value)
+
+
+def test_a_declared_dataset_the_file_does_not_hold_is_not_allocated(tmp_path):
+    """30 kB declaring a 16 GiB compressed dataset that was never written: refused from the
+    sizes alone, before anything is read."""
+    import h5py
+    import resource
+    path = crafted(tmp_path)
+    with h5py.File(path, "a") as fh:
+        del fh["data/y"]
+        fh["data"].create_dataset("y", shape=(2 ** 17, 2 ** 14), dtype="f8", compression="gzip",
+                                  chunks=(256, 256))
+    assert os.path.getsize(path) < 100_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    refused_file(path, "dataset 'data/y' declares 17179869184 bytes (compressed) but the file stores 0 for it")
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000     # kB: nothing allocated
+
+
+def test_an_unwritten_contiguous_dataset_is_refused(tmp_path):
+    import h5py
+    path = crafted(tmp_path)
+    with h5py.File(path, "a") as fh:
+        fh["data"].create_dataset("state/extra", shape=(10 ** 6,), dtype="f8")
+    refused_file(path, "dataset 'data/state/extra' declares 8000000 bytes but the file stores 0 for it")
+
+
+def test_datasets_declaring_more_than_the_limit_are_refused(tmp_path):
+    from phmech.io import checkpoint
+    path = saved(crank_slider(), tmp_path / "run.h5")
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {path!r}: its datasets declare ") +
+                       r"\d+ bytes, more than the limit of 1000 bytes"):
+        checkpoint.read(path, limit=1000)
+    assert checkpoint.read(path)[1]["t"][-1] == pytest.approx(0.002)
+
+
+@pytest.mark.parametrize("dtype, shown", [("object", "object"), ("S8", "|S8"), ("V8", "|V8")])
+def test_a_dataset_that_is_not_numbers_is_refused(tmp_path, dtype, shown):
+    """Strings, opaque bytes (a pickle would be one) and objects are never read as data."""
+    import h5py
+    path = crafted(tmp_path)
+    with h5py.File(path, "a") as fh:
+        if dtype == "object":
+            fh["data"].create_dataset("planted", data=["x"], dtype=h5py.string_dtype())
+        elif dtype == "S8":
+            fh["data"].create_dataset("planted", data=np.array([b"cos\nsystem"[:8]], "S8"))
+        else:
+            fh["data"].create_dataset("planted", data=np.void(b"\x80\x04K\x01." + b"\0" * 3))
+    refused_file(path, "dataset 'data/planted' is of type ")
+
+
+def _nest(depth):
+    return "[" * depth + "]" * depth
+
+
+def test_metadata_nested_beyond_the_recursion_limit(tmp_path):
+    path = crafted(tmp_path, meta_text='{"solver": ' + _nest(10 ** 5) + "}")
+    refused_file(path, "unreadable metadata (nested too deeply)")
+
+
+def test_metadata_nested_deeper_than_phmech_writes(tmp_path):
+    def deep(meta, arrays):
+        meta["stats"]["x"] = [[[[[[[[[[[]]]]]]]]]]]
+        for _ in range(120):
+            meta["stats"]["x"] = [meta["stats"]["x"]]
+    refused_file(crafted(tmp_path, deep), "the metadata is nested 133 levels deep (at most 100)")
+
+
+def test_metadata_that_is_not_a_record(tmp_path):
+    refused_file(crafted(tmp_path, meta_text="[1, 2]"), "the metadata is a list, not a record")
+
+
+@pytest.mark.parametrize("key, value, text", [
+    ("labels", "x", "the metadata entry 'labels' is 'x', not a list"),
+    ("t0", True, "the metadata entry 't0' is True, not a number"),
+    ("solver", None, "the metadata entry 'solver' is None, not a str"),
+    ("labels", [1, 2], "the variable labels are not all strings"),
+    ("n_events", -1, "the number of events -1 is not a count"),
+])
+def test_metadata_entries_of_the_wrong_kind(tmp_path, key, value, text):
+    def change(meta, arrays):
+        meta[key] = value
+    refused_file(crafted(tmp_path, change), text)
+
+
+def test_rows_one_value_short(tmp_path):
+    def short(meta, arrays):
+        arrays["y"] = arrays["y"][:, :-1]
+    n_rows, n = Result.load(saved(crank_slider(), tmp_path / "plain.h5")).y.shape
+    refused_file(crafted(tmp_path, short), f"the rows y[{n_rows}, {n - 1}] do not match the times t[{n_rows}] "
+                                           f"and the {n} variables")
+
+
+def test_a_ragged_solver_state_entry(tmp_path):
+    def ragged(meta, arrays):
+        meta["state"]["interval"] = [[0.0, 1.0], [2.0]]
+    refused_file(crafted(tmp_path, ragged), "the solver state entry 'interval' is not a list of numbers of one shape")
+
+
+def test_a_solver_state_of_another_size(tmp_path):
+    def other(meta, arrays):
+        arrays["state/y"] = arrays["state/y"][:-2]
+    text = refused_file(crafted(tmp_path, other), "the solver state 'y' has shape [")
+    assert "not the " in text
+
+
+def test_a_work_record_of_another_length(tmp_path):
+    def other(meta, arrays):
+        arrays["work"] = arrays["work"][:-1]
+    refused_file(crafted(tmp_path, other), "the work record has shape [")
+
+
+def test_decreasing_stored_times(tmp_path):
+    def backwards(meta, arrays):
+        arrays["t"] = arrays["t"].copy()
+        arrays["t"][5], arrays["t"][6] = arrays["t"][6], arrays["t"][5]
+    path = crafted(tmp_path, backwards)
+    text = refused_file(path, "the stored times decrease (row 6: t = ")
+    s = crank_slider()
+    with pytest.raises(CheckpointError, match=re.escape("the stored times decrease")):
+        s.simulate(0.004, dt=DT, restart=path)
+    assert text.count("checkpoint ") == 1
+
+
+def test_non_finite_values_in_a_dataset(tmp_path):
+    def nan(meta, arrays):
+        arrays["y"] = arrays["y"].copy()
+        arrays["y"][3, 0] = np.nan
+    refused_file(crafted(tmp_path, nan), "dataset 'y' holds non-finite values")
+
+
+def test_missing_rows(tmp_path):
+    def no_t(meta, arrays):
+        del arrays["t"]
+    refused_file(crafted(tmp_path, no_t), "no t dataset")
+
+
+def test_a_nul_in_a_checkpoint_path(tmp_path):
+    bad = str(tmp_path / "run\0.h5")
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {bad!r}: the path contains a NUL character")):
+        Result.load(bad)
+    run = crank_slider().simulate(0.001, dt=DT)
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {bad!r}: the path contains a NUL character")):
+        run.save(bad)
+    with pytest.raises(ValueError, match=re.escape(f"checkpoint {bad!r}: the path contains a NUL character")):
+        crank_slider().simulate(0.001, dt=DT, checkpoint=bad)
+    assert os.listdir(tmp_path) == []

@@ -5,6 +5,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -639,3 +640,112 @@ def test_the_same_module_declaring_its_family_again_is_accepted():
         assert first not in KF._BY_DATA
     finally:
         KF._BY_DATA.pop(KF._BY_NAME.pop("reloaded").data, None)
+
+
+# ================================================================ kernel cache: entries of other kernels, trust
+SWAP_MODULE = """
+from phmech.kernels.jit import jit, cache_directory
+
+@jit
+def blend(x, y):
+    return 2.0 * x + y * y
+
+@jit
+def spread(x, y, z):
+    return x - y * z
+
+print("VALUE", blend(1.5, 3.0), spread(1.0, 2.0, 3.0), "HITS",
+      sum(blend.stats.cache_hits.values()) + sum(spread.stats.cache_hits.values()), "DIR", cache_directory())
+"""
+
+
+@needs_numba
+@pytest.mark.parametrize("loader", ["phmech", "numba"])
+def test_kernel_cache_entries_swapped_between_kernels_are_recompiled(tmp_path, loader):
+    """Each kernel's data file holding the other's code: checked against the kernel it is loaded
+    for, discarded with one notice naming the cache, compiled again; the next run uses the cache."""
+    (tmp_path / "kmod").mkdir()
+    (tmp_path / "kmod" / "swap_probe.py").write_text(textwrap.dedent(SWAP_MODULE))
+    env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PHMECH_KERNEL_LOADER": loader,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path / "kmod"), os.environ.get("PYTHONPATH", "")])}
+
+    def run():
+        return _run(["-c", "import swap_probe"], env=env, timeout=300, cwd=str(tmp_path))
+    first = run()
+    assert first.returncode == 0 and "VALUE 12.0 -5.0 HITS 0" in first.stdout, first.stderr[-2000:]
+    data = _cache_files(tmp_path / "numba", ".nbc")
+    blend = [p for p in data if ".blend-" in p.name]
+    spread = [p for p in data if ".spread-" in p.name]
+    assert len(blend) == len(spread) == 1
+    a, b = blend[0].read_bytes(), spread[0].read_bytes()
+    blend[0].write_bytes(b)
+    spread[0].write_bytes(a)
+    second = run()
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "VALUE 12.0 -5.0 HITS 0" in second.stdout                 # recompiled, the right values
+    directory = second.stdout.split("DIR ")[1].strip()
+    notices = [ln for ln in second.stderr.splitlines() if "kernel cache" in ln]
+    assert notices and directory in notices[0]
+    assert re.search(r"damaged entry of (blend|spread) \(ValueError: the entry holds the code of "
+                     r"swap_probe\.(spread|blend), not of swap_probe\.(blend|spread)\); discarded .*compiling again",
+                     notices[0]), notices[0]
+    third = run()
+    assert third.returncode == 0 and "VALUE 12.0 -5.0 HITS 2" in third.stdout, third.stdout + third.stderr
+    assert "kernel cache" not in third.stderr
+
+
+@pytest.mark.parametrize("mode, where, text", [
+    (0o777, "cache", "is writable by others (mode 0777)"),
+    (0o775, "cache", "is writable by its group (mode 0775)"),
+    (0o1777, "cache", "is writable by others (mode 1777)"),
+    (0o777, "parent", "is writable by others (mode 0777)"),
+])
+def test_a_kernel_cache_writable_by_others_is_not_trusted(tmp_path, mode, where, text):
+    from phmech.kernels.jit import untrusted
+    cache = tmp_path / "base" / "numba"
+    cache.mkdir(parents=True)
+    target = cache if where == "cache" else cache.parent
+    os.chmod(target, mode)
+    try:
+        assert untrusted(str(cache)) == f"{target} {text}"
+    finally:
+        os.chmod(target, 0o700)
+    assert untrusted(str(cache)) is None
+
+
+def test_a_sticky_world_writable_directory_above_the_cache_is_accepted(tmp_path):
+    """As /tmp: nobody else can replace a directory made in it; a cache not made yet is judged by
+    the directories that exist."""
+    from phmech.kernels.jit import untrusted
+    os.chmod(tmp_path, 0o1777)
+    try:
+        assert untrusted(str(tmp_path / "not" / "made" / "yet")) is None
+    finally:
+        os.chmod(tmp_path, 0o700)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="changing the owner needs root")
+def test_a_kernel_cache_of_another_user_is_not_trusted(tmp_path):
+    from phmech.kernels.jit import untrusted
+    cache = tmp_path / "numba"
+    cache.mkdir()
+    os.chown(cache, 65534, 65534)
+    assert untrusted(str(cache)) == f"{cache} belongs to another user (uid 65534, not 0)"
+
+
+@needs_numba
+def test_a_world_writable_kernel_cache_is_not_used_and_the_warning_says_why(tmp_path):
+    """A planted entry never loads: the kernels compile in memory, nothing is read or written there."""
+    (tmp_path / "kmod").mkdir()
+    (tmp_path / "kmod" / "kernel_probe.py").write_text(textwrap.dedent(KERNEL_MODULE))
+    base = tmp_path / "shared"
+    base.mkdir()
+    os.chmod(base, 0o777)
+    env = {"PHMECH_NUMBA_CACHE_DIR": str(base),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path / "kmod"), os.environ.get("PYTHONPATH", "")])}
+    for _ in range(2):
+        proc = _run(["-c", "import kernel_probe"], env=env, timeout=300, cwd=str(tmp_path))
+        assert proc.returncode == 0 and "VALUE 12.0 HITS 0" in proc.stdout, proc.stderr[-2000:]
+        assert f"{base} is writable by others (mode 0777)" in proc.stderr
+        assert "not used" in proc.stderr and "PHMECH_NUMBA_CACHE_DIR" in proc.stderr
+        assert not _cache_files(base, ".nbi") and not _cache_files(base, ".nbc")
