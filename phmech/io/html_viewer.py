@@ -18,6 +18,7 @@ import html
 import json
 import logging
 import os
+import re
 
 import numpy as np
 
@@ -40,6 +41,12 @@ def _decimals(size):
 def viewer_data(result, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colors=None, title=None, fps=25):
     """The JSON-ready content of the viewer (see :func:`write_html`)."""
     times, names, frames = sampled_trajectory(result, None, max_frames, n_points, scale, fps, "to_html")
+    return _frames_data(times, names, frames, str(getattr(result, "solver", "")), scale, colors,
+                        title or f"phmech run: {', '.join(names)}", fps)
+
+
+def _frames_data(times, names, frames, solver, scale, colors, title, fps):
+    """The viewer's content from the parts ``frames[k][b]`` of body ``b`` at ``times[k]``."""
     colors = dict(colors or {})
     unknown = sorted(set(colors) - set(names))
     if unknown:
@@ -67,7 +74,7 @@ def viewer_data(result, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colors=No
             entry["scalar_max"] = wmax
         bodies.append(entry)
     planar = bool(np.ptp(allpts[:, 2]) == 0.0)
-    return {"title": title or f"phmech run: {', '.join(names)}", "solver": str(getattr(result, "solver", "")),
+    return {"title": title, "solver": solver,
             "times": [float(t) for t in times], "bodies": bodies, "center": ((lo + hi) / 2).tolist(),
             "size": size, "scale": float(scale), "fps": int(fps), "planar": planar}
 
@@ -100,18 +107,53 @@ def write_html(result, path, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colo
     str
         ``path``.
     """
-    data = viewer_data(result, max_frames, scale, n_points, colors, title, fps)
+    return _write_page(viewer_data(result, max_frames, scale, n_points, colors, title, fps), path, "to_html")
+
+
+def write_modes_html(modes, i, path, n_frames=24, scale=0.05, n_points=21, colors=None, title=None, fps=12):
+    """Write vibration mode ``i`` as the self-contained HTML viewer, animated over one period.
+
+    The geometry is that of the ParaView mode series (:func:`phmech.io.paraview.mode_geometry`:
+    the largest displacement of a drawn point is ``scale`` times the size of the mechanism);
+    the viewer's time is the physical time ``k T / n_frames`` over the period ``T = 2 pi / omega``.
+
+    Parameters
+    ----------
+    modes : :class:`phmech.solvers.eigen.Modes`
+    i : int
+        The mode.
+    path : str
+        The ``.html`` file.
+
+    Returns
+    -------
+    str
+        ``path``.
+    """
+    from .paraview import _mode_part, mode_geometry
+
+    times, names, pictures = mode_geometry(modes, i, n_frames, scale, n_points)
+    frames = [[_mode_part(name, pts) for name, pts in zip(names, picture)] for picture in pictures]
+    w = float(modes.omega[i])
+    heading = title or f"mode {i}: {w / (2 * np.pi):.6g} Hz ({w:.6g} rad/s)"
+    return _write_page(_frames_data(times, names, frames, f"mode {i}", 1.0, colors, heading, fps), path,
+                       "modes to_html")
+
+
+def _write_page(data, path, caller):
+    """The page with ``data`` written to ``path``."""
     text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
-    page = (_PAGE.replace("@TITLE@", html.escape(data["title"]))
-            .replace("@SCRIPT@", _SCRIPT).replace("@DATA@", text))
+    parts = {"TITLE": html.escape(data["title"]), "SCRIPT": _SCRIPT, "DATA": text}
+    # one pass over the page: a title such as "@DATA@" is text, not a placeholder
+    page = re.sub("@(TITLE|SCRIPT|DATA)@", lambda m: parts[m.group(1)], _PAGE)
     path = os.fspath(path)
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(page)
     except OSError as err:
-        raise OSError(f"to_html: cannot write {path!r}: {err}") from None
-    log.info("to_html: %d frames of %d bodies in %s (%.1f kB)", len(data["times"]), len(data["bodies"]), path,
+        raise OSError(f"{caller}: cannot write {path!r}: {err}") from None
+    log.info(caller + ": %d frames of %d bodies in %s (%.1f kB)", len(data["times"]), len(data["bodies"]), path,
              len(page) / 1e3)
     return path
 

@@ -75,6 +75,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
 
+from ..math.modal import match as match_modes
+
 
 @dataclass
 class LinearSystem:
@@ -297,6 +299,17 @@ class Modes:
         """Mode ``i`` restricted to one body's efforts (complex)."""
         name = body if isinstance(body, str) else body.name
         return self.vectors[self.linear.dae.e_slices[name], i]
+
+    def to_pvd(self, path, which=None, **options):
+        """The modes as animated ParaView series (:func:`phmech.io.paraview.write_modes_pvd`)."""
+        from ..io.paraview import write_modes_pvd
+        return write_modes_pvd(self, path, which, **options)
+
+    def to_html(self, path, i=0, **options):
+        """Mode ``i`` in the self-contained HTML viewer, animated over one period
+        (:func:`phmech.io.html_viewer.write_modes_html`)."""
+        from ..io.html_viewer import write_modes_html
+        return write_modes_html(self, i, path, **options)
 
 
 def _residual(lin, ev, e, mu):
@@ -563,6 +576,9 @@ class SweepModes(Sequence):
     def __init__(self, lins, k, method, kw):
         self.lins, self.k, self.method, self.kw = lins, k, method, kw
         self._modes = [None] * len(lins)
+        #: with ``sweep(..., track=True)``: the MAC of each tracked mode with its predecessor and
+        #: the index of tracked mode ``j`` among each value's modes (see :func:`track_modes`)
+        self.mac = self.order = None
 
     def __len__(self):
         return len(self.lins)
@@ -596,7 +612,52 @@ def _sweep_split(lins, k, zero_tol):
     return omega
 
 
-def sweep(values, setup, k=3, method="auto", **kw):
+def track_modes(modes):
+    """Follow the modes of a sweep from each value to the next by the modal assurance criterion.
+
+    Parameters
+    ----------
+    modes : sequence of :class:`Modes`
+        The modes of consecutive parameter values (e.g. the :class:`SweepModes` of :func:`sweep`),
+        the same number ``k`` at each.
+
+    Returns
+    -------
+    omega : ndarray (n, k)
+        The frequencies with each column one mode followed along the sweep (a crossing keeps
+        its column; sorted by frequency at the first value).
+    mac : ndarray (n, k)
+        The MAC of each mode's velocity shape with its predecessor's (kinetic-energy metric
+        ``M``; 1 at the first value): a small value says the step in the parameter was too large to follow it.
+    order : ndarray (n, k) of int
+        ``order[i, j]``: the index in ``modes[i]`` of tracked mode ``j``.
+    """
+    n = len(modes)
+    if n == 0:
+        return np.zeros((0, 0)), np.zeros((0, 0)), np.zeros((0, 0), int)
+    k = len(modes[0].omega)
+    omega, mac, order = np.full((n, k), np.nan), np.ones((n, k)), np.zeros((n, k), int)
+    order[0] = np.arange(k)
+    omega[0] = modes[0].omega
+
+    def efforts(m):                  # the velocity shapes (a stiffness factor's coordinates change with the value)
+        ne = m.linear.dae.ne
+        return m.vectors[:ne], m.linear.dae.M
+
+    prev = efforts(modes[0])[0]
+    for i in range(1, n):
+        m = modes[i]
+        shapes, W = efforts(m)
+        pick, value = match_modes(prev, shapes, W)
+        if any(b is None for b in pick):
+            raise ValueError(f"track_modes: value {i} has {len(m.omega)} modes, the first has {k}")
+        order[i], mac[i] = pick, value
+        omega[i] = m.omega[pick]
+        prev = shapes[:, pick]
+    return omega, mac, order
+
+
+def sweep(values, setup, k=3, method="auto", track=False, **kw):
     """Eigen study over a parameter.
 
     ``setup(value) -> LinearSystem`` builds (or updates) the system for one
@@ -621,6 +682,11 @@ def sweep(values, setup, k=3, method="auto", **kw):
         Number of vibration modes per value.
     method : str
         As in :func:`eigenmodes`.
+    track : bool
+        Follow each mode along the sweep by the modal assurance criterion
+        (:func:`track_modes`: every value's modes are computed): the columns of the frequencies
+        are then modes, not ranks, and the returned :class:`SweepModes` carry ``mac`` and
+        ``order`` (``modes[i].omega[order[i, j]]`` is tracked mode ``j``).
     **kw
         Further options of :func:`eigenmodes` (``sigma``, ``zero_tol``, ``tol``).
 
@@ -641,4 +707,6 @@ def sweep(values, setup, k=3, method="auto", **kw):
         omega = np.full((len(lins), k), np.nan)
     for i in np.flatnonzero(np.any(np.isnan(omega), axis=1)):
         omega[i] = modes[i].omega
+    if track:
+        omega, modes.mac, modes.order = track_modes(modes)
     return omega, modes

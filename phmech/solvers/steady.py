@@ -67,6 +67,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from ..math.modal import match as match_modes
 from ._newton import converged
 
 
@@ -303,11 +304,6 @@ def steady_modes(dae, y, k=6, t=0.0, fixed=None, zero_tol=1e-7):
     return SteadyModes(lam.imag[order], lam.real[order], vectors, defect, fixed)
 
 
-def _mac(a, b, W):
-    num = abs(np.conj(a) @ (W @ b)) ** 2
-    return num / max(abs(np.conj(a) @ (W @ a)) * abs(np.conj(b) @ (W @ b)), 1e-300)
-
-
 def campbell(make, speeds, k=4, y=None, substeps=1, fixed=None, position_tol=1e-8):
     """Frequencies against a speed parameter with the modes tracked (a Campbell diagram).
 
@@ -334,21 +330,13 @@ def campbell(make, speeds, k=4, y=None, substeps=1, fixed=None, position_tol=1e-
                              f"at speed {speeds[i]!r}")
         se = dae.se
         W = sp.csr_matrix(dae.M)
-        vecs = [m.vectors[se, j] for j in range(m.omega.size)]
+        vecs = m.vectors[se]
         if prev is None:
-            pick = list(range(min(k, len(vecs))))
-            match = [1.0] * len(pick)
+            pick, value = list(range(min(k, vecs.shape[1]))), np.ones(k)
         else:
-            pairs = sorted(((_mac(prev[a], vecs[b], W), a, b) for a in range(len(prev)) for b in range(len(vecs))),
-                           reverse=True)
-            pick, match, used_a, used_b = [None] * len(prev), [0.0] * len(prev), set(), set()
-            for val, a, b in pairs:
-                if a not in used_a and b not in used_b:
-                    pick[a], match[a] = b, val
-                    used_a.add(a)
-                    used_b.add(b)
+            pick, value = match_modes(prev, vecs, W)
         for j, b in enumerate(pick):
             if b is not None:
-                omega[i, j], growth[i, j], mac[i, j] = m.omega[b], m.growth[b], match[j]
-        prev = [vecs[b] for b in pick if b is not None]
+                omega[i, j], growth[i, j], mac[i, j] = m.omega[b], m.growth[b], value[j]
+        prev = vecs[:, [b for b in pick if b is not None]]
     return dict(speed=np.asarray(speeds, float), omega=omega, growth=growth, mac=mac)
