@@ -30,6 +30,16 @@ def time_function(value, n, what, owner, allow_none=False):
     return fun
 
 
+def overridden(defaults, overrides, where):
+    """``defaults`` with ``overrides`` (keyword arguments) applied; a name that is not one of
+    ``defaults`` is refused (``TypeError`` naming it, the function ``where`` and the names)."""
+    unknown = sorted(set(overrides) - set(defaults))
+    if unknown:
+        raise TypeError(f"{where}: unknown parameter(s) {', '.join(map(repr, unknown))}; the parameters are "
+                        f"{', '.join(defaults)}")
+    return {**defaults, **overrides}
+
+
 def positive_option(solver, name, value, allow_none=False, allow_inf=False):
     """``float(value)`` if positive (and finite unless ``allow_inf``); else one clear ValueError."""
     if value is None and allow_none:

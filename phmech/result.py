@@ -231,6 +231,8 @@ class Result:
 
         Refuses to write non-finite numbers: a NaN in the output is an error.
         """
+        if "t" in columns:
+            raise ValueError("to_csv: column 't' is the time, written first; give your column another name")
         cols = {"t": self.t, **{k: np.asarray(v, float) for k, v in columns.items()}}
         for k, v in cols.items():
             if v.shape != self.t.shape:

@@ -148,6 +148,11 @@ class System:
     def add_force(self, element):
         """Add a force element (:mod:`phmech.forces`); names must be unique.  A parameter of the
         element changed later (``spring.k = 360``) makes the next run assemble the model anew."""
+        if isinstance(element, ForceElement) and getattr(element, "_default_name", False):
+            taken, base, k = self._known(self.forces)[0], element.name, 1
+            while element.name in taken:            # a second spring from a port to the ground ...
+                k += 1
+                element.name = f"{base} #{k}"
         out = self._add_named(self.forces, element, ForceElement, "force element")
         element._watch(self)
         return out

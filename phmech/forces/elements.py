@@ -47,6 +47,9 @@ _ROT_KIND = {None: 0, PlanarAngle: 1, UnitQuaternion: 2}
 def _finite_number(value, what, problems, positive=False, allow_none=False):
     if value is None and allow_none:
         return None
+    if isinstance(value, (bool, np.bool_)):
+        problems.append(f"{what} must be a number, got {value!r} (a bool is not a number)")
+        return 0.0
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -61,6 +64,9 @@ def _finite_number(value, what, problems, positive=False, allow_none=False):
 def _spd_matrix(value, n, what, problems):
     """A symmetric positive semi-definite ``n x n`` matrix (a scalar means ``value * I``)."""
     if value is None:
+        return np.zeros((n, n))
+    if np.asarray(value).dtype.kind == "b":
+        problems.append(f"{what} must be numbers, got {value!r} (a bool is not a number)")
         return np.zeros((n, n))
     a = np.asarray(value, dtype=float) if np.ndim(value) else float(value) * np.eye(n)
     if a.shape != (n, n):
@@ -292,6 +298,7 @@ class PortDamper(ForceElement):
 
     def __init__(self, port, c, name=None):
         self.name = name or f"damper({getattr(port, 'label', port)})"
+        self._default_name = not name          # numbered by System.add_force if taken
         problems = []
         self.c = _finite_number(c, "damping coefficient", problems)
         self.a, self.b = port, None
@@ -337,6 +344,7 @@ class SpringDamper(ForceElement):
                  law_derivative=None, at=None, name=None):
         self.name = name or (f"spring({getattr(a, 'label', a)}, "
                              f"{getattr(b, 'label', b) if b is not None else 'ground'})")
+        self._default_name = not name          # numbered by System.add_force if taken
         problems = []
         self.k = _finite_number(stiffness, "stiffness", problems)
         self.c = _finite_number(damping, "damping", problems)
@@ -364,6 +372,30 @@ class SpringDamper(ForceElement):
             raise ValueError(f"force element '{self.name}': the ends coincide in the initial configuration "
                              "(the direction of the force is undefined)")
         self.s0 = length if self.rest_length is None else self.rest_length
+        if self.law is not None and self.law_derivative is None:
+            self._check_complex_step(length)
+
+    def _check_complex_step(self, length):
+        """Refuse a law whose complex-step derivative is zero where its finite difference is not
+        (the law drops the imaginary part of numpy's complex arguments: ``math.sinh``,
+        ``float(x)`` ...), at the initial length and rest, with the arguments' types of a run."""
+        import warnings
+        x = np.array([length, 0.0])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", getattr(np, "exceptions", np).ComplexWarning)
+                derivatives = self.evaluate_law(x[0], x[1])[1:]
+        except (TypeError, ValueError):
+            return                                  # refused with its own message when evaluated
+        for k, what in enumerate(("length", "rate")):
+            h = 1e-6 * max(abs(x[k]), 1.0)
+            F = [float(np.real(self.law(*(x + step * np.eye(2)[k])))) for step in (h, -h)]
+            if derivatives[k] == 0.0 and abs(F[0] - F[1]) > 1e-9 * max(abs(F[0]), abs(F[1])):
+                raise ValueError(f"force element '{self.name}': the complex step gives dF/d{what} = 0 at length "
+                                 f"{length!r}, rate 0, but the finite difference gives {(F[0] - F[1]) / (2 * h):.6g}: "
+                                 "the law drops the imaginary part of its arguments (math.sinh, float(x), ...); "
+                                 "write it with numpy functions (np.sinh) or give law_derivative=f(length, rate) "
+                                 "-> (dF/dlength, dF/drate)")
 
     def identity_parameters(self):
         if self.law is not None:
@@ -452,6 +484,7 @@ class TorsionalSpringDamper(ForceElement):
 
     def __init__(self, joint, stiffness, damping=0.0, rest_angle=0.0, name=None):
         self.name = name or f"torsion({getattr(joint, 'name', joint)})"
+        self._default_name = not name          # numbered by System.add_force if taken
         problems = []
         self.k = _finite_number(stiffness, "stiffness", problems)
         self.c = _finite_number(damping, "damping", problems)
@@ -517,6 +550,7 @@ class Bushing(ForceElement):
     def __init__(self, a, b=None, stiffness=None, damping=None, name=None):
         self.name = name or (f"bushing({getattr(a, 'label', a)}, "
                              f"{getattr(b, 'label', b) if b is not None else 'ground'})")
+        self._default_name = not name          # numbered by System.add_force if taken
         problems = []
         self.a, self.b = a, b
         self.dim = self._ports(a, b, problems, rotation=True)

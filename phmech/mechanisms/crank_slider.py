@@ -6,6 +6,7 @@ section: E = 2e11 Pa, rho = 7870 kg/m^3), slider on a horizontal guide.
 import numpy as np
 
 from ..bodies import PlanarRigidBody, PointMass
+from .._checks import overridden
 from ..system import System
 
 #: data of the thesis (Ellenbroek & Schilder 2018 geometry)
@@ -47,7 +48,7 @@ def flexible_crank_slider(n_elem=8, geometric_stiffness=False, **overrides):
     from ..fem import FloatingEulerBernoulliBeam
     from ..fem.beam_nonlinear import NonlinearFloatingBeam
 
-    p = {**DATA, **overrides}
+    p = overridden(DATA, overrides, "flexible_crank_slider")
     A = np.pi * p["d"] ** 2 / 4
     I = np.pi * p["d"] ** 4 / 64
     crank = PlanarRigidBody.rod("crank", p["m_crank"], p["L_crank"])

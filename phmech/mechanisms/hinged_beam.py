@@ -8,6 +8,7 @@ at rest.  A torque about the vertical axis (``torque``: ramped up over
 """
 import numpy as np
 
+from .._checks import overridden
 from ..system import System
 
 DATA = dict(L=141.42, A=9.0, I=6.75, rho=7.8e-3, E=2.1e6, torque=200.0, force=100.0)
@@ -30,7 +31,7 @@ def hinged_spatial_beam(n_elem=6, with_force=True, geometric_stiffness=False, **
     ``with_force=False`` leaves out the tip force; ``geometric_stiffness=True`` takes
     the geometrically consistent beam, the torque then acting on its frame.
     """
-    p = {**DATA, **overrides}
+    p = overridden(DATA, overrides, "hinged_spatial_beam")
     moment = (lambda t: (0.0, 0.0, torque(t, p["torque"])))
     if geometric_stiffness:
         from ..fem.beam3d_nonlinear import FrameMoment, NonlinearSpatialBeam

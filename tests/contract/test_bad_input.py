@@ -442,6 +442,102 @@ def _(tmp_path):
     _common.prepare_outdir(str(tmp_path / "taken"))
 
 
+# -- small acceptances: bools are not numbers, unknown keywords, reserved columns --------------
+def _mass_on_spring(**spring):
+    mass = PointMass("mass", 2.5, (1.2, 0.0))
+    s = System([mass])
+    s.add_spring(mass.port("P"), None, **{"at": (0.0, 0.0), **spring})
+    return s, mass
+
+
+@case("spring stiffness True", ValueError,
+      r"force element 'spring\(mass.P, ground\)': stiffness must be a number, got True \(a bool is not a number\)")
+def _():
+    _mass_on_spring(stiffness=True)
+
+
+@case("spring damping numpy False", ValueError, r"damping must be a number, got (np\.)?False(_)?\)? \(a bool")
+def _():
+    _mass_on_spring(stiffness=1.0, damping=np.False_)
+
+
+@case("spring rest length True", ValueError, r"rest length must be a number, got True \(a bool is not a number\)")
+def _():
+    _mass_on_spring(stiffness=1.0, rest_length=True)
+
+
+@case("bushing stiffness True", ValueError,
+      r"force element 'bushing\(rod.A, ground\)': stiffness matrix must be numbers, got True \(a bool")
+def _():
+    rod = PlanarRigidBody.rod("rod", 0.5, 0.3)
+    System([rod]).add_bushing(rod.port("A"), None, stiffness=True)
+
+
+@case("hinged_spatial_beam unknown keyword", TypeError,
+      r"hinged_spatial_beam: unknown parameter\(s\) 'torqe'; the parameters are L, A, I, rho, E, torque, force")
+def _():
+    from phmech.mechanisms import hinged_spatial_beam
+    hinged_spatial_beam(torqe=1.0)
+
+
+@case("flexible_crank_slider unknown keyword", TypeError,
+      r"flexible_crank_slider: unknown parameter\(s\) 'Omega', 'rho_'; the parameters are L_crank, omega")
+def _():
+    from phmech.mechanisms import flexible_crank_slider
+    flexible_crank_slider(Omega=100.0, rho_=1.0)
+
+
+@case("to_csv column t", ValueError, r"to_csv: column 't' is the time, written first; give your column another name")
+def _(tmp_path):
+    s, _ = _mass_on_spring(stiffness=90.0)
+    res = s.simulate(0.01, dt=1e-3)
+    res.to_csv(str(tmp_path / "out.csv"), {"t": res.t * 2, "x": res.t})
+
+
+@case("law with math.sinh: complex step zero", ValueError,
+      r"force element 'spring\(mass.P, ground\)': the complex step gives dF/dlength = 0 at length 1\.2, rate 0, "
+      r"but the finite difference gives 91\.80\d+: the law drops the imaginary part of its arguments .* give "
+      r"law_derivative=")
+def _():
+    import math
+    s, _ = _mass_on_spring(law=lambda length, rate: 90.0 * math.sinh(length - 1.0))
+    s.assemble()
+
+
+@case("law with float(rate): complex step zero", ValueError,
+      r"the complex step gives dF/drate = 0 at length 1\.2, rate 0, but the finite difference gives 5: ")
+def _():
+    s, _ = _mass_on_spring(law=lambda length, rate: 5.0 * float(rate) + 90.0 * np.sinh(length - 1.0))
+    s.assemble()
+
+
+def test_two_springs_from_one_port_to_the_ground_get_distinct_names():
+    s, mass = _mass_on_spring(stiffness=90.0)
+    second = s.add_spring(mass.port("P"), None, stiffness=10.0, at=(0.0, 1.0))
+    third = s.add_spring(mass.port("P"), None, stiffness=5.0, at=(0.0, -1.0))
+    assert [f.name for f in s.forces] == ["spring(mass.P, ground)", "spring(mass.P, ground) #2",
+                                          "spring(mass.P, ground) #3"]
+    assert second.name != third.name
+    with pytest.raises(ValueError, match=r"a force element named 'spring\(mass.P, ground\) #2' is already"):
+        s.add_spring(mass.port("P"), None, stiffness=1.0, at=(1.0, 1.0), name="spring(mass.P, ground) #2")
+
+
+def test_a_law_with_numpy_functions_or_its_derivative_is_accepted():
+    import math
+    _mass_on_spring(law=lambda length, rate: 90.0 * np.sinh(length - 1.0))[0].assemble()
+    _mass_on_spring(law=lambda length, rate: 90.0 * math.sinh(length - 1.0),
+                    law_derivative=lambda length, rate: (90.0 * math.cosh(length - 1.0), 0.0))[0].assemble()
+    _mass_on_spring(law=lambda length, rate: 4.0 + 0.0 * length)[0].assemble()          # constant: no derivative
+
+
+def test_a_title_that_looks_like_a_placeholder_is_text(tmp_path):
+    s, _ = _mass_on_spring(stiffness=90.0)
+    res = s.simulate(0.01, dt=1e-3)
+    page = open(res.to_html(str(tmp_path / "page.html"), title="@DATA@ & @SCRIPT@")).read()
+    assert "<title>@DATA@ &amp; @SCRIPT@</title>" in page
+    assert page.count('id="phmech-data"') == 1
+
+
 # -- flexible beams (the size and parameter checks run before Firedrake is used) --
 @case("beam with negative E", ValueError, r"beam 'c': parameters must be positive and finite: E=-1\.0")
 def _():
