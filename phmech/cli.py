@@ -44,16 +44,29 @@ def _case(name):
 
 def _run_case(name, argv):
     """Run a case's ``main(argv)``; returns its exit status (0: success)."""
+    from .validation._common import run_main
     module = _case(name)
     program, sys.argv[0] = sys.argv[0], f"phmech run {name}"     # the name in the case's usage lines
     try:
-        status = module.main(list(argv))
-    except SystemExit as err:                 # argparse errors and explicit exits of a case
-        code = err.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+        return run_main(module.main, list(argv))
     finally:
         sys.argv[0] = program
-    return status if isinstance(status, int) else 0
+
+
+def _case_list(width=100):
+    """The table of ``phmech list``: case, whether it needs Firedrake, description (wrapped)."""
+    import textwrap
+    known = cases()
+    needs = {name: registry.case(name).firedrake_column for name in known}
+    w_name = max(map(len, ["case", *known]))
+    w_fd = max(map(len, ["needs Firedrake", *needs.values()]))
+    indent = w_name + w_fd + 4
+    lines = [f"{'case':<{w_name}}  {'needs Firedrake':<{w_fd}}  description", "-" * width]
+    for name, doc in known.items():
+        text = textwrap.wrap(doc, max(40, width - indent), break_on_hyphens=False) or [""]
+        lines.append(f"{name:<{w_name}}  {needs[name]:<{w_fd}}  {text[0]}")
+        lines += [" " * indent + more for more in text[1:]]
+    return "\n".join(lines)
 
 
 def _format(value):
@@ -103,9 +116,11 @@ def _key_figures(summary, limit=3, case=None):
 def figures(outdir, quick=False, only=None, out=None):
     """Run every case (or ``only``) into ``outdir/CASE``; returns the table rows.
 
-    Each row: ``(case, status, seconds, key figures)`` with status ``ok`` or
-    ``failed (exit N)`` / ``failed (ExceptionType)``; one failing case does
-    not stop the others.
+    Each row: ``(case, status, seconds, key figures)`` with status ``ok``,
+    ``failed (exit N)`` / ``failed (ExceptionType)``, or, without Firedrake, ``skipped
+    (needs Firedrake)`` for the cases that need it (:mod:`phmech.validation.registry`;
+    the message on how to get it follows the table once); one failing case does not
+    stop the others.
     """
     out = sys.stdout if out is None else out
     names = list(cases())
@@ -114,11 +129,17 @@ def figures(outdir, quick=False, only=None, out=None):
         if unknown:
             raise SystemExit(f"phmech figures: unknown case(s) {unknown}; the cases are {', '.join(names)}")
         names = [n for n in names if n in only]
+    from ._stack import MESSAGE, available
     rows = []
     tic_all = time.perf_counter()
+    stack = available("firedrake")
     for i, name in enumerate(names, 1):
         case_dir = os.path.join(outdir, name)
         argv = ["--outdir", case_dir] + (registry.case(name).quick if quick else [])
+        if registry.case(name).firedrake is True and not stack:
+            print(f"[{i}/{len(names)}] {name}: skipped, needs Firedrake", file=out, flush=True)
+            rows.append((name, SKIPPED, 0.0, []))
+            continue
         print(f"[{i}/{len(names)}] {name} {' '.join(argv[2:])}".rstrip(), file=out, flush=True)
         tic = time.perf_counter()
         try:
@@ -140,13 +161,22 @@ def figures(outdir, quick=False, only=None, out=None):
               file=out, flush=True)
     print(_table(rows), file=out)
     print(f"total {time.perf_counter() - tic_all:.1f} s; output in {outdir}", file=out)
+    if any(r[1] == SKIPPED for r in rows):
+        print(MESSAGE, file=out)
     return rows
 
 
+#: the status of a case that needs Firedrake in ``phmech figures`` without it
+SKIPPED = "skipped (needs Firedrake)"
+
+
 def _table(rows):
-    lines = [f"{'case':<20} {'status':<22} {'time [s]':>9}  key figures", "-" * 90]
+    """The table of ``phmech figures``: the columns as wide as their widest entry."""
+    wn = max([20, *(len(r[0]) for r in rows)])
+    ws = max([22, *(len(r[1]) for r in rows)])
+    lines = [f"{'case':<{wn}} {'status':<{ws}} {'time [s]':>9}  key figures", "-" * 90]
     for name, status, seconds, figs in rows:
-        lines.append(f"{name:<20} {status:<22} {seconds:9.1f}  {'; '.join(figs)}")
+        lines.append(f"{name:<{wn}} {status:<{ws}} {seconds:9.1f}  {'; '.join(figs)}")
     return "\n".join(lines)
 
 
@@ -241,10 +271,7 @@ def main(argv=None):
     if args.command == "study":
         return _study(st, args)
     if args.command == "list":
-        known = cases()
-        width = max(map(len, known))
-        for name, doc in known.items():
-            print(f"{name:<{width}}  {doc}")
+        print(_case_list())
         return 0
     if args.command == "run":
         if args.case not in cases():
@@ -256,7 +283,7 @@ def main(argv=None):
                 f"the cases are {', '.join(cases())}")
     _common.prepare_outdir(args.outdir, f)
     rows = figures(args.outdir, args.quick, args.cases)
-    return 0 if all(r[1] == "ok" for r in rows) else 1
+    return 0 if all(r[1] in ("ok", SKIPPED) for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -1,8 +1,15 @@
-"""Flexible bodies discretized with mixed finite elements in Firedrake."""
-from .beam import EulerBernoulliBeam, FloatingEulerBernoulliBeam, SimplySupportedBeam
-from .form_body import FormBody
-from .plate import KirchhoffPlate, PlateLoad
-from .plate_mindlin import MindlinPlate
+"""Flexible bodies discretized with mixed finite elements in Firedrake.
+
+Without Firedrake this package imports, and the first body that needs Firedrake raises
+:class:`phmech._stack.FiredrakeMissingError`, whose message says how to install it.
+"""
+from .._stack import signpost
+
+signpost()
+from .beam import EulerBernoulliBeam, FloatingEulerBernoulliBeam, SimplySupportedBeam  # noqa: E402
+from .form_body import FormBody  # noqa: E402
+from .plate import KirchhoffPlate, PlateLoad  # noqa: E402
+from .plate_mindlin import MindlinPlate  # noqa: E402
 
 __all__ = ["EulerBernoulliBeam", "FloatingEulerBernoulliBeam", "SimplySupportedBeam", "FormBody",
            "KirchhoffPlate", "MindlinPlate", "PlateLoad"]

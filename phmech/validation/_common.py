@@ -265,6 +265,52 @@ def configure_logging(level=logging.INFO):
     return logger
 
 
+#: the output directories :func:`prepare_outdir` created (deepest first per call), for :func:`run_main`
+_CREATED = []
+
+
+def run_main(main, argv=None):
+    """Run a case's ``main(argv)`` as a program; returns its exit status.
+
+    The status is ``main``'s integer result, 0 for ``None``, otherwise 0 for a
+    non-empty result (a summary) and 1 for an empty one; ``SystemExit`` (argparse
+    errors, explicit exits) gives its code.  When the run needs the Firedrake stack
+    and it is not installed, the message of :func:`phmech._stack.message` is printed
+    alone on stderr (no traceback), the output directories created for the run and
+    left empty are removed, and the status is 1.  ``python -m phmech.validation.CASE``
+    and ``phmech run CASE`` both end here.
+    """
+    from .._stack import missing_stack
+    created = len(_CREATED)
+    try:
+        status = main(argv)
+    except SystemExit as err:
+        code = err.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    except ImportError as err:
+        missing = missing_stack(err)
+        if missing is None:
+            raise
+        _remove_empty(_CREATED[created:])
+        del _CREATED[created:]
+        print(missing, file=sys.stderr)
+        return 1
+    if status is None:
+        return 0
+    if isinstance(status, int) and not isinstance(status, bool):
+        return status
+    return 0 if status else 1
+
+
+def _remove_empty(directories):
+    """Remove those of ``directories`` (deepest first) that are empty."""
+    for d in directories:
+        try:
+            os.rmdir(d)
+        except OSError:       # not empty (or gone): kept
+            pass
+
+
 def prepare_outdir(path, parser=None):
     """Create the output directory ``path`` and check that files can be written there.
 
@@ -292,7 +338,13 @@ def prepare_outdir(path, parser=None):
     try:
         if os.path.exists(path) and not os.path.isdir(path):
             raise OSError(f"{path!r} exists and is not a directory")
+        missing = []
+        head = os.path.abspath(path)
+        while not os.path.exists(head):
+            missing.append(head)
+            head = os.path.dirname(head)
         os.makedirs(path, exist_ok=True)
+        _CREATED.extend(missing)
         with tempfile.NamedTemporaryFile(dir=path, prefix=".phmech-write-test-"):
             pass
     except OSError as err:

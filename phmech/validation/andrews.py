@@ -15,6 +15,7 @@ exact solution is the same); a work-precision diagram and time histories
     python -m phmech.validation.andrews --outdir out/andrews
 """
 import os
+import sys
 
 import numpy as np
 
@@ -129,4 +130,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_common.run_main(main))

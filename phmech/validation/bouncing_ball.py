@@ -67,7 +67,7 @@ import numpy as np
 from .. import System
 from ..contact import NonsmoothProblem, PointPlane, simulate
 from ..contact.bodies import Disc
-from ._common import CaseResult, figure_style, parser, prepare_outdir, savefig, write_summary
+from ._common import CaseResult, figure_style, parser, prepare_outdir, run_main, savefig, write_summary
 
 M_BALL, R_BALL, G = 1.0, 0.1, 9.81
 I_BALL = 0.4 * M_BALL * R_BALL**2          # a ball: Theta = 2/5 m r^2
@@ -349,4 +349,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    sys.exit(run_main(main))

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
+from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, run_main, savefig, write_summary
 from ._contact_pendulum import Pendulum, run_pendulum
 from ._contact_simple import block_model, cradle_model, cradle_touching_exact, run_block, run_cradle
 
@@ -141,4 +141,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    sys.exit(run_main(main))

@@ -182,4 +182,4 @@ def report(s, solver):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_common.run_main(main))

@@ -42,6 +42,10 @@ class Case:
         Parameter or number name -> unit (``"1"`` for ratios, ``""`` for counts).
     model, solver : str
         Named in the study figure when the summary of a point does not name them.
+    firedrake : bool or str
+        Whether the case needs Firedrake (:mod:`phmech.fem`): ``True`` for every run,
+        ``False`` for none, or the part that needs it (``"--flexible"``: only with that
+        option); shown by ``phmech list``.
     """
 
     name: str
@@ -52,6 +56,14 @@ class Case:
     units: dict = field(default_factory=dict)
     model: str = ""
     solver: str = ""
+    firedrake: object = False
+
+    @property
+    def firedrake_column(self):
+        """The "needs Firedrake" entry of ``phmech list``: ``yes``, ``no`` or the part that needs it."""
+        if isinstance(self.firedrake, str):
+            return self.firedrake
+        return "yes" if self.firedrake else "no"
 
     @property
     def quick(self):
@@ -68,47 +80,47 @@ _FOUR_BAR_UNITS = {"theta1_deg": "deg", "n_elem": "", "k": "",
                    **{f"omega{i}_rad_s": "rad/s" for i in range(1, 7)}, **{f"f{i}_hz": "Hz" for i in range(1, 7)}}
 
 CASES = {c.name: c for c in (
-    Case("actuated_plate",
+    Case("actuated_plate", firedrake=True,
          presets={"quick": ("--level", "0", "--degree", "1", "--conv-levels", "--tfinal", "0.1", "--dt", "1e-3")},
          key_figures=("freq_hz", "frf_modal_vs_direct_max_rel", "sim.power_balance_rel")),
     Case("andrews", presets={"quick": ("--rtol", "1e-5", "--tols", "1e-5", "--solvers", "radau")},
          key_figures=("errors.radau.positions.digits", "energy_balance_A03.relative")),
-    Case("beam_convergence", presets={"quick": ("--meshes", "4", "8", "16")},
+    Case("beam_convergence", firedrake=True, presets={"quick": ("--meshes", "4", "8", "16")},
          key_figures=("rates.v", "rates.m", "rates.omega1")),
     Case("bouncing_ball", presets={"quick": ("--solvers", "moreau")},      # nsgenalpha only in the full run
          key_figures=("cases.1.moreau.energy_balance", "cases.1.moreau.position")),
     Case("bricard", presets={"quick": ("--tfinal", "1", "--no-convergence", "--compare", "none")},
          key_figures=("energy_drift_J", "position_residual_max")),
-    Case("contact_cases",          # the flexible beam (Firedrake, dt / 20) only in the full run
+    Case("contact_cases", firedrake="with --cases beam",   # the flexible beam (dt / 20) only in the full run
          presets={"quick": ("--dt", "4e-3", "--cases", "block", "cradle_gaps", "pendulum", "--solvers", "moreau")},
          key_figures=("rows.0.position", "rows.0.energy_balance")),
-    Case("crank_slider", presets={"quick": ("--tfinal", "0.01", "--n-elem", "4")},
+    Case("crank_slider", firedrake=True, presets={"quick": ("--tfinal", "0.01", "--n-elem", "4")},
          key_figures=("uy_mid_max_abs_over_L", "energy_balance_max_abs_J"),
          study_metrics=("uy_mid_max_abs_over_L",), units=_CRANK_UNITS,
          model="crank-slider, flexible coupler", solver="midpoint"),
-    Case("four_bar", presets={"quick": ("--n-angles", "24", "--n-elem", "3")},
+    Case("four_bar", firedrake=True, presets={"quick": ("--n-angles", "24", "--n-elem", "3")},
          key_figures=("omega_at_deg_rad_s.90",),
          study_metrics=("omega1_rad_s", "omega2_rad_s", "omega3_rad_s"),
          study_function="phmech.validation.four_bar:study_point", units=_FOUR_BAR_UNITS,
          model="four-bar, floating Euler-Bernoulli links, linearized at the crank angle",
          solver="eigen (dense)"),
-    Case("hinged_beam", presets={"quick": ("--tfinal", "1", "--n-elem", "2")},
+    Case("hinged_beam", firedrake=True, presets={"quick": ("--tfinal", "1", "--n-elem", "2")},
          key_figures=("omega_z_max", "energy_balance_max_abs")),
     Case("mass_spring",            # the bridge's Radau reference (rtol 1e-11) only in the full run
          presets={"quick": ("--cases", "pendulum", "chain", "kreisel", "stability", "--refinements", "1",
                             "--tfinal", "1", "--stability-tfinal", "5")},
          key_figures=("chain.springs.simulated_relative_error", "kreisel.steady.radius_deviation")),
-    Case("plate_modes", presets={"quick": ("--degrees", "1", "--coarse")},
+    Case("plate_modes", firedrake=True, presets={"quick": ("--degrees", "1", "--coarse")},
          key_figures=("cantilever_reference_order",)),
-    Case("plate_rigid", presets={"quick": ("--n", "4", "--tfinal", "2e-3")},
+    Case("plate_rigid", firedrake=True, presets={"quick": ("--n", "4", "--tfinal", "2e-3")},
          key_figures=("transformer.freq_hz", "transformer.power_balance_rel")),
-    Case("rotating_beam", presets={"quick": ("--n-elem", "2", "4", "8")},
+    Case("rotating_beam", firedrake=True, presets={"quick": ("--n-elem", "2", "4", "8")},
          key_figures=("convergence.flapwise.finest_max_rel_error", "convergence.chordwise.finest_max_rel_error")),
     Case("simeon_crank", presets={"quick": ("--rtol", "1e-5", "--tols", "1e-5", "--solvers", "radau")},
          key_figures=("errors.radau.positions.digits", "constraint_residual_max.position")),
-    Case("spatial_pendulum", presets={"quick": ("--tfinal", "0.25")},
+    Case("spatial_pendulum", firedrake="with --flexible", presets={"quick": ("--tfinal", "0.25")},
          key_figures=("box_vs_equivalent_max_tip_difference_m", "rigid.energy_error_J")),
-    Case("spin_up", presets={"quick": ("--tfinal", "1", "--n-elem", "4", "--no-reference")},
+    Case("spin_up", firedrake=True, presets={"quick": ("--tfinal", "1", "--n-elem", "4", "--no-reference")},
          key_figures=("models.linear.tip_max_abs_m", "models.stiffened.tip_max_abs_m")),
     Case("tippe_top", presets={"quick": ("--tfinal", "0.25", "--dt", "2.5e-4")},
          key_figures=("final_tilt", "energy_balance_max")),
@@ -116,7 +128,8 @@ CASES = {c.name: c for c in (
 
 
 def cases():
-    """``{name: one-line description}`` of the validation cases (read from the sources, nothing imported)."""
+    """``{name: description}`` of the validation cases (:func:`description`; read from the sources,
+    nothing imported)."""
     here = os.path.dirname(os.path.abspath(__file__))
     out = {}
     for info in pkgutil.iter_modules([here]):
@@ -128,9 +141,14 @@ def cases():
         except (OSError, SyntaxError):
             continue
         if any(isinstance(n, ast.FunctionDef) and n.name == "main" for n in tree.body):
-            doc = ast.get_docstring(tree) or ""
-            out[info.name] = doc.strip().split("\n")[0] if doc else ""
+            out[info.name] = description(ast.get_docstring(tree))
     return dict(sorted(out.items()))
+
+
+def description(doc):
+    """A case's description: the first paragraph of its module docstring, as one line
+    (whole sentences; empty without a docstring)."""
+    return " ".join((doc or "").strip().split("\n\n")[0].split())
 
 
 def case(name):

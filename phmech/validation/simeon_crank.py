@@ -13,6 +13,7 @@ are drawn.
     python -m phmech.validation.simeon_crank --outdir out/crank
 """
 import os
+import sys
 
 import numpy as np
 
@@ -101,4 +102,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_common.run_main(main))

@@ -383,4 +383,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_common.run_main(main))

@@ -84,7 +84,7 @@ from .. import System
 from ..contact import NonsmoothProblem, PointPlane, simulate
 from ..contact.bodies import Top
 from ..math.rotations import quat_from_axis_angle, rot3
-from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, savefig, write_summary
+from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, run_main, savefig, write_summary
 
 #: radius ``R`` of the circular contact areas [m] (the collection's ``R``)
 CONTACT_RADIUS = 5e-4
@@ -233,4 +233,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    sys.exit(run_main(main))

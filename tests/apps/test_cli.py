@@ -55,7 +55,9 @@ def test_key_figures_follow_dotted_paths_into_dicts_and_lists():
 
 def test_list_shows_the_cases(capsys):
     assert cli.main(["list"]) == 0
-    shown = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("case ") and set(lines[1]) == {"-"}      # header and rule, then the rows
+    shown = [line.split()[0] for line in lines[2:] if line[:1] != " "]   # continued descriptions indented
     here = os.path.join(os.path.dirname(cli.__file__), "validation")
     expected = sorted(f[:-3] for f in os.listdir(here) if f.endswith(".py") and not f.startswith("_")
                       and "\ndef main(" in open(os.path.join(here, f)).read())

@@ -1,0 +1,106 @@
+"""The Firedrake stack: whether it is there, and the one message that says how to get it.
+
+The flexible bodies of :mod:`phmech.fem` (beams, plates, :class:`~phmech.fem.FormBody`)
+assemble their matrices with Firedrake, which needs a PETSc build that pip does not
+make on its own; everything else of phmech (rigid bodies, point masses, joints,
+force elements, contact, mass-spring networks, the integrators and the outputs)
+runs without it.  Without Firedrake:
+
+* :func:`signpost` (called when :mod:`phmech.fem` is imported) makes every later
+  ``import firedrake`` raise :class:`FiredrakeMissingError` with :data:`MESSAGE`,
+  so the first finite-element body that needs Firedrake stops with that message
+  (importing :mod:`phmech.fem` itself still works: the rigid outputs use its
+  Firedrake-free helpers, and a body whose matrices are in the cache is built
+  without Firedrake);
+* the command lines of the validation cases print the message alone, without a
+  traceback, and exit with status 1 (:func:`missing_stack` recognises the error,
+  :func:`phmech.validation._common.run_main` prints it).
+"""
+import importlib.abc
+import importlib.util
+import sys
+
+#: the top-level modules of the stack whose absence the message explains
+STACK_MODULES = ("firedrake", "petsc4py", "slepc4py", "pyop2", "ufl", "finat", "tsfc")
+
+
+def message(missing="firedrake"):
+    """What a user without the stack reads: what is missing and the two ways to get it."""
+    return (
+        f"phmech: this model needs Firedrake, which is not installed here (no module named {missing!r}).\n"
+        "The flexible bodies of phmech.fem (beams, plates, FormBody), the MPI plates and the SLEPc eigen\n"
+        "path need the Firedrake stack (Firedrake, PETSc/petsc4py, SLEPc/slepc4py), which pip cannot\n"
+        "install on its own.  Two ways to get it:\n"
+        "  bash scripts/install.sh     # as root on Debian 12, in a source checkout: builds the stack and\n"
+        "                              # phmech into /opt/phmech/venv; then: source /opt/phmech/env.sh\n"
+        "  docker build -t phmech . && docker run --rm -it phmech bash\n"
+        "                              # the official Firedrake image with phmech and its compiled kernels\n"
+        "The rigid, contact and mass-spring models run without it; `phmech list` shows which validation\n"
+        "cases need Firedrake.")
+
+
+#: the message of a missing Firedrake (:func:`message`)
+MESSAGE = message()
+
+
+class FiredrakeMissingError(ModuleNotFoundError):
+    """Firedrake is not installed; the message (:data:`MESSAGE`) names the two ways to get it.
+
+    A :class:`ModuleNotFoundError` (so an ``ImportError``) with ``name = "firedrake"``.
+    """
+
+    def __init__(self, name="firedrake"):
+        super().__init__(message(name), name=name)
+
+
+def available(name="firedrake"):
+    """True when the module ``name`` of the stack can be imported (found; it is not imported).
+
+    A module blocked by ``sys.modules[name] = None`` or by an import hook that
+    refuses it counts as missing.
+    """
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+class _Signpost(importlib.abc.MetaPathFinder):
+    """An import hook that answers ``import firedrake`` with :class:`FiredrakeMissingError`."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.partition(".")[0] == "firedrake":
+            raise FiredrakeMissingError("firedrake")
+        return None
+
+
+def signpost():
+    """Without Firedrake, make ``import firedrake`` raise :class:`FiredrakeMissingError` (once).
+
+    With Firedrake installed nothing changes.  Returns True when the hook is in place.
+    """
+    if any(isinstance(f, _Signpost) for f in sys.meta_path):
+        return True
+    if available("firedrake"):
+        return False
+    sys.meta_path.insert(0, _Signpost())
+    return True
+
+
+def missing_stack(err):
+    """The :class:`FiredrakeMissingError` that ``err`` stands for, or None.
+
+    ``err`` (or an exception it was raised from) is a :class:`FiredrakeMissingError`,
+    or a ``ModuleNotFoundError`` of a module of :data:`STACK_MODULES`.
+    """
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, FiredrakeMissingError):
+            return err
+        if isinstance(err, ModuleNotFoundError) and (err.name or "").partition(".")[0] in STACK_MODULES:
+            return FiredrakeMissingError(err.name.partition(".")[0])
+        err = err.__cause__ or err.__context__
+    return None
