@@ -188,7 +188,7 @@ def test_no_cycle_between_subpackages():
 #: the parts from the bottom up: a part imports only parts on lower floors (every import,
 #: also inside functions); a new part or top-level module is placed here
 FLOORS = (("kernels",), ("_checks", "_stack", "_moved"), ("math",), ("bodies",), ("joints",), ("forces",),
-          ("fem",), ("assembly",), ("io",), ("result",), ("solvers",), ("contact", "massspring"),
+          ("fem",), ("assembly",), ("io",), ("result",), ("solvers",), ("contact", "massspring", "reduce"),
           ("system",), ("mechanisms",), ("validation",), ("parallel", "study"), ("warm",), ("cli",))
 
 

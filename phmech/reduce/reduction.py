@@ -1,0 +1,176 @@
+"""Craig--Bampton and free-interface modal reduction of a linear pH body (:mod:`phmech.reduce.basis`).
+
+Both build a velocity basis ``V_v``, complete it with the compatible stresses
+into ``V = blockdiag(I_f, V_v, C^{-1} D V_v)`` and project every matrix of
+the body in energy coordinates: ``M_r = V^T M V`` (SPD), ``J_r = V^T J0 V``
+and the gyroscopic ``K_i`` of a floating frame (skew), ``R_r = V^T R V``
+(PSD), the ports' rows ``Y V``.  The projected matrices are symmetrized (or
+made skew) to round-off, so the reduced body is a pH system exactly, and
+its energy balance under the midpoint rule holds to the Newton tolerance.
+"""
+import numpy as np
+
+from ..bodies.base import Port
+from .basis import (ReductionError, Split, check_mode_count, compatible_basis, constraint_modes, normal_modes,
+                    orthonormal_columns)
+from .body import ReducedBody, frame_kind, full_identity
+
+
+def _ports(body, ports, what):
+    """The ports ``ports`` (ports or names) of ``body``, each checked to be one of its own."""
+    if isinstance(ports, (str, Port)):
+        ports = [ports]
+    out = []
+    for p in ports:
+        if isinstance(p, str):
+            if p not in body.ports:
+                raise ReductionError(f"body '{body.name}': {what} port '{p}' is not a port of the body (its ports: "
+                                     f"{sorted(body.ports)})")
+            p = body.ports[p]
+        elif not isinstance(p, Port):
+            raise ReductionError(f"body '{body.name}': {what} must be ports or port names, got {p!r}")
+        elif p.body is not body or body.ports.get(p.name) is not p:
+            raise ReductionError(f"body '{body.name}': {what} port '{p.label}' is not on this body")
+        if any(q is p for q in out):
+            raise ReductionError(f"body '{body.name}': {what} port '{p.name}' is given twice")
+        out.append(p)
+    return out
+
+
+def _symmetric(A):
+    return 0.5 * (A + A.T)
+
+
+def _skew(A):
+    return 0.5 * (A - A.T)
+
+
+def _reduced(body, split, Vv, kind, name, keep, exact, info):
+    """The :class:`~phmech.reduce.body.ReducedBody` of the velocity basis ``Vv``."""
+    owner = f"body '{body.name}'"
+    basis = compatible_basis(split, Vv)
+    M = _symmetric(basis.project(body.M))
+    J0 = _skew(basis.project(body.J0))
+    R = None if body.R is None else _symmetric(basis.project(body.R))
+    K_list = [_skew(basis.project(K)) for K in getattr(body, "K_list", [])]
+    w = np.linalg.eigvalsh(M)
+    if w[0] <= 1e-13 * w[-1]:
+        raise ReductionError(f"{owner}: the reduced energy metric is not positive definite (lowest eigenvalue "
+                             f"{w[0]:.3e} of {w[-1]:.3e})")
+    if R is not None:
+        r = np.linalg.eigvalsh(R)
+        if r[0] < -1e-10 * max(abs(r).max(), 1e-300):
+            raise ReductionError(f"{owner}: the reduced dissipation is not positive semidefinite ({r[0]:.3e})")
+        R = None if not np.any(R) else R
+    ports = [(p.name, basis.rows(p.Y), None if p.W is None else basis.rows(p.W), p.position, p.name in exact)
+             for p in keep]
+    extras = {"translation_dofs": np.asarray(body.translation_dofs, int), "G": info.pop("G")}
+    for k in ("mass", "center", "inertia"):
+        if getattr(body, k, None) is not None and kind != "fixed":
+            extras[k] = np.asarray(getattr(body, k), float)
+    fm = body.first_moment() if callable(getattr(body, "first_moment", None)) else None
+    if fm is not None and fm[2] == "e":
+        extras["first_moment"] = (np.asarray(fm[0], float), basis.rows(np.asarray(fm[1], float)))
+    info.update({"full_ports": sorted(body.ports), "modal_stresses": basis.Vs.shape[1] == basis.Vv.shape[1],
+                 "n_full": int(body.ne), "n_reduced": int(basis.n)})
+    return ReducedBody(name or body.name, M, J0, R, basis, ports, frame=kind, dim=body.dim,
+                       identity=full_identity(body), info=info, K_list=K_list, q0=body.q0, extras=extras)
+
+
+def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="auto", velocity=None):
+    """The Craig--Bampton reduction of a linear velocity--stress pH body (:mod:`phmech.reduce.basis`).
+
+    The velocity basis is the static constraint modes of the interface rows (every velocity
+    and angular-velocity row of the interface ports, the independent ones) and the
+    ``n_modes`` lowest normal modes with the interface held (Craig & Bampton, AIAA J. 6
+    (1968)); the stresses are the compatible ones of these modes and the projection is in
+    energy coordinates (Polyuga & van der Schaft 2010), so the result is a pH body.  A
+    floating body's frame efforts stay as they are (only the elastic part is projected).
+
+    Parameters
+    ----------
+    body : Body
+        A linear pH body whose efforts are frame efforts, velocities (``velocity_dofs``) and
+        stresses, with ``M`` block-diagonal in kinetic and elastic energy (a
+        :class:`~phmech.fem.FormBody`, a plate, a beam).
+    interface : sequence of Port or str
+        The ports where the body is joined and loaded; they are the reduced body's ports,
+        statically exact.
+    n_modes : int
+        Number of fixed-interface normal modes (0: static condensation).
+    name : str, optional
+        The reduced body's name (default: the body's).
+    outputs : sequence of Port or str, optional
+        Further ports kept (projected rows, for output; not statically exact).
+    eigensolver : {"auto", "slepc", "scipy"}
+    velocity : sequence of int, optional
+        The velocity unknowns, for a body without ``velocity_dofs``.
+
+    Returns
+    -------
+    ReducedBody
+
+    Raises
+    ------
+    ReductionError
+        A port not on the body, more modes than the body has, a body of another form.
+    """
+    kind = frame_kind(body)
+    ports = _ports(body, interface, "interface")
+    if not ports:
+        raise ReductionError(f"body '{body.name}': craig_bampton needs at least one interface port "
+                             "(modal_reduction reduces without one)")
+    extra = [p for p in _ports(body, outputs, "outputs") if all(p is not q for q in ports)]
+    split = Split(body, velocity)
+    G, labels = split.interface_rows(ports)
+    if not G.shape[0]:
+        raise ReductionError(f"body '{body.name}': the interface ports {[p.name for p in ports]} have no rows on "
+                             "the flexible velocities")
+    check_mode_count(split, n_modes, G.shape[0])
+    Psi = constraint_modes(split, G)
+    omega, Phi = normal_modes(split, G, int(n_modes), eigensolver)
+    Vv = orthonormal_columns(split, np.hstack([Psi, Phi]), "constraint and normal modes")
+    info = {"method": "craig_bampton", "interface": [p.name for p in ports], "interface_rows": labels,
+            "n_modes": int(n_modes), "omega_fixed_interface": omega.tolist(), "eigensolver": eigensolver, "G": G}
+    return _reduced(body, split, Vv, kind, name, ports + extra, {p.name for p in ports}, info)
+
+
+def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eigensolver="auto", velocity=None):
+    """Free-interface modal reduction: the ``n_modes`` lowest normal modes of the body with every
+    port free (a fixed body, or the elastic part of a floating one about its reference
+    condition), projected as in :func:`craig_bampton`.
+
+    Parameters
+    ----------
+    body : Body
+    n_modes : int
+    name : str, optional
+    ports : sequence of Port or str, optional
+        The ports kept (default: all).
+    attachment : bool
+        Add the attachment modes ``K^{-1} G^T`` of the kept ports' rows (the static correction
+        of MacNeal and Rubin): then a static load at a port is exact as in Craig--Bampton.
+    eigensolver : {"auto", "slepc", "scipy"}
+    velocity : sequence of int, optional
+
+    Returns
+    -------
+    ReducedBody
+    """
+    kind = frame_kind(body)
+    keep = _ports(body, list(body.ports) if ports is None else ports, "ports")
+    split = Split(body, velocity)
+    check_mode_count(split, n_modes, 0)
+    omega, Phi = normal_modes(split, np.zeros((0, split.nv)), int(n_modes), eigensolver)
+    G, labels = split.interface_rows(keep)
+    cols = [Phi]
+    if attachment and G.shape[0]:
+        Psi = constraint_modes(split, G)
+        cols.insert(0, Psi)
+    if not sum(c.shape[1] for c in cols):
+        raise ReductionError(f"body '{body.name}': n_modes=0 without attachment modes leaves nothing to reduce to")
+    Vv = orthonormal_columns(split, np.hstack(cols), "normal and attachment modes")
+    info = {"method": "modal_attachment" if attachment else "modal", "interface": [p.name for p in keep],
+            "interface_rows": labels, "n_modes": int(n_modes), "omega_free": omega.tolist(),
+            "eigensolver": eigensolver, "G": G}
+    return _reduced(body, split, Vv, kind, name, keep, {p.name for p in keep} if attachment else set(), info)
