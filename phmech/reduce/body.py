@@ -68,16 +68,17 @@ def full_identity(body):
 
 
 def _difference(stored, now):
-    keys = sorted(set(stored) | set(now))
+    """What differs between two identities (:func:`full_identity`), scalars first."""
+    keys = sorted(set(stored) | set(now), key=lambda k: (isinstance(stored.get(k, now.get(k)), dict), k))
     out = []
     for k in keys:
         a, b = stored.get(k), now.get(k)
         if a == b:
             continue
         if k == "fe_key":
-            out.append("its forms, mesh or parameters (FE key)")
+            out.append("its forms, mesh or parameters (the FE key)")
         elif isinstance(a, dict) and isinstance(b, dict):
-            out += [f"{k} {n}" for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n)]
+            out.append(f"{k} " + ", ".join(sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))))
         else:
             out.append(f"{k}: {a!r} in the file, {b!r} in the body")
     return out
@@ -323,7 +324,7 @@ class ReducedBody(FixedBody):
         if diff:
             src = f"reduced body file {where!r}" if where else f"reduced body '{self.name}'"
             raise ReducedFileError(f"{src} was reduced from another model than body '{body.name}': it differs in "
-                                   + ", ".join(diff))
+                                   + "; ".join(diff))
 
 
 _CLASSES = {}
