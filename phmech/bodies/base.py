@@ -40,6 +40,14 @@ from .frames import (PlanarFrames, SpatialFrames, planar_frames_jacobian, planar
                      spatial_frames_jacobian, spatial_frames_qdot)
 
 
+def planar_axis(body, axis):
+    """The rate sign of a planar body turning about ``axis`` (which must be +-z)."""
+    a = np.asarray(axis, float)
+    if a.shape != (3,) or abs(abs(a[2]) - 1.0) > 1e-12 or abs(a[0]) + abs(a[1]) > 1e-12:
+        raise ValueError(f"body '{body.name}': a planar body turns about the z axis only, got axis {axis!r}")
+    return float(np.sign(a[2]))
+
+
 @dataclass(eq=False)
 class Port:
     """A point of a body where joints and loads act.
@@ -205,6 +213,13 @@ class Body(PortPicture):
         """Configuration moved by the small frame velocity ``v`` (``v = e[frame_dofs]``) over unit time."""
         raise NotImplementedError
 
+    def rotation_velocity(self, q, axis, point):
+        """The frame velocities ``e[frame_dofs]`` of the body turning rigidly at unit rate about the
+        inertial ``axis`` (unit) through ``point`` (a relative equilibrium's motion,
+        :func:`phmech.solvers.static.relative_equilibrium`)."""
+        raise NotImplementedError(f"body '{self.name}' ({type(self).__name__}) does not say how it turns "
+                                  "with a rotating assembly (rotation_velocity)")
+
     #: True when the body adds :meth:`effort_terms` to its effort equations
     has_effort_terms = False
 
@@ -267,6 +282,9 @@ class FixedBody(Body):
     def qdot_jacobians(self, q, e):
         return np.zeros((0, 0)), np.zeros((0, self.ne))
 
+    def rotation_velocity(self, q, axis, point):
+        return np.zeros(0)
+
     def port_position(self, q, port):
         return port.position.copy()
 
@@ -318,6 +336,12 @@ class FloatingFrameBody(Body):
         out[:2] += self.rotation(q) @ v[:2]
         out[2] += v[2]
         return out
+
+    def rotation_velocity(self, q, axis, point):
+        """Body-frame ``(v_x, v_y, omega)``; a planar body turns about z only."""
+        a = planar_axis(self, axis)
+        r = self.position(q) - np.asarray(point, float)[:2]
+        return np.r_[self.rotation(q).T @ (a * np.array([-r[1], r[0]])), a]
 
 
 class SpatialFrameBody(Body):
@@ -375,6 +399,12 @@ class SpatialFrameBody(Body):
         out[:3] += self.rotation(q) @ v[:3]
         out[3:7] = UnitQuaternion.retract(q[3:7], v[3:6])
         return out
+
+    def rotation_velocity(self, q, axis, point):
+        """Body-frame ``(v_P, omega)``: ``R^T (a x (x - c))`` and ``R^T a``."""
+        a = np.asarray(axis, float)
+        R = self.rotation(q)
+        return np.r_[R.T @ np.cross(a, self.position(q) - np.asarray(point, float)), R.T @ a]
 
     def angular_momentum(self, q, e):
         """Inertial angular momentum about the frame origin (the ``omega`` rows of ``M e``)."""

@@ -37,9 +37,9 @@ import scipy.sparse as sp
 from ..kernels.jit import jit as _jit
 from ..kernels.families import register_family
 from ..math.rotations import PlanarAngle, UnitQuaternion, rot2, skew
-from .base import Body
+from .base import Body, planar_axis
 from .frames import scatter_frames_jacobian, spatial_frames_jacobian, spatial_frames_qdot
-from .rigid import positive
+from .rigid import positive, turning_point_velocity
 
 
 #: the packed kinematics (:meth:`InertialFrames.kernel_data`): the discs' ``q`` and ``e`` indices,
@@ -185,6 +185,11 @@ class Disc(_InertialBody):
     def rotation(self, q):
         return rot2(q[2])
 
+    def rotation_velocity(self, q, axis, point):
+        """Inertial ``(v_x, v_y, omega)`` of the centre turning about z."""
+        return np.r_[turning_point_velocity(self, np.asarray(q, float)[None, :2], axis, point).ravel(),
+                     planar_axis(self, axis)]
+
 
 class Top(_InertialBody):
     """Spatial rigid body, origin at the centre of mass: ``q = (x, p)`` (position, unit
@@ -237,6 +242,11 @@ class Top(_InertialBody):
 
     def rotation(self, q):
         return UnitQuaternion.matrix(q[3:7])
+
+    def rotation_velocity(self, q, axis, point):
+        """The centre's inertial velocity ``a x (x - c)`` and the body-frame angular velocity ``R^T a``."""
+        q = np.asarray(q, float)
+        return np.r_[turning_point_velocity(self, q[None, :3], axis, point).ravel(), self.rotation(q).T @ np.asarray(axis, float)]
 
 
 def _pack_family(groups, dae):

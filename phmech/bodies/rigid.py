@@ -3,8 +3,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..math.rotations import E3, skew
-from .base import Body, FloatingFrameBody, SpatialFrameBody
+from .base import Body, FloatingFrameBody, SpatialFrameBody, planar_axis
 from .frames import Points, points_qdot
+from .motion import check_motion
 
 
 def positive(value, what, owner, allow_zero=False):
@@ -32,6 +33,18 @@ def rigid_frame_blocks(m, s, Iz):
     return M, K
 
 
+def turning_point_velocity(body, x, axis, point):
+    """Inertial velocities ``a x (x - c)`` of the points ``x`` (rows, 2 or 3 coordinates) turning
+    at unit rate about ``axis`` through ``point`` (planar points: about z)."""
+    x = np.asarray(x, float)
+    c = np.asarray(point, float)[:x.shape[1]]
+    if x.shape[1] == 2:
+        a = planar_axis(body, axis)
+        r = x - c
+        return a * np.column_stack([-r[:, 1], r[:, 0]])
+    return np.cross(np.asarray(axis, float), x - c)
+
+
 class PlanarRigidBody(FloatingFrameBody):
     """A planar rigid body in a floating frame.
 
@@ -51,10 +64,15 @@ class PlanarRigidBody(FloatingFrameBody):
     ports : dict of str -> (float, float)
         Named points in the body frame [m]; ``"P"`` (the origin) is always added.
     position, angle : initial configuration of the frame [m], [rad].
+    velocity : (float, float), optional
+        Initial velocity of the frame origin P, inertial components [m/s] (default: at rest).
+    angular_velocity : float, optional
+        Initial angular velocity [rad/s] (default 0).  Both are projected onto the joints
+        at the start (:mod:`phmech.bodies.motion`).
     """
 
     def __init__(self, name, mass, inertia, center=(0.0, 0.0), ports=None,
-                 position=(0.0, 0.0), angle=0.0):
+                 position=(0.0, 0.0), angle=0.0, velocity=None, angular_velocity=None):
         super().__init__(name, position, angle)
         owner = f"body '{name}'"
         m = positive(mass, "mass", owner)
@@ -70,6 +88,7 @@ class PlanarRigidBody(FloatingFrameBody):
         self.e_labels = ["vx", "vy", "omega"]
         for pname, r in {"P": (0.0, 0.0), **(ports or {})}.items():
             self.add_point(pname, r)
+        self.initial_velocity, self.initial_angular_velocity = check_motion(self, velocity, angular_velocity)
 
     def add_point(self, name, r):
         """Add a port at body-frame point ``r``."""
@@ -91,14 +110,16 @@ class PointMass(Body):
     """A point mass: ``m v' = F`` in inertial components, one port ``P``.
 
     Planar or spatial after the length of ``position``: ``q`` is the
-    position, ``e`` the inertial velocity.
+    position, ``e`` the inertial velocity; ``velocity`` (inertial components
+    [m/s], default at rest) is the initial one, projected onto the joints at
+    the start (:mod:`phmech.bodies.motion`).
     """
 
     kinematics_group = Points
     #: the position's indices in the body's ``q`` and ``e`` for :func:`~phmech.bodies.frames.points_qdot`
     _POINT = np.arange(3, dtype=np.int64)
 
-    def __init__(self, name, mass, position=(0.0, 0.0)):
+    def __init__(self, name, mass, position=(0.0, 0.0), velocity=None):
         super().__init__(name)
         owner = f"body '{name}'"
         self.mass = positive(mass, "mass", owner)
@@ -112,6 +133,7 @@ class PointMass(Body):
         self.J0 = sp.csr_matrix((self.dim, self.dim))
         self.e_labels = ["vx", "vy", "vz"][:self.dim]
         self.add_port("P", np.eye(self.dim))
+        self.initial_velocity, self.initial_angular_velocity = check_motion(self, velocity)
 
     def qdot(self, q, e):
         out = np.empty(self.dim)
@@ -124,15 +146,23 @@ class PointMass(Body):
     def retract(self, q, v):
         return np.asarray(q, float) + v[:self.dim]
 
+    def rotation_velocity(self, q, axis, point):
+        """The inertial velocity ``a x (x - c)``."""
+        return turning_point_velocity(self, np.asarray(q, float)[None, :self.dim], axis, point).ravel()
+
 
 class SpatialRigidBody(SpatialFrameBody):
     """A spatial rigid body: mass, inertia tensor about the centre of mass, centre ``c``.
 
-    Ports: ``"P"`` (the origin) and any named body-frame points.
+    Ports: ``"P"`` (the origin) and any named body-frame points.  ``velocity`` (of the
+    origin P) and ``angular_velocity`` are the initial motion in inertial components
+    [m/s], [rad/s] (default at rest), projected onto the joints at the start
+    (:mod:`phmech.bodies.motion`).
     """
 
     def __init__(self, name, mass, inertia, center=(0.0, 0.0, 0.0), ports=None,
-                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0)):
+                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0), velocity=None,
+                 angular_velocity=None):
         super().__init__(name, position, orientation)
         owner = f"body '{name}'"
         m = positive(mass, "mass", owner)
@@ -162,6 +192,7 @@ class SpatialRigidBody(SpatialFrameBody):
         self.e_labels = ["vx", "vy", "vz", "wx", "wy", "wz"]
         for pname, r in {"P": (0.0, 0.0, 0.0), **(ports or {})}.items():
             self.add_point(pname, r)
+        self.initial_velocity, self.initial_angular_velocity = check_motion(self, velocity, angular_velocity)
 
     def add_point(self, name, r):
         """Add a port at body-frame point ``r``."""

@@ -30,6 +30,7 @@ import scipy.sparse as sp
 from ..bodies.base import Body
 from ..bodies.frames import Points
 from ..bodies.picture import pad3
+from ..bodies.rigid import turning_point_velocity
 from ..forces.loads import Load
 from . import kernels as kn
 
@@ -64,6 +65,10 @@ class NetworkBody(Body):
 
     def qdot(self, q, e):
         return np.array(e, dtype=float)
+
+    def rotation_velocity(self, q, axis, point):
+        """Each mass' inertial velocity ``a x (x - c)``."""
+        return turning_point_velocity(self, np.asarray(q, float).reshape(-1, self.dim), axis, point).ravel()
 
     def qdot_jacobians(self, q, e):
         n = len(self.q0)

@@ -34,7 +34,6 @@ body under gravity) leaves a residual that stops falling, and the error
 names the variables of that motion.
 """
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -70,10 +69,11 @@ def _supported(dae):
 
 
 class _Conditions:
-    """The equilibrium conditions of ``dae`` at time ``t`` and their Jacobian."""
+    """The equilibrium conditions of ``dae`` at time ``t`` and their Jacobian; with ``turning =
+    (axis, point, rate)`` those of the relative equilibrium turning about that axis."""
 
-    def __init__(self, dae, t):
-        self.dae, self.t = dae, t
+    def __init__(self, dae, t, turning=None):
+        self.dae, self.t, self.turning = dae, t, turning
         self.frames = dae.layout.frame_indices()
         self.act = np.flatnonzero(dae.active)
         nf, ne, na = len(self.frames), dae.ne, len(self.act)
@@ -94,7 +94,32 @@ class _Conditions:
         q, e, lam = dae.split(y)
         vel = dae._active_G(q) @ e - dae.w(self.t)[self.act]
         rows = np.where(self.has, dae._position_vector(self.t, q), vel)
-        return np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames], rows]), self.has
+        return np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames] - self.frame_velocity(q), rows]), self.has
+
+    def frame_velocity(self, q):
+        """The frames' velocities: zero at rest, the assembly's rigid rotation when turning."""
+        if self.turning is None:
+            return np.zeros(len(self.frames))
+        axis, point, rate = self.turning
+        dae = self.dae
+        parts = []
+        for b in dae.layout.bodies:
+            if len(b.frame_dofs):
+                parts.append(rate * np.asarray(b.rotation_velocity(q[dae.q_slices[b.name]], axis, point), float))
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def frame_velocity_motion(self, q, h=1e-7):
+        """``d frame_velocity / d delta`` (central differences along each frame motion: the rigid
+        rotation's velocity field is a few products of the configuration)."""
+        nf = len(self.frames)
+        D = np.zeros((nf, nf))
+        if self.turning is None:
+            return D
+        for j in range(nf):
+            d = np.zeros(nf)
+            d[j] = h
+            D[:, j] = (self.frame_velocity(self.move(q, d)) - self.frame_velocity(self.move(q, -d))) / (2 * h)
+        return D
 
     def jacobian(self, y, has):
         dae, nq, ne = self.dae, self.dae.nq, self.dae.ne
@@ -106,8 +131,9 @@ class _Conditions:
         P, V = sp.diags(has.astype(float)), sp.diags((~has).astype(float))
         nf = len(self.frames)
         Ief = sp.csr_matrix((np.ones(nf), (np.arange(nf), self.frames)), shape=(nf, ne))
+        Vf = None if self.turning is None else sp.csr_matrix(-self.frame_velocity_motion(y[dae.sq]))
         return sp.bmat([[A[se, :nq] @ T, A[se, se], A[se][:, sl]],
-                        [None, Ief, None],
+                        [Vf, Ief, None],
                         [P @ Gf, V @ G, None]], format="csc")
 
     def move(self, q, delta):
@@ -188,15 +214,85 @@ def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5):
         When the iteration matrix is singular (a free motion, named) or Newton does
         not converge.
     """
+    return _newton(_Conditions(dae, t), q0, tol, max_iter, max_rotation, "equilibrium",
+                   "no static equilibrium")
+
+
+def relative_equilibrium(dae, axis, rate, point=(0.0, 0.0, 0.0), q0=None, t=0.0, tol=1e-10, max_iter=50,
+                         max_rotation=0.5):
+    """The relative equilibrium near ``q0`` of an assembly turning rigidly about an axis.
+
+    Every body turns at ``rate`` [rad/s] about the inertial ``axis`` through ``point``: the
+    frames' velocities are the rigid rotation's (:meth:`~phmech.bodies.base.Body.rotation_velocity`
+    of each body), the effort balance holds with them (centrifugal and gyroscopic terms, gravity
+    along the axis, springs, the joint reactions), the joints hold.  A flyball governor, a
+    conical pendulum, a rotor with appendages: the steady motion whose body-frame velocities,
+    deformation and reactions are constant.  The conditions are those of :func:`equilibrium`
+    with the frame rows ``e_frames = rate * v(q)`` instead of ``e_frames = 0``, solved by the
+    same Newton iteration; the turning of the whole assembly about the axis is the neutral
+    motion of its least-norm steps.  A drive of the assembly (a driven shaft) must turn at
+    ``rate`` (its velocity row is a condition).  Loads across the axis (gravity not along it)
+    leave no relative equilibrium: the error names the unbalanced rows.
+
+    Parameters
+    ----------
+    dae : DescriptorDAE
+    axis : 3-vector
+        The inertial spin axis (normalized here); ``(0, 0, 1)`` for planar models.
+    rate : float
+        The spin rate [rad/s] (sign by the right-hand rule about ``axis``).
+    point : 3-vector
+        A point of the axis.
+    q0, t, tol, max_iter, max_rotation
+        As in :func:`equilibrium`; start from a configuration near the wanted branch (a
+        governor's arms spread: hanging arms are a relative equilibrium too).
+
+    Returns
+    -------
+    array
+        The state ``y = (q, e, lam)`` at the relative equilibrium.
+    """
+    a = np.asarray(axis, float)
+    if a.shape != (3,) or not np.all(np.isfinite(a)) or np.linalg.norm(a) == 0.0:
+        raise ValueError(f"relative_equilibrium: axis must be a non-zero 3-vector, got {axis!r}")
+    c = np.asarray(point, float)
+    if c.shape != (3,) or not np.all(np.isfinite(c)):
+        raise ValueError(f"relative_equilibrium: point must be a finite 3-vector, got {point!r}")
+    if isinstance(rate, bool) or not np.isfinite(rate):
+        raise ValueError(f"relative_equilibrium: rate must be a finite number, got {rate!r}")
+    cond = _Conditions(dae, t, (a / np.linalg.norm(a), c, float(rate)))
+    try:
+        cond.frame_velocity(dae.q0)
+    except (NotImplementedError, ValueError) as err:
+        raise EquilibriumError(f"relative_equilibrium: {err}") from None
+    y = _newton(cond, q0, tol, max_iter, max_rotation, "relative_equilibrium", "no relative equilibrium")
+    # a driven joint holds its angle; its rate must be the assembly's too
+    q, e, _ = dae.split(y)
+    vel = dae._active_G(q) @ e - dae.w(t)[cond.act]
+    scale = max(1.0, abs(float(rate)) * (1.0 + float(np.max(np.abs(q), initial=0.0))))
+    bad = np.flatnonzero(np.abs(vel) > np.sqrt(tol) * scale)
+    if bad.size:
+        labels = dae.labels()
+        rows = ", ".join(f"{labels[dae.nq + dae.ne + cond.act[i]]} ({vel[i]:+.3g})" for i in bad[:4])
+        raise EquilibriumError(f"relative_equilibrium: the assembly turning at {rate!r} rad/s about {tuple(float(x) for x in a)} "
+                               f"violates the velocity rows {rows}: a drive turns at another rate or "
+                               "about another axis")
+    return y
+
+
+def _newton(cond, q0, tol, max_iter, max_rotation, caller, none):
+    """Newton's method on the conditions ``cond`` from the configuration ``q0`` (the loop of
+    :func:`equilibrium` and :func:`relative_equilibrium`)."""
+    dae, t = cond.dae, cond.t
     _supported(dae)
     q = np.array(dae.q0 if q0 is None else q0, float)
     if q.shape != (dae.nq,):
-        raise ValueError(f"equilibrium: q0 needs {dae.nq} values, got shape {q.shape}")
+        raise ValueError(f"{caller}: q0 needs {dae.nq} values, got shape {q.shape}")
     if not np.all(np.isfinite(q)):
-        raise ValueError(f"equilibrium: q0 has non-finite values at {dae.labels()[int(np.argmin(np.isfinite(q)))]}")
-    cond = _Conditions(dae, t)
+        raise ValueError(f"{caller}: q0 has non-finite values at {dae.labels()[int(np.argmin(np.isfinite(q)))]}")
     sf, se, sl = cond.x_slices
     e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
+    e[cond.frames] = cond.frame_velocity(q)
     y = cond.state(q, e, lam)
     r, has = cond.residual(y)
     scale = max(1.0, float(np.max(np.abs(r))))
@@ -212,7 +308,7 @@ def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5):
         # a singular matrix whose residual stops falling: a load that a free motion cannot carry
         worst = worst[-2:] + [size] if singular else []
         if len(worst) == 3 and worst[-1] > 0.5 * worst[0]:
-            raise EquilibriumError(f"equilibrium: no static equilibrium near this configuration (residual "
+            raise EquilibriumError(f"{caller}: {none} near this configuration (residual "
                                    f"{size:.3e}): " + _free_motion(cond, J, r))
         big = np.max(np.abs(dx[sf]), initial=0.0)
         if big > max_rotation:
@@ -225,7 +321,7 @@ def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5):
         if converged(step, prev, tol, True) and np.max(np.abs(r)) <= np.sqrt(tol) * scale:
             return y
         prev = step
-    raise EquilibriumError(f"equilibrium: no convergence in {max_iter} iterations at t = {t} "
+    raise EquilibriumError(f"{caller}: no convergence in {max_iter} iterations at t = {t} "
                            f"(largest residual {np.max(np.abs(r)):.3e} at "
                            f"{_residual_label(cond, r)})")
 
