@@ -23,7 +23,11 @@ points is met to O(h) only when ``G`` depends on the configuration.  With
 exact at every step point, with a power balance error of O(h^2).  The method is A-stable and second order in the
 differential variables.  The nonlinear systems are solved by a simplified
 Newton method on a sparse LU factorization that is reused over steps until
-the contraction deteriorates.  The multiplier of a step belongs to its
+the contraction deteriorates; a step whose iteration is too slow is retried
+with factors at its last iterate (going on from it while it contracted),
+and that retry accepts an iteration stalled at the round-off floor of its
+increments (the rule of :func:`~phmech.solvers._newton.newton_converged`,
+shared with the compiled step).  The multiplier of a step belongs to its
 midpoint and is stored with the step's end point.  The solver also records
 the exact discrete work supplied through the ports (``Result.work``); at an
 output time inside a step it follows the energy of the dense output
@@ -284,18 +288,22 @@ class ImplicitMidpoint(Solver):
                 r[d.sl] = d.G(q1) @ e1 - d.w(t0 + h)
             return r, ym
 
+        iterations = 0
         for attempt in range(2):
             cause = None
+            floor = attempt == 1            # fresh factors at the last iterate: the round-off floor counts
             if self.lu is None:
                 ym = z.copy()
                 ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
                 self._factor(tm, ym, h)
             converged = False
+            contracting = False
             prev = None
             err = np.nan
             compiled = self._newton_kernel is not None and hasattr(self.lu, "factors")
             if compiled:                   # the same iteration, compiled (sparse factors)
-                status, it, err = self._newton_compiled(y0, z, h, tm)
+                status, it, err = self._newton_compiled(y0, z, h, tm, floor)
+                iterations += it + 1
                 if status == 1:
                     converged = True
                     self._iterations = it + 1
@@ -304,6 +312,7 @@ class ImplicitMidpoint(Solver):
                         cause = self._nonfinite_cause(tm, y0, residual(z)[0])
                 elif status == 3:
                     cause = NONFINITE_INCREMENT
+                contracting = status == 0
             for it in range(0 if compiled else self.max_newton):
                 with np.errstate(all="ignore"):
                     r, ym = residual(z)
@@ -318,10 +327,12 @@ class ImplicitMidpoint(Solver):
                 if not np.isfinite(err):
                     cause = NONFINITE_INCREMENT
                     break
-                if newton_converged(err, prev or 0.0, self.newton_tol, False):
+                iterations += 1
+                if newton_converged(err, prev or 0.0, self.newton_tol, floor):
                     converged = True
                     self._iterations = it + 1
                     break
+                contracting = prev is not None and err < prev
                 if prev and err / prev > 0.5 and it >= 2:
                     break  # slow contraction: refresh the Jacobian
                 prev = err
@@ -330,11 +341,12 @@ class ImplicitMidpoint(Solver):
             if cause is not None and "model returns" in cause:
                 break                  # a fresh Jacobian cannot help
             self.lu = None
-            z = y0.copy()
+            if cause is not None or not contracting:   # else go on from the last iterate, factors there
+                z = y0.copy()
         if not converged:
             raise SolverError(self.name, t0, cause or (
                 f"Newton iteration converged too slowly (last relative increment {err:.3g} after "
-                f"{self.max_newton} iterations, also with a fresh Jacobian): reduce dt"))
+                f"{iterations} iterations, also with a fresh Jacobian): reduce dt"))
         # exact discrete supplied work of the step (power at the midpoint)
         ym = z.copy()
         ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
@@ -342,14 +354,15 @@ class ImplicitMidpoint(Solver):
         self.work += h * d.power(tm, ym)
         self._accept(t0, y0, z, h, t_new)
 
-    def _newton_compiled(self, y0, z, h, tm):
+    def _newton_compiled(self, y0, z, h, tm, floor):
         """The Newton iteration of :meth:`_step` in one compiled call with SuperLU's factors
-        (:func:`~phmech.solvers.midpoint_kernels.midpoint_newton`); ``z`` is updated in place.
-        Returns ``(status, iterations, err)`` of that function."""
+        (:func:`~phmech.solvers.midpoint_kernels.midpoint_newton`; ``floor``: the retry with fresh
+        factors, where a stall at the round-off floor has converged); ``z`` is updated in place.  Returns ``(status, iterations, err)``
+        of that function."""
         from .midpoint_kernels import midpoint_newton
         self.dae_scale = np.asarray(self.dae_scale, float)
         status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, *self._no_dense, self.lu.factors,
-                                          self.newton_tol, self.max_newton, self.dae_scale,
+                                          self.newton_tol, self.max_newton, self.dae_scale, floor,
                                           *self._newton_kernel.kernel_args(tm))
         self.nfev += it + 1
         return status, it, err

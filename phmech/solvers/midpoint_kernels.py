@@ -205,17 +205,20 @@ def no_sparse_factors():
 
 
 @_jit
-def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, dae_scale,
+def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, dae_scale, floor,
                     nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
                     nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
     """Simplified Newton iteration of one midpoint step with fixed factors (the Python loop of
     :meth:`ImplicitMidpoint._step`, same tests): the dense ``F``, ``ipiv`` of
     :func:`iteration_matrix` with their pattern ``nz``, or SuperLU's ``S`` (the arrays of
     :class:`~phmech.solvers._sparse_lu.SparseLU`; :func:`no_sparse_factors` for none).  ``z``
-    is updated in place.
+    is updated in place.  ``floor``: the retry with factors at the last iterate, where an
+    iteration stalled at the round-off floor has converged
+    (:func:`~phmech.solvers._newton.newton_converged`).
 
-    Returns ``(status, iterations, err)``: 1 converged, 0 not converged or slow
-    (refresh the iteration matrix), 2 non-finite residual, 3 non-finite increment.
+    Returns ``(status, iterations, err)``: 1 converged, 0 not converged or slow but
+    contracting (refresh the iteration matrix and go on from ``z``), 5 slow and not
+    contracting (refresh and start again), 2 non-finite residual, 3 non-finite increment.
     """
     sparse = S[0].size > 1
     nd = nq + ne
@@ -228,6 +231,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, d
     dz = np.empty(n)
     prev = 0.0
     err = np.nan
+    contracting = False
     for it in range(max_newton):
         for i in range(n):
             ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
@@ -257,12 +261,13 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, d
             if not np.isfinite(term):
                 return 3, it, term
             err = max(err, term)
-        if newton_converged(err, prev, tol, False):
+        if newton_converged(err, prev, tol, floor):
             return 1, it, err
+        contracting = prev > 0.0 and err < prev
         if prev > 0.0 and err / prev > 0.5 and it >= 2:
-            return 0, it, err
+            return 0 if contracting else 5, it, err
         prev = err
-    return 0, max_newton - 1, err
+    return 0 if contracting else 5, max_newton - 1, err
 
 
 @_jit
@@ -322,6 +327,10 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_
     iteration with the factors at hand (``has_lu``), else or after a failure from ``y0`` with
     factors at the new midpoint (written to ``F``, ``ipiv``; the point to ``ym_lu``).
 
+    The second attempt goes on from the last iterate of the first where that one was
+    contracting, else starts again from ``y0``; it accepts an iteration stalled at the
+    round-off floor.
+
     Returns ``(status, nfev, nlu, err, iterations, power)``: status 1 converged (``z`` the
     end point, ``power`` the supplied power at the step's midpoint), 0 not converged,
     2 or 3 a non-finite residual or increment, 4 a vanishing pivot (column ``err - 1``).
@@ -346,16 +355,19 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_
                 return 4, nfev, nlu, float(bad), 0, 0.0
             has_lu = True
         status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, no_sparse_factors(), tol,
-                                          max_newton, dae_scale,
+                                          max_newton, dae_scale, attempt == 1,
                                           nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
                                           Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
                                           Xr, Xc, Xv, w, inactive, nlb, loads)
         nfev += it + 1
-        if status != 0:
+        if status != 0 and status != 5:
             break
         has_lu = False
-        for i in range(n):
-            z[i] = y0[i]
+        if status == 5:
+            for i in range(n):
+                z[i] = y0[i]
+    if status == 5:
+        status = 0
     power = 0.0
     if status == 1:
         ym = np.empty(n)
