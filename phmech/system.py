@@ -194,11 +194,27 @@ class System:
             self._assembled = DescriptorDAE(self)
         return self._assembled
 
-    def simulate(self, t_end, solver="midpoint", t0=0.0, y0=None, restart=None, **options):
+    def initial_state(self, t0=0.0, velocities=None, **options):
+        """Consistent initial values ``y0 = (q0, e0, lam0)`` of the assembled system.
+
+        ``velocities={body or name: motion}`` gives bodies with a frame their initial
+        motion in inertial components: the velocity of the frame origin P, or a dict
+        with ``"velocity"`` and/or ``"angular_velocity"`` (see
+        :mod:`phmech.bodies.motion`); it replaces what the bodies' own ``velocity=`` /
+        ``angular_velocity=`` say.  The velocities are projected onto the joints
+        (``dae.projection_report["stated_velocities"]`` names what changed).  Other
+        options (``q0``, ``e0``, ``project``, ``positions``, ``tol``) as in
+        :meth:`phmech.assembly.DescriptorDAE.initial_state`.
+        """
+        return self.assemble().initial_state(t0, velocities=velocities, **options)
+
+    def simulate(self, t_end, solver="midpoint", t0=0.0, y0=None, restart=None, velocities=None, **options):
         """Assemble, compute consistent initial values and integrate.
 
         See :func:`phmech.solvers.solve` for the solvers and their options;
-        ``restart=path`` continues the run saved in a checkpoint file.  The
+        ``restart=path`` continues the run saved in a checkpoint file;
+        ``velocities`` are the initial motions of bodies as in :meth:`initial_state`
+        (not with ``y0`` or ``restart``).  The
         result's ``stats["setup_time"]`` and ``stats["kernel_time"]`` include
         the model's set-up that no earlier result reported: its assembly and
         consistent initial state, made here or before (``assemble()``,
@@ -206,10 +222,13 @@ class System:
         """
         from .solvers import solve
         dae = self.assemble()
+        if velocities is not None and (y0 is not None or restart is not None):
+            raise ValueError("simulate: velocities= sets up the initial state; it cannot be combined with "
+                             f"{'y0' if y0 is not None else 'restart'}= (give the velocities to initial_state)")
         if restart is not None:
             return solve(dae, (t0, t_end), None, method=solver, restart=restart, **options)
         if y0 is None:
-            y0 = dae.initial_state(t0)
+            y0 = dae.initial_state(t0, velocities=velocities)
         return solve(dae, (t0, t_end), y0, method=solver, **options)
 
     def linearize(self, q=None, t=0.0, about="equilibrium"):

@@ -33,6 +33,7 @@ from scipy.sparse.linalg import splu
 
 from .redundancy import independent_rows
 from .._checks import ConsistencyError
+from ..bodies.motion import check_motion, frame_efforts, frame_velocity
 
 log = logging.getLogger("phmech")
 
@@ -227,14 +228,25 @@ class InitialValuesMixin:
                 for name, r in self.position_residuals(t, q).items() if np.max(np.abs(r)) > tol]
 
     # -- initial state -------------------------------------------------------
-    def initial_state(self, t0=0.0, q0=None, e0=None, project="rigid", positions="project", tol=1e-8):
+    def initial_state(self, t0=0.0, q0=None, e0=None, project="rigid", positions="project", tol=1e-8,
+                      velocities=None):
         """Consistent initial values ``y0 = (q0, e0, lam0)``.
 
         Parameters
         ----------
         q0, e0 : arrays, optional
-            Default: the bodies' initial configurations and zero efforts
-            (bodies at rest, undeformed).
+            Default: the bodies' initial configurations and the efforts of the
+            velocities the bodies were given (``velocity=``, ``angular_velocity=``
+            of their constructors), zero elsewhere (at rest, undeformed).  A given
+            ``e0`` is the whole effort vector: the bodies' own velocities are then
+            not used.
+        velocities : dict, optional
+            ``{body or name: motion}``, the initial motion of bodies with a frame in
+            inertial components (:mod:`phmech.bodies.motion`): ``motion`` is the
+            velocity of the frame origin P [m/s], or a dict with ``"velocity"``
+            and/or ``"angular_velocity"`` (a number planar, 3 components spatial)
+            [rad/s].  It replaces what it names of the body's own velocities (or of
+            ``e0``); flexible variables keep their values.
         project : ``"rigid"`` (default), ``"all"`` or False
             Velocities are projected onto ``G(q0) e = w(t0)`` in the metric
             of ``M`` (the smallest change of kinetic energy): ``"rigid"``
@@ -249,12 +261,48 @@ class InitialValuesMixin:
         tol : float
             Relative tolerance of the checks.
 
-        The multipliers are those of the hidden acceleration constraint.
+        The multipliers are those of the hidden acceleration constraint.  Stated
+        velocities that the joints do not allow are projected like any other
+        (``project``): ``self.projection_report["stated_velocities"]`` holds, per
+        body, the given and the projected inertial motion, and a warning names them.
         """
         with self.setup_clock.timing():
-            return self._initial_state(t0, q0, e0, project, positions, tol)
+            return self._initial_state(t0, q0, e0, project, positions, tol, velocities)
 
-    def _initial_state(self, t0, q0, e0, project, positions, tol):
+    def _stated_motion(self, velocities, own):
+        """``{body: (v, omega)}``: the inertial motion stated for each body (checked), from the
+        bodies' own velocities when ``own`` and from ``velocities``."""
+        stated = {}
+        if own:
+            for b in self.system.bodies:
+                v, w = getattr(b, "initial_velocity", None), getattr(b, "initial_angular_velocity", None)
+                if v is not None or w is not None:
+                    stated[b] = (v, w)
+        if velocities is None:
+            return stated
+        if not isinstance(velocities, dict):
+            raise TypeError(f"initial_state: velocities must be a dict {{body or name: motion}}, got {velocities!r}")
+        by_name = {b.name: b for b in self.system.bodies}
+        for key, motion in velocities.items():
+            name = key if isinstance(key, str) else getattr(key, "name", None)
+            body = by_name.get(name)
+            if body is None or not (isinstance(key, str) or body is key):
+                raise ValueError(f"initial_state: velocities names {key!r}, which is no body of the system; "
+                                 f"the bodies are {sorted(by_name)}")
+            if isinstance(motion, dict):
+                unknown = sorted(set(motion) - {"velocity", "angular_velocity"})
+                if unknown:
+                    raise ValueError(f"initial_state: velocities of body '{name}': unknown entries {unknown}; "
+                                     "give 'velocity' and/or 'angular_velocity'")
+                v, w = check_motion(body, motion.get("velocity"), motion.get("angular_velocity"))
+            else:
+                v, w = check_motion(body, motion)
+            old = stated.get(body, (None, None))
+            stated[body] = (old[0] if v is None else v, old[1] if w is None else w)
+        return stated
+
+    def _initial_state(self, t0, q0, e0, project, positions, tol, velocities=None):
+        stated = self._stated_motion(velocities, own=e0 is None)
         q0 = self.q0.copy() if q0 is None else np.array(q0, float)
         e0 = np.zeros(self.ne) if e0 is None else np.array(e0, float)
         if q0.shape != (self.nq,) or e0.shape != (self.ne,):
@@ -283,6 +331,10 @@ class InitialValuesMixin:
                         "violated: %s; largest change per body: %s", iters, "; ".join(problems),
                         self.projection_report["positions"])
             q0 = q1
+        for body, (v, w) in stated.items():          # the inertial motion at the (projected) configuration
+            idx, vals = frame_efforts(body, q0[self.q_slices[body.name]], v, w)
+            e0[np.arange(self.ne)[self.e_slices[body.name]][idx]] = vals
+        e_stated = e0.copy()
         G = self._active_G(q0)
         w = self.w(t0)[self.active]
         r = G @ e0 - w
@@ -298,8 +350,35 @@ class InitialValuesMixin:
                 j.name: float(np.max(np.abs(rr[self.lam_slices[j.name]]), initial=0.0))
                 for j in self.system.joints}
             e0 = self._project_velocities(G, e0, w, rigid_only=(project == "rigid"))
+            self._report_stated(stated, q0, e_stated, e0, tol)
         lam0 = self.consistent_multipliers(t0, q0, e0)
         return np.concatenate([q0, e0, lam0])
+
+    def _report_stated(self, stated, q0, given, projected, tol):
+        """Record and report the stated motions that the projection onto the joints changed."""
+        changed = {}
+        for body, (v, w) in stated.items():
+            sq, se = self.q_slices[body.name], self.e_slices[body.name]
+            if np.max(np.abs(projected[se] - given[se]), initial=0.0) > tol * max(1.0, np.abs(given[se]).max()):
+                v0, w0 = frame_velocity(body, q0[sq], given[se])
+                changed[body.name] = {"given": (v0 if v is None else v, w0 if w is None else w.item() if w.size == 1
+                                                else w),
+                                      "projected": frame_velocity(body, q0[sq], projected[se])}
+        if not changed:
+            return
+        self.projection_report["stated_velocities"] = changed
+
+        def vector(a):
+            a = np.atleast_1d(np.asarray(a, float))
+            a = np.where(np.abs(a) > 1e-12 * max(1.0, np.abs(a).max()), a, 0.0)    # round-off shown as 0
+            return f"{a[0]:.6g}" if a.size == 1 else "(" + ", ".join(f"{x:.6g}" for x in a) + ")"
+
+        def text(motion):
+            v, w = motion
+            return f"velocity {vector(v)}" + ("" if w is None else f", angular velocity {vector(w)}")
+        log.warning("initial velocities projected onto the joints (inertial components): %s",
+                    "; ".join(f"body '{n}': given {text(c['given'])} -> {text(c['projected'])}"
+                              for n, c in changed.items()))
 
     def _project_velocities(self, G, e0, w, rigid_only=True):
         """Smallest change of ``e0`` in the metric of ``M`` with ``G e = w``."""
