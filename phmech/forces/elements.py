@@ -474,9 +474,9 @@ class TorsionalSpringDamper(ForceElement):
     (:mod:`phmech.forces.elements_kernels`), which follows the frames' quaternions
     and so is continuous along the motion for ``|phi| < 2 pi`` (a full turn
     either way).  On the joint's manifold it equals the joint's
-    :meth:`~phmech.joints.spatial.SpatialJoint.relative_angle` modulo
-    ``2 pi`` (which that method reports within ``(-pi, pi]``).  Past a full
-    turn it jumps to the other end of ``(-2 pi, 2 pi]``.
+    :meth:`~phmech.joints.spatial.SpatialJoint.relative_angle`, taken the
+    same way.  Past a full turn it jumps to the other end of
+    ``(-2 pi, 2 pi]``.
     """
 
     kind = K.TORSION

@@ -46,6 +46,7 @@ compiled residual both call them.
 import numpy as np
 
 from ..kernels.families import register_family
+from ..math.rotations import UnitQuaternion, quat_multiply
 from . import spatial_kernels as K
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 
@@ -227,6 +228,8 @@ class SpatialJoint(Joint):
         if self.b is None and self.at is None:
             self.at = self.a.body.port_position(q_of(self.a.body), self.a)
         self.P0 = RA.T @ RB
+        p0 = self._relative_quaternion(q_of)
+        self._p0 = p0 / np.linalg.norm(p0)            # the relative rotation's quaternion at the start
         if self.axis is not None:
             v = self.axis / np.linalg.norm(self.axis)
             aA = {"inertial": RA.T @ v, "a": v, "b": self.P0 @ v}[self.axis_frame]
@@ -317,12 +320,31 @@ class SpatialJoint(Joint):
                 out.append(np.array([self.relative_angle(q_of) - (self._angle(t)[0] - self._angle0)]))
         return np.concatenate(out)
 
+    def _relative_quaternion(self, q_of):
+        """``conj(p_a) (x) p_b`` of the ports' frame quaternions (the identity for the ground or a
+        body without one), unnormalized: continuous along the motion, as the frames' are."""
+        pa, pb = (_frame_quaternion(p, q_of) for p in (self.a, self.b))
+        return quat_multiply(pa * np.array([1.0, -1.0, -1.0, -1.0]), pb)
+
     def relative_angle(self, q_of):
-        """Rotation of B relative to A about the axis since the initial configuration [rad]."""
-        P = self.a.body.rotation(q_of(self.a.body)).T @ self._RB(q_of)
-        Rerr = P @ self.P0.T
-        d1, d2 = self.D[:, 0], self.D[:, 1]
-        return float(np.arctan2(d2 @ Rerr @ d1, d1 @ Rerr @ d1))
+        """Rotation of B relative to A about the axis since the initial configuration [rad].
+
+        ``phi = 2 atan2(n . p_v, p_0)`` of the quaternion ``p`` of ``E = R_a^T R_b P0^T``
+        taken from the frames' quaternions (as the torsional spring's,
+        :mod:`phmech.forces.elements_kernels`), so it is continuous along the motion while
+        ``|phi| < 2 pi`` (a full turn either way) instead of wrapping at ``pi``."""
+        p = quat_multiply(self._relative_quaternion(q_of), self._p0 * np.array([1.0, -1.0, -1.0, -1.0]))
+        n = np.cross(self.D[:, 0], self.D[:, 1])
+        return float(2.0 * np.arctan2(n @ p[1:], p[0]))
+
+
+def _frame_quaternion(port, q_of):
+    """The quaternion of the frame of ``port``'s body (the identity for the ground)."""
+    body = getattr(port, "body", None)
+    if body is None or body.rotation_kind is not UnitQuaternion:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    k = body.rotation_index
+    return np.asarray(q_of(body)[k:k + 4], float)
 
 
 def Spherical(a, b=None, name=None, at=None):

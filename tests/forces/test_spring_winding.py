@@ -129,3 +129,37 @@ def test_a_restart_past_pi_continues_the_same_run(element, tmp_path):
     cont = s.simulate(2 * QUARTER, restart=path, **opts)
     assert np.array_equal(cont.t, full.t)
     assert np.max(np.abs(cont.y - full.y)) == 0.0
+
+
+def test_the_joint_s_relative_angle_follows_the_spring_past_half_a_turn():
+    """``SpatialJoint.relative_angle`` (of the ground, port b, relative to the disk) takes the
+    relative quaternion's angle as the torsional spring does: along the kicked disk's motion to
+    1.6 pi and back it is continuous (it wrapped at pi) and equals minus the disk's angle about z
+    from its quaternion; the spring's potential is 1/2 K phi^2 of it."""
+    s = spatial_disk("torsion", orientation=quat_from_axis_angle((0.0, 0.0, 1.0), 0.4))
+    dae = s.assemble()
+    disk, joint = s.bodies[0], s.joints[0]
+    e0 = np.zeros(dae.layout.ne)
+    e0[dae.layout.e_index(disk, [disk.e_labels.index("wz")])] = OMEGA0
+    res_y = s.simulate(2 * QUARTER, solver="midpoint", dt=1e-3, newton_tol=1e-12, y0=dae.initial_state(e0=e0)).y
+    q = res_y[:, dae.layout.sq][:, dae.layout.q_slices[disk.name]]
+    angle = np.unwrap(2.0 * np.arctan2(q[:, 6], q[:, 3]))                       # about z from the quaternion
+    phi = -np.array([joint.relative_angle(dae.body_q_getter(y[dae.sq])) for y in res_y])
+    assert abs(phi[0]) < 1e-15
+    assert np.max(phi) == pytest.approx(AMPLITUDE, rel=1e-4)
+    assert np.max(np.abs(np.diff(phi))) < 2 * OMEGA0 * 1e-3                    # no jump of 2 pi
+    assert np.max(np.abs(phi - (angle - angle[0]))) < 1e-9
+    V = np.array([dae.potential_energy(y) for y in res_y])
+    assert np.max(np.abs(V - 0.5 * K * phi ** 2)) < 1e-9 * np.max(V)
+
+
+@pytest.mark.parametrize("phi", [0.5, 0.99 * np.pi, 1.01 * np.pi, 1.7 * np.pi, -1.3 * np.pi])
+def test_the_joint_s_relative_angle_at_a_turned_configuration(phi):
+    """A disk turned by phi about the joint axis (any initial orientation): the ground turned by
+    -phi relative to it, not that wrapped into (-pi, pi]."""
+    p0 = quat_from_axis_angle((1.0, 2.0, 0.5), 0.7)
+    s = spatial_disk("torsion", orientation=p0)
+    dae = s.assemble()
+    q = dae.initial_state()[dae.sq].copy()
+    q[3:7] = _mul(quat_from_axis_angle((0.0, 0.0, 1.0), phi), p0)
+    assert s.joints[0].relative_angle(dae.body_q_getter(q)) == pytest.approx(-phi, rel=1e-12)
