@@ -39,7 +39,7 @@ from ..kernels.families import register_family
 from ..math.rotations import PlanarAngle, UnitQuaternion, rot2, skew
 from .base import Body, planar_axis
 from .frames import scatter_frames_jacobian, spatial_frames_jacobian, spatial_frames_qdot
-from .rigid import positive, turning_point_velocity
+from .rigid import positive, steady_inertial, turning_point_velocity
 
 
 #: the packed kinematics (:meth:`InertialFrames.kernel_data`): the discs' ``q`` and ``e`` indices,
@@ -187,8 +187,8 @@ class Disc(_InertialBody):
 
     def rotation_velocity(self, q, axis, point):
         """Inertial ``(v_x, v_y, omega)`` of the centre turning about z."""
-        return np.r_[turning_point_velocity(self, np.asarray(q, float)[None, :2], axis, point).ravel(),
-                     planar_axis(self, axis)]
+        v = turning_point_velocity(self, np.asarray(q, float)[None, :2], axis, point).ravel()
+        return np.r_[steady_inertial(self, v), planar_axis(self, axis)]
 
 
 class Top(_InertialBody):
@@ -246,7 +246,8 @@ class Top(_InertialBody):
     def rotation_velocity(self, q, axis, point):
         """The centre's inertial velocity ``a x (x - c)`` and the body-frame angular velocity ``R^T a``."""
         q = np.asarray(q, float)
-        return np.r_[turning_point_velocity(self, q[None, :3], axis, point).ravel(), self.rotation(q).T @ np.asarray(axis, float)]
+        v = turning_point_velocity(self, q[None, :3], axis, point).ravel()
+        return np.r_[steady_inertial(self, v), self.rotation(q).T @ np.asarray(axis, float)]
 
 
 def _pack_family(groups, dae):

@@ -45,6 +45,17 @@ def turning_point_velocity(body, x, axis, point):
     return np.cross(np.asarray(axis, float), x - c)
 
 
+def steady_inertial(body, v):
+    """``v``, the inertial velocities of points turning with an assembly, if they are zero (points
+    on the axis); else an error: inertial velocity components turn with the assembly, so they are
+    not constant along a relative equilibrium and the body never is steady in them."""
+    if np.any(np.abs(v) > 1e-12):              # unit rate: the points' distances from the axis
+        raise ValueError(f"body '{body.name}' ({type(body).__name__}) keeps inertial velocity components, "
+                         "which turn with the assembly off its axis: it is never steady in them (give it a "
+                         "floating frame: PlanarRigidBody, SpatialRigidBody)")
+    return np.asarray(v, float)
+
+
 class PlanarRigidBody(FloatingFrameBody):
     """A planar rigid body in a floating frame.
 
@@ -147,8 +158,9 @@ class PointMass(Body):
         return np.asarray(q, float) + v[:self.dim]
 
     def rotation_velocity(self, q, axis, point):
-        """The inertial velocity ``a x (x - c)``."""
-        return turning_point_velocity(self, np.asarray(q, float)[None, :self.dim], axis, point).ravel()
+        """The inertial velocity ``a x (x - c)`` (zero: a point mass is steady on the axis only)."""
+        x = np.asarray(q, float)[None, :self.dim]
+        return steady_inertial(self, turning_point_velocity(self, x, axis, point).ravel())
 
 
 class SpatialRigidBody(SpatialFrameBody):

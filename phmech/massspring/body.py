@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from ..bodies.base import Body
 from ..bodies.frames import Points
 from ..bodies.picture import pad3
-from ..bodies.rigid import turning_point_velocity
+from ..bodies.rigid import steady_inertial, turning_point_velocity
 from ..forces.loads import Load
 from . import kernels as kn
 
@@ -67,8 +67,9 @@ class NetworkBody(Body):
         return np.array(e, dtype=float)
 
     def rotation_velocity(self, q, axis, point):
-        """Each mass' inertial velocity ``a x (x - c)``."""
-        return turning_point_velocity(self, np.asarray(q, float).reshape(-1, self.dim), axis, point).ravel()
+        """Each mass' inertial velocity ``a x (x - c)`` (zero: the masses are steady on the axis only)."""
+        x = np.asarray(q, float).reshape(-1, self.dim)
+        return steady_inertial(self, turning_point_velocity(self, x, axis, point).ravel())
 
     def qdot_jacobians(self, q, e):
         n = len(self.q0)

@@ -33,7 +33,10 @@ along which a load acts (a mechanism under a load it cannot carry, a free
 body under gravity) leaves a residual that stops falling, and the error
 names the variables of that motion.
 """
+from dataclasses import dataclass
+
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -278,6 +281,68 @@ def relative_equilibrium(dae, axis, rate, point=(0.0, 0.0, 0.0), q0=None, t=0.0,
                                f"violates the velocity rows {rows}: a drive turns at another rate or "
                                "about another axis")
     return y
+
+
+@dataclass
+class RelativeModes:
+    """Small vibrations about a relative (or static) equilibrium.
+
+    Attributes
+    ----------
+    omega : array
+        Angular frequencies [rad/s] (``Im lambda > 0``), ascending.
+    growth : array
+        ``Re lambda`` [1/s] of each (zero for a conservative, stable motion; positive: unstable).
+    vectors : array (n, k)
+        Eigenvectors over the frame motions, the efforts and the active multipliers.
+    labels : list of str
+        The unknowns of ``vectors``' rows.
+    """
+
+    omega: np.ndarray
+    growth: np.ndarray
+    vectors: np.ndarray
+    labels: list
+
+
+def relative_modes(dae, y, axis=(0.0, 0.0, 1.0), rate=0.0, point=(0.0, 0.0, 0.0), k=6, t=0.0, zero_tol=1e-7):
+    """The ``k`` lowest vibration modes about the relative equilibrium ``y`` (a state of
+    :func:`relative_equilibrium` at the same ``axis``, ``rate`` and ``point``; ``rate = 0``: a
+    static equilibrium).
+
+    The motion is written in the frame motions ``delta`` relative to the turning assembly (each
+    body's retraction about its place on the steady motion), the efforts and the multipliers;
+    along the steady motion their linearized equations have constant coefficients, and they are
+    the Jacobian of the equilibrium conditions (:func:`relative_equilibrium`'s Newton matrix):
+    ``delta' = d(e_frames - rate v(q))`` (the frame rows), ``M de' = d(balance)``, ``0 = d(joints)``.
+    The eigenvalues are those of this pencil (dense QZ); the infinite ones (multipliers) and the
+    zero ones (the assembly turned about the axis, the drift of velocity-level joints) are
+    removed.  No pH structure is kept (gyroscopic and centrifugal terms away from rest).
+    """
+    a = np.asarray(axis, float)
+    cond = _Conditions(dae, t, (a / np.linalg.norm(a), np.asarray(point, float), float(rate)))
+    r, has = cond.residual(np.asarray(y, float))
+    scale = max(1.0, float(np.max(np.abs(dae.f(t, y)[dae.se]))))
+    if np.max(np.abs(r)) > 1e-6 * scale:
+        raise EquilibriumError(f"relative_modes: y is not a relative equilibrium at rate {rate!r} (residual "
+                               f"{np.max(np.abs(r)):.3e} in {_residual_label(cond, r)})")
+    J = cond.jacobian(np.asarray(y, float), has).toarray()
+    sf, se, sl = cond.x_slices
+    ne, nf = dae.ne, len(cond.frames)
+    order = np.r_[np.arange(ne, ne + nf), np.arange(ne), np.arange(ne + nf, cond.n)]    # frame rows first
+    A = J[order]
+    E = np.zeros_like(A)
+    E[sf, sf] = np.eye(nf)
+    E[se, se] = sp.csr_matrix(dae.M).toarray()
+    (alpha, beta), V = sla.eig(A, E, homogeneous_eigvals=True)
+    finite = np.abs(beta) > 1e-12 * np.maximum(np.abs(alpha), 1.0)
+    lam, V = alpha[finite] / beta[finite], V[:, finite]
+    size = max(float(np.max(np.abs(lam))) if lam.size else 1.0, 1.0)
+    osc = (lam.imag > zero_tol * size) & (np.abs(lam) > zero_tol * size)
+    lam, V = lam[osc], V[:, osc]
+    pick = np.argsort(lam.imag)[:k]
+    labels = cond.unknown_labels()
+    return RelativeModes(lam.imag[pick], lam.real[pick], V[:, pick], labels)
 
 
 def _newton(cond, q0, tol, max_iter, max_rotation, caller, none):

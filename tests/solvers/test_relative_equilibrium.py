@@ -154,3 +154,47 @@ def test_errors_name_the_cause():
     planar = System([PointMass("p", 1.0, (0.3, 0.0))])
     with pytest.raises(EquilibriumError, match="body 'p': a planar body turns about the z axis only"):
         relative_equilibrium(planar.assemble(), (1, 0, 0), 2.0)
+    # a point mass keeps inertial velocities: off the axis it is never steady, and it says so
+    with pytest.raises(EquilibriumError, match=r"body 'p' \(PointMass\) keeps inertial velocity components"):
+        relative_equilibrium(planar.assemble(), (0, 0, 1), 2.0)
+
+
+def test_modes_about_the_relative_equilibrium():
+    """The conical pendulum's swing about theta* at Omega sin(theta*) (closed form above), and the
+    governor's against its effective-potential model: omega^2 = V_eff''(theta*) / m(theta*), with
+    m(theta) the generalized mass of the arms, links and sleeve moving in the turning plane."""
+    from phmech.solvers.static import relative_modes
+    rate = 8.0
+    s, arm = _conical(rate)
+    dae = s.assemble()
+    y = relative_equilibrium(dae, (0, 0, 1), rate)
+    th = _angle(arm, y[dae.q_slices["arm"]])
+    m = relative_modes(dae, y, (0, 0, 1), rate, k=1)
+    assert abs(m.omega[0] / (rate * np.sin(th)) - 1.0) < 1e-9 and abs(m.growth[0]) < 1e-9 * m.omega[0]
+
+    for spring in (False, True):
+        rate = 10.0
+        s = _governor(rate, spring, tilt=1.1)
+        dae = s.assemble()
+        y = relative_equilibrium(dae, (0, 0, 1), rate)
+        th = _angle(s.bodies[2], y[dae.q_slices["arm0"]])
+        m = relative_modes(dae, y, (0, 0, 1), rate, k=1)
+        assert abs(m.omega[0] / _governor_frequency(rate, spring, th) - 1.0) < 1e-6, spring
+
+
+def _governor_frequency(rate, spring, th, h=1e-4):
+    """sqrt(V_eff'' / m) of the one-degree-of-freedom governor at theta (central differences of
+    the closed-form dV_eff of _governor_reference; m from the in-plane kinematics)."""
+    def dV(t):
+        s, c = np.sin(t), np.cos(t)
+        dIz = 2 * (ARM * L**2 / 3 + LINK * (L / 2) ** 2 / 3) * 2 * s * c
+        dVg = G * (2 * ARM * L / 2 + 2 * LINK * 3 * L / 4 + SLEEVE * L) * s
+        dVs = K * ((L - L * c) - L / 4) * (L * s) if spring else 0.0
+        return dVg + dVs - 0.5 * rate**2 * dIz
+    stiff = (dV(th + h) - dV(th - h)) / (2 * h)
+    s, c = np.sin(th), np.cos(th)
+    # arm about its hinge: m L^2 / 3; link: centre ((L/4) s, -(3/4) L c), in-plane angle
+    # with d(phi)/d(theta) = -1 (it mirrors the arm); sleeve: z = -L c
+    link_centre = LINK * ((L / 4 * c) ** 2 + (3 * L / 4 * s) ** 2) + LINK * (L / 2) ** 2 / 12
+    mass = 2 * (ARM * L**2 / 3 + link_centre) + SLEEVE * (L * s) ** 2
+    return np.sqrt(stiff / mass)
