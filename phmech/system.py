@@ -39,6 +39,12 @@ class System:
         for b in bodies:
             self.add(b)
 
+    def __str__(self):
+        """The summary: bodies, joints, force elements, loads, unknowns and (once assembled)
+        the redundant constraint rows (:func:`phmech.assembly.summary.describe`)."""
+        from .assembly.summary import describe
+        return describe(self, self._assembled)
+
     # -- building ----------------------------------------------------------
     def add(self, body):
         """Add a body; names must be unique."""

@@ -183,6 +183,11 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
     def split(self, y):
         return y[self.sq], y[self.se], y[self.sl]
 
+    def __str__(self):
+        """The summary of the model (:func:`phmech.assembly.summary.describe`)."""
+        from .summary import describe
+        return describe(self.system, self, "DescriptorDAE")
+
     def labels(self):
         return self.layout.labels()
 
