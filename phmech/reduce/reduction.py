@@ -37,6 +37,30 @@ def _ports(body, ports, what):
     return out
 
 
+def _comm(comm):
+    """The PETSc communicator of ``comm`` (petsc4py or mpi4py), or None for one process."""
+    if comm is None:
+        return None
+    from petsc4py import PETSc
+    comm = comm if isinstance(comm, PETSc.Comm) else PETSc.Comm(comm)
+    return comm if comm.getSize() > 1 else None
+
+
+def _solves(split, G, n_modes, eigensolver, comm, constraint=True):
+    """``(Psi, omega, Phi)``: the constraint modes of ``G`` (with ``constraint``) and the normal
+    modes with ``G`` held, on one process or distributed on ``comm``."""
+    comm = _comm(comm)
+    if comm is None:
+        Psi = constraint_modes(split, G) if constraint else None
+        return (Psi, *normal_modes(split, G, int(n_modes), eigensolver))
+    from . import distributed
+    if eigensolver not in ("auto", "slepc"):
+        raise ReductionError(f"body '{split.body.name}': under MPI the eigen solver is SLEPc, got "
+                             f"eigensolver={eigensolver!r}")
+    Psi = distributed.constraint_modes(split, G, comm) if constraint else None
+    return (Psi, *distributed.normal_modes(split, G, int(n_modes), comm))
+
+
 def _symmetric(A):
     return 0.5 * (A + A.T)
 
@@ -77,7 +101,7 @@ def _reduced(body, split, Vv, kind, name, keep, exact, info):
                        identity=full_identity(body), info=info, K_list=K_list, q0=body.q0, extras=extras)
 
 
-def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="auto", velocity=None):
+def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="auto", velocity=None, comm=None):
     """The Craig--Bampton reduction of a linear velocity--stress pH body (:mod:`phmech.reduce.basis`).
 
     The velocity basis is the static constraint modes of the interface rows (every velocity
@@ -105,6 +129,9 @@ def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="
     eigensolver : {"auto", "slepc", "scipy"}
     velocity : sequence of int, optional
         The velocity unknowns, for a body without ``velocity_dofs``.
+    comm : MPI communicator, optional
+        Distribute the factorizations and the eigen solve over its ranks
+        (:mod:`phmech.reduce.distributed`; every rank holds the body and gets the same result).
 
     Returns
     -------
@@ -127,15 +154,15 @@ def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="
         raise ReductionError(f"body '{body.name}': the interface ports {[p.name for p in ports]} have no rows on "
                              "the flexible velocities")
     check_mode_count(split, n_modes, G.shape[0])
-    Psi = constraint_modes(split, G)
-    omega, Phi = normal_modes(split, G, int(n_modes), eigensolver)
+    Psi, omega, Phi = _solves(split, G, n_modes, eigensolver, comm)
     Vv = orthonormal_columns(split, np.hstack([Psi, Phi]), "constraint and normal modes")
     info = {"method": "craig_bampton", "interface": [p.name for p in ports], "interface_rows": labels,
             "n_modes": int(n_modes), "omega_fixed_interface": omega.tolist(), "eigensolver": eigensolver, "G": G}
     return _reduced(body, split, Vv, kind, name, ports + extra, {p.name for p in ports}, info)
 
 
-def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eigensolver="auto", velocity=None):
+def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eigensolver="auto", velocity=None,
+                    comm=None):
     """Free-interface modal reduction: the ``n_modes`` lowest normal modes of the body with every
     port free (a fixed body, or the elastic part of a floating one about its reference
     condition), projected as in :func:`craig_bampton`.
@@ -152,6 +179,8 @@ def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eige
         of MacNeal and Rubin): then a static load at a port is exact as in Craig--Bampton.
     eigensolver : {"auto", "slepc", "scipy"}
     velocity : sequence of int, optional
+    comm : MPI communicator, optional
+        As in :func:`craig_bampton`.
 
     Returns
     -------
@@ -161,12 +190,11 @@ def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eige
     keep = _ports(body, list(body.ports) if ports is None else ports, "ports")
     split = Split(body, velocity)
     check_mode_count(split, n_modes, 0)
-    omega, Phi = normal_modes(split, np.zeros((0, split.nv)), int(n_modes), eigensolver)
     G, labels = split.interface_rows(keep)
+    _, omega, Phi = _solves(split, np.zeros((0, split.nv)), n_modes, eigensolver, comm, constraint=False)
     cols = [Phi]
     if attachment and G.shape[0]:
-        Psi = constraint_modes(split, G)
-        cols.insert(0, Psi)
+        cols.insert(0, _solves(split, G, 0, eigensolver, comm)[0])
     if not sum(c.shape[1] for c in cols):
         raise ReductionError(f"body '{body.name}': n_modes=0 without attachment modes leaves nothing to reduce to")
     Vv = orthonormal_columns(split, np.hstack(cols), "normal and attachment modes")
