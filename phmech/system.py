@@ -178,7 +178,14 @@ class System:
         return self.add_force(SpringDamper(a, b, stiffness, damping, rest_length, law, law_derivative, at, name))
 
     def add_torsional_spring(self, joint, stiffness, damping=0.0, rest_angle=0.0, name=None):
-        """Torsional spring-damper on a revolute joint; see :class:`~phmech.forces.TorsionalSpringDamper`."""
+        """Torsional spring-damper on a revolute joint; see :class:`~phmech.forces.TorsionalSpringDamper`.
+
+        The joint's relative angle (of its second port against its first; the ground's
+        against the body for a joint to the ground) is counted from the initial
+        configuration: the default ``rest_angle=0`` makes the initial angle the spring's
+        rest angle (not the angle 0 between the bodies' frames); ``rest_angle=a`` puts the
+        rest angle ``a`` [rad] away from the initial one.
+        """
         return self.add_force(TorsionalSpringDamper(joint, stiffness, damping, rest_angle, name))
 
     def add_bushing(self, a, b=None, stiffness=None, damping=None, name=None):

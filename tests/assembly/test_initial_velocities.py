@@ -129,3 +129,23 @@ def test_bad_velocities_of_initial_state():
         s.initial_state(velocities={p: {"omega": 1.0}})
     with pytest.raises(ValueError, match=r"velocities= sets up the initial state; it cannot be combined with y0="):
         s.simulate(0.1, y0=s.initial_state(), velocities={p: (1.0, 0.0)})
+
+
+def test_a_torsional_spring_rests_at_the_initial_angle():
+    """The default rest angle is the joint's initial relative angle (the rod at -1.2 rad stays
+    there, no gravity); ``rest_angle=a`` is ``a`` away from it, as the angle of the second port
+    (the ground) against the first (the rod): the rod swings about -1.2 - a."""
+    def pendulum(**options):
+        rod = PlanarRigidBody.rod("rod", 1.0, 1.0, angle=-1.2)
+        s = System([rod])
+        pin = s.pin(rod.port("A"), name="pin")
+        s.add_torsional_spring(pin, stiffness=3.0, **options)
+        return s
+    s = pendulum()
+    res = s.simulate(0.5, dt=1e-3)
+    np.testing.assert_allclose(res.q("rod")[:, 2], -1.2, atol=1e-12)
+    s = pendulum(rest_angle=0.2)
+    theta = s.simulate(2.0, dt=1e-3).q("rod")[:, 2]
+    # harmonic about -1.4 with amplitude 0.2 (k = 3, I_A = 1/3): theta = -1.4 + 0.2 cos(3 t)
+    np.testing.assert_allclose(theta.max(), -1.2, atol=1e-9)
+    np.testing.assert_allclose(theta.min(), -1.6, atol=1e-4)
