@@ -14,7 +14,11 @@ def time_function(value, n, what, owner, allow_none=False):
         value = np.zeros(n)
     if callable(value):
         def fun(t):
-            out = np.atleast_1d(np.asarray(value(t), dtype=float))
+            got = value(t)
+            try:
+                out = np.atleast_1d(np.asarray(got, dtype=float))
+            except (TypeError, ValueError):
+                raise ValueError(f"{owner}: {what}(t={t!r}) must return {n} number(s), got {got!r}") from None
             if out.shape != (n,):
                 raise ValueError(f"{owner}: {what}(t) must return {n} value(s), got shape {out.shape}")
             if not np.all(np.isfinite(out)):
@@ -22,9 +26,13 @@ def time_function(value, n, what, owner, allow_none=False):
             return out
         fun.constant, fun.what, fun.value = False, what, value
         return fun
-    const = np.atleast_1d(np.asarray(value, dtype=float))
-    if const.shape != (n,) or not np.all(np.isfinite(const)):
-        raise ValueError(f"{owner}: {what} must be {n} finite number(s), got {value!r}")
+    try:
+        raw = np.asarray(value)
+        const = np.atleast_1d(raw.astype(float)) if raw.dtype.kind in "iuf" else None   # no bools, text
+    except (TypeError, ValueError):                  # ragged lists
+        const = None
+    if const is None or const.shape != (n,) or not np.all(np.isfinite(const)):
+        raise ValueError(f"{owner}: {what} must be {n} finite number(s), got {value!r} (or a function of time t)")
     fun = (lambda t: const)
     fun.constant, fun.what, fun.value = True, what, const
     return fun

@@ -507,6 +507,9 @@ def study(case, grid, *, fixed=None, processes=1, mpi=False, outdir=None, plot=T
     check_names(case, list(grid) + list(fixed))    # an unknown case or parameter fails here, not in the workers
     if not (isinstance(processes, (int, np.integer)) and not isinstance(processes, bool) and processes >= 1):
         raise ValueError(f"study: processes must be a positive integer, got {processes!r}")
+    if mpi and processes > 1:
+        raise ValueError(f"study: processes={processes} with mpi=True (--processes {processes} with --mpi): give "
+                         "one of them; under MPI the ranks run the points (mpiexec -n N ... --mpi)")
     tic = time.perf_counter()
     comm = None
     if mpi:

@@ -178,7 +178,10 @@ class SpatialRigidBody(SpatialFrameBody):
         super().__init__(name, position, orientation)
         owner = f"body '{name}'"
         m = positive(mass, "mass", owner)
-        Ic = np.asarray(inertia, float)
+        try:
+            Ic = np.asarray(inertia, float)
+        except (TypeError, ValueError):
+            Ic = np.full(1, np.nan)
         if Ic.shape == (3,):
             Ic = np.diag(Ic)
         if (Ic.shape != (3, 3) or not np.all(np.isfinite(Ic)) or not np.allclose(Ic, Ic.T)
@@ -191,6 +194,10 @@ class SpatialRigidBody(SpatialFrameBody):
         # second moments int r r^T dm about the origin
         Theta = 0.5 * np.trace(Ic) * np.eye(3) - Ic + m * np.outer(c, c)
         Jp = np.trace(Theta) * np.eye(3) - Theta
+        if not np.any(Jp):
+            raise ValueError(f"{owner}: no rotational inertia (inertia {inertia!r} about the centre, the centre at "
+                             "the frame origin): its rotation would be undetermined; give the inertia (a point "
+                             "is a PointMass)")
         Sc = skew(c)
         self.M = sp.csr_matrix(np.block([[m * np.eye(3), -m * Sc], [m * Sc, Jp]]))
         self.J0 = sp.csr_matrix((6, 6))

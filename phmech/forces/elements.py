@@ -61,6 +61,21 @@ def _finite_number(value, what, problems, positive=False, allow_none=False):
     return x
 
 
+def _two_arguments(fn, what):
+    """The problems of a user law ``fn(length, rate)``: not callable, or not taking two arguments."""
+    import inspect
+    if not callable(fn):
+        return [f"{what} must be a function f(length, rate), got {fn!r}"]
+    try:
+        inspect.signature(fn).bind(0.0, 0.0)
+    except TypeError:
+        return [f"{what} must take two arguments (length, rate), got {getattr(fn, '__name__', fn)}"
+                f"{inspect.signature(fn)}"]
+    except ValueError:                      # no signature to check (a built-in)
+        pass
+    return []
+
+
 def _spd_matrix(value, n, what, problems):
     """A symmetric positive semi-definite ``n x n`` matrix (a scalar means ``value * I``)."""
     if value is None:
@@ -349,8 +364,9 @@ class SpringDamper(ForceElement):
         self.k = _finite_number(stiffness, "stiffness", problems)
         self.c = _finite_number(damping, "damping", problems)
         self.rest_length = _finite_number(rest_length, "rest length", problems, positive=True, allow_none=True)
-        if law is not None and not callable(law):
-            problems.append(f"law must be a function f(length, rate), got {law!r}")
+        for what, fn in (("law", law), ("law_derivative", law_derivative)):
+            if fn is not None:
+                problems += _two_arguments(fn, what)
         if law is not None and (self.k or self.c or rest_length is not None):
             problems.append("give either a law or stiffness, damping and rest length, not both")
         self.law, self.law_derivative = law, law_derivative
@@ -372,8 +388,31 @@ class SpringDamper(ForceElement):
             raise ValueError(f"force element '{self.name}': the ends coincide in the initial configuration "
                              "(the direction of the force is undefined)")
         self.s0 = length if self.rest_length is None else self.rest_length
-        if self.law is not None and self.law_derivative is None:
-            self._check_complex_step(length)
+        if self.law is not None:
+            self._check_law(length)
+            if self.law_derivative is None:
+                self._check_complex_step(length)
+
+    def _check_law(self, length):
+        """The law (and its derivative) called once at the initial length and rest, as in a run:
+        one number (a pair of numbers), or an error naming the element and what it returned."""
+        args = np.array([length, 0.0])
+        for what, fn, n in (("law", self.law, 0), ("law_derivative", self.law_derivative, 2)):
+            if fn is None:
+                continue
+            call = f"{what}({length!r}, 0.0)"
+            try:
+                out = fn(args[0], args[1])
+            except Exception as err:
+                raise ValueError(f"force element '{self.name}': {call} raised {type(err).__name__}: {err}") from err
+            try:
+                values = np.asarray(out, dtype=complex)
+            except (TypeError, ValueError):
+                values = None
+            if values is None or values.shape != ((n,) if n else ()):
+                wanted = "the pair (dF/dlength, dF/drate)" if n else "the tension, one number"
+                raise ValueError(f"force element '{self.name}': {call} returned {out!r:.80}; it must return "
+                                 f"{wanted}")
 
     def _check_complex_step(self, length):
         """Refuse a law whose complex-step derivative is zero where its finite difference is not

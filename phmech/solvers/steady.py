@@ -69,6 +69,7 @@ import scipy.sparse as sp
 
 from ..math.modal import match as match_modes
 from ._newton import converged
+from .base import count_option, positive_option
 
 
 class SteadyStateError(RuntimeError):
@@ -146,6 +147,23 @@ def _steady_system(dae, t, y, laws):
     return r, sp.csc_matrix(J)
 
 
+def _guess(where, dae, y):
+    """The guess ``y`` as an array of the model's size with finite values, or one ValueError
+    naming the first non-finite variables."""
+    try:
+        y = np.array(y, float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: the guess y must be {dae.n} numbers, got {y!r:.80}") from None
+    if y.shape != (dae.n,):
+        raise ValueError(f"{where}: y needs {dae.n} values, got shape {y.shape}")
+    bad = np.flatnonzero(~np.isfinite(y))
+    if bad.size:
+        labels = dae.labels()
+        names = ", ".join(f"{labels[i]} = {float(y[i])!r}" for i in bad[:5]) + (" ..." if bad.size > 5 else "")
+        raise ValueError(f"{where}: the guess y has {bad.size} non-finite value(s): {names}")
+    return y
+
+
 def steady_state(dae, y, t=0.0, fixed=None, tol=1e-10, max_iter=50):
     """A steady motion near ``y``: constant efforts, deformation and multipliers.
 
@@ -165,9 +183,9 @@ def steady_state(dae, y, t=0.0, fixed=None, tol=1e-10, max_iter=50):
     -------
     (y, fixed) : the steady state and the ignorable variables.
     """
-    y = np.array(y, float)
-    if y.shape != (dae.n,):
-        raise ValueError(f"steady_state: y needs {dae.n} values, got shape {y.shape}")
+    y = _guess("steady_state", dae, y)
+    tol = positive_option("steady_state", "tol", tol)
+    max_iter = count_option("steady_state", "max_iter", max_iter)
     laws = _constitutive(dae)
     if fixed is None:
         fixed = ignorable(dae, _steady_system(dae, t, _without_multipliers(dae, y), laws)[1])
@@ -219,11 +237,14 @@ def steady_states(make, params, y=None, tol=1e-10, substeps=1, fixed=None, posit
     """
     if not (isinstance(substeps, (int, np.integer)) and not isinstance(substeps, bool) and substeps >= 1):
         raise ValueError(f"steady_states: substeps must be an integer of at least 1, got {substeps!r}")
+    tol = positive_option("steady_states", "tol", tol)
     out, prev = [], None
     for p in params:
         chain = [p] if prev is None else list(np.linspace(prev, p, int(substeps) + 1)[1:])
         for pp in chain:
             dae = make(pp)
+            if y is not None and prev is None:
+                y = _guess("steady_states", dae, y)
             if y is None:
                 y = dae.initial_state()
             else:

@@ -135,18 +135,39 @@ def checkpoint_file(text):
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+#: the shortest run a case's command line takes [s] (shorter ones end in a singular iteration matrix)
+TFINAL_MIN = 1e-9
+#: the solvers that take steps of ``--dt``
+FIXED_STEP = ("midpoint", "moreau", "moreau_shifted", "nsgenalpha", "genalpha")
+
+
+class _CaseParser(argparse.ArgumentParser):
+    """A case's parser: after parsing, ``--tfinal`` and ``--dt`` are checked against each other
+    (a run shorter than :data:`TFINAL_MIN` or than one step is refused naming both)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        ns, extras = super().parse_known_args(args, namespace)
+        tfinal, dt = getattr(ns, "tfinal", None), getattr(ns, "dt", None)
+        if tfinal is not None and tfinal < TFINAL_MIN:
+            self.error(f"argument --tfinal: {tfinal!r} s is too short a run (at least {TFINAL_MIN:g} s)")
+        if tfinal is not None and dt is not None and dt > tfinal and getattr(ns, "solver", "midpoint") in FIXED_STEP:
+            self.error(f"argument --dt: the step {dt!r} s is longer than the run (--tfinal {tfinal!r} s); give "
+                       "--dt at most --tfinal")
+        return ns, extras
+
+
 def parser(description, tfinal=None, solver="midpoint", dt=None, checkpoints=False):
     """Argument parser with the options every time-domain case shares.
 
     Numbers are checked on parsing (``--tfinal``, ``--dt``, ``--rtol`` and
-    ``--atol`` must be positive and finite); call :func:`prepare_outdir`
+    ``--atol`` must be positive and finite; ``--tfinal`` at least
+    :data:`TFINAL_MIN` and, for the fixed-step solvers, at least ``--dt``); call :func:`prepare_outdir`
     right after parsing so that an unusable ``--outdir`` is reported before
     any computation.  ``checkpoints=True`` adds ``--checkpoint``,
     ``--checkpoint-every`` and ``--restart`` (pass
     :func:`checkpoint_options` of the parsed arguments to ``simulate``).
     """
-    p = argparse.ArgumentParser(description=description,
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = _CaseParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     if tfinal is not None:
         p.add_argument("--tfinal", type=positive_float, default=tfinal, help="final time [s]")
         p.add_argument("--solver", default=solver, choices=["midpoint", "radau", "ida", "radau5"],

@@ -90,8 +90,22 @@ def rates(errs, key):
     return np.log(e[:-1] / e[1:]) / np.log(h[:-1] / h[1:])
 
 
+def check_meshes(meshes):
+    """Refuse a mesh given twice (a rate needs two element sizes: it would read 0) or fewer
+    than two meshes; returns the meshes as a tuple."""
+    meshes = tuple(meshes)
+    twice = sorted({n for n in meshes if meshes.count(n) > 1})
+    if twice:
+        raise ValueError(f"beam_convergence: meshes {list(meshes)} give {', '.join(map(str, twice))} elements "
+                         "more than once; each rate compares two different element sizes")
+    if len(meshes) < 2:
+        raise ValueError(f"beam_convergence: meshes {list(meshes)}: a rate needs at least two meshes")
+    return meshes
+
+
 def run(meshes=(4, 8, 16, 32, 64), outdir=None, plot=True, **overrides):
     """Errors and rates over ``meshes``; writes CSV, a figure and summary.json to ``outdir``."""
+    meshes = check_meshes(meshes)
     errs = [errors(n, **overrides) for n in meshes]
     out = _common.CaseResult(summary={"meshes": list(meshes), "errors": errs,
                                       "rates": {k: rates(errs, k).tolist() for k in ("v", "m", "omega1")},
@@ -125,6 +139,10 @@ def main(argv=None):
     p.add_argument("--meshes", type=_common.positive_int, nargs="+", default=[4, 8, 16, 32, 64],
                    help="numbers of elements (each twice the previous)")
     args = p.parse_args(argv)
+    try:
+        check_meshes(args.meshes)
+    except ValueError as err:
+        p.error(f"argument --meshes: {err}")
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []  # keep PETSc from reading our options
     out = run(tuple(args.meshes), outdir=args.outdir, plot=not args.no_plot)

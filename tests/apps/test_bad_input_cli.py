@@ -72,6 +72,25 @@ CASES = [
                  id="actuated_plate: --level 3"),
     pytest.param(["run", "plate_rigid", "--n=-2"], r"argument --n: must be a positive integer, got '-2'",
                  id="plate_rigid: --n < 0"),
+    pytest.param(STUDY + ["--param", "omega=100,150", "--processes", "2", "--mpi"],
+                 r"study: processes=2 with mpi=True \(--processes 2 with --mpi\): give one of them",
+                 id="study: --processes with --mpi"),
+    pytest.param(["run", "crank_slider", "--tfinal", "1e-300"],
+                 r"argument --tfinal: 1e-300 s is too short a run \(at least 1e-09 s\)", id="crank_slider: --tfinal 1e-300"),
+    pytest.param(["run", "crank_slider", "--tfinal", "0.001", "--dt", "0.01"],
+                 r"argument --dt: the step 0\.01 s is longer than the run \(--tfinal 0\.001 s\); give --dt at most "
+                 r"--tfinal", id="crank_slider: --dt longer than the run"),
+    pytest.param(["run", "tippe_top", "--tfinal", "0.5", "--dt", "1"],
+                 r"argument --dt: the step 1\.0 s is longer than the run \(--tfinal 0\.5 s\)",
+                 id="tippe_top: --dt longer than the run"),
+    pytest.param(["run", "hinged_beam", "--tfinal", "1e-12"], r"argument --tfinal: 1e-12 s is too short a run",
+                 id="hinged_beam: --tfinal 1e-12"),
+    pytest.param(["run", "beam_convergence", "--meshes", "4", "4", "8"],
+                 r"argument --meshes: beam_convergence: meshes \[4, 4, 8\] give 4 elements more than once; each "
+                 r"rate compares two different element sizes", id="beam_convergence: a mesh twice"),
+    pytest.param(["run", "beam_convergence", "--meshes", "8"],
+                 r"argument --meshes: beam_convergence: meshes \[8\]: a rate needs at least two meshes",
+                 id="beam_convergence: one mesh"),
 ]
 
 

@@ -511,6 +511,131 @@ def _():
     s.assemble()
 
 
+@case("law of one argument", ValueError,
+      r"force element 'spring\(mass.P, ground\)': law must take two arguments \(length, rate\), got <lambda>\(l\)")
+def _():
+    _mass_on_spring(law=lambda l: 90.0 * (l - 1.0))
+
+
+@case("law_derivative of three arguments", ValueError,
+      r"law_derivative must take two arguments \(length, rate\), got <lambda>\(l, r, t\)")
+def _():
+    _mass_on_spring(law=lambda l, r: 90.0 * (l - 1.0), law_derivative=lambda l, r, t: (90.0, 0.0))
+
+
+@case("law returning a pair", ValueError,
+      r"force element 'spring\(mass.P, ground\)': law\(1\.2, 0\.0\) returned \(.*\); it must return the "
+      r"tension, one number")
+def _():
+    _mass_on_spring(law=lambda l, r: (90.0 * (l - 1.0), 0.0))[0].assemble()
+
+
+@case("law returning text", ValueError, r"law\(1\.2, 0\.0\) returned 'tight'; it must return the tension")
+def _():
+    _mass_on_spring(law=lambda l, r: "tight")[0].assemble()
+
+
+@case("law_derivative returning one number", ValueError,
+      r"law_derivative\(1\.2, 0\.0\) returned .*; it must return the pair \(dF/dlength, dF/drate\)")
+def _():
+    _mass_on_spring(law=lambda l, r: 90.0 * (l - 1.0), law_derivative=lambda l, r: 90.0)[0].assemble()
+
+
+@case("law raising", ValueError,
+      r"force element 'spring\(mass.P, ground\)': law\(1\.2, 0\.0\) raised ZeroDivisionError: float division by "
+      r"zero")
+def _():
+    _mass_on_spring(law=lambda l, r: 1.0 / 0.0 * l)[0].assemble()
+
+
+def _actuator():
+    from phmech.forces.actuators import ProofMassActuator
+    return ProofMassActuator("shaker", np.diag([0.1] * 3 + [1e-4] * 3), 0.05, 2e3)
+
+
+@case("actuator force 'loud'", ValueError,
+      r"actuator 'shaker': force must be 1 finite number\(s\), got 'loud' \(or a function of time t\)")
+def _():
+    _actuator().force("loud")
+
+
+@case("actuator force True", ValueError, r"actuator 'shaker': force must be 1 finite number\(s\), got True")
+def _():
+    _actuator().force(True)
+
+
+@case("actuator force function returning text", ValueError,
+      r"actuator 'shaker': force\(t=0\.0\) must return 1 number\(s\), got 'loud'")
+def _():
+    _actuator().force(lambda t: "loud").fun(0.0)
+
+
+@case("steady_state tol=nan", ValueError, r"steady_state: option tol must be positive and finite, got nan")
+def _():
+    from phmech.solvers.steady import steady_state
+    s, dae, y0 = _y0()
+    steady_state(dae, y0, tol=float("nan"))
+
+
+@case("steady_state max_iter=0", ValueError, r"steady_state: option max_iter must be a positive integer, got 0")
+def _():
+    from phmech.solvers.steady import steady_state
+    s, dae, y0 = _y0()
+    steady_state(dae, y0, max_iter=0)
+
+
+@case("steady_state NaN in the guess", ValueError,
+      r"steady_state: the guess y has 1 non-finite value\(s\): \S+ = nan")
+def _():
+    from phmech.solvers.steady import steady_state
+    s, dae, y0 = _y0()
+    y0[dae.se.start + 1] = np.nan
+    steady_state(dae, y0)
+
+
+@case("steady_state text guess", ValueError, r"steady_state: the guess y must be \d+ numbers, got 'rest'")
+def _():
+    from phmech.solvers.steady import steady_state
+    s, dae, y0 = _y0()
+    steady_state(dae, "rest")
+
+
+@case("steady_states tol=nan", ValueError, r"steady_states: option tol must be positive and finite, got nan")
+def _():
+    from phmech.solvers.steady import steady_states
+    steady_states(lambda p: _dae()[1], [1.0], tol=float("nan"))
+
+
+@case("steady_states NaN in the guess", ValueError, r"steady_states: the guess y has 2 non-finite value\(s\)")
+def _():
+    from phmech.solvers.steady import steady_states
+    s, dae, y0 = _y0()
+    y0[:2] = np.inf
+    steady_states(lambda p: _dae()[1], [1.0], y=y0)
+
+
+@case("spatial body with zero inertia", ValueError,
+      r"body 'hub': no rotational inertia \(inertia \(0\.0, 0\.0, 0\.0\) about the centre, the centre at the frame "
+      r"origin\): its "
+      r"rotation would be undetermined")
+def _():
+    SpatialRigidBody("hub", 2.0, (0.0, 0.0, 0.0))
+
+
+@case("spatial body with text inertia", ValueError,
+      r"body 'hub': inertia must be a symmetric positive semi-definite 3x3 matrix .* got 'big'")
+def _():
+    SpatialRigidBody("hub", 2.0, "big")
+
+
+def test_a_point_mass_on_an_arm_and_a_slender_bar_keep_their_singular_inertia():
+    """Zero inertia about the centre is a body with rotational inertia when the centre is off the
+    frame origin; a slender bar has none about its axis: both are accepted."""
+    assert SpatialRigidBody("bob", 1.0, np.zeros(3), center=(0.5, 0.0, 0.0)).M.toarray()[4, 4] == \
+        pytest.approx(0.25)
+    assert SpatialRigidBody.bar("bar", 1.0, (0, 0, 0), (1, 0, 0)).inertia[0, 0] == 0.0
+
+
 def test_two_springs_from_one_port_to_the_ground_get_distinct_names():
     s, mass = _mass_on_spring(stiffness=90.0)
     second = s.add_spring(mass.port("P"), None, stiffness=10.0, at=(0.0, 1.0))
