@@ -7,6 +7,7 @@
     phmech figures [--outdir validation/figures] [--quick] [--cases A B ...]
     phmech study CASE --param NAME=V1,V2,... [--fixed NAME=V] [--processes N | --mpi] [--outdir DIR]
     phmech study MODULE:FUNCTION --param NAME=V1,V2,... ...   # a model of yours over the same grid
+    phmech study CASE --list-params                           # the parameters a study of CASE takes
 
 A case is a module of :mod:`phmech.validation` without a leading
 underscore that defines ``main(argv)``.  ``phmech figures`` runs every
@@ -23,6 +24,7 @@ import argparse
 import importlib
 import json
 import logging
+import numbers
 import os
 import sys
 import time
@@ -185,6 +187,15 @@ def _study(parser, args):
     on stderr; exit status 1 if any point failed."""
     from . import study as st
     from .validation._common import prepare_outdir
+    if args.list_params:
+        try:
+            print(_parameter_table(args.case, st.parameters(args.case)))
+        except ValueError as err:
+            parser.error(str(err))
+        return 0
+    if not args.param:
+        parser.error("study: give the grid with --param NAME=V1,V2,... (phmech study CASE --list-params "
+                     "lists the parameters)")
     problems = []
     try:
         grid = st.parse_assignments(args.param, many=True, option="--param")
@@ -201,6 +212,8 @@ def _study(parser, args):
                         f"--fixed ({name}={_value_of(args.fixed, name)}); give it once")
     if problems:
         parser.error("study: " + "; ".join(problems))
+    if args.mpi:
+        _quiet_other_ranks()
     prepare_outdir(args.outdir, parser)
     sys.argv[1:] = []                                # keep PETSc from reading our options
     try:
@@ -216,12 +229,7 @@ def _study(parser, args):
         return 130
     if res.files:                                    # MPI ranks other than 0 write and print nothing
         header, rows = res.table
-        shown = header[:len(res.names)] + header[len(res.names):-1][:4] + ["wall_time_s"]
-        idx = [header.index(h) for h in shown]
-        print("  ".join(f"{h:>14.14s}" for h in shown))
-        for row in rows:
-            print("  ".join(f"{row[i]:14.6g}" if isinstance(row[i], (int, float)) else f"{row[i]!s:>14.14s}"
-                            for i in idx))
+        print(console_table(header, rows))
         print(f"study {args.case}: {len(rows)} points on {res.workers} "
               f"{'ranks' if args.mpi else 'processes'} in {res.wall_time:.1f} s; wrote {len(res.files)} files "
               f"to {args.outdir}")
@@ -234,6 +242,49 @@ def _study(parser, args):
     return 1 if res.failed else 0
 
 
+def console_table(header, rows, gap=2):
+    """A table for the console: every column, each as wide as its header and its widest value;
+    numbers with 6 significant digits, right-aligned, other columns left-aligned."""
+    def number(v):
+        return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+    def cell(v):
+        return f"{v:.6g}" if number(v) else ("" if v is None else str(v))
+    cells = [[cell(v) for v in row] for row in rows]
+    widths = [max([len(str(h)), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
+    right = [bool(rows) and all(number(r[i]) or r[i] is None for r in rows) for i in range(len(header))]
+    sep = " " * gap
+
+    def line(items):
+        return sep.join(f"{c!s:>{w}}" if r else f"{c!s:<{w}}" for c, w, r in zip(items, widths, right)).rstrip()
+    return "\n".join([line(header)] + [line(r) for r in cells])
+
+
+def _parameter_table(case, params):
+    """The text of ``phmech study CASE --list-params``: name, default and unit of each parameter."""
+    if params is None:
+        return (f"study {case}: the function takes any keyword arguments (its signature lists none); "
+                "every --param and --fixed is passed on")
+    from .study import REQUIRED
+    rows = [(name, "(required)" if value is REQUIRED else repr(value),
+             registry.unit(name, case if ":" not in case else None) or "") for name, value in params.items()]
+    return "\n".join([f"study {case}: {len(rows)} parameters (--param NAME=V1,V2,... or --fixed NAME=VALUE)",
+                      console_table(["parameter", "default", "unit"], rows)])
+
+
+def _quiet_other_ranks():
+    """Under ``--mpi``, keep the ``phmech`` logger of the ranks other than 0 to errors: rank 0
+    prints the summary and the failures once (every rank has the whole result)."""
+    try:
+        from mpi4py import MPI
+    except ImportError:              # phmech.study names the missing mpi4py
+        return 0
+    rank = MPI.COMM_WORLD.rank
+    if rank:
+        logging.getLogger("phmech").setLevel(logging.ERROR)
+    return rank
+
+
 def _value_of(items, name):
     """The value text of ``name`` in a list of ``NAME=VALUE`` arguments."""
     return next((i.partition("=")[2] for i in items if i.partition("=")[0].strip() == name), "")
@@ -242,7 +293,19 @@ def _value_of(items, name):
 def main(argv=None):
     """The ``phmech`` console entry point; returns the exit status."""
     from .validation import _common
-    p = argparse.ArgumentParser(prog="phmech", description="phmech validation cases: list, run, figures")
+    p = argparse.ArgumentParser(
+        prog="phmech", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="phmech: the validation cases (list, run, figures) and parameter studies (study) of "
+                    "port-Hamiltonian flexible multibody dynamics.",
+        epilog="examples:\n"
+               "  phmech list                                  the cases; which need Firedrake\n"
+               "  phmech run crank_slider --tfinal 0.05        = python -m phmech.validation.crank_slider ...\n"
+               "  phmech figures --quick                       every case, then a table of key figures\n"
+               "  phmech study crank_slider --list-params      the parameters of a study\n"
+               "  phmech study crank_slider --param omega=100,150 --outdir out/study\n"
+               "\n"
+               "phmech COMMAND -h shows a command's options.  Documentation: README.md, and the API\n"
+               "reference and example gallery built with `make -C docs html` (docs/_build/html/index.html).")
     _common.add_logging_options(p)
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the validation cases")
@@ -259,8 +322,10 @@ def main(argv=None):
                                       "(phmech.study)")
     st.add_argument("case", help="a validation case (phmech list), or a function of yours as module:function "
                                  "or path/to/file.py:function returning a result with a summary")
-    st.add_argument("--param", action="append", required=True, metavar="NAME=V1,V2,...",
+    st.add_argument("--param", action="append", default=[], metavar="NAME=V1,V2,...",
                     help="a parameter of the grid and its values (repeat for more parameters)")
+    st.add_argument("--list-params", action="store_true",
+                    help="list the parameters of the case (name, default, unit) and exit")
     st.add_argument("--fixed", action="append", default=[], metavar="NAME=VALUE",
                     help="an argument of every run (repeat for more)")
     st.add_argument("--processes", type=_common.positive_int, default=1, help="worker processes")

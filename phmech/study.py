@@ -42,6 +42,7 @@ summary) and ``summary.json`` (with the failed points).
 """
 import contextlib
 import importlib
+import inspect
 import importlib.util
 import itertools
 import logging
@@ -126,22 +127,41 @@ def runner(case):
     return module.run, True
 
 
-def check_names(case, names):
-    """Refuse parameters the case does not take (one error naming them and the accepted ones)."""
-    import inspect
+#: the default of a parameter without one (:func:`parameters`)
+REQUIRED = inspect.Parameter.empty
+
+
+def parameters(case):
+    """``{name: default}`` of the parameters that ``case`` (a case or ``module:function``) takes
+    in a study (:data:`REQUIRED` where there is no default); ``None`` when it takes any keyword
+    or has no signature to read.
+
+    A case's ``run`` takes its own arguments and, through ``**overrides``, the entries of
+    its module's ``DATA``; ``outdir``, ``plot`` and ``progress`` are the study's own.
+    """
     fn, is_run = runner(case)
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        return                                      # no signature to check against
-    accepted = {n for n, p in params.items() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+        return None                                 # no signature to check against
+    out = {n: p.default for n, p in params.items() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
     if any(p.kind == p.VAR_KEYWORD for p in params.values()):
         data = getattr(sys.modules.get(fn.__module__), "DATA", None) if is_run else None
         if data is None:
-            return                                  # takes anything
-        accepted |= set(data)
-    accepted -= {"outdir", "plot", "progress"} if is_run else set()
-    unknown = sorted(set(names) - accepted)
+            return None                             # takes anything
+        for name, value in data.items():
+            out.setdefault(name, value)
+    for name in ("outdir", "plot", "progress") if is_run else ():
+        out.pop(name, None)
+    return out
+
+
+def check_names(case, names):
+    """Refuse parameters the case does not take (one error naming them and the accepted ones)."""
+    accepted = parameters(case)
+    if accepted is None:
+        return
+    unknown = sorted(set(names) - set(accepted))
     if unknown:
         raise ValueError(f"study {case}: unknown parameter(s) {unknown}; the case takes {sorted(accepted)}")
 

@@ -376,6 +376,27 @@ def prepare_outdir(path, parser=None):
     return path
 
 
+def value_lines(items, missing="not reached", indent="  "):
+    """Console lines of labelled values, aligned: ``items`` are ``(label, value, unit)``; a value
+    is shown with 6 significant digits (``None`` as ``missing``), a list of numbers as its items."""
+    def text(v):
+        if v is None:
+            return missing
+        if isinstance(v, (list, tuple, np.ndarray)):
+            return "(" + ", ".join(text(x) for x in v) + ")"
+        if isinstance(v, (bool, np.bool_)):
+            return str(bool(v))
+        if isinstance(v, (int, np.integer)):
+            return str(int(v))
+        if isinstance(v, (float, np.floating)):
+            return f"{float(v):.6g}"
+        return str(v)
+    rows = [(str(label), text(value), unit or "") for label, value, unit in items]
+    width = max((len(r[0]) for r in rows), default=0)
+    return [f"{indent}{label:<{width}}  {value}{' ' + unit if unit and value != missing else ''}"
+            for label, value, unit in rows]
+
+
 def _clean(obj, key=""):
     """JSON-ready copy of ``obj``; a non-finite number raises, naming its key."""
     if isinstance(obj, dict):

@@ -205,13 +205,24 @@ def main(argv=None):
     sys.argv[1:] = []
     out = run(args.models, args.n_elem, args.tfinal, args.dt, args.outdir, not args.no_plot,
               not args.no_reference, progress=sys.stderr.isatty(), solver_options=_common.checkpoint_options(args))
+    print(f"spin-up, {args.n_elem} elements, dt = {args.dt:g} s, t_end = {args.tfinal:g} s")
     for m, s in out["summary"]["models"].items():
-        tips = ", ".join(f"{k} s: {v:+.4f}" for k, v in s["tip_at"].items())
-        print(f"{m:>10}: tip deflection [m] {tips}  (wall {s['wall_time_s']:.1f} s, "
-              f"energy balance {s['energy_balance_max_abs_J']:.1e} J)")
+        model = out["models"][m]
+        items = [(f"tip deflection at {k} s", v, "m") for k, v in s["tip_at"].items()]
+        items += [(f"tip deflection at {s['t_reached']:g} s (end)", float(model.tip[-1]), "m"),
+                  ("max |tip deflection|", s["tip_max_abs_m"], "m"),
+                  ("energy balance error, max", s["energy_balance_max_abs_J"], "J"),
+                  ("wall time", s["wall_time_s"], "s")]
+        print(f"  {m}:" + (" diverged" if s["diverged"] else ""))
+        print("\n".join(_common.value_lines(items, indent="    ")))
     if out["reference"] is not None:
-        tips = ", ".join(f"{k} s: {v:+.4f}" for k, v in out["summary"]["reference"]["tip_at"].items())
-        print(f"{'Ritz':>10}: tip deflection [m] {tips}")
+        ref = out["reference"]
+        items = [(f"tip deflection at {k} s", v, "m") for k, v in out["summary"]["reference"]["tip_at"].items()]
+        items.append((f"tip deflection at {ref['t'][-1]:g} s (end)", float(ref["tip"][-1]), "m"))
+        print("  Ritz reference:")
+        print("\n".join(_common.value_lines(items, indent="    ")))
+    else:
+        print("  Ritz reference: not computed (--no-reference)")
     print(f"  wrote {len(out['files'])} files to {args.outdir}")
 
 

@@ -84,7 +84,8 @@ from .. import System
 from ..contact import NonsmoothProblem, PointPlane, simulate
 from ..contact.bodies import Top
 from ..math.rotations import quat_from_axis_angle, rot3
-from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, run_main, savefig, write_summary
+from ._common import (CaseResult, figure_style, parser, positive_float, prepare_outdir, run_main, savefig,
+                      value_lines, write_summary)
 
 #: radius ``R`` of the circular contact areas [m] (the collection's ``R``)
 CONTACT_RADIUS = 5e-4
@@ -207,9 +208,17 @@ def main(argv=None):
                "energy_balance_max": float(np.max(np.abs(res.energy_balance()))),
                "stats": {k: v for k, v in res.stats.items()}}
     write_summary(out, "tippe_top", summary)
-    print({k: summary[k] for k in ("t_invert", "t_tilt_half_pi", "t_fall_back", "spin_fall_back",
-                                   "critical_spin_on_stem", "final_tilt", "energy_initial", "energy_final",
-                                   "energy_balance_max")})
+    print(f"tippe top ({args.solver}, dt = {args.dt:g} s, t_end = {args.tfinal:g} s):")
+    print("\n".join(value_lines([
+        ("inversion (first stem contact)", summary["t_invert"], "s"),
+        ("tilt passes pi/2", summary["t_tilt_half_pi"], "s"),
+        ("falls back onto the sphere", summary["t_fall_back"], "s"),
+        ("spin when falling back", summary["spin_fall_back"], "rad/s"),
+        ("stability limit of the spin on the stem", summary["critical_spin_on_stem"], "rad/s"),
+        ("final tilt", summary["final_tilt"], "rad"),
+        ("energy, initial", summary["energy_initial"], "J"),
+        ("energy, final", summary["energy_final"], "J"),
+        ("energy balance error, max", summary["energy_balance_max"], "J")])))
     if not args.no_plot:
         plt = figure_style()
         fig, ax = plt.subplots(3, 1, figsize=(6, 8), sharex=True)

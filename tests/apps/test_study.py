@@ -221,8 +221,10 @@ def test_user_model_on_two_mpi_ranks(toy):
     run = subprocess.run(["mpiexec", "-n", "2", sys.executable, *args], capture_output=True, text=True,
                          timeout=600, env=env, cwd=toy)
     assert run.returncode == 1, run.stderr[-2000:]
-    assert "3 points on 2 ranks" in run.stdout
+    assert run.stdout.count("3 points on 2 ranks") == 1
     assert "height=-1: ValueError: height must be non-negative, got -1" in run.stderr
+    assert run.stderr.count("grid point failed: height=-1") == 1        # rank 0 alone logs
+    assert run.stderr.count("3 of 4 points on 2 ranks") == 1
     data = read_csv(toy / "mpi" / "study.csv")
     np.testing.assert_allclose(data["t_fall_s"], np.sqrt(2 * np.array([0.5, 1, 2]) / 9.81), rtol=1e-11)  # 12 digits
 
