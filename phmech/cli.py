@@ -212,6 +212,10 @@ def _study(parser, args):
                         f"--fixed ({name}={_value_of(args.fixed, name)}); give it once")
     if problems:
         parser.error("study: " + "; ".join(problems))
+    from ._stack import MESSAGE, available
+    if not st.is_function_spec(args.case) and registry.case(args.case).firedrake is True and not available():
+        print(MESSAGE, file=sys.stderr)             # every point would fail the same way
+        return 1
     if args.mpi:
         _quiet_other_ranks()
     prepare_outdir(args.outdir, parser)

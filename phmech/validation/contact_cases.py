@@ -14,12 +14,12 @@ The models and references are in :mod:`phmech.validation._contact_simple`,
 (the beam runs with the Moreau schemes at ``dt / 20``; its reference first
 impact comes from the smooth model with Radau IIA at ``rtol = 1e-10``).
 """
-import importlib.util
 import os
 import sys
 
 import numpy as np
 
+from .._stack import available as firedrake_available
 from ._common import CaseResult, figure_style, parser, positive_float, prepare_outdir, run_main, savefig, write_summary
 from ._contact_pendulum import Pendulum, run_pendulum
 from ._contact_simple import block_model, cradle_model, cradle_touching_exact, run_block, run_cradle
@@ -80,7 +80,7 @@ def main(argv=None):
     out = prepare_outdir(args.outdir, p)
     dts = (args.dt, args.dt / 2, args.dt / 4) if args.study else (args.dt,)
     rows, keep = [], {}
-    cases = args.cases or CASES + (("beam",) if importlib.util.find_spec("firedrake") else ())
+    cases = args.cases or CASES + (("beam",) if firedrake_available() else ())
     for case in cases:
         for s in args.solvers:
             if case == "beam" and s == "nsgenalpha":

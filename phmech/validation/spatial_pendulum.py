@@ -30,7 +30,6 @@ polar moment (``TORSION["negligible"]`` of the box's) in both models;
     python -m phmech.validation.spatial_pendulum --outdir out/sp --flexible 1e3 1e4 1e5
     python -m phmech.validation.spatial_pendulum --outdir out/sp --rigid-only
 """
-import importlib.util
 import os
 import sys
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ import numpy as np
 from .. import SpatialRigidBody, System
 from ..joints import Revolute3
 from ..math.rotations import quat_from_axis_angle
+from .._stack import available
 from . import _common
 from . import _spatial_common as common
 
@@ -56,7 +56,7 @@ TORSION = {"negligible": 1e-6, "box": 1.0}
 
 def have_firedrake():
     """True when Firedrake can be imported (the flexible bar needs it)."""
-    return importlib.util.find_spec("firedrake") is not None
+    return available("firedrake")
 
 
 def beam_data(EI, torsion="negligible"):

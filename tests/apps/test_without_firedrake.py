@@ -67,9 +67,11 @@ def test_the_first_beam_raises_the_message(tmp_path):
             assert isinstance(err, _stack.FiredrakeMissingError), type(err)
             assert str(err) == _stack.MESSAGE
             print("raised", err.name)
+        from phmech.validation import contact_cases, spatial_pendulum   # their optional flexible parts
+        print(_stack.available(), spatial_pendulum.have_firedrake())
         """, tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "raised firedrake"
+    assert proc.stdout.split("\n")[:-1] == ["raised firedrake", "False False"]
 
 
 def test_case_commands_print_the_message_alone_and_leave_no_folder(tmp_path):
@@ -92,6 +94,17 @@ def test_case_commands_print_the_message_alone_and_leave_no_folder(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr == _stack.MESSAGE + "\n"
     assert os.listdir(tmp_path) == ["kept"] and os.listdir(tmp_path / "kept") == []
+
+
+def test_a_study_of_such_a_case_stops_with_the_message(tmp_path):
+    proc = without_firedrake("""
+        import sys
+        from phmech import cli
+        sys.exit(cli.main(["study", "crank_slider", "--param", "omega=100,150", "--outdir", "s"]))
+        """, tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr == _stack.MESSAGE + "\n"
+    assert not os.path.exists(tmp_path / "s")
 
 
 def test_every_case_declared_to_need_firedrake_stops_with_the_message(tmp_path):
