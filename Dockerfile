@@ -18,7 +18,8 @@ RUN python -c "from slepc4py import SLEPc" 2>/dev/null || { \
 # phmech (editable) with every extra: numba, tqdm, h5py, vtk, imageio, gmsh, assimulo, ...
 RUN pip install --no-cache-dir -e "/opt/phmech[all]"
 
-# The compiled kernels, built once here and readable by any user of the image.
-RUN python -m phmech.warm && chmod -R a+rwX /opt/phmech-cache
+# The compiled kernels, built once here and readable by any user of the image; writable by
+# root only (phmech does not use a kernel cache that others could write: it is code).
+RUN python -m phmech.warm && chmod -R a+rX,go-w /opt/phmech-cache
 
 CMD ["python", "-m", "phmech.validation.crank_slider", "--outdir", "/tmp/out", "--no-plot"]
