@@ -68,12 +68,27 @@ def available(name="firedrake"):
 
 
 class _Signpost(importlib.abc.MetaPathFinder):
-    """An import hook that answers ``import firedrake`` with :class:`FiredrakeMissingError`."""
+    """An import hook that answers ``import firedrake`` with :class:`FiredrakeMissingError`.
+
+    A probe, ``importlib.util.find_spec("firedrake")``, still gets None (not found).
+    """
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.partition(".")[0] == "firedrake":
-            raise FiredrakeMissingError("firedrake")
-        return None
+        if fullname.partition(".")[0] != "firedrake" or _probing():
+            return None
+        raise FiredrakeMissingError("firedrake")
+
+
+def _probing(depth=8):
+    """True when the finder is asked by ``importlib.util.find_spec`` rather than by an import."""
+    frame = sys._getframe(2)
+    for _ in range(depth):
+        if frame is None:
+            return False
+        if frame.f_code.co_name == "find_spec" and frame.f_globals.get("__name__") == "importlib.util":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def signpost():

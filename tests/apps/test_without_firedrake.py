@@ -56,6 +56,23 @@ def test_the_message_names_what_is_missing_and_both_ways_to_get_it():
     assert _stack.missing_stack(ValueError("x")) is None
 
 
+def test_the_hook_answers_imports_not_probes(monkeypatch):
+    """``import firedrake`` raises the message; ``importlib.util.find_spec`` passes on to the other
+    finders (here one that answers with a spec), so probes keep working."""
+    import importlib.machinery
+    import importlib.util
+
+    class Answer:
+        def find_spec(self, name, path=None, target=None):
+            return importlib.machinery.ModuleSpec(name, None) if name == "firedrake" else None
+    monkeypatch.delitem(sys.modules, "firedrake", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_stack._Signpost(), Answer(), *sys.meta_path])
+    assert importlib.util.find_spec("firedrake").name == "firedrake"
+    with pytest.raises(_stack.FiredrakeMissingError, match="this model needs Firedrake"):
+        import firedrake  # noqa: F401
+    assert importlib.util.find_spec("numpy") is not None
+
+
 def test_the_first_beam_raises_the_message(tmp_path):
     proc = without_firedrake("""
         import phmech.fem                                   # imports: the rigid outputs use its helpers
