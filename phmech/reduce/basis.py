@@ -281,11 +281,15 @@ def compatible_basis(split, Vv):
     return Basis(split.body.ne, split.f, split.v, split.s, Vv, Vs)
 
 
-def orthonormal_columns(split, Vv, what):
-    """``V_v`` with the columns that the earlier ones span (in the ``M_v`` metric) refused."""
+def independent_columns(split, Vv, what):
+    """``V_v``, refused when its columns are dependent: the lowest eigenvalue of their mass
+    (``V_v^T M_v V_v``, scaled to a unit diagonal) at round-off."""
     Mr = Vv.T @ (split.Mv @ Vv)
-    w = np.linalg.eigvalsh(0.5 * (Mr + Mr.T))
-    if len(w) and w[0] <= 1e-12 * w[-1]:
+    d = np.sqrt(np.abs(np.diag(Mr)))
+    if np.any(d == 0):
+        raise ReductionError(f"body '{split.body.name}': one of the {what} vanishes")
+    w = np.linalg.eigvalsh(0.5 * (Mr + Mr.T) / np.outer(d, d))
+    if len(w) and w[0] <= 1e-12:
         raise ReductionError(f"body '{split.body.name}': the {what} are linearly dependent (lowest eigenvalue "
-                             f"{w[0]:.3e} of their mass, largest {w[-1]:.3e})")
+                             f"{w[0]:.3e} of their scaled mass)")
     return Vv

@@ -144,8 +144,8 @@ class ReducedBody(FixedBody):
         if frame == "fixed":
             self.q_labels, self.q0 = [], np.zeros(0)
         else:
-            base = FRAMES[frame]
-            self.q_labels = ["x", "y", "theta"] if base is FloatingFrameBody else ["x", "y", "z", "p0", "p1", "p2", "p3"]
+            planar = FRAMES[frame] is FloatingFrameBody
+            self.q_labels = ["x", "y", "theta"] if planar else ["x", "y", "z", "p0", "p1", "p2", "p3"]
             self.q0 = np.asarray(q0, float).copy()
         for k in ("mass", "center", "inertia"):
             if k in self.extras:
@@ -342,3 +342,8 @@ def reduced_class(frame):
             "port": ReducedBody.port, "__doc__": ReducedBody.__doc__})
         globals()[name] = _CLASSES[frame]
     return _CLASSES[frame]
+
+
+# made at import, so that reduced bodies in a floating frame pickle by their class' name
+PlanarReducedBody = reduced_class("planar")
+SpatialReducedBody = reduced_class("spatial")

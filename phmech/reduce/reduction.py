@@ -12,7 +12,7 @@ import numpy as np
 
 from ..bodies.base import Port
 from .basis import (ReductionError, Split, check_mode_count, compatible_basis, constraint_modes, normal_modes,
-                    orthonormal_columns)
+                    independent_columns)
 from .body import ReducedBody, frame_kind, full_identity
 
 
@@ -77,10 +77,12 @@ def _reduced(body, split, Vv, kind, name, keep, exact, info):
     J0 = _skew(basis.project(body.J0))
     R = None if body.R is None else _symmetric(basis.project(body.R))
     K_list = [_skew(basis.project(K)) for K in getattr(body, "K_list", [])]
-    w = np.linalg.eigvalsh(M)
-    if w[0] <= 1e-13 * w[-1]:
+    # definiteness of the diagonally scaled metric (its blocks carry masses and stiffnesses)
+    d = np.sqrt(np.abs(np.diag(M)))
+    w = np.linalg.eigvalsh(M / np.outer(d, d)) if np.all(d > 0) else np.zeros(1)
+    if w[0] <= 1e-12:
         raise ReductionError(f"{owner}: the reduced energy metric is not positive definite (lowest eigenvalue "
-                             f"{w[0]:.3e} of {w[-1]:.3e})")
+                             f"{w[0]:.3e} of the diagonally scaled metric)")
     if R is not None:
         r = np.linalg.eigvalsh(R)
         if r[0] < -1e-10 * max(abs(r).max(), 1e-300):
@@ -155,7 +157,7 @@ def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="
                              "the flexible velocities")
     check_mode_count(split, n_modes, G.shape[0])
     Psi, omega, Phi = _solves(split, G, n_modes, eigensolver, comm)
-    Vv = orthonormal_columns(split, np.hstack([Psi, Phi]), "constraint and normal modes")
+    Vv = independent_columns(split, np.hstack([Psi, Phi]), "constraint and normal modes")
     info = {"method": "craig_bampton", "interface": [p.name for p in ports], "interface_rows": labels,
             "n_modes": int(n_modes), "omega_fixed_interface": omega.tolist(), "eigensolver": eigensolver, "G": G}
     return _reduced(body, split, Vv, kind, name, ports + extra, {p.name for p in ports}, info)
@@ -197,7 +199,7 @@ def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eige
         cols.insert(0, _solves(split, G, 0, eigensolver, comm)[0])
     if not sum(c.shape[1] for c in cols):
         raise ReductionError(f"body '{body.name}': n_modes=0 without attachment modes leaves nothing to reduce to")
-    Vv = orthonormal_columns(split, np.hstack(cols), "normal and attachment modes")
+    Vv = independent_columns(split, np.hstack(cols), "normal and attachment modes")
     info = {"method": "modal_attachment" if attachment else "modal", "interface": [p.name for p in keep],
             "interface_rows": labels, "n_modes": int(n_modes), "omega_free": omega.tolist(),
             "eigensolver": eigensolver, "G": G}

@@ -124,7 +124,8 @@ def test_another_version_a_damaged_file_and_another_model_are_refused(tmp_path):
         ReducedBody.load(tmp_path / "none.h5")
     # the model it was reduced from, and another one (another mesh, another stiffness)
     ReducedBody.load(path, body=HandRod("rod", 24, c=0.2))
-    with pytest.raises(ReducedFileError, match=r"reduced from another model than body 'rod': it differs in ne: 48 in the file, 64 in the body; matrices J0, M, R; ports mid, tip"):
+    with pytest.raises(ReducedFileError, match=r"reduced from another model than body 'rod': it differs in ne: 48 "
+                                               r"in the file, 64 in the body; matrices J0, M, R; ports mid, tip"):
         ReducedBody.load(path, body=HandRod("rod", 32, c=0.2))
     with pytest.raises(ReducedFileError, match=r"differs in matrices M$"):
         ReducedBody.load(path, body=HandRod("rod", 24, c=0.2, ea=1000.0))
