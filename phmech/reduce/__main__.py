@@ -70,22 +70,23 @@ def _peak_mb():
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    from petsc4py import PETSc
+    from mpi4py import MPI
 
     from . import ReductionError, craig_bampton, modal_reduction
-    comm = PETSc.COMM_WORLD
-    size, rank = comm.getSize(), comm.getRank()
+    size, rank = MPI.COMM_WORLD.Get_size(), MPI.COMM_WORLD.Get_rank()
     fn = _builder(args.body)
     kwargs = dict(args.param)
     if "comm" in inspect.signature(fn).parameters:
-        from mpi4py import MPI
         kwargs["comm"] = MPI.COMM_SELF
     elif size > 1:
         raise SystemExit(f"phmech.reduce: {args.body} takes no comm argument; under MPI every rank builds the "
                          "body on its own communicator (comm=MPI.COMM_SELF)")
+    sys.argv[1:] = []                   # PETSc (started by the builder's FE stack) reads the command line
     tic = time.perf_counter()
     body = fn(**kwargs)
     t_build = time.perf_counter() - tic
+    from petsc4py import PETSc
+    comm = PETSc.COMM_WORLD
     tic = time.perf_counter()
     try:
         if args.method == "craig_bampton":

@@ -177,11 +177,17 @@ def normal_modes(split, G, k, eigensolver="auto"):
     else:
         raise ReductionError(f"body '{split.body.name}': eigensolver must be 'auto', 'slepc' or 'scipy', "
                              f"got {eigensolver!r}")
-    Phi = np.asarray(Phi, float)
-    # a fixed sign (the largest entry positive): the same matrices give the same basis
-    big = np.argmax(np.abs(Phi), axis=0)
-    Phi *= np.sign(Phi[big, np.arange(Phi.shape[1])])
-    return np.asarray(omega, float), Phi
+    return np.asarray(omega, float), fixed_signs(np.asarray(Phi, float))
+
+
+def fixed_signs(Phi):
+    """The modes ``Phi`` (columns) with a fixed sign: a generic weighting of their entries
+    positive (a largest entry can be tied in a symmetric mode), so that the same matrices give
+    the same basis, on one process or many."""
+    w = np.random.default_rng(20100101).standard_normal(Phi.shape[0])
+    s = np.sign(w @ Phi)
+    s[s == 0] = 1.0
+    return Phi * s
 
 
 def max_modes(split, n_interface):

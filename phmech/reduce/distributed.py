@@ -10,7 +10,7 @@ factor, the same as on one process.
 import numpy as np
 import scipy.sparse as sp
 
-from .basis import ReductionError
+from .basis import ReductionError, fixed_signs
 
 
 def _petsc():
@@ -55,31 +55,48 @@ def normal_modes(split, G, k, comm):
     Gp = distributed(G, comm) if G.shape[0] else None
     omega, vecs = condensed_modes_slepc(*mats, k=k, G=Gp, comm=comm)
     Phi = np.column_stack([gather(x, comm) for x in vecs])
-    big = np.argmax(np.abs(Phi), axis=0)
-    Phi *= np.sign(Phi[big, np.arange(Phi.shape[1])])
-    return np.asarray(omega, float), Phi
+    return np.asarray(omega, float), fixed_signs(Phi)
 
 
-def constraint_modes(split, G, comm):
-    """Static constraint modes ``Psi = K^{-1} G^T (G K^{-1} G^T)^{-1}`` on ``comm``: the solves
-    ``K^{-1} G^T`` with the saddle-point factor of ``[[0, D^T], [D, -C]]`` (MUMPS, distributed),
-    for a body that its own conditions hold (``K`` definite)."""
-    from ..solvers.eigen_slepc import _saddle_factor, transpose
+def constraint_modes(split, G, comm, rtol=1e-14):
+    """Static constraint modes ``Psi = K^{-1} G^T (G K^{-1} G^T)^{-1}`` on ``comm``, for a body that its
+    own conditions hold (``K`` definite).
+
+    ``K^{-1} G^T`` by conjugate gradients on ``K = D^T C^{-1} D`` (never formed), preconditioned
+    by the factor of ``K + mu M_v`` with ``mu`` of the order of the lowest eigenvalue (the
+    quasi-definite saddle-point factor of the eigen solver, distributed by MUMPS without
+    pivoting): the preconditioned spectrum lies in ``[1/2, 1)``, so a few iterations reach
+    ``rtol``.  (At ``mu = 0`` the zero velocity block of the saddle-point matrix would make
+    a distributed MUMPS delay most pivots.)"""
+    from ..solvers.eigen_slepc import _Condensed, _negative_shift, transpose
+    PETSc = _petsc()
     nG = G.shape[0]
     if not nG:
         return np.zeros((split.nv, 0))
     Mv, C, D = (distributed(X, comm) for X in (split.Mv, split.C, split.D))
+    Dt = transpose(D)
+    K = PETSc.Mat().createPython(Mv.getSizes(), _Condensed(C, D, Dt, comm), comm=comm)
+    K.setUp()
     try:
-        shell = _saddle_factor(Mv, C, D, transpose(D), None, None, 0.0, comm)
-    except ValueError:
-        raise ReductionError(f"body '{split.body.name}': its stiffness is singular without the interface (a "
-                             "motion without strain); the distributed constraint modes need a body that its "
-                             "own conditions hold") from None
+        _, shell = _negative_shift(Mv, C, D, Dt, None, None, K, comm)
+    except ValueError as err:
+        raise ReductionError(f"body '{split.body.name}': the preconditioner of the static modes failed ({err})") from None
+    ksp = PETSc.KSP().create(comm)
+    ksp.setOperators(K)
+    ksp.setType("cg")
+    ksp.getPC().setType("python")
+    ksp.getPC().setPythonContext(shell)
+    ksp.setTolerances(rtol=rtol, atol=0.0, max_it=500)
     r, y = Mv.createVecs()
     r0, r1 = r.getOwnershipRange()
     X = np.zeros((split.nv, nG))
     for i in range(nG):
         r.setArray(np.ascontiguousarray(G[i, r0:r1]))
-        shell.apply(None, r, y)
+        y.set(0.0)
+        ksp.solve(r, y)
+        if ksp.getConvergedReason() <= 0:
+            raise ReductionError(f"body '{split.body.name}': the static solve K u = G^T e_{i} did not converge "
+                                 f"({ksp.getIterationNumber()} iterations, reason {ksp.getConvergedReason()}): "
+                                 "is the body held by its own conditions?")
         X[:, i] = gather(y, comm)
     return X @ np.linalg.inv(G @ X)
