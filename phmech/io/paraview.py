@@ -76,20 +76,24 @@ def _grid(parts, energies=None, scale=1.0):
     return grid
 
 
-def _write_collection(path, frames):
-    """Write ``frames`` (``[(time, grid)]``) as ``<stem>_<k>.vtu`` files and the ``.pvd`` collection."""
+def _write_collection(path, frames, folder=None):
+    """Write ``frames`` (``[(time, grid)]``) as ``<folder>/<stem>_<k>.vtu`` files and the ``.pvd``
+    collection (``folder``: a sub-folder beside the ``.pvd``, default ``<stem>``; ``""``: beside it)."""
     import vtk
     path = os.fspath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    folder = stem if folder is None else os.fspath(folder)
+    if os.path.isabs(folder) or os.pardir in folder.split(os.sep):
+        raise ValueError(f"to_pvd: folder must be a sub-folder beside the .pvd file, got {folder!r}")
     directory = os.path.dirname(os.path.abspath(path))
     try:
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(os.path.join(directory, folder), exist_ok=True)
     except OSError as err:
         raise OSError(f"to_pvd: cannot create the directory of {path!r}: {err}") from None
-    stem = os.path.splitext(os.path.basename(path))[0]
     writer = vtk.vtkXMLUnstructuredGridWriter()
     files, entries = [], []
     for k, (t, grid) in enumerate(frames):
-        name = f"{stem}_{k:05d}.vtu"
+        name = f"{folder}/{stem}_{k:05d}.vtu" if folder else f"{stem}_{k:05d}.vtu"
         writer.SetFileName(os.path.join(directory, name))
         writer.SetInputData(grid)
         if not writer.Write():
@@ -110,7 +114,7 @@ def _check_counts(n_points, **counts):
             raise ValueError(f"to_pvd: {name} must be a positive integer, got {v!r}")
 
 
-def write_pvd(result, path, n_points=21, every=1, scale=1.0, max_frames=None):
+def write_pvd(result, path, n_points=21, every=1, scale=1.0, max_frames=None, folder=None):
     """Write ``result`` as a ParaView collection (see the module docstring).
 
     Parameters
@@ -118,7 +122,7 @@ def write_pvd(result, path, n_points=21, every=1, scale=1.0, max_frames=None):
     result : :class:`phmech.result.Result`
         With its assembled system (``result.dae.system``), or a mass-spring run.
     path : str
-        The ``.pvd`` file; the frames go to ``<stem>_<k>.vtu`` next to it.
+        The ``.pvd`` file; the frames go to ``<stem>/<stem>_<k>.vtu`` beside it.
     n_points : int
         Points along each beam axis.
     every : int
@@ -129,6 +133,9 @@ def write_pvd(result, path, n_points=21, every=1, scale=1.0, max_frames=None):
         unmagnified.
     max_frames : int, optional
         At most this many frames, evenly sampled from those of ``every``.
+    folder : str, optional
+        The sub-folder of the ``.vtu`` files beside the ``.pvd`` (default ``<stem>``;
+        ``""``: beside the ``.pvd`` itself).
 
     Returns
     -------
@@ -143,7 +150,7 @@ def write_pvd(result, path, n_points=21, every=1, scale=1.0, max_frames=None):
         raise ValueError(f"to_pvd: {err}") from None
     times, names, frames, energies = trajectory_parts(result, rows, n_points, scale)
     written = _write_collection(path, [(t, _grid(parts, E, scale))
-                                       for t, parts, E in zip(times, frames, energies)])
+                                       for t, parts, E in zip(times, frames, energies)], folder)
     log.info("to_pvd: %d frames of %d bodies in %s", len(rows), len(names), path)
     return written
 
@@ -181,7 +188,8 @@ def write_modes_pvd(modes, path, which=None, n_frames=24, scale=0.05, n_points=2
     modes : :class:`phmech.solvers.eigen.Modes`
         From ``system.linearize(q).eigenmodes(k)``.
     path : str
-        ``<stem>.pvd``; mode ``i`` goes to ``<stem>_mode<i>.pvd`` (and its frames).
+        ``<stem>.pvd``; mode ``i`` goes to ``<stem>_mode<i>.pvd`` (its frames to the sub-folder
+        ``<stem>_mode<i>``).
     which : list of int, optional
         The modes to write (default: all).
     n_frames : int
