@@ -39,11 +39,13 @@ def rigid_crank_slider(L1=0.15, L2=0.3, omega=150.0, m_crank=0.36, m_coupler=0.1
     return s, crank, coupler, slider
 
 
-def flexible_crank_slider(n_elem=8, geometric_stiffness=False, **overrides):
+def flexible_crank_slider(n_elem=8, geometric_stiffness=False, coupler=None, **overrides):
     """The crank-slider with a flexible coupler (``DATA``, any entry overridden); returns ``(system, bodies)`` with bodies crank, coupler, slider.
 
     ``geometric_stiffness=True``: the coupler is the geometrically consistent beam
     (:class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam`), else the linear floating frame.
+    ``coupler``: a body used as the coupler instead (ports ``A`` and ``B``, placed at the crank
+    pin; e.g. the beam reduced by :func:`phmech.reduce.craig_bampton`).
     """
     from ..fem import FloatingEulerBernoulliBeam
     from ..fem.beam_nonlinear import NonlinearFloatingBeam
@@ -53,8 +55,9 @@ def flexible_crank_slider(n_elem=8, geometric_stiffness=False, **overrides):
     I = np.pi * p["d"] ** 4 / 64
     crank = PlanarRigidBody.rod("crank", p["m_crank"], p["L_crank"])
     Beam = NonlinearFloatingBeam if geometric_stiffness else FloatingEulerBernoulliBeam
-    coupler = Beam("coupler", p["L"], n_elem, p["rho"], A, p["E"], I,
-                   frame="simply_supported", position=(p["L_crank"], 0.0))
+    if coupler is None:
+        coupler = Beam("coupler", p["L"], n_elem, p["rho"], A, p["E"], I,
+                       frame="simply_supported", position=(p["L_crank"], 0.0))
     slider = PointMass("slider", p["m_slider"], position=(p["L_crank"] + p["L"], 0.0))
     system = System([crank, coupler, slider])
     system.pin(crank.port("A"), name="crank bearing")
