@@ -7,9 +7,10 @@ from .._stack import signpost
 
 signpost()
 from .beam import EulerBernoulliBeam, FloatingEulerBernoulliBeam, SimplySupportedBeam  # noqa: E402
+from .elastic_solid import ElasticSolid  # noqa: E402
 from .form_body import FormBody  # noqa: E402
 from .plate import KirchhoffPlate, PlateLoad  # noqa: E402
 from .plate_mindlin import MindlinPlate  # noqa: E402
 
-__all__ = ["EulerBernoulliBeam", "FloatingEulerBernoulliBeam", "SimplySupportedBeam", "FormBody",
+__all__ = ["ElasticSolid", "EulerBernoulliBeam", "FloatingEulerBernoulliBeam", "SimplySupportedBeam", "FormBody",
            "KirchhoffPlate", "MindlinPlate", "PlateLoad"]

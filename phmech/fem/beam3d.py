@@ -25,6 +25,7 @@ from ..bodies.base import SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
 from .beam import CellPointEvaluator, _check_positive, check_n_elem
 from .cache import CachedFE
+from .floating_frame import frame_blocks, gyroscopic_forms, rigid_couplings, rigid_fields
 
 
 class FloatingSpatialBeam(AxisPicture, SpatialFrameBody):
@@ -74,13 +75,8 @@ class FloatingSpatialBeam(AxisPicture, SpatialFrameBody):
             drop.append(int(nz[0]))
         keep = np.setdiff1d(np.arange(nf), drop)
         r = 6
-        Mff = M[keep][:, keep]
-        self.M = sp.bmat([[sp.csr_matrix(Mrr), sp.csr_matrix(Mfr[keep]).T],
-                          [sp.csr_matrix(Mfr[keep]), Mff]], format="csr")
-        self.K_list = [sp.bmat([[sp.csr_matrix(Kr), -sp.csr_matrix(Kf[keep]).T],
-                                [sp.csr_matrix(Kf[keep]), Ki[keep][:, keep]]], format="csr")
-                       for Kr, Kf, Ki in zip(Krr, Kfr, Kff)]
-        self.J0 = sp.bmat([[sp.csr_matrix((r, r)), None], [None, J[keep][:, keep]]], format="csr")
+        self.M, self.J0, self.K_list = frame_blocks(Mrr, Mfr[keep], M[keep][:, keep], J[keep][:, keep], Krr,
+                                                    [Kf[keep] for Kf in Kfr], [Ki[keep][:, keep] for Ki in Kff])
         pos = {int(k): r + i for i, k in enumerate(keep)}
         # spin angular momentum of the sections, h = (int rho I_p (omega_1 + w_x)) e1: its rotating-frame
         # term -omega x h acts on the frame's omega_2 and omega_3 equations (skew pairs in K_2, K_3)
@@ -165,6 +161,7 @@ class SpatialBeamFE(CachedFE):
 
     KIND = "SpatialBeamFE"
     CACHED = ("M", "J", "Kff", "off", "nf", "Mfr", "Kfr", "Mrr", "Krr", "trace", "c_wx")
+    EXTRA_SOURCES = ("phmech.fem.floating_frame",)
     FIREDRAKE_ATTRIBUTES = ("mesh", "spaces")
     NAMES = ("vx", "vy", "vz", "wx", "n", "mz", "my", "t")
 
@@ -204,27 +201,21 @@ class SpatialBeamFE(CachedFE):
                                          - d2(dvy) * mz + dmz * d2(vy)
                                          - d2(dvz) * my + dmy * d2(vz)
                                          - dwx.dx(0) * t + dt * wx.dx(0)) * dx, mat_type="aij"))
-        # K_i: int rho A dv . (e_i x v); e1 x v = (0,-vz,vy), e2 x v = (vz,0,-vx), e3 x v = (-vy,vx,0)
-        Kforms = [rhoA * (-dvy * vz + dvz * vy), rhoA * (dvx * vz - dvz * vx), rhoA * (-dvx * vy + dvy * vx)]
-        out["Kff"] = tuple(to_scipy(fd.assemble(k * dx, mat_type="aij")) for k in Kforms)
+        # K_i: int rho A dv . (e_i x v) (phmech.fem.floating_frame)
+        Kforms = gyroscopic_forms(rhoA, (vx, vy, vz), (dvx, dvy, dvz), dx, 3)
+        out["Kff"] = tuple(to_scipy(fd.assemble(k, mat_type="aij")) for k in Kforms)
         edges = np.cumsum([0] + [V.dim() for V in spaces])
         out["off"] = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(self.NAMES)}
         out["nf"] = int(edges[-1])
-        # rigid velocity fields (translational part, spin part) of v_P (3) and omega (3)
+        # the frame's rigid velocity fields of the axis (phmech.fem.floating_frame) and the spin of
+        # the sections, 1 for omega_1: the sections' rotary inertia rho I_p adds to omega_1's column
         one, zero = fd.Constant(1.0), fd.Constant(0.0)
-        modes = [((one, zero, zero), zero), ((zero, one, zero), zero), ((zero, zero, one), zero),
-                 ((zero, zero, zero), one), ((zero, zero, -x), zero), ((zero, x, zero), zero)]
-        cross = [lambda a: (zero, -a[2], a[1]), lambda a: (a[2], zero, -a[0]), lambda a: (-a[1], a[0], zero)]
-        dv = (dvx, dvy, dvz)
-        out["Mfr"] = np.column_stack([to_numpy(fd.assemble((rhoA * sum(dv[j] * N[j] for j in range(3))
-                                                            + rIp * dwx * s_) * dx)) for N, s_ in modes])
-        out["Kfr"] = tuple(np.column_stack([to_numpy(fd.assemble(rhoA * sum(dv[j] * c(N)[j] for j in range(3)) * dx))
-                                            for N, s_ in modes]) for c in cross)
         dxm = fd.dx(domain=mesh)
-        out["Mrr"] = np.array([[fd.assemble((rhoA * sum(Ni[j] * Nj[j] for j in range(3)) + rIp * si * sj) * dxm)
-                                for Nj, sj in modes] for Ni, si in modes])
-        out["Krr"] = tuple(np.array([[fd.assemble(rhoA * sum(Ni[j] * c(Nj)[j] for j in range(3)) * dxm)
-                                      for Nj, _ in modes] for Ni, _ in modes]) for c in cross)
+        Mfr, Kfr, Mrr, Krr = rigid_couplings(fd, rhoA, (dvx, dvy, dvz), rigid_fields((x, zero, zero), 3, one, zero),
+                                             dxm, 3)
+        Mfr[:, 3] += to_numpy(fd.assemble(rIp * dwx * dx))
+        Mrr[3, 3] += fd.assemble(rIp * dxm)
+        out["Mfr"], out["Kfr"], out["Mrr"], out["Krr"] = Mfr, tuple(Kfr), Mrr, tuple(Krr)
         out["trace"] = {}
         for end, mark in (("A", 1), ("B", 2)):
             out["trace"][end] = {"vx": to_numpy(fd.assemble(dvx * fd.ds(mark))),

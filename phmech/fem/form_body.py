@@ -26,18 +26,48 @@ in one error naming the form and its size) and kept in the FE cache
 (:mod:`phmech.fem.cache`), keyed by the forms' signatures, the mesh's
 content and the values of every coefficient and constant of the forms.
 
-The body is fixed in space (``nq = 0``); with constant matrices it runs in
-the compiled residual like the plates.
+Fixed or floating
+-----------------
+By default the body is fixed in space (``nq = 0``).  With ``floating=True`` it
+moves in a floating frame of reference (:mod:`phmech.fem.floating_frame`, the
+one implementation shared with the linear beams): its efforts are
+``e = (v_P, omega, e_f)``, the frame's velocity and angular velocity (body-frame
+components) followed by the flexible efforts, and the body-frame velocity of the
+material point at ``X`` is ``v_P + omega x X + v(X)``, ``v`` the velocity fields
+of the space (``velocity=``, ``dim`` components in all).  The inertia shape
+integrals (mass, first moment, inertia tensor of the undeformed body, the
+couplings ``int rho phi`` and ``int rho X x phi``) and the gyroscopic matrices
+``K_i`` of ``J(e) = J0 - sum_i omega_i K_i`` are assembled from the density
+(``density=``) once; ``m``'s kinetic part must be ``int density v . dv`` (checked).
+The frame is attached to the deformation by a reference condition:
+``reference=("clamped", marker)`` removes the velocity fields' unknowns on the
+boundary ``marker`` (the frame is the clamped face's), ``reference=("point", X)``
+removes only as many as the frame has efforts, at nodes near ``X`` (a 3-2-1
+support, a statically determinate attachment that constrains no deformation),
+and ``reference=None`` leaves it to the conditions of ``fixed`` (e.g. a pinned
+end and a roller).  (Mean axes, ``int rho v = 0`` and ``int rho X x v = 0``,
+couple every velocity unknown and would make the mass matrix dense; they are
+not offered.)
+Conditions that leave a rigid motion in the elastic field are an error.  A
+port's and a load's rows follow the rigid and the elastic motion: the rigid
+velocity fields are represented exactly in the velocity space (checked), and a
+linear form ``b`` contributes ``b(N_a)`` to the frame's effort ``a``.
+
+With constant matrices (and the gyroscopic slots of the frame) the body runs in
+the compiled residual like the beams and plates.
 """
 import hashlib
+import sys
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..bodies.base import FixedBody
+from ..bodies.base import Body, FixedBody, FloatingFrameBody, SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
 from .cache import CachedFE
+from .floating_frame import (N_FRAME, frame_blocks, gyroscopic_forms, inertia_summary, kinetic_form,
+                             rigid_couplings, rigid_fields)
 from .mesh_recipe import mesh_content_key
 
 #: largest size of a dense positive-definiteness check (above it: the lowest eigenvalue by ARPACK)
@@ -81,10 +111,18 @@ def _symmetric_defect(A):
     return (abs(A - A.T).max() / scale) if scale > 0 else 0.0
 
 
-def _lowest_eigenvalue(A):
+def _lowest_eigenvalue(A, jacobi=False):
     """Lowest eigenvalue of the symmetric ``A`` and the largest magnitude (dense up to
-    :data:`DENSE_CHECK_MAX`, else ARPACK)."""
+    :data:`DENSE_CHECK_MAX`, else ARPACK); ``jacobi``: of ``D^-1/2 A D^-1/2``, ``D`` the diagonal
+    (independent of the units of each unknown: a solid's compliance is 1e-15 of its mass), a
+    non-positive diagonal entry being returned as the lowest eigenvalue."""
     A = sp.csr_matrix(0.5 * (A + A.T))
+    if jacobi:
+        d = A.diagonal()
+        if np.any(d <= 0):
+            return float(d.min()), float(max(np.abs(d).max(), 1e-300))
+        s = sp.diags(1.0 / np.sqrt(d))
+        A = sp.csr_matrix(s @ A @ s)
     n = A.shape[0]
     if n <= DENSE_CHECK_MAX:
         w = np.linalg.eigvalsh(A.toarray())
@@ -100,7 +138,7 @@ def check_pH(name, M, J, R=None, tol=1e-10):
     d = _symmetric_defect(M)
     if d > tol:
         out.append(f"body '{name}': the energy metric m is not symmetric (relative defect {d:.2e})")
-    low, top = _lowest_eigenvalue(M)
+    low, top = _lowest_eigenvalue(M, jacobi=True)
     if low <= tol * top:
         out.append(f"body '{name}': the energy metric m is not positive definite (lowest eigenvalue "
                    f"{low:.3e} of {top:.3e}: a field without energy, or a boundary condition missing)")
@@ -120,8 +158,27 @@ def check_pH(name, M, J, R=None, tol=1e-10):
     return out
 
 
+def _dimension(mesh, kind):
+    """A mesh's ``"geometric"`` or ``"topological"`` dimension (a method or a property, by version)."""
+    d = getattr(mesh, f"{kind}_dimension")
+    return int(d() if callable(d) else d)
+
+
+def _components(u):
+    """The scalar components of a split function (a scalar, a vector or a tensor field)."""
+    shape = u.ufl_shape
+    if shape == ():
+        return [u]
+    return [u[i] for i in np.ndindex(*shape)]
+
+
+def _floating_dim(args, kwargs, index=7):
+    """``dim`` of a FormBody's arguments (keyword or positional at ``index``)."""
+    return kwargs.get("dim", args[index] if len(args) > index else 3)
+
+
 class FormBody(FixedBody, CachedFE):
-    """A fixed flexible body defined by its pH weak forms (module docstring).
+    """A flexible body defined by its pH weak forms, fixed or in a floating frame (module docstring).
 
     Parameters
     ----------
@@ -132,42 +189,107 @@ class FormBody(FixedBody, CachedFE):
         Energy metric and structure.
     r : UFL form or callable, optional
         Dissipation.
-    fixed : sequence of ``(field, marker)``, optional
+    fixed : sequence of ``(field, marker)`` or of linear forms, optional
         Homogeneous conditions: the nodes of field ``field`` (index into the mixed space; 0
-        for a plain space) on the boundary ``marker`` are removed.
+        for a plain space) on the boundary ``marker`` are removed; a linear form of the test
+        function (or a callable of the split test functions) removes the unknowns on which it
+        is not zero, e.g. ``lambda de: de[1].dx(0) * ds(1)`` the slope of a Hermite field
+        at the boundary 1 (a clamp of a C1 element needs its value and its slope).
     velocity : sequence of int, optional
-        The fields that are velocities (for :attr:`velocity_dofs`; default: field 0).
+        The fields that are velocities (for :attr:`velocity_dofs`; default: field 0).  In a
+        floating frame their components, in this order, are the body-frame velocity ``v`` of
+        the material (``dim`` of them: a vector field, or scalar fields such as a beam's
+        axial and transverse velocities).
     dim : {2, 3}
-        Dimension of the ports' velocities (planar or spatial joints).
+        Dimension of the ports' velocities (planar or spatial joints) and of the frame.
+    floating : bool, keyword only
+        True: the body moves in a floating frame of reference (module docstring).
+    density : number or UFL expression, keyword only
+        With ``floating``: the mass density of ``v`` per unit of the mesh's measure (``rho``
+        of a solid, ``rho A`` of a beam), the kinetic part of ``m`` being ``int density v . dv``.
+    reference : None, ``("clamped", marker)`` or ``("point", X)``, keyword only
+        With ``floating``: how the frame is attached to the deformation (module docstring):
+        ``"clamped"`` removes the velocity unknowns on the boundary ``marker`` (a marker or a
+        list of them; the face moves with the frame), ``"point"`` only as many velocity
+        unknowns as the frame has efforts, at the node nearest ``X`` and two far nodes (a 3-2-1
+        support: no deformation is constrained, so a free body has the free-free modes of
+        its mesh), None the conditions of ``fixed``.
+    position : sequence of float, keyword only
+        With ``floating``: the inertial position of the frame origin (the mesh's origin).
+    orientation : float or quaternion, keyword only
+        With ``floating``: the frame's angle (planar) or unit quaternion (spatial).
     """
 
     KIND = "form_body"
-    CACHED = ("M", "J0", "R", "_keep", "nf", "field_dofs")
+    CACHED = ("M", "J0", "R", "_keep", "nf", "field_dofs", "K_list", "Phi", "frame_inertia")
     FIREDRAKE_ATTRIBUTES = ()
+    EXTRA_SOURCES = ("phmech.fem.form_body", "phmech.fem.floating_frame")
+    #: the frame class of a floating variant (set on the classes :func:`floating_class` makes)
+    _frame_base = None
 
-    def __init__(self, name, space, m, j, r=None, fixed=(), velocity=(0,), dim=3):
+    def __new__(cls, *args, **kwargs):
+        if kwargs.get("floating", False) and cls._frame_base is None:
+            cls = floating_class(cls, cls._frame_dim(args, kwargs))
+        return super().__new__(cls)
+
+    @classmethod
+    def _frame_dim(cls, args, kwargs):
+        """The dimension of the frame of a floating body built with ``args`` and ``kwargs``."""
+        return _floating_dim(args, kwargs)
+
+    def __init__(self, name, space, m, j, r=None, fixed=(), velocity=(0,), dim=3, *, floating=False,
+                 density=None, reference=None, position=None, orientation=None):
         import firedrake as fd
-        FixedBody.__init__(self, name)
+        owner = f"body '{name}'"
         if dim not in (2, 3):
-            raise ValueError(f"body '{name}': dim must be 2 or 3, got {dim!r}")
+            raise ValueError(f"{owner}: dim must be 2 or 3, got {dim!r}")
+        floating = bool(floating)
+        if floating:
+            frame_args = {} if position is None else {"position": position}
+            if orientation is not None:
+                frame_args["angle" if dim == 2 else "orientation"] = orientation
+            # the frame's own checks and initial configuration (on a plain frame body)
+            frame = self._frame_base.__new__(self._frame_base)
+            self._frame_base.__init__(frame, name, **frame_args)
+            Body.__init__(self, name)
+            self.q_labels, self.q0 = frame.q_labels, frame.q0
+        else:
+            extra = [k for k, v in (("density", density), ("reference", reference), ("position", position),
+                                    ("orientation", orientation)) if v is not None]
+            if extra:
+                raise ValueError(f"{owner}: {', '.join(extra)} only apply to a floating body (floating=True)")
+            FixedBody.__init__(self, name)
         self.dim = dim
+        self.floating = floating
+        #: number of frame efforts (3 planar, 6 spatial; 0 for a fixed body)
+        self.n_frame = N_FRAME[dim] if floating else 0
         mesh = space.mesh()
         self.space, self.mesh = space, (mesh.unique() if hasattr(mesh, "unique") else mesh)
         self._fd = fd
-        self.q0 = np.zeros(0)
+        if not floating:
+            self.q0 = np.zeros(0)
         self._trial, self._test = _split(fd, space, True), _split(fd, space, False)
-        self._fixed = [(int(f), m_) for f, m_ in fixed]
+        self._fixed = [(int(c[0]), c[1]) for c in fixed if not self._is_form(c)]
+        self._fixed_forms = [self._linear("a condition of fixed", c) for c in fixed if self._is_form(c)]
         self._velocity = tuple(int(v) for v in velocity)
+        self.density = density
+        self.reference = reference
         forms = {"m": m, "j": j, "r": r}
         self.forms = {k: self._bilinear(k, f) for k, f in forms.items() if f is not None}
         self._check_fields_and_markers()
         self._load_or_assemble(self._params())
         self._fd = fd                       # the cache's loader resets it (its bodies build lazily)
+        r0 = self.n_frame
         self._full_to_e = np.full(self.nf, -1)
-        self._full_to_e[self._keep] = np.arange(len(self._keep))
+        self._full_to_e[self._keep] = r0 + np.arange(len(self._keep))
+        self.K_list = list(self.K_list)
         if not sp.csr_matrix(self.R).nnz:
             self.R = None
-        self.e_labels = [f"e{i}" for i in range(self.ne)]
+        frame_labels = (["vx", "vy", "omega"] if dim == 2 else ["vx", "vy", "vz", "wx", "wy", "wz"]) if floating else []
+        self.e_labels = frame_labels + [f"e{i}" for i in range(self.ne - r0)]
+        if floating:
+            self.mass, center, self.inertia = self.frame_inertia
+            self.center = np.asarray(center, float)
 
     # -- forms ----------------------------------------------------------------
     def _bilinear(self, which, form):
@@ -185,6 +307,11 @@ class FormBody(FixedBody, CachedFE):
         self._check_markers(what, f)
         return f
 
+    @staticmethod
+    def _is_form(c):
+        """A condition given as a linear form (or a callable of the test functions), not a pair."""
+        return callable(c) or (hasattr(c, "arguments") and not isinstance(c, (tuple, list)))
+
     def _markers(self):
         """The boundary markers of the mesh."""
         return set(int(m) for m in self.mesh.exterior_facets.unique_markers)
@@ -198,82 +325,252 @@ class FormBody(FixedBody, CachedFE):
                 raise FormError(f"body '{self.name}': {what} integrates over the boundary marker(s) {bad}, "
                                 f"which the mesh does not have (its markers: {sorted(markers)})")
 
+    def _reference_markers(self):
+        """The boundary markers of a clamped reference (empty without one)."""
+        ref = self.reference
+        if ref is None:
+            return []
+        if isinstance(ref, str) and ref == "mean_axes":
+            raise FormError(f"body '{self.name}': reference='mean_axes' is not available: the mean-axis "
+                            "conditions couple every velocity unknown (a dense mass matrix); attach the frame "
+                            "by reference=('clamped', marker) or by the conditions of fixed=")
+        if isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[0] == "point":
+            return []
+        if not (isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[0] == "clamped"):
+            raise FormError(f"body '{self.name}': reference must be None, ('clamped', marker) or ('point', X), "
+                            f"got {ref!r}")
+        markers = ref[1] if isinstance(ref[1], (tuple, list)) else [ref[1]]
+        return list(markers)
+
+    def _conditions(self):
+        """The ``(field, marker)`` pairs whose nodes are removed: ``fixed`` and a clamped reference."""
+        return self._fixed + [(f, mk) for mk in self._reference_markers() for f in self._velocity]
+
     def _check_fields_and_markers(self):
         markers = self._markers()
         problems = []
-        for field, marker in self._fixed:
-            if not 0 <= field < len(self.space):
+        nfields = len(self.space)
+        for v in self._velocity:
+            if not 0 <= v < nfields:
+                problems.append(f"body '{self.name}': velocity field {v} is not a field of the space "
+                                f"(it has {nfields})")
+        if problems:
+            raise FormError("\n".join(problems))
+        try:
+            conditions = self._conditions()
+        except FormError as err:
+            problems.append(str(err))
+            conditions = self._fixed
+        for field, marker in conditions:
+            if not 0 <= field < nfields:
                 problems.append(f"body '{self.name}': fixed field {field} is not a field of the space "
-                                f"(it has {len(self.space)})")
+                                f"(it has {nfields})")
             if marker != "on_boundary" and marker not in markers:
-                problems.append(f"body '{self.name}': fixed marker {marker!r} is not a boundary marker of the "
+                what = "reference" if (field, marker) not in self._fixed else "fixed"
+                problems.append(f"body '{self.name}': {what} marker {marker!r} is not a boundary marker of the "
                                 f"mesh (its markers: {sorted(markers)})")
         for which, form in self.forms.items():
             try:
                 self._check_markers(f"the form {which}", form)
             except FormError as err:
                 problems.append(str(err))
+        if self.floating:
+            if self.density is None:
+                problems.append(f"body '{self.name}': a floating body needs density= (the mass density of its "
+                                "velocity field, the kinetic part of m)")
+            ncomp = sum(len(_components(self._split_field(self._trial, v))) for v in self._velocity
+                        if 0 <= v < nfields)
+            if ncomp != self.dim:
+                problems.append(f"body '{self.name}': the velocity fields {list(self._velocity)} have {ncomp} "
+                                f"components; a floating frame in dim={self.dim} needs {self.dim} (the body-frame "
+                                "velocity of the material)")
         if problems:
             raise FormError("\n".join(problems))
 
+    def _split_field(self, split, index):
+        return split[index] if len(self.space) > 1 else split
+
+    def _velocity_vector(self, split):
+        """The body-frame velocity of the material: the components of the velocity fields."""
+        return [c for v in self._velocity for c in _components(self._split_field(split, v))]
+
     def _params(self):
-        return {"mesh": mesh_content_key(self.mesh), "space": str(self.space.ufl_element()),
-                "forms": {k: [f.signature(), _coefficient_digest(f)] for k, f in self.forms.items()},
-                "fixed": [[f, repr(m)] for f, m in self._fixed], "velocity": list(self._velocity)}
+        from .mesh_recipe import _jsonable
+        p = {"mesh": mesh_content_key(self.mesh), "space": str(self.space.ufl_element()),
+             "forms": {k: [f.signature(), _coefficient_digest(f)] for k, f in self.forms.items()},
+             "fixed": [[f, repr(m)] for f, m in self._fixed], "velocity": list(self._velocity),
+             "fixed_forms": [[f.signature(), _coefficient_digest(f)] for f in self._fixed_forms]}
+        if self.floating:
+            rho = self.density
+            if isinstance(rho, (int, float, np.floating)):
+                key = _jsonable(float(rho))
+            else:
+                form = rho * self._fd.dx(domain=self.mesh)
+                key = [form.signature(), _coefficient_digest(form)]
+            p["frame"] = {"dim": self.dim, "reference": repr(self.reference), "density": key}
+        return p
 
     def _offsets(self):
         dims = [V.dim() for V in self.space] if len(self.space) > 1 else [self.space.dim()]
         return np.r_[0, np.cumsum(dims)]
+
+    def _full_velocity_dofs(self, off):
+        """Indices (before removal) of the velocity fields' unknowns."""
+        return np.concatenate([np.arange(off[v], off[v + 1]) for v in self._velocity])
 
     def _assemble(self):
         import firedrake as fd
         mat = {k: to_scipy(fd.assemble(f, mat_type="aij")) for k, f in self.forms.items()}
         nf = mat["m"].shape[0]
         off = self._offsets()
+        frame = self._frame_fields(mat["m"], off) if self.floating else None
         drop = []
-        for field, marker in self._fixed:
+        for field, marker in self._conditions():
             V = self.space.sub(field) if len(self.space) > 1 else self.space
             nodes = np.asarray(fd.DirichletBC(V, 0.0, marker).nodes, int)
             bs = V.block_size
             drop += list(off[field] + (nodes[:, None] * bs + np.arange(bs)).ravel())
+        for form in self._fixed_forms:
+            b = np.abs(to_numpy(fd.assemble(form)))
+            drop += list(np.flatnonzero(b > 1e-12 * b.max())) if b.max() > 0 else []
+        if frame is not None and self._reference_point() is not None:
+            drop += list(self._support_dofs(frame["Phi"], off))
         keep = np.setdiff1d(np.arange(nf), np.unique(np.asarray(drop, int)))
         red = {k: sp.csr_matrix(A[keep][:, keep]) for k, A in mat.items()}
         for A in red.values():
             A.eliminate_zeros()
-        problems = check_pH(self.name, red["m"], red["j"], red.get("r"))
+        r = self.n_frame
+        R = red.get("r", sp.csr_matrix(red["m"].shape))
+        out = {"_keep": keep, "nf": nf, "K_list": (), "Phi": np.zeros((nf, 0)), "frame_inertia": ()}
+        if frame is not None:
+            f = frame
+            M, J0, K_list = frame_blocks(f["Mrr"], f["Mfr"][keep], red["m"], red["j"], f["Krr"],
+                                         [K[keep] for K in f["Kfr"]], [sp.csr_matrix(K[keep][:, keep]) for K in f["Kff"]])
+            R = sp.bmat([[sp.csr_matrix((r, r)), None], [None, R]], format="csr")
+            out.update({"K_list": tuple(K_list), "Phi": f["Phi"], "frame_inertia": inertia_summary(f["Mrr"], self.dim)})
+        else:
+            M, J0 = red["m"], red["j"]
+        problems = check_pH(self.name, M, J0, R if R.nnz else None)
         if problems:
+            if frame is not None and any("not positive definite" in p for p in problems):
+                problems.append(f"body '{self.name}': in a floating frame the reference condition must remove "
+                                "every rigid motion from the elastic field (reference=('clamped', marker), "
+                                "('point', X), or conditions in fixed=)")
             raise FormError("\n".join(problems))
         full_to_e = np.full(nf, -1)
-        full_to_e[keep] = np.arange(len(keep))
+        full_to_e[keep] = r + np.arange(len(keep))
         field_dofs = {str(i): full_to_e[off[i]:off[i + 1]][full_to_e[off[i]:off[i + 1]] >= 0]
                       for i in range(len(off) - 1)}
-        R = red.get("r", sp.csr_matrix(red["m"].shape))
-        return {"M": red["m"], "J0": red["j"], "R": R, "_keep": keep, "nf": nf, "field_dofs": field_dofs}
+        out.update({"M": M, "J0": J0, "R": R, "field_dofs": field_dofs})
+        return out
+
+    def _frame_fields(self, m_full, off):
+        """The floating frame's blocks over the whole space (:func:`~phmech.fem.floating_frame.rigid_couplings`,
+        the gyroscopic forms) and the rigid velocity fields ``Phi`` as vectors of the space."""
+        import firedrake as fd
+        dim, rho = self.dim, self.density
+        if isinstance(rho, (int, float, np.floating)):
+            rho = fd.Constant(float(rho))           # one compiled kernel for every density
+        dx = fd.dx(domain=self.mesh)
+        v, dv = self._velocity_vector(self._trial), self._velocity_vector(self._test)
+        x = fd.SpatialCoordinate(self.mesh)
+        one, zero = fd.Constant(1.0), fd.Constant(0.0)
+        X = [x[k] if k < len(x) else zero for k in range(dim)]
+        Mkin = to_scipy(fd.assemble(kinetic_form(rho, v, dv, dx), mat_type="aij"))
+        vd = self._full_velocity_dofs(off)
+        scale = abs(Mkin).max()
+        defect = abs((m_full - Mkin)[vd]).max() / scale if scale > 0 else np.inf
+        if not defect <= 1e-10:
+            raise FormError(f"body '{self.name}': the velocity part of the energy metric m is not the kinetic "
+                            f"form int density v . dv of the floating frame (relative defect {defect:.2e}): "
+                            "give the density of m's kinetic term, and no coupling of the velocities to other "
+                            "fields in m")
+        Kff = [to_scipy(fd.assemble(g, mat_type="aij")) for g in gyroscopic_forms(rho, v, dv, dx, dim)]
+        Mfr, Kfr, Mrr, Krr = rigid_couplings(fd, rho, dv, rigid_fields(X, dim, one, zero), dx, dim)
+        # the rigid fields as vectors of the space: int rho phi . Phi_a = int rho phi . N_a on the velocities
+        Phi = np.zeros((m_full.shape[0], Mrr.shape[0]))
+        Phi[vd] = spla.splu(sp.csc_matrix(Mkin[vd][:, vd])).solve(np.ascontiguousarray(Mfr[vd]))
+        err = np.abs(Phi.T @ (Mkin @ Phi) - Mrr).max() / np.abs(Mrr).max()
+        if not err <= 1e-8:
+            raise FormError(f"body '{self.name}': the velocity space does not contain the rigid motions of the "
+                            f"frame (relative defect {err:.2e} of their mass); a floating frame needs velocity "
+                            "fields that represent translations and rotations exactly")
+        return {"Mfr": Mfr, "Kfr": Kfr, "Mrr": Mrr, "Krr": Krr, "Kff": Kff, "Phi": Phi}
+
+    def _reference_point(self):
+        ref = self.reference
+        if isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[0] == "point":
+            return np.asarray(ref[1], float)
+        return None
+
+    def _support_dofs(self, Phi, off):
+        """The unknowns of a point reference (3-2-1 support): the velocity at the node ``A`` nearest
+        the point, at the node ``B`` farthest from ``A`` and at the node ``C`` farthest from the line
+        ``AB``, of which as many as the frame has efforts are chosen (greedily) so that the rigid
+        fields restricted to them are independent: they remove the rigid motions from the elastic
+        field and constrain no deformation."""
+        import firedrake as fd
+        f = self._velocity[0]
+        V = self.space.sub(f) if len(self.space) > 1 else self.space
+        elem = V.ufl_element()
+        family = getattr(elem, "family", lambda: "")
+        family = family() if callable(family) else family
+        if len(self._velocity) != 1 or V.block_size != self.dim or "Lagrange" not in str(family):
+            raise FormError(f"body '{self.name}': reference=('point', X) needs one vector Lagrange velocity "
+                            "field; use reference=('clamped', marker)")
+        P = self._reference_point()
+        if P.shape != (self.dim,):
+            raise FormError(f"body '{self.name}': the reference point must have {self.dim} coordinates, "
+                            f"got {self.reference[1]!r}")
+        Vc = V.collapse() if hasattr(V, "collapse") else V
+        X = np.asarray(fd.Function(Vc).interpolate(fd.SpatialCoordinate(self.mesh)).dat.data_ro).reshape(-1, self.dim)
+        a = int(np.argmin(np.linalg.norm(X - P, axis=1)))
+        b = int(np.argmax(np.linalg.norm(X - X[a], axis=1)))
+        t = (X[b] - X[a]) / np.linalg.norm(X[b] - X[a])
+        d = X - X[a]
+        c = int(np.argmax(np.linalg.norm(d - np.outer(d @ t, t), axis=1)))
+        nodes = [a, b] if self.dim == 2 else [a, b, c]
+        cand = [off[f] + n * self.dim + k for n in nodes for k in range(self.dim)]
+        chosen = []
+        for dof in cand:
+            trial = chosen + [dof]
+            if np.linalg.matrix_rank(Phi[trial], tol=1e-10 * np.abs(Phi[cand]).max()) == len(trial):
+                chosen = trial
+            if len(chosen) == self.n_frame:
+                break
+        if len(chosen) < self.n_frame:
+            raise FormError(f"body '{self.name}': the nodes near the reference point {P.tolist()} do not fix "
+                            "the rigid motions (a degenerate mesh)")
+        return chosen
 
     # -- degrees of freedom ---------------------------------------------------
     @property
     def velocity_dofs(self):
+        """Indices of ``e`` of the velocity fields (the frame's efforts excluded)."""
         return np.sort(np.concatenate([self.field_dofs[str(v)] for v in self._velocity]))
 
     @property
     def stress_dofs(self):
-        return np.setdiff1d(np.arange(self.ne), self.velocity_dofs)
+        """Indices of ``e`` of the other fields (stresses)."""
+        return np.setdiff1d(np.arange(self.n_frame, self.ne), self.velocity_dofs)
 
     @property
     def translation_dofs(self):
-        return np.arange(0)
+        return np.arange(self.dim) if self.floating else np.arange(0)
 
     def row(self, form, what="a row"):
-        """A linear form of the test function assembled over the kept unknowns."""
+        """A linear form of the test function as a row on ``e``: its value on every kept unknown and,
+        in a floating frame, on the frame's rigid velocity fields first."""
         b = to_numpy(self._fd.assemble(self._linear(what, form)))
-        return b[self._keep]
+        return np.r_[b @ self.Phi, b[self._keep]]
 
     # -- ports and loads -------------------------------------------------------
     def add_form_port(self, name, velocity, angular=None, position=None):
         """A port whose velocity components are the linear forms ``velocity`` (``dim`` of them) and,
         optionally, angular-velocity components ``angular`` (1 planar, 3 spatial).
 
-        By virtual power a force ``F`` at the port enters the effort equations as ``Y^T F``."""
+        In a floating frame the rows follow the rigid motion as well (module docstring).  By
+        virtual power a force ``F`` at the port enters the effort equations as ``Y^T F``."""
         owner = f"body '{self.name}', port '{name}'"
         nw = 1 if self.dim == 2 else 3
         if len(velocity) != self.dim or (angular is not None and len(angular) != nw):
@@ -288,6 +585,67 @@ class FormBody(FixedBody, CachedFE):
                              "or on nodes removed by a condition)")
         return self.add_port(name, Y, W, position)
 
+    def add_face_port(self, name, marker, rotation=True):
+        """A rigid-interface port on the boundary ``marker``: the mean velocity of the face and its
+        rotation rate, power-conjugate to a force and a moment about the face's centroid.
+
+        With ``r = X - c`` (``c`` the centroid, ``A`` the area) the rows are
+        ``bar v = 1/A int v ds`` and ``bar omega = I^-1 int r x v ds``,
+        ``I = int (|r|^2 1 - r r^T) ds`` (planar: ``int |r|^2 ds``): the least-squares rigid
+        motion of the face, exact for a face that moves rigidly.  A force ``F`` and a moment
+        ``T`` at the port act as the traction ``F / A + (I^-1 T) x r``, whose resultant and
+        moment about ``c`` they are.  Needs a mesh of dimension ``dim`` (a solid, or a plane
+        body in the plane).
+
+        Parameters
+        ----------
+        name : str
+        marker : int
+            A boundary marker of the mesh.
+        rotation : bool
+            False: the velocity rows only (a point-like port: spherical joints, forces).
+
+        Returns
+        -------
+        Port
+        """
+        fd = self._fd
+        owner = f"body '{self.name}', port '{name}'"
+        if _dimension(self.mesh, "geometric") != self.dim or _dimension(self.mesh, "topological") != self.dim:
+            raise ValueError(f"{owner}: a face port needs a mesh of dimension {self.dim} (this mesh has "
+                             f"topological dimension {_dimension(self.mesh, 'topological')})")
+        markers = self._markers()
+        if marker not in markers:
+            raise ValueError(f"{owner}: marker {marker!r} is not a boundary marker of the mesh (its markers: "
+                             f"{sorted(markers)})")
+        # the forms do not depend on the face's geometry (one compiled kernel for every face): the
+        # moments about the origin, shifted to the centroid afterwards
+        ds = fd.ds(marker, domain=self.mesh)
+        x = fd.SpatialCoordinate(self.mesh)
+        d, what = self.dim, f"the port '{name}'"
+        area = float(fd.assemble(fd.Constant(1.0) * ds))
+        c = np.array([float(fd.assemble(x[k] * ds)) for k in range(d)]) / area
+        XX = np.array([[float(fd.assemble(x[a] * x[b] * ds)) for b in range(d)] for a in range(d)])
+        second = XX - area * np.outer(c, c)                      # int r r^T ds, r = X - c
+        V = np.array([self.row(lambda de, k=k: self._velocity_vector(de)[k] * ds, what) for k in range(d)])
+        Y = V / area
+        W = None
+        if rotation:
+            XV = {(a, b): self.row(lambda de, a=a, b=b: x[a] * self._velocity_vector(de)[b] * ds, what)
+                  for a in range(d) for b in range(d) if a != b}
+
+            def moment(a, b):          # int (r_a v_b - r_b v_a) ds
+                return XV[a, b] - XV[b, a] - c[a] * V[b] + c[b] * V[a]
+            if d == 2:
+                W = (moment(0, 1) / np.trace(second))[None, :]
+            else:
+                I = np.trace(second) * np.eye(3) - second
+                if np.linalg.cond(I) > 1e12:
+                    raise ValueError(f"{owner}: the face {marker} has no rotational inertia about its centroid "
+                                     "(a line or a point); give rotation=False")
+                W = np.linalg.solve(I, np.array([moment(1, 2), moment(2, 0), moment(0, 1)]))
+        return self.add_port(name, Y, W, c)
+
     def load_vector(self, form):
         """Input column ``b`` of a distributed load (a linear form of the test function)."""
         return self.row(form, "a load")
@@ -296,14 +654,22 @@ class FormBody(FixedBody, CachedFE):
     def hamiltonian(self, e):
         return 0.5 * float(e @ (self.M @ e))
 
-    def efforts(self, u):
-        """The efforts ``e`` of a function ``u`` on the space (its values at the kept unknowns)."""
-        return to_numpy(u)[self._keep]
+    def efforts(self, u, frame=None):
+        """The efforts ``e`` of a function ``u`` on the space (its values at the kept unknowns); in a
+        floating frame ``frame`` gives the frame's efforts ``(v_P, omega)`` (default zero)."""
+        head = np.zeros(self.n_frame) if frame is None else np.asarray(frame, float)
+        if head.shape != (self.n_frame,):
+            raise ValueError(f"body '{self.name}': frame efforts must be {self.n_frame} numbers, got {frame!r}")
+        return np.r_[head, to_numpy(u)[self._keep]]
 
-    def field(self, e, index=None):
-        """The FE function of the efforts ``e`` (removed unknowns zero), or its field ``index``."""
+    def field(self, e, index=None, rigid=False):
+        """The FE function of the efforts ``e`` (removed unknowns zero), or its field ``index``;
+        ``rigid=True`` adds the frame's rigid velocity field to the velocities (the body-frame
+        velocity of the material)."""
         full = np.zeros(self.nf)
-        full[self._keep] = e
+        full[self._keep] = e[self.n_frame:]
+        if rigid and self.n_frame:
+            full += self.Phi @ e[:self.n_frame]
         u = self._fd.Function(self.space)
         off = 0
         for d in (u.dat if len(self.space) > 1 else [u.dat]):
@@ -311,3 +677,130 @@ class FormBody(FixedBody, CachedFE):
             d.data[:] = full[off:off + n].reshape(d.data_ro.shape)
             off += n
         return u if index is None else u.subfunctions[index]
+
+    def natural_frequencies(self, k=6, sigma=0.0):
+        """Lowest ``k`` angular frequencies [rad/s] of a fixed body whose structure couples only
+        velocities and stresses (:func:`phmech.fem.plate.condensed_modes`); ``sigma < 0`` for a
+        body with rigid motions.  A floating body's modes: ``System([body]).linearize()``."""
+        from .plate import condensed_modes
+        if self.floating:
+            raise ValueError(f"body '{self.name}': natural_frequencies is for a fixed body; linearize a "
+                             "System with the floating body instead")
+        v, s = self.velocity_dofs, self.stress_dofs
+        J = sp.csr_matrix(self.J0)
+        if abs(J[v][:, v]).max() > 0 or (len(s) and abs(J[s][:, s]).max() > 0) or abs(self.M[v][:, s]).max() > 0:
+            raise ValueError(f"body '{self.name}': natural_frequencies needs M block-diagonal and J coupling "
+                             "velocities to stresses only; linearize a System with the body instead")
+        return condensed_modes(sp.csc_matrix(self.M[v][:, v]), sp.csc_matrix(self.M[s][:, s]),
+                               sp.csc_matrix(J[s][:, v]), k, sigma)
+
+    # -- gravity ----------------------------------------------------------------
+    def first_moment(self):
+        """``(s0, rows, "e")``: the first moment of mass about the frame origin, ``s0 + rows @ e``
+        (frame components), of a floating body; None for a fixed one.
+
+        ``s0 = m c`` is that of the undeformed body; ``rows`` give ``int rho u`` of the
+        displacement ``u`` recovered from the stresses: the stress equations
+        ``C sigma' = D v`` (``C``, ``D`` the stress rows of ``M`` and ``J0``) integrate to
+        ``C sigma = D u`` for a motion that starts undeformed, solved in the least-squares sense
+        (exact when ``D`` is injective on the kept velocities).  Zero rows when the body's
+        structure is not of this form."""
+        if not self.floating:
+            return None
+        if getattr(self, "_first_moment", None) is None:
+            self._first_moment = (self.mass * self.center, self._displacement_moment_rows(), "e")
+        return self._first_moment
+
+    def _displacement_operator(self):
+        """``(D, C, lu)`` of the displacement recovery (:meth:`displacement`), or None where the
+        structure is not ``C sigma' = D v`` with ``D`` injective."""
+        if getattr(self, "_recovery", None) is None:
+            v, s = self.velocity_dofs, self.stress_dofs
+            J = sp.csr_matrix(self.J0)
+            self._recovery = False
+            if len(s) and abs(J[s][:, s]).max() == 0 and abs(J[v][:, v]).max() == 0:
+                D = J[s][:, v]
+                try:
+                    self._recovery = (D, sp.csr_matrix(self.M)[s][:, s], spla.splu(sp.csc_matrix(D.T @ D)))
+                except RuntimeError:
+                    pass
+        return self._recovery or None
+
+    def displacement(self, e):
+        """The displacement field recovered from the stresses of ``e``, as a vector in the layout of
+        ``e`` (the velocity slots hold ``u``, the rest zero): ``C sigma = D u`` solved in the
+        least-squares sense, exact for a motion that started undeformed (:meth:`first_moment`)."""
+        rec = self._displacement_operator()
+        if rec is None:
+            raise ValueError(f"body '{self.name}': its displacement cannot be recovered from its stresses "
+                             "(the structure is not C sigma' = D v with D injective)")
+        D, C, lu = rec
+        e = np.asarray(e, float)
+        out = np.zeros_like(e)
+        out[..., self.velocity_dofs] = lu.solve(np.ascontiguousarray((D.T @ (C @ e[..., self.stress_dofs].T)))).T
+        return out
+
+    def _displacement_moment_rows(self):
+        rows = np.zeros((self.dim, self.ne))
+        rec = self._displacement_operator()
+        if rec is None:
+            return rows
+        D, C, lu = rec
+        Mfr = sp.csr_matrix(self.M)[self.velocity_dofs][:, :self.dim].toarray()     # int rho phi_j . e_k
+        rows[:, self.stress_dofs] = (C @ (D @ lu.solve(np.ascontiguousarray(Mfr)))).T
+        return rows
+
+    def inertial_angular_momentum(self, q, e, deformed=False):
+        """Inertial angular momentum about the inertial origin of a floating body (spatial: a vector;
+        planar: a number): ``x_P x R p + R h``, ``p`` and ``h = int rho X x v`` the ``v_P`` and
+        ``omega`` rows of ``M e``.  ``deformed=True`` takes the moment arms of the deformed body,
+        ``h + int rho u x v`` with the displacement ``u`` of :meth:`displacement`
+        (``(int rho u x v)_i = e^T K_i u``): the linear floating frame's rotational terms use the
+        undeformed shape, so that of the model varies at first order in ``u``, this one at second."""
+        if not self.floating:
+            raise ValueError(f"body '{self.name}': inertial_angular_momentum is for a floating body")
+        e = np.asarray(e, float)
+        Me = self.M @ e
+        h = Me[self.dim:self.n_frame].copy()
+        if deformed:
+            u = self.displacement(e)
+            h += np.array([e @ (K @ u) for K in self.K_list])
+        Rq = self.rotation(q)
+        p, xP = Rq @ Me[:self.dim], np.asarray(q[:self.dim], float)
+        if self.dim == 2:
+            return float(xP[0] * p[1] - xP[1] * p[0] + h[0])
+        return np.cross(xP, p) + Rq @ h
+
+
+class _FloatingForm:
+    """The floating variant of a form body: the frame's kinematics from its frame class, the
+    ports following the frame (:func:`floating_class`)."""
+
+    _fixed_class = None
+
+    def __init__(self, *args, **kwargs):
+        self._fixed_class.__init__(self, *args, **kwargs)
+
+    port_position = Body.port_position
+
+
+_FLOATING = {}
+
+
+def floating_class(cls, dim):
+    """The floating variant of the form body class ``cls`` in ``dim`` dimensions: the class with
+    the frame kinematics of :class:`~phmech.bodies.base.SpatialFrameBody` (or
+    :class:`~phmech.bodies.base.FloatingFrameBody`) before those of ``cls`` (made once, kept in
+    ``cls``' module under its name so that its instances pickle)."""
+    if dim not in (2, 3):
+        raise ValueError(f"{cls.__name__}: dim must be 2 or 3, got {dim!r}")
+    key = (cls, dim)
+    if key not in _FLOATING:
+        frame = SpatialFrameBody if dim == 3 else FloatingFrameBody
+        name = f"Floating{cls.__name__}{dim}D"
+        new = type(name, (_FloatingForm, frame, cls),
+                   {"_fixed_class": cls, "_frame_base": frame, "__module__": cls.__module__,
+                    "__qualname__": name, "__doc__": cls.__doc__})
+        setattr(sys.modules[cls.__module__], name, new)
+        _FLOATING[key] = new
+    return _FLOATING[key]
