@@ -1,13 +1,11 @@
-"""Compiled evaluation of the descriptor DAE's right-hand side (numba).
+"""The descriptor DAE's right-hand side, its exact Jacobian and the supplied power, as kernels.
 
-:meth:`DescriptorDAE.f <phmech.assembly.dae.DescriptorDAE.f>` walks the
-contributions in Python: the kinematics of each body family, ``J(e) e``
-with the gyroscopic slots, the joint groups' ``G(q)``, ``R e``, the
-loads and the bodies' effort terms.  Each part is a few array operations,
-so for the small and medium models of multibody dynamics the cost of a
-residual is the interpreter's, not the arithmetic's.  This module packs
-the parts whose structure is known at assembly into flat arrays and
-evaluates them in one compiled kernel:
+This is the one evaluation of the assembled model: :meth:`DescriptorDAE.f
+<phmech.assembly.dae.DescriptorDAE.f>`, :meth:`DescriptorDAE.jacobian
+<phmech.assembly.dae.DescriptorDAE.jacobian>` and :meth:`power
+<phmech.assembly.energy.EnergyMixin.power>` call it, and the compiled Newton
+iterations of the solvers contain it.  The parts whose structure is known at
+assembly are packed into flat arrays and evaluated by :func:`residual_kernel`:
 
 * kinematics of planar frames, point masses and spatial (quaternion) frames
   by the kernels of :mod:`phmech.bodies.frames`;
@@ -20,32 +18,33 @@ evaluates them in one compiled kernel:
   terms are evaluated by kernels of their own module, each family's data packed
   by the family (the spatial and frame-rate joints, the bodies with inertial
   velocities, the consistent planar and spatial beams, the network bodies, the
-  force elements).  The kernel loops over the data of every registered family
-  and calls its kernels; the assembly knows neither the families nor their data;
+  force elements with their compiled user laws).  The kernel loops over the data
+  of every registered family and calls its kernels; the assembly knows neither
+  the families nor their data;
 * the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.forces.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
 Each group of kinematics or joints, each body with effort terms and each load
 names its slot of the kernel (``kernel_slot``): one of the slots above or a
-kernel family.  The same kernels evaluate :meth:`DescriptorDAE.f
-<phmech.assembly.dae.DescriptorDAE.f>` in Python, so the two paths share one
-implementation of these formulas.
-Everything else stays Python and is added afterwards (the *leftovers*):
-bodies of other kinematics families and with effort terms, joint groups
-without a kernel (their ``G`` triplets are passed to the kernel), loads
-that are not of the packed form, and time-dependent prescribed velocities
-(evaluated once per call; they depend on ``t`` only).
-:attr:`CompiledResidual.pure` tells whether there are leftovers that depend
-on the state (a model with some warns once, naming them); without them the
-whole residual is the kernel, which is what lets :mod:`phmech.solvers.midpoint`
-run its Newton iteration compiled.
+kernel family.  Without numba (or with ``NUMBA_DISABLE_JIT=1``) the same kernel
+source runs as Python.
+
+A contribution that names no slot (a user's class with its own ``force``,
+``qdot``, ``effort_force`` or joint group; none of phmech's own) has no kernel:
+it is a *leftover*, evaluated by its own methods and added to the kernel's values
+(:meth:`CompiledResidual.f`, :meth:`CompiledResidual.dense_jacobian`,
+:meth:`CompiledResidual.supplied_power`; time-dependent prescribed velocities
+are evaluated once per call, they depend on ``t`` only).  That hook is the only
+Python part of the evaluation.  :attr:`CompiledResidual.pure` tells whether
+there are state-dependent leftovers (a model with some warns once, naming them,
+when a solver asks for the compiled residual); without them the whole residual
+is the kernel, which is what lets :mod:`phmech.solvers.midpoint` run its Newton
+iteration compiled.
 
 The exact dense Jacobian of the kernel is :mod:`phmech.assembly.compiled_jacobian`'s
-(:meth:`CompiledResidual.jacobian`, and the iteration matrix of the midpoint rule).
-
-The Python evaluation stays the reference; ``tests/test_compiled.py``
-checks both agree to round-off on every kind of model, and
-``tests/test_every_case_compiled.py`` that every validation case's model has no leftovers.
+(:meth:`CompiledResidual.dense_jacobian`, and the iteration matrix of the midpoint
+rule); ``tests/kernels/test_every_case_compiled.py`` checks that every validation
+case's model has no leftovers.
 """
 import warnings
 
@@ -260,7 +259,7 @@ class CompiledResidual:
         self.loads = self.packed_loads.others
         self.other_loads = [item for item in self.loads if not joins(item, item[0])]
         self.leftovers += [f"load '{ld.name}'" for ld, _, _ in self.other_loads]
-        # the force elements: those with the linear law a kernel family, user laws left over
+        # the force elements: a kernel family (user laws compiled)
         self.forces = d.forces
         joins(self.forces, self.forces)
         self.leftovers += self.forces.leftovers
@@ -268,15 +267,20 @@ class CompiledResidual:
         self.families = pack_all(members, d)
         self.pure = not (self.other_kin or self.other_kin_groups or self.other_groups or self.effort
                          or self.other_loads or self.forces.leftovers)
-        self.path = "compiled" if self.pure else "python"
+        self.path = "compiled" if self.pure and numba is not None else "python"
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
         self._no_x = (i0, i0, np.zeros(0))
         self._fixed_args = None
         self._inactive = (None, i0)
-        if not self.pure:
+        self._warned = False
+
+    def warn_leftovers(self, stacklevel=4):
+        """Warn once (:class:`PythonFallbackWarning`) when parts of the model have no kernel."""
+        if not self.pure and not self._warned:
+            self._warned = True
             warnings.warn("the model's residual is evaluated in Python (not compiled): no kernel for "
-                          + ", ".join(self.leftovers), PythonFallbackWarning, stacklevel=2)
+                          + ", ".join(self.leftovers), PythonFallbackWarning, stacklevel=stacklevel)
 
     def extra_G(self, q):
         """``G`` triplets of the joint groups without a kernel."""
@@ -340,12 +344,24 @@ class CompiledResidual:
         return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, self.families, self.load_args(t))
 
     def power(self, y, args):
-        """Supplied power at ``y`` of a pure system, with the :meth:`kernel_args` ``args`` of the
+        """Supplied power at ``y`` of the kernel's parts, with the :meth:`kernel_args` ``args`` of the
         same time (prescribed velocities and load inputs)."""
         d = self.dae
         a = dict(zip(_KERNEL_ARGS, args))
-        return power_kernel(np.asarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"], a["loads"],
-                            a["families"])
+        return power_kernel(np.ascontiguousarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"],
+                            a["loads"], a["families"])
+
+    def supplied_power(self, t, y):
+        """``w . lam + e . f_loads - e . R e`` at ``(t, y)`` with the force elements' and the
+        families' port forces: the kernel's power plus that of the loads left over."""
+        t, y = float(t), np.ascontiguousarray(y, float)
+        P = self.power(y, self.kernel_args(t))
+        if self.other_loads:
+            d = self.dae
+            q, e = y[d.sq], y[d.se]
+            for ld, sq, se in self.other_loads:
+                P += float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
+        return P
 
     def jacobian(self, y, t=None):
         """Dense ``df/dy`` at ``(t, y)`` of a pure system (no leftovers; ``w`` does not depend
@@ -355,37 +371,83 @@ class CompiledResidual:
                              f"({', '.join(self.leftovers)})")
         if t is None and self.packed_loads.packed:
             raise ValueError("compiled jacobian: the system has loads, give the time t of their inputs")
-        t = 0.0 if t is None else t
-        J = np.zeros((self.dae.n, self.dae.n))
-        jacobian_kernel(t, np.asarray(y, float), *self.kernel_args(t), J)
+        return self.dense_jacobian(0.0 if t is None else t, y)
+
+    def dense_jacobian(self, t, y):
+        """Dense exact ``df/dy`` at ``(t, y)``: :func:`~phmech.assembly.compiled_jacobian.jacobian_kernel`
+        plus the leftovers' own derivatives."""
+        d = self.dae
+        t, y = float(t), np.ascontiguousarray(y, float)      # one compiled version: float t, C-ordered y
+        J = np.zeros((d.n, d.n))
+        X = self.extra_G(y[d.sq]) if self.other_groups else None
+        jacobian_kernel(t, y, *self.kernel_args(t, X), J)
+        if not self.pure:
+            self._leftover_jacobian(t, y, J)
         return J
 
-    def f(self, t, y):
-        """``f(t, y)``: the kernel plus the Python leftovers."""
+    def _leftover_jacobian(self, t, y, J):
+        """The derivatives of the leftovers (by their own methods) added to the dense ``J``."""
         d = self.dae
-        y = np.asarray(y, float)
-        q, e = y[d.sq], y[d.se]
+        nq, ne = d.nq, d.ne
+        q, e, lam = y[d.sq], y[d.se], y[d.sl]
+
+        def add(rows, cols, D):
+            if D is not None:
+                J[np.ix_(rows, cols)] += D.toarray() if hasattr(D, "toarray") else np.asarray(D, float)
+
+        for g in self.other_kin_groups:
+            r, c, v = g.jacobian_triplets(q, e, nq)
+            np.add.at(J, (r, c), v)
+        for b, sq, se in self.other_kin:
+            Dq, De = b.qdot_jacobians(q[sq], e[se])
+            rows = np.arange(sq.start, sq.stop)
+            add(rows, rows, Dq)
+            add(rows, nq + np.arange(se.start, se.stop), De)
+        act = d.active
+        for g in self.other_groups:       # G itself is in the kernel (extra triplets); here d/dq
+            (gr, gc, gv), (er, ec, ev) = g.jacobian_triplets(q, e, lam)
+            np.add.at(J, (nq + gr, gc), gv)
+            keep = act[er]
+            np.add.at(J, (nq + ne + er[keep], ec[keep]), -ev[keep])
+        for b, sq, se in self.effort:
+            _, Dq, De = b.effort_terms(t, q[sq], e[se])
+            rows = nq + np.arange(se.start, se.stop)
+            add(rows, np.arange(sq.start, sq.stop), Dq)
+            add(rows, nq + np.arange(se.start, se.stop), De)
+        for ld, sq, se in self.other_loads:
+            rows = nq + se.start + np.asarray(ld.cols, int)
+            add(rows, np.arange(sq.start, sq.stop), ld.force_q(t, q[sq], e[se]))
+            add(rows, nq + np.arange(se.start, se.stop), ld.force_e(t, q[sq], e[se]))
+
+    def f(self, t, y):
+        """``f(t, y)``: the kernel plus the leftovers."""
+        d = self.dae
+        t, y = float(t), np.ascontiguousarray(y, float)      # one compiled version: float t, C-ordered y
         out = np.empty(d.n)
+        if self.pure:
+            residual_kernel(t, y, *self.kernel_args(t), out)
+            return out
+        q, e = y[d.sq], y[d.se]
         X = self.extra_G(q) if self.other_groups else None
         residual_kernel(t, y, *self.kernel_args(t, X), out)
-        if self.pure:
-            return out
         for g in self.other_kin_groups:
             g(q, e, out)
         for b, sq, se in self.other_kin:
             out[sq] = b.qdot(q[sq], e[se])
-        if self.other_loads or self.effort or self.forces.leftovers:
+        if self.other_loads or self.effort:
             fe = out[d.se]
             for ld, sq, se in self.other_loads:         # the kernel has the packed and network loads
                 fe[se.start + ld.cols] += ld.force(t, q[sq], e[se])
             for b, sq, se in self.effort:
                 fe[se] += b.effort_force(t, q[sq], e[se])
-            self.forces.leftover_add(q, e, fe)
         return out
 
 
 def compiled_residual(dae):
-    """A :class:`CompiledResidual` for ``dae``, or None without numba."""
+    """The :class:`CompiledResidual` of ``dae`` (warning once when parts have no kernel), or None
+    without numba."""
     if numba is None:
         return None
-    return CompiledResidual(dae)
+    c = dae.residual()
+    c.warn_leftovers()
+    return c

@@ -34,6 +34,8 @@ from .layout import Layout
 
 #: ``G`` is a dense array up to this many entries, else sparse
 DENSE_G_MAX = 100_000
+#: :meth:`DescriptorDAE.jacobian` converts the kernels' dense Jacobian up to this many unknowns
+DENSE_JACOBIAN_MAX = 1000
 
 
 class _Triplets:
@@ -168,7 +170,6 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         self._jg_data, self._jg_w = cat(data, float), cat(widx, int)
         A = sp.coo_matrix(self.J0 - self.R if self.has_R else self.J0)
         self._jc = (A.row, A.col, A.data)
-        self._J0_mv = self.J0.toarray() if self.ne <= DENSE_MAX else self.J0
 
     @property
     def gyro_slots(self):
@@ -240,47 +241,30 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             return np.zeros(0)
         return np.concatenate([j.velocity_rate(t) for j in self.system.joints])
 
-    def Je(self, e):
-        """``J(e) e`` with the gyroscopic terms."""
-        out = self._J0_mv @ e
-        if self._K_slots:
-            e_ext = np.append(e, 0.0)
-            for K_all, w_row in self._K_slots:
-                out -= e_ext[w_row] * (K_all @ e)
-        return out
-
-    def load_vector(self, t, q, e=None):
-        """Generalized forces ``f(t, q, e)`` of all loads."""
-        out = np.zeros(self.ne)
-        e = np.zeros(self.ne) if e is None else e
-        for ld, sq, se in self.loads:
-            out[se.start + ld.cols] += ld.force(t, q[sq], e[se])
-        return out
+    def residual(self):
+        """The evaluation of :meth:`f`, its Jacobian and the supplied power
+        (:class:`~phmech.assembly.compiled.CompiledResidual`: the kernels, and the leftovers'
+        own methods), built once; also without numba (the kernels then run as Python)."""
+        c = self.__dict__.get("_compiled")
+        if c is None:
+            from .compiled import CompiledResidual
+            c = self._compiled = CompiledResidual(self)
+        return c
 
     def f(self, t, y):
-        """Right-hand side of ``E y' = f(t, y)``."""
-        q, e, lam = y[self.sq], y[self.se], y[self.sl]
-        out = np.empty(self.n)
-        self.kinematics.qdot_into(q, e, out)
-        G = self.G(q)
-        fe = self.Je(e) + G.T @ lam
-        if self.has_R:
-            fe -= self.R @ e
-        if self.loads:
-            fe += self.load_vector(t, q, e)
-        for b, sq, se in self.effort_bodies:
-            fe[se] += b.effort_force(t, q[sq], e[se])
-        if self.forces:
-            self.forces.add(q, e, fe)
-        out[self.se] = fe
-        fl = self.w(t) - G @ e
-        if self.redundant_rows:
-            fl[~self.active] = -lam[~self.active]
-        out[self.sl] = fl
-        return out
+        """Right-hand side of ``E y' = f(t, y)`` (:meth:`residual`)."""
+        return self.residual().f(t, y)
 
     def jacobian(self, t, y):
-        """Sparse ``df/dy`` (exact), in CSC format."""
+        """Sparse ``df/dy`` (exact), in CSC format: the kernels' dense Jacobian
+        (:meth:`residual`) up to :data:`DENSE_JACOBIAN_MAX` unknowns."""
+        if self.n <= DENSE_JACOBIAN_MAX:
+            return sp.csc_matrix(self.residual().dense_jacobian(t, y))
+        return self._sparse_jacobian(t, np.asarray(y, float))
+
+    def _sparse_jacobian(self, t, y):
+        """Sparse ``df/dy`` assembled from the contributions' triplets (models above
+        :data:`DENSE_JACOBIAN_MAX` unknowns)."""
         q, e, lam = y[self.sq], y[self.se], y[self.sl]
         nq, ne = self.nq, self.ne
         rows, cols, vals = self.kinematics.jacobian_triplets(q, e)
@@ -290,13 +274,12 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         rows += [gr + nq, Gc + nq]                  # d(G^T lam)/dq and G^T
         cols += [gc, Gr + nq + ne]
         vals += [gv, Gv]
-        loads, compiled = self.loads, getattr(self, "_compiled", None)
-        if compiled is not None:                 # the packed loads by their kernel
-            r, c, v = compiled.load_jacobian_triplets(t, q)
-            rows.append(r + nq)
-            cols.append(c)
-            vals.append(v)
-            loads = compiled.loads
+        compiled = self.residual()               # the packed loads by their kernel
+        r, c, v = compiled.load_jacobian_triplets(t, q)
+        rows.append(r + nq)
+        cols.append(c)
+        vals.append(v)
+        loads = compiled.loads
         for ld, sq, se in loads:
             lcols = se.start + ld.cols
             for D, c0 in ((ld.force_q(t, q[sq], e[se]), sq.start), (ld.force_e(t, q[sq], e[se]), nq + se.start)):
@@ -343,10 +326,8 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
                              shape=(self.n, self.n))
 
     def compiled_residual(self):
-        """The compiled evaluation of :meth:`f` (:mod:`phmech.assembly.compiled`), built once;
-        None without numba."""
-        if not hasattr(self, "_compiled"):
-            from .compiled import compiled_residual
-            self._compiled = compiled_residual(self)
-        return self._compiled
+        """The compiled evaluation of :meth:`f` (:meth:`residual`, which warns once when parts of
+        the model have no kernel); None without numba."""
+        from .compiled import compiled_residual
+        return compiled_residual(self)
 

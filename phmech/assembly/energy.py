@@ -55,24 +55,21 @@ class EnergyMixin:
 
     def power(self, t, y, include_potential=True):
         """Power entering through the prescribed velocities, the loads and the force elements
-        (minus dissipation).
+        (minus dissipation): the kernels' (:meth:`~phmech.assembly.compiled.CompiledResidual.supplied_power`).
 
         With ``include_potential=False`` the loads and force elements that have a
         potential are left out (their power is ``-dV/dt``; a damped element keeps its
         dissipation).
         """
-        compiled = getattr(self, "_compiled", None)     # the compiled power where it is whole
-        if include_potential and compiled is not None and compiled.pure:
-            return compiled.power(np.asarray(y, float), compiled.kernel_args(t))
-        q, e, lam = self.split(y)
-        P = float(self.w(t) @ lam) if self.nl else 0.0
-        if getattr(self, "forces", None):
-            P += self.forces.power(q, e, include_potential)
+        P = self.residual().supplied_power(t, y)
+        if include_potential:
+            return P
+        q, e, _ = self.split(np.asarray(y, float))
         for ld, sq, se in self.loads:
-            if include_potential or ld.name not in self.potential_loads:
-                P += float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
-        if self.has_R:
-            P -= float(e @ (self.R @ e))
+            if ld.name in self.potential_loads:
+                P -= float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
+        if getattr(self, "forces", None):
+            P += self.forces.potential_rate(q, e)
         return P
 
     def power_terms(self, t, y):

@@ -12,8 +12,9 @@ stiffness of :func:`~phmech.solvers.eigen.linearize`) and a dissipation
 
 * :class:`SpringDamper`: point to point (or to a ground point), rest
   length, stiffness, damping, or a user law ``f(length, rate)`` (the
-  tension); a user law is Python (evaluated outside the compiled residual,
-  which warns once) and its work counts as supplied power;
+  tension), a plain Python function that phmech compiles (``numba.njit``)
+  into the element's kernels, so the model stays on the compiled path; its
+  work counts as supplied power;
 * :class:`TorsionalSpringDamper`: on a revolute joint (planar or
   spatial), on the relative angle since the initial configuration;
 * :class:`Bushing`: stiffness and damping matrices (3 x 3 planar on
@@ -148,8 +149,22 @@ class ForceElement:
 
     #: element type of :mod:`phmech.forces.elements_kernels`
     kind = None
-    #: a user law ``f(length, rate)`` (Python), or None: the linear law
+    #: a user law ``f(length, rate)`` (compiled by :meth:`law_handle`), or None: the linear law
     law = None
+    law_derivative = None
+
+    def law_handle(self):
+        """The handle of the compiled user law for the kernels
+        (:func:`~phmech.forces.elements_kernels.compile_law`), compiled once per law; a law that
+        numba cannot compile raises :class:`~phmech.forces.elements_kernels.LawError` naming the
+        element."""
+        key = (self.law, self.law_derivative)
+        done = self.__dict__.get("_law_compiled")
+        if done is None or done[0] != key:
+            handle, keep = K.compile_law(self.law, self.law_derivative, self.name, self.evaluate_law)
+            object.__setattr__(self, "_law_compiled", (key, handle, keep))
+            done = self._law_compiled
+        return done[1]
 
     def _fail(self, problems):
         if problems:
@@ -344,12 +359,15 @@ class SpringDamper(ForceElement):
     rest_length : float, optional
         Positive; default: the distance in the initial configuration.
     law : callable, optional
-        ``law(length, rate) -> tension`` instead of the linear law (Python: the
-        compiled residual evaluates it as a leftover, with a warning); its work
-        counts as supplied power, not as a potential.
+        ``law(length, rate) -> tension`` instead of the linear law: a plain Python
+        function of two floats, compiled by ``numba.njit`` when the system is
+        assembled (a law numba cannot compile is an error naming the element), so
+        the model keeps the compiled path; its work counts as supplied power, not
+        as a potential.
     law_derivative : callable, optional
-        ``(dF/dlength, dF/drate)`` of the law; default: the complex step of ``law``
-        (which must then accept complex arguments, as numpy expressions do).
+        ``(dF/dlength, dF/drate)`` of the law, compiled as well; default: the complex
+        step of ``law`` (which must then accept complex arguments, as arithmetic and
+        numpy expressions do).
     """
 
     kind = K.SPRING
@@ -450,7 +468,8 @@ class SpringDamper(ForceElement):
         return s0, self._block([[self.k]], 1), self._block([[self.c]], 1)
 
     def evaluate_law(self, length, rate):
-        """``(F, dF/dlength, dF/drate)`` of the user law, checked finite."""
+        """``(F, dF/dlength, dF/drate)`` of the user law as Python, checked finite (the kernels'
+        law where they run as Python: numba missing or ``NUMBA_DISABLE_JIT=1``)."""
         F = self.law(length, rate)
         if self.law_derivative is not None:
             dl, dr = self.law_derivative(length, rate)

@@ -50,22 +50,37 @@ Packed data ``fd = (I, QI, F, PP, CI)``:
   ``x = r + R (s + T u)`` with ``u`` the port's deformation variables;
 * ``PP``: the port rows ``Y_a, W_a, Y_b, W_b`` (3 rows each, padded,
   row-major) from ``I[k, POFF]``; ``CI``: the global ``e`` columns from
-  ``I[k, COFF]`` (port a's, then port b's).
+  ``I[k, COFF]`` (port a's, then port b's);
+* ``LA[k]``: the handle of element ``k``'s user law (``I[k, LAW] == 1``), 0 for
+  the linear law.
+
+A user law ``sigma(s, r)`` of a one-strain element (a Python function of two
+floats) is compiled when the element is packed (:func:`compile_law`: numba's
+``njit`` applied to it, and to ``law_derivative`` where one is given, else the
+derivatives by the complex step of the law itself) into a C function
+``void(double s, double r, double *out)`` writing ``(sigma, dsigma/ds,
+dsigma/dr)``; its address is the handle, which the kernels call through
+:func:`law_values`.  So a model with such a law keeps the compiled path, and
+the kernels, compiled once for every model, stay in the cache (the address is
+data).  Run as Python (numba missing, or ``NUMBA_DISABLE_JIT=1``) the handle
+names the law's Python evaluation (:data:`PYTHON_LAWS`).
 """
+import itertools
+import re
 from collections import namedtuple
 
 import numpy as np
 
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import jit as _jit, numba
 from ..math.rotations import quadratic_into
 
 #: the packed elements ``fd`` (see above)
-ForcesData = namedtuple("ForcesData", "I QI F PP CI")
+ForcesData = namedtuple("ForcesData", "I QI F PP CI LA")
 
 DAMPER, SPRING, TORSION, BUSHING = 0, 1, 2, 3
 #: columns of ``I``: element type, strain size, port b present, columns of ports a and b, offsets
 #: into CI and PP, rotation kinds of the ports (0 none, 1 planar angle, 2 quaternion), law
-#: (0 linear, 1 evaluated outside the kernels), planar (0/1), offset of the element's B values
+#: (0 linear, 1 a compiled user law, its handle in LA), planar (0/1), offset of the element's B values
 TYPE, NS, HAS_B, NCA, NCB, COFF, POFF, KA, KB, LAW, PLANAR, BOFF = range(12)
 N_INT = 12
 #: offsets into ``F``
@@ -76,6 +91,115 @@ NQP = 10
 NQE = 20
 #: the complex step
 STEP = 1e-30
+
+#: the Python evaluations ``(s, r) -> (sigma, dsigma/ds, dsigma/dr)`` of the compiled user laws by
+#: their handle, for the kernels run as Python
+PYTHON_LAWS = {}
+_HANDLES = itertools.count(1)
+
+
+def law_values(handle, s, r, out):
+    """``out[:3] = (sigma, dsigma/ds, dsigma/dr)`` of the user law ``handle`` at the strain ``s``
+    and its rate ``r`` (in compiled code: a call of the law's C function at the address
+    ``handle``)."""
+    out[0], out[1], out[2] = PYTHON_LAWS[handle](s, r)
+
+
+def _law_signature():
+    from numba.core import types
+    return types.void(types.float64, types.float64, types.CPointer(types.float64))
+
+
+if numba is not None:
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def _call_law(typingctx, handle, s, r, out):
+        """Call the C function ``void(double, double, double *)`` at the address ``handle``."""
+        from llvmlite import ir
+        from numba.core import types
+
+        def codegen(context, builder, signature, args):
+            address, sv, rv, outv = args
+            data = context.make_array(signature.args[3])(context, builder, outv).data
+            fnty = ir.FunctionType(ir.VoidType(), [ir.DoubleType(), ir.DoubleType(), ir.DoubleType().as_pointer()])
+            builder.call(builder.inttoptr(address, fnty.as_pointer()), [sv, rv, data])
+            return context.get_dummy_value()
+        return types.void(handle, s, r, out), codegen
+
+    @overload(law_values)
+    def _law_values_compiled(handle, s, r, out):
+        def impl(handle, s, r, out):
+            _call_law(handle, s, r, out)
+        return impl
+
+
+class LawError(TypeError):
+    """A force element's user law that numba cannot compile."""
+
+
+def _first_line(err):
+    """The first line of numba's message that names the cause (without its terminal colours)."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(err))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    useful = [ln for ln in lines if not ln.startswith(("During:", "File ", "^", "Failed in nopython"))]
+    return (useful or lines or [type(err).__name__])[0]
+
+
+def compile_law(law, law_derivative, name, python_evaluation):
+    """The handle of the user law ``law(s, r) -> sigma`` of the force element ``name`` for
+    :func:`law_values`, with its C function (kept alive by the caller): ``(handle, keep)``.
+
+    ``law`` (and ``law_derivative(s, r) -> (dsigma/ds, dsigma/dr)``, optional) are compiled by
+    ``numba.njit``; without ``law_derivative`` the derivatives are the complex step of ``law``,
+    which must then accept complex arguments.  A law numba cannot compile raises
+    :class:`LawError` naming the element.  Without compilation (numba missing,
+    ``NUMBA_DISABLE_JIT=1``) the handle names ``python_evaluation(s, r) -> (sigma, dsigma/ds,
+    dsigma/dr)`` and ``keep`` is None."""
+    if numba is None or numba.config.DISABLE_JIT:
+        handle = next(_HANDLES)
+        PYTHON_LAWS[handle] = python_evaluation
+        return handle, None
+    from numba.core.registry import CPUDispatcher
+
+    def jitted(fn):
+        return fn if isinstance(fn, CPUDispatcher) else numba.njit(fn)
+
+    what = "its law"
+    try:
+        lawj = jitted(law)
+        lawj.compile("(float64, float64)")
+        h = STEP
+        if law_derivative is None:
+            what = "its law with complex arguments (the complex step of its derivatives; give law_derivative)"
+            lawj.compile("(complex128, float64)")
+            lawj.compile("(float64, complex128)")
+
+            def evaluate(s, r, p):
+                out = numba.carray(p, 3)
+                out[0] = lawj(s, r)
+                out[1] = lawj(s + 1j * h, r).imag / h
+                out[2] = lawj(s, r + 1j * h).imag / h
+        else:
+            what = "its law_derivative"
+            derj = jitted(law_derivative)
+            derj.compile("(float64, float64)")
+
+            def evaluate(s, r, p):
+                out = numba.carray(p, 3)
+                out[0] = lawj(s, r)
+                d = derj(s, r)
+                out[1] = d[0]
+                out[2] = d[1]
+        what = "its law (as sigma(s, r) -> float)"
+        cf = numba.cfunc(_law_signature())(evaluate)
+    except Exception as err:
+        raise LawError(f"force element '{name}': numba cannot compile {what}: {_first_line(err)} (a law "
+                       "is a function of two floats, written with arithmetic, math and numpy calls on "
+                       "scalars)") from None
+    handle = int(cf.address)
+    PYTHON_LAWS[handle] = python_evaluation
+    return handle, cf
 
 
 @_jit
@@ -290,7 +414,7 @@ def _local(q, qi, qc):
 def forces_strains(q, e, fd, S, Rr, Bv):
     """Strains ``S[k, :ns]``, their rates ``Rr[k, :ns] = B e`` and the values of ``B`` (element
     ``k`` from ``Bv[I[k, BOFF]]``, ns x columns, row-major) of every element."""
-    I, QI, F, PP, CI = fd
+    I, QI, F, PP, CI = fd[0], fd[1], fd[2], fd[3], fd[4]
     s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb = _scratch(I)
     qc = np.zeros(NQE, np.complex128)
     for k in range(I.shape[0]):
@@ -309,12 +433,16 @@ def forces_strains(q, e, fd, S, Rr, Bv):
 
 
 @_jit
-def forces_linear_laws(fd, S, Rr, Sig, Ks, Dr):
-    """``sigma = K (s - s0) + D r`` and its derivatives ``K``, ``D`` (6 x 6 rows of ``Ks``,
-    ``Dr``) of the elements with the linear law (``I[k, LAW] == 0``)."""
-    I, F = fd[0], fd[2]
+def forces_laws(fd, S, Rr, Sig, Ks, Dr):
+    """The stresses ``Sig`` and their derivatives ``Ks = dsigma/ds``, ``Dr = dsigma/dr`` (6 x 6
+    rows) of every element: ``sigma = K (s - s0) + D r`` of the linear law (``I[k, LAW] == 0``),
+    or the compiled user law of ``LA[k]`` (:func:`law_values`)."""
+    I, F, LA = fd[0], fd[2], fd[5]
+    out = np.empty(3)
     for k in range(I.shape[0]):
         if I[k, LAW] != 0:
+            law_values(LA[k], S[k, 0], Rr[k, 0], out)
+            Sig[k, 0], Ks[k, 0], Dr[k, 0] = out[0], out[1], out[2]
             continue
         ns = I[k, NS]
         f = F[k]
@@ -358,14 +486,14 @@ def has_force_elements(fd):
 
 @_jit
 def forces_add(q, e, fd, fe):
-    """``fe += f`` of the elements with the linear law (the kernel family's forces)."""
+    """``fe += f`` of the elements (the kernel family's forces)."""
     I = fd[0]
     n = I.shape[0]
     S, Rr, Sig = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
     Ks, Dr = np.zeros((n, 36)), np.zeros((n, 36))
     Bv = np.empty(_sizes(I))
     forces_strains(q, e, fd, S, Rr, Bv)
-    forces_linear_laws(fd, S, Rr, Sig, Ks, Dr)
+    forces_laws(fd, S, Rr, Sig, Ks, Dr)
     forces_apply(fd, Bv, Sig, fe)
 
 
@@ -374,7 +502,7 @@ def forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve):
     """Values of ``df/dq`` (``Vq[k]``: columns x the 20 ``q`` of the element) and ``df/de``
     (``Ve[k]``: columns x columns) of every element, with the stresses ``Sig`` and their
     derivatives ``Ks = dsigma/ds``, ``Dr = dsigma/dr`` (6 x 6 rows) at the same point."""
-    I, QI, F, PP, CI = fd
+    I, QI, F, PP, CI = fd[0], fd[1], fd[2], fd[3], fd[4]
     s, B, xa, xb, Ra, Rb, Ava, Awa, Avb, Awb = _scratch(I)
     qc = np.zeros(NQE, np.complex128)
     B0 = np.zeros_like(B)
@@ -422,13 +550,13 @@ def forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve):
 
 @_jit
 def forces_residual_add(q, e, lam, fd, out, fe, fl):
-    """The family's part of the residual: the forces of the linear-law elements added to ``fe``."""
+    """The family's part of the residual: the forces of the elements added to ``fe``."""
     forces_add(q, e, fd, fe)
 
 
 @_jit
 def forces_jacobian_add(q, e, lam, fd, act, J, nq):
-    """The derivatives of the linear-law elements added to the dense ``J``: rows ``nq + e``
+    """The derivatives of the elements' forces added to the dense ``J``: rows ``nq + e``
     column, ``q`` columns as they are, ``e`` columns from ``nq``."""
     r0 = ce = nq
     I, QI, CI = fd[0], fd[1], fd[4]
@@ -440,7 +568,7 @@ def forces_jacobian_add(q, e, lam, fd, act, J, nq):
     Ks, Dr = np.zeros((n, 36)), np.zeros((n, 36))
     Bv = np.empty(_sizes(I))
     forces_strains(q, e, fd, S, Rr, Bv)
-    forces_linear_laws(fd, S, Rr, Sig, Ks, Dr)
+    forces_laws(fd, S, Rr, Sig, Ks, Dr)
     Vq, Ve = np.zeros((n, nc, NQE)), np.zeros((n, nc, nc))
     forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve)
     for k in range(n):

@@ -1,10 +1,10 @@
 """The force elements of a system as one group: packing, evaluation by the kernels, energy.
 
 :class:`ForceGroup` packs the elements of :mod:`phmech.forces` for the
-kernels of :mod:`phmech.forces.elements_kernels` and evaluates them for the Python
-right-hand side, the assembled Jacobian, the energy bookkeeping and the
-linearization; the elements with the linear law are the kernel family
-``"forces"`` (:mod:`phmech.kernels.families`) of the compiled residual.
+kernels of :mod:`phmech.forces.elements_kernels` (user laws compiled, their
+handles in the data) and evaluates them for the energy bookkeeping and the
+linearization; all of them are the kernel family ``"forces"``
+(:mod:`phmech.kernels.families`) of the residual and its Jacobian.
 """
 import numpy as np
 
@@ -13,11 +13,13 @@ from ..kernels.families import register_family
 
 
 def _pack(elements, layout):
-    """The kernels' data ``(I, QI, F, PP, CI)`` of ``elements`` with their offsets."""
-    I, QI, F, PP, CI = [], [], [], [], []
+    """The kernels' data ``(I, QI, F, PP, CI, LA)`` of ``elements`` with their offsets (user laws
+    compiled)."""
+    I, QI, F, PP, CI, LA = [], [], [], [], [], []
     off = np.zeros(3, np.int64)          # into CI, PP and the values of B
     for el in elements:
         ints, qi, f, pool, cols = el.kernel_entry(layout)
+        LA.append(el.law_handle() if el.law is not None else 0)
         ints[K.COFF], ints[K.POFF], ints[K.BOFF] = off
         off += (cols.size, pool.size, ints[K.NS] * cols.size)
         I.append(ints)
@@ -28,16 +30,16 @@ def _pack(elements, layout):
     return K.ForcesData(np.array(I, np.int64).reshape(-1, K.N_INT), np.array(QI, np.int64).reshape(-1, K.NQE),
                         np.array(F, float).reshape(-1, K.N_FLOAT),
                         np.concatenate(PP).astype(float) if PP else np.zeros(0),
-                        np.concatenate(CI).astype(np.int64) if CI else np.zeros(0, np.int64))
+                        np.concatenate(CI).astype(np.int64) if CI else np.zeros(0, np.int64),
+                        np.array(LA, np.int64))
 
 
 class ForceGroup:
     """All force elements of a system, evaluated by the kernels of :mod:`phmech.forces.elements_kernels`.
 
-    The elements with the linear law are the kernel family :attr:`kernel_slot`
-    (:meth:`kernel_data`); those with a user law are the compiled residual's
-    Python leftovers (:attr:`leftovers`, :meth:`leftover_add`).  The Python
-    right-hand side evaluates both through the same kernels.
+    The elements are the kernel family :attr:`kernel_slot` (:meth:`kernel_data`), those with a
+    user law included: the law is compiled when the group is made
+    (:func:`~phmech.forces.elements_kernels.compile_law`).
     """
 
     kernel_slot = "forces"
@@ -47,64 +49,51 @@ class ForceGroup:
         self.ne = layout.ne
         for el in self.elements:
             el.bind(q_of)
-        self.linear = [el for el in self.elements if el.law is None]
-        self.user = [el for el in self.elements if el.law is not None]
-        self._lin = _pack(self.linear, layout)
-        self._usr = _pack(self.user, layout)
-        #: what the compiled residual cannot evaluate
-        self.leftovers = [f"force element '{el.name}' (a Python law)" for el in self.user]
+        #: the elements with the linear law (a potential) and with a user law (supplied work)
+        self.linear = [k for k, el in enumerate(self.elements) if el.law is None]
+        self.user = [k for k, el in enumerate(self.elements) if el.law is not None]
+        self._data = _pack(self.elements, layout)
+        #: what the compiled residual cannot evaluate (nothing: user laws are compiled)
+        self.leftovers = []
 
     def __bool__(self):
         return bool(self.elements)
 
     def kernel_data(self):
-        """The packed elements with the linear law (:mod:`phmech.forces.elements_kernels`)."""
-        return self._lin
+        """The packed elements (:mod:`phmech.forces.elements_kernels`)."""
+        return self._data
 
     # -- evaluation ---------------------------------------------------------
-    def _state(self, fd, elements, q, e):
-        """Strains, rates, ``B`` values, stresses and their derivatives of one packed set."""
+    def _state(self, q, e):
+        """Strains, rates, ``B`` values, stresses and their derivatives of the elements."""
+        fd = self._data
         n = fd[0].shape[0]
         S, Rr, Sig = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
         Ks, Dr = np.zeros((n, 36)), np.zeros((n, 36))
         Bv = np.empty(int(np.sum(fd[0][:, K.NS] * (fd[0][:, K.NCA] + fd[0][:, K.NCB]))))
-        q, e = np.asarray(q, float), np.asarray(e, float)
+        q, e = np.ascontiguousarray(q, float), np.ascontiguousarray(e, float)
         K.forces_strains(q, e, fd, S, Rr, Bv)
-        if elements is self.linear:
-            K.forces_linear_laws(fd, S, Rr, Sig, Ks, Dr)
-        else:
-            for k, el in enumerate(elements):
-                Sig[k, 0], Ks[k, 0], Dr[k, 0] = el.evaluate_law(S[k, 0], Rr[k, 0])
+        K.forces_laws(fd, S, Rr, Sig, Ks, Dr)
         return S, Rr, Bv, Sig, Ks, Dr
 
-    def _sets(self, which="all"):
-        out = []
-        if which in ("all", "linear") and self.linear:
-            out.append((self._lin, self.linear))
-        if which in ("all", "user") and self.user:
-            out.append((self._usr, self.user))
-        return out
+    def add(self, q, e, fe):
+        """``fe += f(q, e)`` of the elements."""
+        if self.elements:
+            K.forces_add(np.ascontiguousarray(q, float), np.ascontiguousarray(e, float), self._data, fe)
 
-    def add(self, q, e, fe, which="all"):
-        """``fe += f(q, e)`` of the elements (``which``: ``"all"``, ``"linear"``, ``"user"``)."""
-        for fd, els in self._sets(which):
-            _, _, Bv, Sig, _, _ = self._state(fd, els, q, e)
-            K.forces_apply(fd, Bv, Sig, fe)
-
-    def leftover_add(self, q, e, fe):
-        """The elements without a compiled evaluation (user laws) added to ``fe``."""
-        self.add(q, e, fe, "user")
-
-    def jacobian_triplets(self, q, e, which="all"):
-        """``(df/dq, df/de)`` as triplets (rows in ``e``, columns in ``q`` and in ``e``)."""
+    def jacobian_triplets(self, q, e):
+        """``(df/dq, df/de)`` as triplets (rows in ``e``, columns in ``q`` and in ``e``), for the
+        sparse Jacobian of large models."""
         dq, de = [[], [], []], [[], [], []]
-        for fd, els in self._sets(which):
+        if self.elements:
+            fd = self._data
             I, QI, CI = fd[0], fd[1], fd[4]
-            _, _, _, Sig, Ks, Dr = self._state(fd, els, q, e)
+            _, _, _, Sig, Ks, Dr = self._state(q, e)
             n = I.shape[0]
             nc = int(np.max(I[:, K.NCA] + I[:, K.NCB]))
             Vq, Ve = np.zeros((n, nc, K.NQE)), np.zeros((n, nc, nc))
-            K.forces_derivatives(np.asarray(q, float), np.asarray(e, float), fd, Sig, Ks, Dr, Vq, Ve)
+            K.forces_derivatives(np.ascontiguousarray(q, float), np.ascontiguousarray(e, float), fd, Sig, Ks, Dr,
+                                 Vq, Ve)
             for k in range(n):
                 nck = I[k, K.NCA] + I[k, K.NCB]
                 cols = CI[I[k, K.COFF]:I[k, K.COFF] + nck]
@@ -124,10 +113,10 @@ class ForceGroup:
         """``sum 1/2 (s - s0)^T K (s - s0)`` of the elements with the linear law."""
         if not self.linear:
             return 0.0
-        fd = self._lin
-        S, *_ = self._state(fd, self.linear, q, np.zeros(self.ne))
+        fd = self._data
+        S, *_ = self._state(q, np.zeros(self.ne))
         V = 0.0
-        for k in range(len(self.linear)):
+        for k in self.linear:
             ns = fd[0][k, K.NS]
             d = S[k, :ns] - fd[2][k, K.F_S0:K.F_S0 + ns]
             Km = fd[2][k, K.F_K:K.F_K + 36].reshape(6, 6)[:ns, :ns]
@@ -136,29 +125,34 @@ class ForceGroup:
 
     def power_terms(self, q, e):
         """``{name: e . f}`` of every element (``-sigma . s'``)."""
-        out = {}
-        for fd, els in self._sets():
-            _, Rr, _, Sig, _, _ = self._state(fd, els, q, e)
-            for k, el in enumerate(els):
-                out[el.name] = -float(Sig[k] @ Rr[k])
-        return out
+        if not self.elements:
+            return {}
+        _, Rr, _, Sig, _, _ = self._state(q, e)
+        return {el.name: -float(Sig[k] @ Rr[k]) for k, el in enumerate(self.elements)}
+
+    def potential_rate(self, q, e):
+        """``dV/dt = (K (s - s0)) . s'`` of the elements with the linear law: the part of their
+        power ``-dV/dt - s'^T D s'`` that their potential accounts for."""
+        if not self.linear:
+            return 0.0
+        fd = self._data
+        S, Rr, *_ = self._state(q, e)
+        P = 0.0
+        for k in self.linear:
+            ns = fd[0][k, K.NS]
+            Km = fd[2][k, K.F_K:K.F_K + 36].reshape(6, 6)[:ns, :ns]
+            P += float((Km @ (S[k, :ns] - fd[2][k, K.F_S0:K.F_S0 + ns])) @ Rr[k, :ns])
+        return P
 
     def power(self, q, e, include_potential=True):
         """``e . f`` of all elements; without the potential part ``-(K (s - s0)) . s'`` of the
         linear ones (what is left: their dissipation and the users' laws)."""
         P = sum(self.power_terms(q, e).values())
-        if not include_potential and self.linear:
-            fd = self._lin
-            S, Rr, *_ = self._state(fd, self.linear, q, e)
-            for k in range(len(self.linear)):
-                ns = fd[0][k, K.NS]
-                Km = fd[2][k, K.F_K:K.F_K + 36].reshape(6, 6)[:ns, :ns]
-                P += float((Km @ (S[k, :ns] - fd[2][k, K.F_S0:K.F_S0 + ns])) @ Rr[k, :ns])
-        return P
+        return P if include_potential else P + self.potential_rate(q, e)
 
 
 def _pack_family(groups, dae):
-    """The family's data: the linear-law elements of the system's group, or none."""
+    """The family's data: the elements of the system's group, or none."""
     return (groups[0] if groups else ForceGroup([], dae.layout, None)).kernel_data()
 
 

@@ -1,5 +1,5 @@
 """Force elements between bodies (phmech.forces): frequencies against analytic models, energy,
-Jacobians against probes, the compiled slot against the Python path, and bad input."""
+Jacobians against probes, compiled user laws, and bad input."""
 import numpy as np
 import pytest
 import scipy.linalg as sla
@@ -204,42 +204,96 @@ def test_jacobian_of_every_element_against_a_probe(model):
 
 
 @pytest.mark.parametrize("model", [planar_mix, spatial_mix])
-def test_compiled_slot_is_the_python_path(model):
-    """The force elements run in the compiled residual (no leftovers): the kernel's f and its dense
-    Jacobian equal the Python right-hand side and the assembled Jacobian to round-off."""
+def test_the_elements_run_compiled_and_their_power_is_the_sum_of_their_terms(model):
+    """The force elements are a kernel family (no leftovers); the supplied power of the kernel is
+    the sum of the power through every port."""
     pytest.importorskip("numba")
     dae = model(damped=True).assemble()
     y = dae.initial_state() + 0.1 * RNG.standard_normal(dae.n)
-    f_py, J_py = dae.f(0.2, y), dae.jacobian(0.2, y).toarray()
     c = dae.compiled_residual()
     assert c.path == "compiled" and c.leftovers == []
-    assert np.max(np.abs(c.f(0.2, y) - f_py)) <= 1e-13 * np.max(np.abs(f_py))
-    assert np.max(np.abs(c.jacobian(y, 0.2) - J_py)) <= 1e-13 * np.max(np.abs(J_py))
     assert dae.power(0.2, y) == pytest.approx(sum(dae.power_terms(0.2, y).values()), rel=1e-12, abs=1e-12)
 
 
-def test_a_python_law_equal_to_the_linear_one_gives_the_same_forces():
-    """A user law f(l, l') = k (l - l0) + c l' is evaluated in Python (a leftover, warned): the
-    same forces and Jacobian as the linear spring; its work is supplied power, not a potential."""
-    from phmech.assembly.compiled import PythonFallbackWarning
+def _law_system(law=None, law_derivative=None, linear=False):
+    s = two_masses()
+    a, b = s.bodies
+    if linear:
+        s.add_spring(a.port("P"), b.port("P"), stiffness=8.0, damping=0.5, rest_length=1.2, name="extra")
+    else:
+        s.add_spring(a.port("P"), b.port("P"), law=law, law_derivative=law_derivative, name="extra")
+    return s
 
-    def build(law):
-        s = two_masses()
-        a, b = s.bodies
-        if law:
-            s.add_spring(a.port("P"), b.port("P"), law=lambda l, r: 8.0 * (l - 1.2) + 0.5 * r, name="extra")
-        else:
-            s.add_spring(a.port("P"), b.port("P"), stiffness=8.0, damping=0.5, rest_length=1.2, name="extra")
-        return s.assemble()
 
-    lin, usr = build(False), build(True)
+def test_a_user_law_equal_to_the_linear_one_gives_the_same_forces_on_the_compiled_path():
+    """A user law f(l, l') = k (l - l0) + c l' (a plain Python function) is compiled into the force
+    elements' kernels: no leftovers, no warning, the same forces and Jacobian as the linear spring
+    (derivatives by the complex step of the law, or the given law_derivative); its work is
+    supplied power, not a potential."""
+    import warnings
+    lin = _law_system(linear=True).assemble()
     y = lin.initial_state() + 0.1 * RNG.standard_normal(lin.n)
-    assert np.max(np.abs(usr.f(0.0, y) - lin.f(0.0, y))) < 1e-13
-    assert abs(usr.jacobian(0.0, y) - lin.jacobian(0.0, y)).max() < 1e-12
-    with pytest.warns(PythonFallbackWarning, match="force element 'extra'"):
-        c = usr.compiled_residual()
-    assert c.path == "python" and np.max(np.abs(c.f(0.0, y) - lin.f(0.0, y))) < 1e-13
-    assert usr.potential_energy(y) < lin.potential_energy(y)
+    for derivative in (None, lambda l, r: (8.0, 0.5)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            usr = _law_system(lambda l, r: 8.0 * (l - 1.2) + 0.5 * r, derivative).assemble()
+            c = usr.compiled_residual()
+        if c is not None:
+            assert c.pure and c.leftovers == [] and c.path == "compiled"
+        assert np.max(np.abs(usr.f(0.0, y) - lin.f(0.0, y))) < 1e-13
+        assert abs(usr.jacobian(0.0, y) - lin.jacobian(0.0, y)).max() < 1e-12
+        assert usr.potential_energy(y) < lin.potential_energy(y)
+        assert usr.power(0.0, y) == pytest.approx(lin.power(0.0, y), rel=1e-12, abs=1e-12)
+        # without the potentials: the linear spring keeps its dissipation, the user law all its work
+        q, e, _ = lin.split(y)
+        d, v = q[2:4] - q[0:2], e[2:4] - e[0:2]
+        length, rate = np.linalg.norm(d), d @ v / np.linalg.norm(d)
+        assert usr.power(0.0, y, include_potential=False) - lin.power(0.0, y, include_potential=False) == \
+            pytest.approx(-8.0 * (length - 1.2) * rate, rel=1e-10, abs=1e-12)
+
+
+def test_a_nonlinear_user_law_runs_the_compiled_midpoint_iteration_with_its_exact_jacobian():
+    """A hardening spring with a smooth damper, written with numpy calls: the midpoint rule takes
+    its compiled Newton iteration; the Jacobian matches a probe, and the energy balance closes with
+    the law's work counted as supplied power."""
+    from phmech.solvers.midpoint import ImplicitMidpoint
+
+    def law(length, rate):
+        x = length - 1.5
+        return 30.0 * x + 200.0 * x ** 3 + 0.3 * np.tanh(4.0 * rate)
+
+    s = _law_system(law)
+    dae = s.assemble()
+    y = dae.initial_state() + 0.05 * RNG.standard_normal(dae.n)
+    J, Jfd = dae.jacobian(0.0, y).toarray(), probe(lambda z: dae.f(0.0, z), y)
+    assert np.max(np.abs(J - Jfd)) < 1e-6 * max(1.0, np.max(np.abs(J)))
+    if dae.compiled_residual() is not None:
+        y0 = dae.initial_state()
+        assert ImplicitMidpoint(dae, 0.0, y0, 1.0, dt=1e-3)._kernel is not None
+    y0 = dae.initial_state()
+    y0[dae.se] = (0.3, 0.0, -0.4, 0.1)
+    res = s.simulate(0.5, y0=y0, dt=1e-3)
+    H = res.hamiltonian() + dae.potential_energy(res.y)
+    assert np.max(np.abs(res.energy_balance())) < 1e-8 * np.max(H)
+
+
+def test_a_user_law_that_numba_cannot_compile_is_refused_naming_the_element():
+    """A law numba cannot compile (here: a Python object inside) is an error naming the force
+    element; one that does not take complex arguments asks for law_derivative."""
+    pytest.importorskip("numba")
+    from phmech.forces.elements_kernels import LawError
+    table = {"k": 3.0}
+    with pytest.raises(LawError, match=r"force element 'extra': numba cannot compile its law"):
+        _law_system(lambda l, r: table["k"] * l).assemble()
+
+    def clipped(length, rate):
+        return max(length - 1.2, 0.0) * 8.0
+
+    with pytest.raises(LawError, match=r"force element 'extra': numba cannot compile its law with complex "
+                                       r"arguments .*give law_derivative"):
+        _law_system(clipped).assemble()
+    dae = _law_system(clipped, lambda l, r: (8.0 if l > 1.2 else 0.0, 0.0)).assemble()
+    assert dae.compiled_residual().pure
 
 
 # -- bad input ----------------------------------------------------------------------------------

@@ -131,38 +131,43 @@ def _every_spatial_joint():
     return s
 
 
-@pytest.mark.parametrize("model", ["rigid crank-slider", "flexible crank-slider", "stiffened crank-slider",
-                                   "hinged beam", "free spinning box", "two consistent blades",
-                                   "loaded crank-slider", "spherical chain", "Bricard",
-                                   "every spatial joint"])
-def test_compiled_residual_equals_python(model):
-    """The kernel plus the Python leftovers equal DescriptorDAE.f at perturbed states; pure
-    systems (no leftovers) also have the compiled dense Jacobian, equal to the exact Python one
-    (consistent beams of both strain laws, rotated loads with time-dependent inputs)."""
+_MODELS = ["rigid crank-slider", "flexible crank-slider", "stiffened crank-slider", "hinged beam",
+           "free spinning box", "two consistent blades", "loaded crank-slider", "spherical chain", "Bricard",
+           "every spatial joint"]
+
+
+def _model(model):
     from tests.mechanisms import rigid_crank_slider
     from phmech.mechanisms import flexible_crank_slider, hinged_spatial_beam
-    s = {"rigid crank-slider": lambda: rigid_crank_slider()[0],
-         "flexible crank-slider": lambda: flexible_crank_slider(4)[0],
-         "stiffened crank-slider": lambda: flexible_crank_slider(4, True)[0],
-         "hinged beam": lambda: hinged_spatial_beam(2)[0],
-         "free spinning box": _free_spinning_box,
-         "two consistent blades": _spinning_blades,
-         "loaded crank-slider": _loaded_crank_slider,
-         "spherical chain": _spherical_chain, "Bricard": _bricard,
-         "every spatial joint": _every_spatial_joint}[model]()
-    dae = s.assemble()
+    return {"rigid crank-slider": lambda: rigid_crank_slider()[0],
+            "flexible crank-slider": lambda: flexible_crank_slider(4)[0],
+            "stiffened crank-slider": lambda: flexible_crank_slider(4, True)[0],
+            "hinged beam": lambda: hinged_spatial_beam(2)[0],
+            "free spinning box": _free_spinning_box,
+            "two consistent blades": _spinning_blades,
+            "loaded crank-slider": _loaded_crank_slider,
+            "spherical chain": _spherical_chain, "Bricard": _bricard,
+            "every spatial joint": _every_spatial_joint}[model]()
+
+
+@pytest.mark.parametrize("model", _MODELS)
+def test_every_kind_of_model_is_compiled_whole_and_its_jacobian_is_exact(model):
+    """No leftovers on every kind of model; the kernels' Jacobian (what DescriptorDAE.jacobian
+    returns) against central differences of the kernels' residual, entry by entry relative to
+    the largest entry of its row (rows of the beams' stresses and of the frames differ by many
+    orders of magnitude)."""
+    dae = _model(model).assemble()
     c = compiled_residual(dae)
     assert c.pure and not c.leftovers and c.path == "compiled"
     assert c.has_jacobian
-    for seed in range(3):
-        y = _perturbed(dae, seed)
-        a, b = c.f(0.013, y), dae.f(0.013, y)
-        assert np.max(np.abs(a - b)) <= 1e-14 * np.max(np.abs(b))
-        Jc, Jp = c.jacobian(y, 0.013), dae.jacobian(0.013, y).toarray()
-        # entrywise, relative to the largest entry of its row (rows of the beams' stresses
-        # and of the frame differ by many orders of magnitude)
-        row = np.maximum(np.max(np.abs(Jp), axis=1, keepdims=True), 1e-300)
-        assert np.max(np.abs(Jc - Jp) / row) <= 1e-13
+    y = _perturbed(dae, 1)
+    J = c.jacobian(y, 0.013)
+    assert np.array_equal(J, dae.jacobian(0.013, y).toarray())
+    h = 1e-6 * np.maximum(1.0, np.abs(y))
+    Jfd = np.column_stack([(c.f(0.013, y + h[i] * u) - c.f(0.013, y - h[i] * u)) / (2 * h[i])
+                           for i, u in enumerate(np.eye(dae.n))])
+    row = np.maximum(np.max(np.abs(J), axis=1, keepdims=True), 1.0)
+    assert np.max(np.abs(J - Jfd) / row) <= 1e-5
 
 
 @pytest.mark.parametrize("coupler", ["rigid", "linear frame", "stiffened", "hinged spatial beam"])
@@ -283,29 +288,43 @@ def test_the_kernels_run_as_python_with_the_jit_disabled():
 
 
 def test_a_model_without_kernels_for_all_parts_warns_once_and_names_them():
-    """A spring with a Python force law has no kernel: the compiled residual says the model runs
-    in Python, and why."""
+    """A user's load with its own force (no kernel slot) is a leftover: the compiled residual says
+    the model runs in Python, and why; a force element with a user law is not (compiled)."""
     from phmech.assembly.compiled import PythonFallbackWarning
+    from phmech.forces.loads import Load
+
+    class Push(Load):
+        def __init__(self, body):
+            self.name, self.body, self.cols, self.A = "push", body, np.arange(3), np.eye(3)
+
+        def force(self, t, q, e=None):
+            return np.array([0.0, 0.0, -0.3 * q[2]])
+
+        def force_q(self, t, q, e=None):
+            D = np.zeros((3, self.body.nq))
+            D[2, 2] = -0.3
+            return D
+
     s = _spherical_chain(2)
     s.add_spring(s.bodies[1].port("B"), None, law=lambda length, rate: 3.0 * (length - 0.5), at=(2.0, 0.0, 1.0),
                  name="soft")
+    s.add_load(Push(s.bodies[0]))
     dae = s.assemble()
-    with pytest.warns(PythonFallbackWarning, match=r"force element 'soft' \(a Python law\)") as record:
+    with pytest.warns(PythonFallbackWarning, match=r"no kernel for load 'push'$") as record:
         c = dae.compiled_residual()
         dae.compiled_residual()
     assert len(record) == 1
-    assert not c.pure and c.path == "python" and c.leftovers == ["force element 'soft' (a Python law)"]
+    assert not c.pure and c.path == "python" and c.leftovers == ["load 'push'"]
 
 
 @pytest.mark.parametrize("model", ["loaded crank-slider", "spherical chain"])
-def test_assembled_jacobian_takes_the_packed_loads_from_their_kernel(model):
-    """Once the compiled residual exists, the sparse Jacobian takes the packed loads' derivatives
-    from their kernel: the same matrix as the loads' own methods give (planar, body-frame,
+def test_the_sparse_jacobian_of_large_models_is_the_kernels_one(model):
+    """Above DENSE_JACOBIAN_MAX unknowns the Jacobian is assembled sparse from the contributions'
+    triplets: on small models it equals the kernels' dense Jacobian (planar, body-frame,
     time-dependent and quaternion-rotated loads)."""
     s = {"loaded crank-slider": _loaded_crank_slider, "spherical chain": _spherical_chain}[model]()
     dae = s.assemble()
     y = _perturbed(dae, 4)
-    J_own = dae.jacobian(0.7, y)
-    assert dae.compiled_residual().pure
-    J_kernel = dae.jacobian(0.7, y)
-    assert abs(J_kernel - J_own).max() <= 1e-14 * abs(J_own).max()
+    J_sparse = dae._sparse_jacobian(0.7, y).toarray()
+    J_kernel = dae.jacobian(0.7, y).toarray()
+    assert np.max(np.abs(J_kernel - J_sparse)) <= 1e-14 * np.max(np.abs(J_kernel))
