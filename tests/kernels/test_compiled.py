@@ -64,18 +64,9 @@ def _free_spinning_box():
 
 def _spinning_blades():
     """Two consistent beams (Green and linear strain) on a driven hub: the packed operators
-    of several beams, both strain branches."""
-    from phmech import PlanarRigidBody, System
-    from phmech.fem.beam_nonlinear import NonlinearFloatingBeam
-    hub = PlanarRigidBody.rod("hub", 1.0, 0.2)
-    a = NonlinearFloatingBeam("a", 1.0, 3, 2700.0, 1e-4, 7e10, 1e-9, frame="cantilever", position=(0.2, 0.0))
-    b = NonlinearFloatingBeam("b", 0.8, 2, 2700.0, 1e-4, 7e10, 1e-9, strain="linear", position=(0.2, 0.0))
-    s = System([hub, a, b])
-    s.pin(hub.port("A"))
-    s.drive(hub, 3.0)
-    s.connect(hub.port("B"), a.port("A"))
-    s.connect(hub.port("B"), b.port("A"))
-    return s
+    of several beams, both strain branches (the tiny model of phmech.mechanisms.tiny)."""
+    from phmech.mechanisms.tiny import spinning_blades
+    return spinning_blades()
 
 
 def _loaded_crank_slider():

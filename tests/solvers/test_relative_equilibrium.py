@@ -122,13 +122,16 @@ def _governor_reference(rate, spring):
     """theta* from dV_eff/dtheta = 0 of the one-degree-of-freedom model: V_eff = V - Omega^2 I_z / 2
     with the axial inertia I_z(theta) of the arms (m L^2 sin^2 / 3) and links (m (L/2 sin)^2 / 3),
     gravity on arms (-L/2 cos), links (-3/4 L cos), sleeve (-L cos), the spring's energy."""
-    def dV(th):
-        s, c = np.sin(th), np.cos(th)
-        dIz = 2 * (ARM * L**2 / 3 + LINK * (L / 2) ** 2 / 3) * 2 * s * c
-        dVg = G * (2 * ARM * L / 2 + 2 * LINK * 3 * L / 4 + SLEEVE * L) * s
-        dVs = K * ((L - L * c) - L / 4) * (L * s) if spring else 0.0
-        return dVg + dVs - 0.5 * rate**2 * dIz
-    return brentq(dV, 1e-3, np.pi / 2 - 1e-3)
+    return brentq(_governor_dV, 1e-3, np.pi / 2 - 1e-3, args=(rate, spring))
+
+
+def _governor_dV(th, rate, spring):
+    """dV_eff/dtheta of the one-degree-of-freedom governor (see _governor_reference)."""
+    s, c = np.sin(th), np.cos(th)
+    dIz = 2 * (ARM * L**2 / 3 + LINK * (L / 2) ** 2 / 3) * 2 * s * c
+    dVg = G * (2 * ARM * L / 2 + 2 * LINK * 3 * L / 4 + SLEEVE * L) * s
+    dVs = K * ((L - L * c) - L / 4) * (L * s) if spring else 0.0
+    return dVg + dVs - 0.5 * rate**2 * dIz
 
 
 @pytest.mark.parametrize("spring", [False, True])
@@ -185,13 +188,7 @@ def test_modes_about_the_relative_equilibrium():
 def _governor_frequency(rate, spring, th, h=1e-4):
     """sqrt(V_eff'' / m) of the one-degree-of-freedom governor at theta (central differences of
     the closed-form dV_eff of _governor_reference; m from the in-plane kinematics)."""
-    def dV(t):
-        s, c = np.sin(t), np.cos(t)
-        dIz = 2 * (ARM * L**2 / 3 + LINK * (L / 2) ** 2 / 3) * 2 * s * c
-        dVg = G * (2 * ARM * L / 2 + 2 * LINK * 3 * L / 4 + SLEEVE * L) * s
-        dVs = K * ((L - L * c) - L / 4) * (L * s) if spring else 0.0
-        return dVg + dVs - 0.5 * rate**2 * dIz
-    stiff = (dV(th + h) - dV(th - h)) / (2 * h)
+    stiff = (_governor_dV(th + h, rate, spring) - _governor_dV(th - h, rate, spring)) / (2 * h)
     s, c = np.sin(th), np.cos(th)
     # arm about its hinge: m L^2 / 3; link: centre ((L/4) s, -(3/4) L c), in-plane angle
     # with d(phi)/d(theta) = -1 (it mirrors the arm); sleeve: z = -L c
