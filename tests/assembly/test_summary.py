@@ -67,3 +67,13 @@ def test_repr_stays_short(obj, rigid_crank_slider):
     system = rigid_crank_slider[0]
     target = system if obj == "system" else system.assemble()
     assert "\n" not in repr(target)
+
+
+def test_the_flexible_crank_slider(crank_slider4):
+    """A beam is one body among the others: its kind and its effort unknowns."""
+    text = str(crank_slider4.dae)
+    _, bodies = rows_of(text, "bodies")
+    coupler = crank_slider4.bodies["coupler"]
+    assert bodies[1] == ["coupler", "FloatingEulerBernoulliBeam", "q 3", f"e {coupler.ne}", "ports A, B"]
+    dae = crank_slider4.dae
+    assert f"unknowns: {dae.n} = {dae.nq} positions q + {dae.ne} efforts e + {dae.nl} multipliers lambda" in text
