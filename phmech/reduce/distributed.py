@@ -1,11 +1,13 @@
-"""The solves of the reduction on distributed PETSc matrices (MPI): normal modes by SLEPc and
-constraint modes by a MUMPS factorization, each rank owning a block of rows.
+"""The solves of the reduction on distributed PETSc matrices (MPI), each rank owning a block of
+rows: the static solves ``K^{-1} r`` by preconditioned conjugate gradients (:class:`_Stiffness`)
+and the fixed-interface modes by SLEPc's Krylov--Schur with the held compliance
+``(I - Psi G) K^{-1}`` as its shift-and-invert operator (:class:`_HeldInverse`).
 
 The full body's matrices are on every rank (assembled on ``COMM_SELF``); each rank hands its
-own rows to PETSc, so the factorizations and the Krylov--Schur iteration are distributed, and
-the modes are gathered on every rank for the projection (small: ``n x r``).  The eigen solver
-is :func:`phmech.solvers.eigen_slepc.condensed_modes_slepc` and the factor its saddle-point
-factor, the same as on one process.
+own rows to PETSc, so the factorizations (MUMPS), the iterations and the eigen solve are
+distributed, and the modes are gathered on every rank for the projection (small: ``n x r``).
+The eigen solver is :func:`phmech.solvers.eigen_slepc.condensed_modes_slepc`, the
+preconditioner its quasi-definite saddle-point factor.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -46,57 +48,80 @@ def gather(vec, comm):
     return np.concatenate(parts)
 
 
-def normal_modes(split, G, k, comm):
-    """:func:`phmech.reduce.basis.normal_modes` on ``comm`` (SLEPc with distributed matrices)."""
+class _Stiffness:
+    """``K^{-1}`` on ``comm``: conjugate gradients on ``K = D^T C^{-1} D`` (never formed),
+    preconditioned by the factor of ``K + mu M_v`` with ``mu`` of the order of the lowest
+    eigenvalue (the quasi-definite saddle-point factor of the eigen solver, distributed by MUMPS
+    without pivoting): the preconditioned spectrum lies in ``[1/2, 1)``, so a few iterations
+    reach ``rtol``.  (At ``mu = 0`` the zero velocity block of the saddle-point matrix makes a
+    distributed MUMPS delay most pivots, and so does a border of interface rows.)"""
+
+    def __init__(self, split, comm, rtol=1e-14):
+        from ..solvers.eigen_slepc import _Condensed, _negative_shift, transpose
+        PETSc = _petsc()
+        self.split, self.comm = split, comm
+        self.Mv, self.C, self.D = (distributed(X, comm) for X in (split.Mv, split.C, split.D))
+        Dt = transpose(self.D)
+        K = PETSc.Mat().createPython(self.Mv.getSizes(), _Condensed(self.C, self.D, Dt, comm), comm=comm)
+        K.setUp()
+        try:
+            _, shell = _negative_shift(self.Mv, self.C, self.D, Dt, None, None, K, comm)
+        except ValueError as err:
+            raise ReductionError(f"body '{split.body.name}': the preconditioner of the static solves failed "
+                                 f"({err})") from None
+        self.ksp = PETSc.KSP().create(comm)
+        self.ksp.setOperators(K)
+        self.ksp.setType("cg")
+        self.ksp.getPC().setType("python")
+        self.ksp.getPC().setPythonContext(shell)
+        self.ksp.setTolerances(rtol=rtol, atol=0.0, max_it=500)
+        self.r0, self.r1 = self.Mv.getOwnershipRange()
+
+    def solve(self, r, y):
+        """``y = K^{-1} r`` (PETSc vectors of the velocities)."""
+        y.set(0.0)
+        self.ksp.solve(r, y)
+        if self.ksp.getConvergedReason() <= 0:
+            raise ReductionError(f"body '{self.split.body.name}': the static solve did not converge "
+                                 f"({self.ksp.getIterationNumber()} iterations, reason "
+                                 f"{self.ksp.getConvergedReason()}): is the body held by its own conditions?")
+
+
+class _HeldInverse:
+    """PETSc python PC: ``y = (I - Psi G) K^{-1} r``, the compliance with the interface rows ``G``
+    held (symmetric, onto ``ker G``): the shift-invert operator of the fixed-interface modes."""
+
+    def __init__(self, stiffness, Psi, G):
+        self.K, self.comm = stiffness, stiffness.comm.tompi4py()
+        r0, r1 = stiffness.r0, stiffness.r1
+        self.Psi, self.G = np.ascontiguousarray(Psi[r0:r1]), np.ascontiguousarray(G[:, r0:r1])
+
+    def apply(self, pc, r, y):
+        self.K.solve(r, y)
+        if self.G.shape[0]:
+            a = y.getArray()
+            g = self.comm.allreduce(self.G @ a)
+            y.setArray(a - self.Psi @ g)
+
+
+def modes(split, G, k, comm):
+    """``(Psi, omega, Phi)`` on ``comm``: the static constraint modes of the interface rows ``G``,
+    ``Psi = K^{-1} G^T (G K^{-1} G^T)^{-1}``, and the ``k`` lowest normal modes with ``G`` held (SLEPc,
+    :func:`phmech.solvers.eigen_slepc.condensed_modes_slepc` with the operator of
+    :class:`_HeldInverse`); for a body that its own conditions hold (``K`` definite)."""
     from ..solvers.eigen_slepc import condensed_modes_slepc
-    if k == 0:
-        return np.zeros(0), np.zeros((split.nv, 0))
-    mats = [distributed(X, comm) for X in (split.Mv, split.C, split.D)]
-    Gp = distributed(G, comm) if G.shape[0] else None
-    omega, vecs = condensed_modes_slepc(*mats, k=k, G=Gp, comm=comm)
-    Phi = np.column_stack([gather(x, comm) for x in vecs])
-    return np.asarray(omega, float), fixed_signs(Phi)
-
-
-def constraint_modes(split, G, comm, rtol=1e-14):
-    """Static constraint modes ``Psi = K^{-1} G^T (G K^{-1} G^T)^{-1}`` on ``comm``, for a body that its
-    own conditions hold (``K`` definite).
-
-    ``K^{-1} G^T`` by conjugate gradients on ``K = D^T C^{-1} D`` (never formed), preconditioned
-    by the factor of ``K + mu M_v`` with ``mu`` of the order of the lowest eigenvalue (the
-    quasi-definite saddle-point factor of the eigen solver, distributed by MUMPS without
-    pivoting): the preconditioned spectrum lies in ``[1/2, 1)``, so a few iterations reach
-    ``rtol``.  (At ``mu = 0`` the zero velocity block of the saddle-point matrix would make
-    a distributed MUMPS delay most pivots.)"""
-    from ..solvers.eigen_slepc import _Condensed, _negative_shift, transpose
-    PETSc = _petsc()
+    stiffness = _Stiffness(split, comm)
+    r, y = stiffness.Mv.createVecs()
     nG = G.shape[0]
-    if not nG:
-        return np.zeros((split.nv, 0))
-    Mv, C, D = (distributed(X, comm) for X in (split.Mv, split.C, split.D))
-    Dt = transpose(D)
-    K = PETSc.Mat().createPython(Mv.getSizes(), _Condensed(C, D, Dt, comm), comm=comm)
-    K.setUp()
-    try:
-        _, shell = _negative_shift(Mv, C, D, Dt, None, None, K, comm)
-    except ValueError as err:
-        raise ReductionError(f"body '{split.body.name}': the preconditioner of the static modes failed ({err})") from None
-    ksp = PETSc.KSP().create(comm)
-    ksp.setOperators(K)
-    ksp.setType("cg")
-    ksp.getPC().setType("python")
-    ksp.getPC().setPythonContext(shell)
-    ksp.setTolerances(rtol=rtol, atol=0.0, max_it=500)
-    r, y = Mv.createVecs()
-    r0, r1 = r.getOwnershipRange()
     X = np.zeros((split.nv, nG))
     for i in range(nG):
-        r.setArray(np.ascontiguousarray(G[i, r0:r1]))
-        y.set(0.0)
-        ksp.solve(r, y)
-        if ksp.getConvergedReason() <= 0:
-            raise ReductionError(f"body '{split.body.name}': the static solve K u = G^T e_{i} did not converge "
-                                 f"({ksp.getIterationNumber()} iterations, reason {ksp.getConvergedReason()}): "
-                                 "is the body held by its own conditions?")
+        r.setArray(np.ascontiguousarray(G[i, stiffness.r0:stiffness.r1]))
+        stiffness.solve(r, y)
         X[:, i] = gather(y, comm)
-    return X @ np.linalg.inv(G @ X)
+    Psi = X @ np.linalg.inv(G @ X) if nG else X
+    if k == 0:
+        return Psi, np.zeros(0), np.zeros((split.nv, 0))
+    omega, vecs = condensed_modes_slepc(stiffness.Mv, stiffness.C, stiffness.D, k=k, comm=comm,
+                                        inverse=_HeldInverse(stiffness, Psi, G))
+    Phi = np.column_stack([gather(x, comm) for x in vecs])
+    return Psi, np.asarray(omega, float), fixed_signs(Phi)

@@ -57,8 +57,8 @@ def _solves(split, G, n_modes, eigensolver, comm, constraint=True):
     if eigensolver not in ("auto", "slepc"):
         raise ReductionError(f"body '{split.body.name}': under MPI the eigen solver is SLEPc, got "
                              f"eigensolver={eigensolver!r}")
-    Psi = distributed.constraint_modes(split, G, comm) if constraint else None
-    return (Psi, *distributed.normal_modes(split, G, int(n_modes), comm))
+    Psi, omega, Phi = distributed.modes(split, G, int(n_modes), comm)
+    return (Psi if constraint else None), omega, Phi
 
 
 def _symmetric(A):

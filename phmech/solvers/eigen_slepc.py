@@ -299,7 +299,7 @@ def _as_petsc(A, comm):
     return A
 
 
-def condensed_modes_slepc(Mv, C, B, k=6, sigma=0.0, G=None, tol=1e-12, comm=None, return_vecs=True):
+def condensed_modes_slepc(Mv, C, B, k=6, sigma=0.0, G=None, tol=1e-12, comm=None, return_vecs=True, inverse=None):
     """Lowest ``k`` vibration modes of ``J = [[0, -B^T], [B, 0]]``, ``E = diag(Mv, C)`` with SLEPc.
 
     The SLEPc counterpart of :func:`phmech.fem.plate.condensed_modes` (see
@@ -318,6 +318,9 @@ def condensed_modes_slepc(Mv, C, B, k=6, sigma=0.0, G=None, tol=1e-12, comm=None
         Velocity constraints ``G v = 0`` (multipliers border the factor).
     tol : float
         Relative tolerance of SLEPc's convergence test.
+    inverse : PETSc python PC context, optional
+        Applies ``(K - sigma Mv)^{-1}`` (restricted to ``ker G``) instead of the saddle-point
+        factor, e.g. by an iterative solve; ``G`` is then left to it.
 
     Returns
     -------
@@ -343,7 +346,9 @@ def condensed_modes_slepc(Mv, C, B, k=6, sigma=0.0, G=None, tol=1e-12, comm=None
     condensed = _Condensed(C, B, Bt, comm)
     K = PETSc.Mat().createPython(Mv.getSizes(), condensed, comm=comm)
     K.setUp()
-    if sigma == 0.0:
+    if inverse is not None:
+        shift, shell = float(sigma), inverse
+    elif sigma == 0.0:
         # K is positive semi-definite: the modes nearest 0 are those nearest any negative shift,
         # whose saddle-point matrix is quasi-definite
         shift, shell = _negative_shift(Mv, C, B, Bt, G, Gt, K, comm)
