@@ -79,3 +79,30 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
             family_jacobian_add(q, e, lam, data, act, J, nq)
     if has_loads(loads):
         loads_jacobian_add(q, loads, J, nq)
+
+
+@_jit
+def dense_csr(J):
+    """The CSR arrays ``(indptr, indices, data)`` of the nonzero entries of the dense ``J``, row by
+    row (:meth:`~phmech.assembly.dae.DescriptorDAE.jacobian`: the kernel's Jacobian as a sparse
+    matrix)."""
+    n, m = J.shape
+    nnz = 0
+    for i in range(n):
+        for j in range(m):
+            if J[i, j] != 0.0:
+                nnz += 1
+    indptr = np.empty(n + 1, np.int64)
+    indices = np.empty(nnz, np.int64)
+    data = np.empty(nnz)
+    k = 0
+    for i in range(n):
+        indptr[i] = k
+        for j in range(m):
+            v = J[i, j]
+            if v != 0.0:
+                indices[k] = j
+                data[k] = v
+                k += 1
+    indptr[n] = k
+    return indptr, indices, data

@@ -35,7 +35,7 @@ from .layout import Layout
 #: ``G`` is a dense array up to this many entries, else sparse
 DENSE_G_MAX = 100_000
 #: :meth:`DescriptorDAE.jacobian` converts the kernels' dense Jacobian up to this many unknowns
-DENSE_JACOBIAN_MAX = 1000
+DENSE_JACOBIAN_MAX = 500
 
 
 class _Triplets:
@@ -259,7 +259,9 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         """Sparse ``df/dy`` (exact), in CSC format: the kernels' dense Jacobian
         (:meth:`residual`) up to :data:`DENSE_JACOBIAN_MAX` unknowns."""
         if self.n <= DENSE_JACOBIAN_MAX:
-            return sp.csc_matrix(self.residual().dense_jacobian(t, y))
+            from .compiled_jacobian import dense_csr
+            indptr, indices, data = dense_csr(self.residual().dense_jacobian(t, y))
+            return sp.csr_matrix((data, indices, indptr), shape=(self.n, self.n)).tocsc()
         return self._sparse_jacobian(t, np.asarray(y, float))
 
     def _sparse_jacobian(self, t, y):

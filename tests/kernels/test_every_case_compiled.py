@@ -9,7 +9,6 @@ with the reason; the first test checks that every case of the registry is accoun
 """
 import warnings
 
-import numpy as np
 import pytest
 
 from phmech.kernels.jit import numba
