@@ -170,3 +170,16 @@ def test_a_load_on_what_the_reduction_removed_is_refused():
 def test_the_reduced_class_is_the_body_s():
     red = craig_bampton(HandRod("rod", 8), ["tip"], 2, eigensolver="scipy")
     assert type(red) is ReducedBody and red.nq == 0 and red.ne == 2 * (1 + 2)
+
+
+def test_the_reduced_body_draws_itself_by_its_ports():
+    rod = HandRod("rod", 16)
+    red = craig_bampton(rod, ["tip"], 2, outputs=["mid"], eigensolver="scipy")
+    e_r = np.zeros(red.ne)
+    e_r[red.basis.rv[0]] = 0.5                                    # the tip moving at 0.5 m/s
+    part = red.picture(np.zeros(1), np.zeros((1, 0)), e_r[None, :], [0])(0)
+    assert part.kind == "line" and part.points.shape == (2, 3)
+    tip = int(np.argmax(part.points[:, 0]))
+    assert np.allclose(part.point_data["velocity"][tip], [0.5, 0.0, 0.0])
+    moved = red.mode_picture(np.zeros(0), e_r)
+    assert np.allclose(moved[tip] - part.points[tip], [0.5, 0.0, 0.0])

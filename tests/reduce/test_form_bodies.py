@@ -89,3 +89,18 @@ def test_the_reduction_on_two_ranks_equals_the_serial_one(tmp_path):
     assert np.allclose(a.info["omega_fixed_interface"], b.info["omega_fixed_interface"], rtol=1e-9)
     for X, Y in ((a.M, b.M), (a.J0, b.J0)):
         assert abs(X - Y).max() <= 1e-8 * abs(X).max()
+
+
+def test_the_command_line_names_a_bad_builder_and_too_many_modes(tmp_path):
+    pytest.importorskip("mpi4py")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")])}
+
+    def reduce_(*args):
+        return subprocess.run([sys.executable, "-m", "phmech.reduce", *args, "--out", str(tmp_path / "x.h5")],
+                              env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    proc = reduce_("phmech.validation.reduced_bodies:nope", "--interface", "tip", "--modes", "2")
+    assert proc.returncode == 1 and "cannot load 'phmech.validation.reduced_bodies:nope'" in proc.stderr
+    proc = reduce_("phmech.validation.reduced_bodies:rod", "--param", "n=4", "--interface", "tip", "--modes", "9")
+    assert proc.returncode == 1 and ("body 'rod': n_modes=9 is more than the body has: 4 velocity unknowns, 1 of "
+                                     "them held by the interface, so at most 2 normal modes") in proc.stderr
+    assert not (tmp_path / "x.h5").exists()
