@@ -175,8 +175,11 @@ def _solve(J, r):
     """``(x, singular)``: the Newton step; for a singular ``J`` the least-squares step of least
     norm (a neutral motion, e.g. a spherical pendulum's spin about its axis, stays where it is)."""
     if J.shape[0] > DENSE_MAX:
-        with np.errstate(all="ignore"):
-            x = spla.spsolve(J, r)
+        try:
+            with np.errstate(all="ignore"):
+                x = spla.spsolve(J, r)
+        except RuntimeError:                       # SuperLU: "factor is exactly singular"
+            x = np.full(J.shape[0], np.nan)
         if np.all(np.isfinite(x)):
             return x, False
     Jd = J.toarray()
