@@ -29,14 +29,13 @@ def scipy_radau(n_elem, t_end, t_eval, **tol):
     nq = dae.nq
     keep = np.arange(3, dae.ne)
     Mr = cho_factor(dae.M.toarray()[np.ix_(keep, keep)])
-    e_full = np.zeros(dae.ne)
+    y_full = np.zeros(dae.n)           # (q, e, lam = 0): the joint's rows are the ones left out
 
     def rhs(t, z):
-        q, er = z[:nq], z[nq:]
-        e_full[keep] = er
-        qd = beam.qdot(q, e_full)
-        fe = dae.Je(e_full) + dae.load_vector(t, q)
-        return np.r_[qd, cho_solve(Mr, fe[keep])]
+        y_full[:nq] = z[:nq]
+        y_full[nq + keep] = z[nq:]
+        f = dae.f(t, y_full)                # q' = T(q) e and J(e) e + loads
+        return np.r_[f[:nq], cho_solve(Mr, f[nq:nq + dae.ne][keep])]
 
     z0 = np.r_[y0[dae.sq], y0[dae.se][keep]]
     tic = time.perf_counter()
