@@ -183,7 +183,7 @@ def test_jacobian_of_the_hub_drive_and_a_weld_at_the_tip_against_a_probe():
     """The exact Jacobian of a model with FrameRate3 (the gauge enters its row) and a Weld3 from the
     beam's tip to a rigid body (rows turned by both orientations) equals central differences at a
     random state."""
-    from test_jacobians import assert_jacobian
+    from tests.assembly.test_jacobians import assert_jacobian
     from phmech.validation.rotating_beam import build
     s, beam = build("consistent", 2, 3.0)
     tip = SpatialRigidBody("tip mass", 0.1, 1e-3 * np.eye(3), position=(1.0, 0.0, 0.0))
@@ -199,7 +199,7 @@ def test_jacobian_of_a_weld_at_the_stretching_root_against_a_probe(load):
     """The gauged rotation rows of the root port (sigma(q) on the transverse rows) in a Weld3 to a
     rigid hub and in a moment at the root: the exact Jacobian, gauge column included, equals central
     differences at a random state; the compiled residual runs it (no leftovers)."""
-    from test_jacobians import assert_jacobian
+    from tests.assembly.test_jacobians import assert_jacobian
     from phmech.forces.loads import PortMoment
     b = _beam(2, name="blade")
     hub = SpatialRigidBody("hub", 1.0, np.eye(3))
