@@ -6,7 +6,7 @@ linear floating frame, 4 and 8 coupler elements.  Each line: model,
 unknowns, steps, microseconds per step of both paths (best of ``--repeat``
 runs, after one warm-up run that loads or compiles the kernels), their ratio,
 and the largest difference of the final states relative to the largest state
-(the two paths do the same iterations; see tests/test_compiled_genalpha.py).
+(the two paths do the same iterations; see tests/solvers/test_compiled_genalpha.py).
 
     python benchmarks/genalpha.py [--t-end 0.05] [--dt 1e-4] [--repeat 3]
 """

@@ -22,7 +22,7 @@ closed loops:
    (blocks of rows projected at once), on the component's columns only.
 
 The result is the one of the sweep over the whole matrix: the leaf margin is
-a thousand times the redundancy tolerance, and ``tests/test_setup_scaling.py``
+a thousand times the redundancy tolerance, and ``tests/kernels/test_setup_scaling.py``
 compares both on closed loops, duplicated joints, spatial four-bars and
 random sparse matrices.
 """

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from ..bodies.picture import AxisPicture
 from ..bodies.base import SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
-from .beam import CellPointEvaluator, _check_positive, check_n_elem
+from .beam_common import CellPointEvaluator, _check_positive, check_n_elem
 from .cache import CachedFE
 from .floating_frame import frame_blocks, gyroscopic_forms, rigid_couplings, rigid_fields
 
@@ -111,7 +111,7 @@ class FloatingSpatialBeam(AxisPicture, SpatialFrameBody):
     def first_moment(self):
         """``(s0, rows, "e")``: first moment of mass about the frame origin ``s0 + rows @ e`` (frame
         components; the displacement recovered from the stresses, :meth:`displacement_rows`)."""
-        from .beam import axis_first_moment
+        from .beam_common import axis_first_moment
         return (*axis_first_moment(self, self.fe.coef[0]), "e")
 
     def displacement_rows(self, points):

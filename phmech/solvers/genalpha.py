@@ -37,7 +37,7 @@ method's form for first-order systems, not Chung & Hulbert's
 second-order one: the pH state has no second-order variable (efforts of
 stresses, rotation parameters with ``q' = T(q) e``).  The start uses the
 consistent ``x'(t0)`` of ``problem.derivative``.  The test set
-(``tests/test_genalpha.py``) shows second order in ``q``, ``e`` and
+(``tests/solvers/test_genalpha.py``) shows second order in ``q``, ``e`` and
 ``lam`` on an assembled pendulum and on an index-2 DAE.  For assembled
 systems whose residual is completely compiled the Newton iteration of a
 step runs as one compiled call (:mod:`phmech.solvers.genalpha_kernels`;

@@ -26,7 +26,7 @@ caller, which factorizes at the current iterate and resumes the kernel with
 the residual it left in ``r``.
 
 The Python iteration stays the reference (``compiled=False``);
-``tests/test_compiled_genalpha.py`` checks both give the same steps,
+``tests/solvers/test_compiled_genalpha.py`` checks both give the same steps,
 evaluations and factorizations and the same trajectories to round-off.
 """
 import numpy as np

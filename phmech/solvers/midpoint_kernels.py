@@ -19,7 +19,7 @@ rows) and its LU factorization with partial pivoting (:func:`getrf`: an
 elimination that skips the updates by zeros of these sparse matrices up to
 :data:`ELIMINATION_MAX` unknowns, LAPACK's ``getrf`` through numba's own
 LAPACK binding above) -- the operations of the Python step, which stays the
-reference (``tests/test_compiled.py`` checks that both take the same
+reference (``tests/kernels/test_compiled.py`` checks that both take the same
 iterations and the same trajectory).
 
 The factors are kept in Fortran order: ``F`` (C order) holds ``A^T``, so

@@ -6,7 +6,7 @@ Jacobians of :class:`~phmech.validation._classic_models.SimeonCrank` and
 methods call these kernels (``NUMBA_DISABLE_JIT=1`` runs the same source as
 Python), and the index-2 residual, its Jacobian and the ODE form below are
 built on them, so that one evaluation costs a few microseconds instead of a
-few hundred (``tests/test_compiled.py`` checks the compiled problems against
+few hundred (``tests/kernels/test_compiled.py`` checks the compiled problems against
 the models' Python assembly of the same kernels).  The index-2 residual is
 
 .. math::
