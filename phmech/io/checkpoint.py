@@ -407,14 +407,7 @@ def read(path, limit=None):
             if version > FORMAT_VERSION:
                 raise CheckpointError(f"{path!r} has checkpoint format {version}; this phmech reads up to "
                                       f"{FORMAT_VERSION}")
-            stored = fh.attrs["checksum"]
-            stored = stored.decode() if isinstance(stored, bytes) else str(stored)
-            datasets = {"meta": fh["meta"]}
-
-            def visit(name, obj):
-                if isinstance(obj, h5py.Dataset):
-                    datasets[f"data/{name}"] = obj
-            fh["data"].visititems(visit)
+            stored, datasets = stored_datasets(fh)
             _check_sizes(path, datasets, os.path.getsize(path), limit)
             meta_text = datasets.pop("meta")[()].tobytes().decode()
             arrays = {name[len("data/"):]: d[()] for name, d in datasets.items()}
@@ -434,6 +427,22 @@ def read(path, limit=None):
         raise CheckpointError(f"checkpoint {path!r}: unreadable metadata ({reason})") from None
     _check_layout(path, meta, arrays)
     return meta, arrays
+
+
+def stored_datasets(fh):
+    """``(checksum, datasets)`` of an open phmech HDF5 file (a checkpoint or a reduced body):
+    the stored checksum and ``{"meta": ..., "data/<name>": ...}`` of every dataset, not read."""
+    import h5py
+
+    stored = fh.attrs["checksum"]
+    stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+    datasets = {"meta": fh["meta"]}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            datasets[f"data/{name}"] = obj
+    fh["data"].visititems(visit)
+    return stored, datasets
 
 
 def _check_sizes(path, datasets, file_size, limit):

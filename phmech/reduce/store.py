@@ -85,7 +85,7 @@ def read(path):
     """
     import h5py
 
-    from ..io.checkpoint import CheckpointError, _check_sizes, _checksum
+    from ..io.checkpoint import CheckpointError, _check_sizes, _checksum, stored_datasets
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ReducedFileError(f"reduced body file {path!r} does not exist")
@@ -103,14 +103,7 @@ def read(path):
             if written != _version():
                 raise ReducedFileError(f"reduced body file {path!r} was written by phmech {written}, this is "
                                        f"phmech {_version()}: reduce the body again with this version")
-            stored = fh.attrs["checksum"]
-            stored = stored.decode() if isinstance(stored, bytes) else str(stored)
-            datasets = {"meta": fh["meta"]}
-
-            def visit(name, obj):
-                if isinstance(obj, h5py.Dataset):
-                    datasets[f"data/{name}"] = obj
-            fh["data"].visititems(visit)
+            stored, datasets = stored_datasets(fh)
             try:
                 _check_sizes(path, datasets, os.path.getsize(path), 8 * 2 ** 30)
             except CheckpointError as err:
