@@ -56,22 +56,10 @@ def plate(n=8, name="plate", h=0.01, rho=2700.0, E=70e9, nu=0.3, comm=None):
     import firedrake as fd
 
     from ..fem import FormBody
-    mesh = fd.UnitSquareMesh(n, n, **_comm(comm))
-    D = E * h ** 3 / (12 * (1 - nu ** 2))
-    W = fd.FunctionSpace(mesh, "CG", 2) * fd.FunctionSpace(mesh, "HHJ", 1)
-    nrm = fd.FacetNormal(mesh)
-
-    def compliance(mm):
-        return (mm - nu / (1 + nu) * fd.tr(mm) * fd.Identity(2)) / (D * (1 - nu))
-
-    def b(mm, u):
-        return (fd.inner(mm, fd.grad(fd.grad(u))) * fd.dx
-                - fd.dot(fd.dot(mm("+"), nrm("+")), nrm("+")) * fd.jump(fd.grad(u), nrm) * fd.dS
-                - fd.dot(fd.dot(mm, nrm), nrm) * fd.dot(fd.grad(u), nrm) * fd.ds)
-
+    from ..fem.plate_forms import kirchhoff_forms
+    W, m, j = kirchhoff_forms(fd.UnitSquareMesh(n, n, **_comm(comm)), h, rho, E, nu)
     # clamped x = 0: v = 0 (the rotation is natural); free edges: M_nn = 0 (the moments' dofs there)
-    body = FormBody(name, W, lambda e, de: (rho * h * de[0] * e[0] + fd.inner(de[1], compliance(e[1]))) * fd.dx,
-                    lambda e, de: -b(e[1], de[0]) + b(de[1], e[0]), fixed=[(0, 1), (1, 2), (1, 3), (1, 4)])
+    body = FormBody(name, W, m, j, fixed=[(0, 1), (1, 2), (1, 3), (1, 4)])
     body.add_form_port("tip", [None, None, lambda de: de[0] * fd.ds(2)], position=(1.0, 0.5, 0.0))
     return body
 

@@ -93,26 +93,14 @@ def test_the_coupled_rod_keeps_its_energy_under_the_midpoint_rule():
 
 def test_the_kirchhoff_plate_from_its_forms_has_the_plate_s_matrices():
     from phmech.fem.plate import KirchhoffPlate
+    from phmech.fem.plate_forms import kirchhoff_forms
     from phmech.validation import plate_modes as pm
     mesh = fd.UnitSquareMesh(4, 4)
     h, rho, E, nu = 0.01, 2700.0, 70e9, 0.3
     plate = KirchhoffPlate("p", mesh, h, rho, E, nu, degree=2, boundary=pm.SS_ALL)
-    D = E * h**3 / (12 * (1 - nu**2))
-    W = fd.FunctionSpace(mesh, "CG", 2) * fd.FunctionSpace(mesh, "HHJ", 1)
-    n = fd.FacetNormal(mesh)
-
-    def compliance(mm):
-        return (mm - nu / (1 + nu) * fd.tr(mm) * fd.Identity(2)) / (D * (1 - nu))
-
-    def b(mm, u):
-        return (fd.inner(mm, fd.grad(fd.grad(u))) * fd.dx
-                - fd.dot(fd.dot(mm("+"), n("+")), n("+")) * fd.jump(fd.grad(u), n) * fd.dS
-                - fd.dot(fd.dot(mm, n), n) * fd.dot(fd.grad(u), n) * fd.ds)
-
+    W, m, j = kirchhoff_forms(mesh, h, rho, E, nu)            # the forms, against the hand assembly
     markers = [int(mk) for mk in mesh.exterior_facets.unique_markers]
-    body = FormBody("pf", W, lambda e, de: (rho * h * de[0] * e[0] + fd.inner(de[1], compliance(e[1]))) * fd.dx,
-                    lambda e, de: -b(e[1], de[0]) + b(de[1], e[0]),
-                    fixed=[(f, mk) for mk in markers for f in (0, 1)])
+    body = FormBody("pf", W, m, j, fixed=[(f, mk) for mk in markers for f in (0, 1)])
     assert body.ne == plate.ne
     for A, B in ((body.M, plate.M), (body.J0, plate.J0)):
         assert abs(A - B).max() <= 1e-13 * abs(B).max()
