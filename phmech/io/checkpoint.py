@@ -407,10 +407,7 @@ def read(path, limit=None):
             if version > FORMAT_VERSION:
                 raise CheckpointError(f"{path!r} has checkpoint format {version}; this phmech reads up to "
                                       f"{FORMAT_VERSION}")
-            stored, datasets = stored_datasets(fh)
-            _check_sizes(path, datasets, os.path.getsize(path), limit)
-            meta_text = datasets.pop("meta")[()].tobytes().decode()
-            arrays = {name[len("data/"):]: d[()] for name, d in datasets.items()}
+            stored, meta_text, arrays = stored_contents(fh, path, limit)
     except CheckpointError:
         raise
     except Exception as err:       # h5py raises OSError, KeyError, ValueError ... on damaged files
@@ -427,6 +424,15 @@ def read(path, limit=None):
         raise CheckpointError(f"checkpoint {path!r}: unreadable metadata ({reason})") from None
     _check_layout(path, meta, arrays)
     return meta, arrays
+
+
+def stored_contents(fh, path, limit):
+    """``(checksum, metadata text, {name: array})`` of an open phmech HDF5 file (a checkpoint or a
+    reduced body), the declared sizes checked against the file and ``limit`` before any is read."""
+    stored, datasets = stored_datasets(fh)
+    _check_sizes(path, datasets, os.path.getsize(path), limit)
+    text = datasets.pop("meta")[()].tobytes().decode()
+    return stored, text, {name[len("data/"):]: d[()] for name, d in datasets.items()}
 
 
 def stored_datasets(fh):

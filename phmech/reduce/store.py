@@ -85,7 +85,7 @@ def read(path):
     """
     import h5py
 
-    from ..io.checkpoint import CheckpointError, _check_sizes, _checksum, stored_datasets
+    from ..io.checkpoint import READ_LIMIT, CheckpointError, _checksum, stored_contents
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ReducedFileError(f"reduced body file {path!r} does not exist")
@@ -103,13 +103,10 @@ def read(path):
             if written != _version():
                 raise ReducedFileError(f"reduced body file {path!r} was written by phmech {written}, this is "
                                        f"phmech {_version()}: reduce the body again with this version")
-            stored, datasets = stored_datasets(fh)
             try:
-                _check_sizes(path, datasets, os.path.getsize(path), 8 * 2 ** 30)
+                stored, text, arrays = stored_contents(fh, path, READ_LIMIT)
             except CheckpointError as err:
                 raise ReducedFileError(str(err).replace("checkpoint", "reduced body file", 1)) from None
-            text = datasets.pop("meta")[()].tobytes().decode()
-            arrays = {name[len("data/"):]: d[()] for name, d in datasets.items()}
     except ReducedFileError:
         raise
     except Exception as err:    # h5py raises OSError, KeyError, ValueError ... on damaged files
