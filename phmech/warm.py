@@ -16,11 +16,12 @@ compiled function that none of the models reached (exit status 1 with
     python -m phmech.warm [--strict] [--quiet]
 
 The cache directory is ``$PHMECH_NUMBA_CACHE_DIR`` (or
-``~/.cache/phmech/numba``), as for every run.
+``~/.cache/phmech/numba``), as for every run; its entries are keyed by the
+kernel sources and the processor, not by the checkout, so the cache filled
+from one checkout or installation serves every other of the same sources.
 """
 import argparse
 import importlib
-import os
 import sys
 import time
 
@@ -109,22 +110,13 @@ def _classic(say):
         say(f"  {Model.__name__}: index-2 Radau IIA, ODE form ({time.perf_counter() - tic:.1f} s)")
 
 
-def _in_disk_cache(kernel):
-    """The kernel has an entry in the disk cache (a kernel called only by others is not loaded
-    on its own when its callers are read from the cache)."""
-    try:
-        return os.path.exists(kernel._cache._cache_file._index_path)
-    except AttributeError:
-        return False
-
-
 def not_compiled():
     """Qualified names of the compiled functions of the kernel modules that have neither a
     compiled version in this process nor an entry in the disk cache."""
     for rel in _jit.kernel_modules():          # every kernel module imported, so all are registered
         importlib.import_module("phmech." + rel[:-3].replace("/", "."))
     return sorted(f"{k.py_func.__module__}.{k.py_func.__qualname__}" for k in _jit.KERNELS
-                  if not k.signatures and not _in_disk_cache(k))
+                  if not k.signatures and not _jit.has_entry(k))
 
 
 def compile_counts():

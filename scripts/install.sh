@@ -147,7 +147,10 @@ ENV
 # ---------------------------------------------------------------- 5. kernel cache
 # Compile the numba kernels into their disk cache (a few minutes once; seconds when warm).
 # The cache directory is named after the digest of the kernel sources and numba's version,
-# so the stamp holding it is stale exactly when the kernels need compiling again.
+# so the stamp holding it is stale exactly when the kernels need compiling again; its
+# entries are keyed by those sources and this processor, not by this checkout's path, so
+# every other checkout or clone of the same sources (with the same PHMECH_NUMBA_CACHE_DIR)
+# loads them too.
 kernels=$("$VENV/bin/python" -c "from phmech.kernels.jit import cache_directory; print(cache_directory())")
 if [ "$(cat "$STAMPS/kernels" 2>/dev/null)" != "$kernels" ] || [ ! -d "$kernels" ]; then
   log "compiling the time-step kernels into $kernels"

@@ -13,6 +13,21 @@ them starts a fresh cache.  Location: ``$PHMECH_NUMBA_CACHE_DIR`` or
 ``~/.cache/phmech/numba``; where it cannot be written, numba's default
 (``__pycache__`` beside the sources) is used.
 
+Inside it, the entries of a module are found by the module's path relative
+to the package (``solvers/compiled.py`` in ``<directory>/solvers``), and
+they are fresh when they were stored for the same digest (numba's own
+locators name the folder after the source file's absolute path): every
+checkout, clone or installation of the same sources on the machine shares
+one cache, so the one filled by the install serves them all.  numba's key
+of each entry adds the function's bytecode, its argument types and the
+processor (target, CPU name and features), so machines sharing a home
+directory keep entries of their own.  Compiled functions of files outside
+the package keep numba's locators, in the same directory.
+
+Before the first compilation of a process that would take more than a
+second, one notice (the ``phmech`` logger) says so, with an estimate of the
+time from the kernels missing from the cache (:func:`compile_estimate`).
+
 Entries are loaded by :func:`phmech.kernels.loading.load`, which links the
 cached object code without initializing numba's compiler (several times
 faster in a fresh process); ``PHMECH_KERNEL_LOADER=numba`` selects numba's
@@ -84,17 +99,50 @@ KERNELS = []
 log = logging.getLogger("phmech")
 
 
-def cache_directory():
-    """The directory of the compiled functions' cache for the present kernel sources."""
-    if not _DIRECTORY:
+_DIGEST = []
+
+
+def sources_digest():
+    """The SHA-256 (hex) of numba's version and of every kernel module, by its path relative
+    to the package and its bytes: the same for every checkout, clone or installation of the
+    same sources."""
+    if not _DIGEST:
         h = hashlib.sha256(numba.__version__.encode() if numba is not None else b"")
         for rel in kernel_modules():
             with open(os.path.join(_PACKAGE, rel), "rb") as fh:
                 h.update(rel.encode() + b"\0" + fh.read())
+        _DIGEST.append(h.hexdigest())
+    return _DIGEST[0]
+
+
+def cache_directory():
+    """The directory of the compiled functions' cache for the present kernel sources."""
+    if not _DIRECTORY:
         base = os.environ.get("PHMECH_NUMBA_CACHE_DIR") or os.path.join(
             os.path.expanduser("~"), ".cache", "phmech", "numba")
-        _DIRECTORY.append(os.path.join(base, h.hexdigest()[:20]))
+        _DIRECTORY.append(os.path.join(base, sources_digest()[:20]))
     return _DIRECTORY[0]
+
+
+def package_path(py_file):
+    """The path of the source file ``py_file`` relative to the package (with ``/``), or None
+    for a file outside it."""
+    root = os.path.realpath(_PACKAGE)
+    path = os.path.realpath(os.path.abspath(py_file))
+    if not path.startswith(root + os.sep):
+        return None
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+_FILE_DIGESTS = {}
+
+
+def _file_digest(rel):
+    """The SHA-256 of the package's source file ``rel``, read once."""
+    if rel not in _FILE_DIGESTS:
+        with open(os.path.join(_PACKAGE, rel), "rb") as fh:
+            _FILE_DIGESTS[rel] = hashlib.sha256(fh.read()).hexdigest()
+    return _FILE_DIGESTS[rel]
 
 
 def untrusted(directory):
@@ -149,16 +197,118 @@ def _report(message):
         warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
-def _checked_cache_class():
-    """numba's function cache with damaged entries discarded instead of raised (None where this
-    numba lacks the class)."""
+def has_entry(kernel):
+    """Whether the compiled function ``kernel`` has an index in the disk cache (a version of it
+    compiled for the present sources; a kernel called only by others is not loaded on its own
+    when its callers are read from the cache)."""
     try:
-        from numba.core.caching import FunctionCache
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:      # no disk cache (numba's NullCache)
+        return False
+
+
+#: seconds numba takes to compile one kernel, about: a fixed part and a part per byte of its
+#: bytecode (its own code; the helpers it inlines are compiled with it), from the compilations
+#: of ``python -m phmech.warm`` on an empty cache
+_COMPILE_SECONDS = (0.35, 2.5e-4)
+
+
+def compile_estimate(also=None):
+    """Seconds, about, that compiling the kernels made so far without an entry in the disk cache
+    takes (and the Python function ``also`` of a kernel missing a version); a run compiles only
+    those it calls."""
+    missing = [k.py_func for k in KERNELS if not has_entry(k)]
+    if also is not None and all(f is not also for f in missing):
+        missing.append(also)
+    fixed, per_byte = _COMPILE_SECONDS
+    return sum(fixed + per_byte * len(f.__code__.co_code) for f in missing)
+
+
+def _duration(seconds):
+    """``seconds`` in words for the notice: "12 s", "3 min"."""
+    if seconds < 90:
+        return f"{max(5 * round(seconds / 5), 1):.0f} s" if seconds >= 5 else f"{seconds:.0f} s"
+    return f"{round(seconds / 60):.0f} min"
+
+
+_ANNOUNCED = []
+
+
+def announce_compile(py_func):
+    """Before the kernel of ``py_func``, missing from the disk cache, is compiled: one notice in the
+    process, when compiling what is missing takes more than a second, that the kernels are compiled
+    once and where they are kept (the ``phmech`` logger at INFO where it has a handler, otherwise a
+    warning on stderr)."""
+    if _ANNOUNCED:
+        return
+    seconds = compile_estimate(py_func)
+    if seconds <= 1.0:
+        return
+    _ANNOUNCED.append(seconds)
+    text = (f"compiling the time-step kernels once (about {_duration(seconds)}); later runs load them "
+            f"from {cache_directory()}")
+    if log.hasHandlers():
+        log.info(text)
+    else:                       # no handler: Python's last resort prints warnings to stderr
+        log.warning("phmech: %s", text)
+
+
+_ENSURED = set()
+
+
+def _checked_cache_class():
+    """numba's function cache with the package's kernels located by their content and damaged
+    entries discarded instead of raised (None where this numba lacks the classes)."""
+    try:
+        from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
     except ImportError:     # pragma: no cover - present in every numba the stack installs
         return None
 
+    class KernelCacheLocator(_CacheLocator):
+        """The cache of a compiled function of the package: ``<cache_directory()>/<its module's
+        folder relative to the package>``, its freshness the digest of the kernel sources and of
+        its own file (numba's locators name the folder after the source's absolute path, so
+        every checkout of the same sources would compile again).  numba's index key adds the
+        function's bytecode, the argument types and the processor (target, CPU, features)."""
+
+        def __init__(self, py_func, rel):
+            self._rel = rel
+            self._lineno = py_func.__code__.co_firstlineno
+            self._path = os.path.join(cache_directory(), *rel.split("/")[:-1])
+
+        def ensure_cache_path(self):
+            if self._path not in _ENSURED:
+                super().ensure_cache_path()
+                _ENSURED.add(self._path)
+
+        def get_cache_path(self):
+            return self._path
+
+        def get_source_stamp(self):
+            return "phmech", sources_digest(), _file_digest(self._rel)
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            rel = package_path(py_file)
+            if rel is None or not os.path.isfile(py_file):
+                return None             # outside the package: numba's locators
+            self = cls(py_func, rel)
+            try:
+                self.ensure_cache_path()
+            except OSError:             # not writable: numba's locators (``__pycache__``, ...)
+                return None
+            return self
+
+    class KernelCacheImpl(CompileResultCacheImpl):
+        _locator_classes = [KernelCacheLocator, *CompileResultCacheImpl._locator_classes]
+
     class CheckedFunctionCache(FunctionCache):
         """A disk cache whose unreadable entries are removed and compiled again."""
+
+        _impl_class = KernelCacheImpl
 
         def _files(self):
             cf = self._cache_file
@@ -192,10 +342,12 @@ def _checked_cache_class():
                     result = _kernel_loading.load(self, sig, target_context)
                 if result is not None:
                     _kernel_loading.check_entry(result, self._py_func, sig)
-                return result
+                    return result
             except Exception as err:        # unpickling errors, truncated files, foreign data
                 self._discard(err)
-                return None
+            if self._enabled:
+                announce_compile(self._py_func)
+            return None
 
         def save_overload(self, sig, data):
             try:
@@ -225,10 +377,12 @@ def jit(fn):
         KERNELS.append(dispatcher)
         return dispatcher
     saved = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = cache_directory()       # read when the dispatcher sets up its cache
+    numba.config.CACHE_DIR = cache_directory()       # numba's locators (files outside the package)
     try:
-        dispatcher = numba.njit(cache=True)(fn)
-        if _CACHE_CLASS[0] is not None and hasattr(dispatcher, "_cache"):
+        if _CACHE_CLASS[0] is None:
+            dispatcher = numba.njit(cache=True)(fn)
+        else:
+            dispatcher = numba.njit(fn)
             dispatcher._cache = _CACHE_CLASS[0](dispatcher.py_func)
     finally:
         numba.config.CACHE_DIR = saved

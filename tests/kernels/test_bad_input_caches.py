@@ -16,6 +16,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import package_copy  # noqa: E402
 from conftest import HAVE_FIREDRAKE, needs_firedrake  # noqa: E402
 from phmech import massspring as ms  # noqa: E402
 from phmech.fem import cache, plate_size  # noqa: E402
@@ -113,16 +114,27 @@ print("VALUE", blend(1.5, 3.0), "HITS", sum(blend.stats.cache_hits.values()), "D
 """
 
 
-@pytest.fixture
-def kernel_run(tmp_path):
-    """Run a module with a compiled function in a fresh process with a temporary kernel cache."""
+def _probe_module(tmp_path, name, source, placement):
+    """``(module name, PYTHONPATH)`` of a module with compiled functions: a file outside the package
+    (numba's locators) or a module of a copy of the package (its own locator, by the path in the
+    package)."""
+    if placement == "package":
+        where = package_copy.copy_package(tmp_path / "checkout", name, source)
+        return "phmech.kernels." + name, str(where)
     (tmp_path / "kmod").mkdir()
-    (tmp_path / "kmod" / "kernel_probe.py").write_text(textwrap.dedent(KERNEL_MODULE))
-    env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-           "PYTHONPATH": os.pathsep.join([str(tmp_path / "kmod"), os.environ.get("PYTHONPATH", "")])}
+    (tmp_path / "kmod" / f"{name}.py").write_text(textwrap.dedent(source))
+    return name, os.pathsep.join([str(tmp_path / "kmod"), os.environ.get("PYTHONPATH", "")])
+
+
+@pytest.fixture
+def kernel_run(tmp_path, request):
+    """Run a module with a compiled function in a fresh process with a temporary kernel cache
+    (outside the package, or in a copy of it with ``indirect`` parameter ``"package"``)."""
+    module, path = _probe_module(tmp_path, "kernel_probe", KERNEL_MODULE, getattr(request, "param", "outside"))
+    env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": path}
 
     def run():
-        return _run(["-c", "import kernel_probe"], env=env, timeout=300, cwd=str(tmp_path))
+        return _run(["-c", f"import {module}"], env=env, timeout=300, cwd=str(tmp_path))
     return run, tmp_path / "numba"
 
 
@@ -146,7 +158,9 @@ def _damage_and_rerun(run, root, damage):
 
 
 @needs_numba
-@pytest.mark.parametrize("damage", ["garbage", "truncated index", "garbage data"])
+@pytest.mark.parametrize("kernel_run, damage", [("outside", "garbage"), ("outside", "truncated index"),
+                                                ("outside", "garbage data"), ("package", "garbage data")],
+                         indirect=["kernel_run"])
 def test_damaged_kernel_cache_is_discarded_and_recompiled(kernel_run, damage):
     run, root = kernel_run
 
@@ -660,17 +674,16 @@ print("VALUE", blend(1.5, 3.0), spread(1.0, 2.0, 3.0), "HITS",
 
 
 @needs_numba
-@pytest.mark.parametrize("loader", ["phmech", "numba"])
-def test_kernel_cache_entries_swapped_between_kernels_are_recompiled(tmp_path, loader):
+@pytest.mark.parametrize("loader, placement", [("phmech", "outside"), ("numba", "outside"), ("phmech", "package")])
+def test_kernel_cache_entries_swapped_between_kernels_are_recompiled(tmp_path, loader, placement):
     """Each kernel's data file holding the other's code: checked against the kernel it is loaded
-    for, discarded with one notice naming the cache, compiled again; the next run uses the cache."""
-    (tmp_path / "kmod").mkdir()
-    (tmp_path / "kmod" / "swap_probe.py").write_text(textwrap.dedent(SWAP_MODULE))
-    env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PHMECH_KERNEL_LOADER": loader,
-           "PYTHONPATH": os.pathsep.join([str(tmp_path / "kmod"), os.environ.get("PYTHONPATH", "")])}
+    for, discarded with one notice naming the cache, compiled again; the next run uses the cache
+    (kernels of a file outside the package or of the package, whose entries have their own locator)."""
+    module, path = _probe_module(tmp_path, "swap_probe", SWAP_MODULE, placement)
+    env = {"PHMECH_NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PHMECH_KERNEL_LOADER": loader, "PYTHONPATH": path}
 
     def run():
-        return _run(["-c", "import swap_probe"], env=env, timeout=300, cwd=str(tmp_path))
+        return _run(["-c", f"import {module}"], env=env, timeout=300, cwd=str(tmp_path))
     first = run()
     assert first.returncode == 0 and "VALUE 12.0 -5.0 HITS 0" in first.stdout, first.stderr[-2000:]
     data = _cache_files(tmp_path / "numba", ".nbc")
@@ -686,8 +699,9 @@ def test_kernel_cache_entries_swapped_between_kernels_are_recompiled(tmp_path, l
     directory = second.stdout.split("DIR ")[1].strip()
     notices = [ln for ln in second.stderr.splitlines() if "kernel cache" in ln]
     assert notices and directory in notices[0]
+    held = re.escape(module)
     assert re.search(r"damaged entry of (blend|spread) \(ValueError: the entry holds the code of "
-                     r"swap_probe\.(spread|blend), not of swap_probe\.(blend|spread)\); discarded .*compiling again",
+                     rf"{held}\.(spread|blend), not of {held}\.(blend|spread)\); discarded .*compiling again",
                      notices[0]), notices[0]
     third = run()
     assert third.returncode == 0 and "VALUE 12.0 -5.0 HITS 2" in third.stdout, third.stdout + third.stderr
