@@ -65,28 +65,33 @@ _NUMBA_LOADER = os.environ.get("PHMECH_KERNEL_LOADER", "").strip().lower() == "n
 #: a module with compiled functions: one decorated ``@_jit`` or ``@_jit_inline`` (or calling ``numba.njit``),
 #: or one that declares a kernel family or its calls (:mod:`phmech.kernels.families`)
 _KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(|^register_family\(|^\s*@overload\(", re.M)
+#: text every match of :data:`_KERNEL_MARK` contains (files without any are not searched: the
+#: search of the whole package takes 0.15 s, the test of the texts 0.01 s)
+_KERNEL_TEXTS = (b"@_jit", b"numba.njit(", b"register_family(", b"@overload(")
 
 _MODULES = []
 
 
-def marked_modules(mark):
+def marked_modules(mark, texts=None):
     """The modules of the package whose source matches the regular expression ``mark`` (bytes),
-    as paths relative to the package with ``/`` (sorted)."""
+    as paths relative to the package with ``/`` (sorted); with ``texts``, a tuple of bytes one of
+    which every match contains, only the sources holding one are searched."""
     found = []
     for folder, dirs, files in os.walk(_PACKAGE):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
         for f in sorted(files):
             if f.endswith(".py"):
                 with open(os.path.join(folder, f), "rb") as fh:
-                    if mark.search(fh.read()):
-                        found.append(os.path.relpath(os.path.join(folder, f), _PACKAGE).replace(os.sep, "/"))
+                    source = fh.read()
+                if (texts is None or any(t in source for t in texts)) and mark.search(source):
+                    found.append(os.path.relpath(os.path.join(folder, f), _PACKAGE).replace(os.sep, "/"))
     return sorted(found)
 
 
 def kernel_modules():
     """The modules of the package with compiled functions, relative to the package (sorted)."""
     if not _MODULES:
-        _MODULES.extend(marked_modules(_KERNEL_MARK))
+        _MODULES.extend(marked_modules(_KERNEL_MARK, _KERNEL_TEXTS))
     return tuple(_MODULES)
 
 
@@ -124,14 +129,19 @@ def cache_directory():
     return _DIRECTORY[0]
 
 
+_PACKAGE_PATHS = {}
+
+
 def package_path(py_file):
     """The path of the source file ``py_file`` relative to the package (with ``/``), or None
-    for a file outside it."""
-    root = os.path.realpath(_PACKAGE)
-    path = os.path.realpath(os.path.abspath(py_file))
-    if not path.startswith(root + os.sep):
-        return None
-    return os.path.relpath(path, root).replace(os.sep, "/")
+    for a file outside it (found once a file)."""
+    if py_file not in _PACKAGE_PATHS:
+        if None not in _PACKAGE_PATHS:
+            _PACKAGE_PATHS[None] = os.path.realpath(_PACKAGE)
+        root, path = _PACKAGE_PATHS[None], os.path.realpath(os.path.abspath(py_file))
+        inside = path.startswith(root + os.sep) and os.path.isfile(path)
+        _PACKAGE_PATHS[py_file] = os.path.relpath(path, root).replace(os.sep, "/") if inside else None
+    return _PACKAGE_PATHS[py_file]
 
 
 _FILE_DIGESTS = {}
@@ -293,7 +303,7 @@ def _checked_cache_class():
         @classmethod
         def from_function(cls, py_func, py_file):
             rel = package_path(py_file)
-            if rel is None or not os.path.isfile(py_file):
+            if rel is None:
                 return None             # outside the package: numba's locators
             self = cls(py_func, rel)
             try:
