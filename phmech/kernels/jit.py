@@ -378,7 +378,7 @@ def jit(fn):
 
     The disk cache discards damaged entries (recompiling them, with a warning naming the
     directory) instead of failing with numba's unpickling error."""
-    if numba is None:
+    if numba is None or numba.config.DISABLE_JIT:       # the same source run as Python
         return fn
     if not _CACHE_CLASS:
         _CACHE_CLASS.append(_checked_cache_class())
