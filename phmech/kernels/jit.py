@@ -255,8 +255,12 @@ def announce_compile(py_func):
     if seconds <= 1.0:
         return
     _ANNOUNCED.append(seconds)
-    text = (f"compiling the time-step kernels once (about {_duration(seconds)}); later runs load them "
-            f"from {cache_directory()}")
+    if cache_trusted():
+        text = (f"compiling the time-step kernels once (about {_duration(seconds)}); later runs load them "
+                f"from {cache_directory()}")
+    else:
+        text = (f"compiling the time-step kernels (about {_duration(seconds)}) in memory, as in every run "
+                f"while the kernel cache {cache_directory()} is not used (see the warning)")
     if log.hasHandlers():
         log.info(text)
     else:                       # no handler: Python's last resort prints warnings to stderr
@@ -266,13 +270,14 @@ def announce_compile(py_func):
 _ENSURED = set()
 
 
-def _checked_cache_class():
+def _checked_cache_classes():
     """numba's function cache with the package's kernels located by their content and damaged
-    entries discarded instead of raised (None where this numba lacks the classes)."""
+    entries discarded instead of raised, and the cache of an untrusted directory (none, the
+    compilations announced); None where this numba lacks the classes."""
     try:
-        from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
+        from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, _CacheLocator
     except ImportError:     # pragma: no cover - present in every numba the stack installs
-        return None
+        return None, None
 
     class KernelCacheLocator(_CacheLocator):
         """The cache of a compiled function of the package: ``<cache_directory()>/<its module's
@@ -367,7 +372,16 @@ def _checked_cache_class():
                         f"({type(err).__name__}: {err}); clear the directory to store it "
                         f"(rm -rf {cache_directory()})")
 
-    return CheckedFunctionCache
+    class AnnouncedCompilation(NullCache):
+        """No disk cache (an untrusted directory): each compilation is announced as a miss is."""
+
+        def __init__(self, py_func):
+            self._py_func = py_func
+
+        def load_overload(self, sig, target_context):
+            announce_compile(self._py_func)
+
+    return CheckedFunctionCache, AnnouncedCompilation
 
 
 _CACHE_CLASS = []
@@ -381,9 +395,11 @@ def jit(fn):
     if numba is None or numba.config.DISABLE_JIT:       # the same source run as Python
         return fn
     if not _CACHE_CLASS:
-        _CACHE_CLASS.append(_checked_cache_class())
+        _CACHE_CLASS.extend(_checked_cache_classes())
     if not cache_trusted():
         dispatcher = numba.njit(fn)
+        if _CACHE_CLASS[1] is not None:
+            dispatcher._cache = _CACHE_CLASS[1](dispatcher.py_func)
         KERNELS.append(dispatcher)
         return dispatcher
     saved = numba.config.CACHE_DIR

@@ -749,7 +749,8 @@ def test_a_kernel_cache_of_another_user_is_not_trusted(tmp_path):
 
 @needs_numba
 def test_a_world_writable_kernel_cache_is_not_used_and_the_warning_says_why(tmp_path):
-    """A planted entry never loads: the kernels compile in memory, nothing is read or written there."""
+    """A planted entry never loads: the kernels compile in memory, nothing is read or written there;
+    the compilation of the package's kernels, imported and missing, is announced once."""
     (tmp_path / "kmod").mkdir()
     (tmp_path / "kmod" / "kernel_probe.py").write_text(textwrap.dedent(KERNEL_MODULE))
     base = tmp_path / "shared"
@@ -762,4 +763,6 @@ def test_a_world_writable_kernel_cache_is_not_used_and_the_warning_says_why(tmp_
         assert proc.returncode == 0 and "VALUE 12.0 HITS 0" in proc.stdout, proc.stderr[-2000:]
         assert f"{base} is writable by others (mode 0777)" in proc.stderr
         assert "not used" in proc.stderr and "PHMECH_NUMBA_CACHE_DIR" in proc.stderr
+        notices = [ln for ln in proc.stderr.splitlines() if "compiling the time-step kernels" in ln]
+        assert len(notices) == 1 and "in memory" in notices[0], proc.stderr    # minutes: said once
         assert not _cache_files(base, ".nbi") and not _cache_files(base, ".nbc")
