@@ -112,13 +112,17 @@ class Result:
     def energy_balance(self):
         """``H(t) - H(t_1) - int_{t_1}^t P``, ``t_1`` the first row: zero up to the integration error.
 
-        The supplied work is the solver's own record where it keeps one (the
-        midpoint rule does, exactly); a row between step points then has the
-        balance interpolated linearly from the two step points around it
-        (:func:`phmech.solvers.base.balanced_work`), so the midpoint rule's
-        balance holds on every row.  Otherwise the work is integrated with
-        the trapezoidal rule over the output points, which should then be
-        dense.
+        The supplied work is the solver's own record, kept over every step
+        whatever the output times: the midpoint rule's exact discrete work;
+        Radau IIA's and generalized-alpha's quadrature of the power over each
+        step (:class:`phmech.solvers.base.QuadratureWork`); IDA's and
+        Radau5DAE's work integrated with the state.  A row between step points
+        has the balance interpolated linearly from the two step points around
+        it (:func:`phmech.solvers.base.balanced_work`), so the midpoint rule's
+        balance holds on every row and the others' is their energy error at the
+        steps.  Without a record (a problem that supplies no power, a result
+        loaded from an older file) the work is integrated with the trapezoidal
+        rule over the output points, which should then be dense.
         """
         H = self.hamiltonian()
         if self.work is not None:

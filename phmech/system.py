@@ -234,6 +234,9 @@ class System:
         ``initial_state()``), and the kernels loaded for them.
         """
         from .solvers import solve
+        if "method" in options:
+            raise ValueError(f"simulate: the integrator is chosen by solver=, not method= (got "
+                             f"method={options['method']!r}; phmech.solvers.solve takes method=)")
         dae = self.assemble()
         if velocities is not None and (y0 is not None or restart is not None):
             raise ValueError("simulate: velocities= sets up the initial state; it cannot be combined with "

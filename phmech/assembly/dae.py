@@ -21,6 +21,8 @@ and the loads are the only ports through which energy enters.  The force
 elements between bodies (:mod:`phmech.forces`) add ``-B(q)^T sigma`` to
 the effort equations: their potentials and dissipation enter the balance.
 """
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -326,6 +328,19 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
             vals.append(-Ke[has])
         return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                              shape=(self.n, self.n))
+
+    def check_rows(self, t, Y):
+        """Warn about what the output rows ``(t, Y)`` of a run show the model could not follow: a
+        spatial torsional spring or bushing turned past a full turn (its rotation measure and
+        moment jump there, :meth:`~phmech.forces.group.ForceGroup.full_turns`)."""
+        forces = getattr(self, "forces", None)
+        if not forces or len(t) < 2:
+            return
+        for name, ta, tb in forces.full_turns(t, np.asarray(Y)[:, self.sq]):
+            warnings.warn(f"force element '{name}' turned past a full turn between t = {ta:.9g} and "
+                          f"t = {tb:.9g}: its rotation measure follows the frames' quaternions within a "
+                          "full turn either way and jumps there, and its moment and potential with it "
+                          "(the rows after it are not the spring's)", RuntimeWarning, stacklevel=3)
 
     def compiled_residual(self):
         """The compiled evaluation of :meth:`f` (:meth:`residual`, which warns once when parts of

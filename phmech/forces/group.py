@@ -108,6 +108,32 @@ class ForceGroup:
         return (tuple(cat(x, dt) for x, dt in zip(dq, (int, int, float))),
                 tuple(cat(x, dt) for x, dt in zip(de, (int, int, float))))
 
+    def full_turns(self, t, Q):
+        """``[(name, t_a, t_b)]``: each spatial torsional spring or bushing whose rotation
+        measure jumped between two rows ``t_a``, ``t_b`` of the configurations ``Q``.
+
+        Their measure follows the frames' quaternions, continuous along the motion while the
+        relative rotation stays within a full turn either way; past that it jumps to the
+        other end of ``(-2 pi, 2 pi]`` (the quaternions' double cover: the state does not know
+        how often the bodies have turned), and so do the moment and the potential.  A change
+        of more than ``pi`` between consecutive rows is such a jump (rows far enough apart
+        for the rotation itself to change that much are too far apart to tell)."""
+        fd = self._data
+        I = fd[0]
+        watch = [k for k, el in enumerate(self.elements)
+                 if getattr(el, "dim", 0) == 3 and I[k, K.TYPE] in (K.TORSION, K.BUSHING)]
+        if not watch or len(t) < 2:
+            return []
+        e = np.zeros(self.ne)
+        rows = np.array([self._state(q, e)[0][watch] for q in Q])       # (rows, elements, 6)
+        out = []
+        for j, k in enumerate(watch):
+            m = rows[:, j, 0:1] if I[k, K.TYPE] == K.TORSION else rows[:, j, 3:6]
+            jump = np.flatnonzero(np.linalg.norm(np.diff(m, axis=0), axis=1) > np.pi)
+            if jump.size:
+                out.append((self.elements[k].name, float(t[jump[0]]), float(t[jump[0] + 1])))
+        return out
+
     # -- energy -------------------------------------------------------------
     def potential(self, q):
         """``sum 1/2 (s - s0)^T K (s - s0)`` of the elements with the linear law."""

@@ -121,6 +121,12 @@ class MassSpringProblem(SecondOrderProblem):
         q, v, _ = self.split(y)
         return float(self.load_force(t) @ v) - self.net.dashpot_dissipation(q, v)
 
+    @property
+    def supplies_power(self):
+        """Whether any power is supplied (nodal loads, time-varying gravity, dashpots): without
+        one the supplied work is zero and the solvers keep no record of it."""
+        return bool(self.loads) or self.gravity_fun is not None or bool(self.net.dashpots.m)
+
     def load_power(self, t, y):
         return float(self.load_force(t) @ self.split(y)[1])
 

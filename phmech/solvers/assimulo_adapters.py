@@ -18,6 +18,14 @@ to the method's order), or at every internal step when the driver wants
 every step; the dense output is the piecewise-linear interpolant through
 these points, which is what events are located on.  Callbacks therefore
 run once per interval between breakpoints.
+
+Where the problem supplies a power, the supplied work ``W`` is one more
+differential variable of the run, ``W' = P(t, y)``, placed before the
+multipliers: assimulo integrates it with the same method and error control
+as the state, so that the energy balance ``H - H0 - W`` of every row is the
+method's own error whatever the output times (not that of a quadrature over
+the rows).  Its Jacobian row leaves out ``dP/dy`` (the iteration converges
+on ``W`` once the state has, ``W`` entering no other equation).
 """
 import numpy as np
 
@@ -67,6 +75,22 @@ class _AssimuloSolver(Solver):
         self.max_step = positive_option(self.name, "max_step", max_step, allow_none=True)
         self.max_steps = count_option(self.name, "max_steps", max_steps, allow_none=True)
         self._chunk = None
+        power = getattr(problem, "power", None)
+        #: the supplied work is integrated with the state (see the module docstring)
+        self.records_work = callable(power) and bool(getattr(problem, "supplies_power", True))
+        self.work = self.work_old = 0.0
+        #: where W sits in assimulo's variables: after q and e, before the multipliers
+        self._iw = problem.n - problem.nl
+
+    def _augment(self, v, w):
+        """``v`` with the work ``w`` inserted at :attr:`_iw` (where the work is recorded)."""
+        return np.insert(v, self._iw, w) if self.records_work else v
+
+    def _reduce(self, Y):
+        """``(states, work)`` of assimulo's variables ``Y`` (rows)."""
+        if not self.records_work:
+            return Y, None
+        return np.delete(Y, self._iw, axis=-1), Y[..., self._iw]
 
     def _problem(self):
         Implicit_Problem, solvers = _import_assimulo()
@@ -74,18 +98,33 @@ class _AssimuloSolver(Solver):
         E = problem.E.tocsr()
         counter = self
 
-        def res(t, y, yd):
-            counter.nfev += 1
-            return E @ yd - problem.f(t, y)
+        if self.records_work:
+            iw, power = self._iw, problem.power
 
-        yd0 = problem.derivative(self.t, self.y)
-        return Implicit_Problem(res, self.y.copy(), yd0, self.t, name="phmech"), solvers, E
+            def res(t, y, yd):
+                counter.nfev += 1
+                x = np.delete(y, iw)
+                return np.insert(E @ np.delete(yd, iw) - problem.f(t, x), iw, yd[iw] - power(t, x))
+        else:
+            def res(t, y, yd):
+                counter.nfev += 1
+                return E @ yd - problem.f(t, y)
+
+        yd0 = self._augment(problem.derivative(self.t, self.y), problem.power(self.t, self.y)
+                            if self.records_work else 0.0)
+        y0 = self._augment(self.y.copy(), self.work)
+        return Implicit_Problem(res, y0, yd0, self.t, name="phmech"), solvers, E
 
     def _configure(self, solver):
         d = self.problem
         solver.verbosity = 50
         solver.rtol = self.rtol
-        solver.atol = np.r_[np.full(d.nq + d.ne, self.atol), np.full(d.nl, self.atol_lambda)]
+        atol = np.r_[np.full(d.nq + d.ne, self.atol), np.full(d.nl, self.atol_lambda)]
+        if self.records_work:            # the work to the tolerance of the energy
+            energy = getattr(d, "hamiltonian", None)
+            scale = max(1.0, abs(float(energy(self.y)))) if energy is not None else 1.0
+            atol = self._augment(atol, self.atol * scale)
+        solver.atol = atol
         if self.first_step is not None:
             solver.inith = self.first_step
         if self.max_step is not None:
@@ -113,11 +152,15 @@ class _AssimuloSolver(Solver):
         self._count(solver)
         if self.max_steps is not None and self.nsteps > self.max_steps:
             raise SolverError(self.name, float(solver.t), f"more than max_steps = {self.max_steps} steps")
-        t, y = np.asarray(t, float), np.asarray(y, float)
+        t = np.asarray(t, float)
+        y, w = self._reduce(np.asarray(y, float))
         keep = (t > self.t) & (t < t_bound)
-        self._chunk = (np.r_[self.t, t[keep], t_bound], np.vstack([self.y[None, :], y[keep], y[-1:]]))
+        self._chunk = (np.r_[self.t, t[keep], t_bound], np.vstack([self.y[None, :], y[keep], y[-1:]]),
+                       np.r_[self.work, w[keep], w[-1]] if w is not None else None)
         self.t_old, self.y_old = self.t, self.y
         self.t, self.y = t_bound, y[-1].copy()
+        if w is not None:
+            self.work_old, self.work = self.work, float(w[-1])
 
     def _count(self, solver):
         st = solver.get_statistics()
@@ -128,13 +171,22 @@ class _AssimuloSolver(Solver):
         self.nlu += get("nlus") or get("njacs")      # IDA factorizes at every Jacobian
 
     def interior_points(self):
-        """Times and states the last run reported strictly inside ``(t_old, t)``."""
-        tc, yc = self._chunk
-        return tc[1:-1], yc[1:-1]
+        """Times, states and work the last run reported strictly inside ``(t_old, t)``."""
+        tc, yc, wc = self._chunk
+        return tc[1:-1], yc[1:-1], wc[1:-1] if wc is not None else np.zeros(max(tc.size - 2, 0))
+
+    def work_output(self):
+        """The work the last run reported, linear between its points (the output times are
+        among them, where it is assimulo's)."""
+        tc, _, wc = self._chunk
+
+        def interp(t):
+            return np.interp(t, tc, wc)
+        return interp
 
     def dense_output(self):
         """Piecewise-linear interpolation through the points the last run reported."""
-        tc, yc = self._chunk
+        tc, yc, _ = self._chunk
 
         def interp(t):
             tt = np.atleast_1d(np.asarray(t, float))
@@ -154,12 +206,22 @@ class IDA(_AssimuloSolver):
         Ed = E.toarray()
         counter = self
 
-        def jac(c, t, y, yd):
-            counter.njev += 1
-            return c * Ed - problem.jacobian(t, y).toarray()
+        if self.records_work:
+            iw = self._iw
+
+            def jac(c, t, y, yd):
+                counter.njev += 1
+                A = c * Ed - problem.jacobian(t, np.delete(y, iw)).toarray()
+                A = np.insert(np.insert(A, iw, 0.0, axis=0), iw, 0.0, axis=1)
+                A[iw, iw] = c
+                return A
+        else:
+            def jac(c, t, y, yd):
+                counter.njev += 1
+                return c * Ed - problem.jacobian(t, y).toarray()
 
         prob.jac = jac
-        prob.algvar = np.r_[np.ones(problem.nq + problem.ne), np.zeros(problem.nl)]
+        prob.algvar = self._augment(np.r_[np.ones(problem.nq + problem.ne), np.zeros(problem.nl)], 1.0)
         s = solvers.IDA(prob)
         s.suppress_alg = True
         s.usejac = True
@@ -174,5 +236,5 @@ class Radau5DAE(_AssimuloSolver):
 
     def _make(self, prob, solvers, E):
         s = solvers.Radau5DAE(prob)
-        s.index = [1] * (self.problem.nq + self.problem.ne) + [2] * self.problem.nl
+        s.index = [1] * (self.problem.nq + self.problem.ne + int(self.records_work)) + [2] * self.problem.nl
         return s

@@ -115,6 +115,105 @@ def balanced_work(problem, state, line, ts, ys, ws):
     return balanced
 
 
+#: Gauss-Legendre's three nodes and weights on ``[0, 1]`` (exact for polynomials of degree 5)
+GAUSS3 = ((0.5 - 0.1 * np.sqrt(15.0), 0.5, 0.5 + 0.1 * np.sqrt(15.0)), (5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0))
+
+
+def piecewise_linear(ts, hs, vs):
+    """``t -> v(t)`` on each step ``[ts[i], ts[i + 1]]`` of size ``hs[i]`` by the formula of a
+    single step (the state as :func:`linear_interpolant`; values of one number per point, the
+    work and the energy of :func:`balanced_work`, as ``v0 + a (v1 - v0)``); a step point itself
+    is returned as computed."""
+    last = hs.size - 1
+
+    def interp(t):
+        if np.ndim(t) == 0:                    # the driver's case: one output time
+            t = float(t)
+            j = int(np.searchsorted(ts, t))
+            if j < ts.size and ts[j] == t:
+                return np.array(vs[j])
+            i = min(max(j - 1, 0), last)
+            a = (t - ts[i]) / hs[i]
+            if vs.ndim == 1:
+                return vs[i] + a * (vs[i + 1] - vs[i])
+            return (1.0 - a) * vs[i] + a * vs[i + 1]
+        tt = np.asarray(t, float)
+        j = np.searchsorted(ts, tt, side="left")
+        i = np.clip(j - 1, 0, last)
+        a = (tt - ts[i]) / hs[i]
+        at = np.clip(j, 0, ts.size - 1)
+        exact = ts[at] == tt
+        if vs.ndim == 1:
+            return np.where(exact, vs[at], vs[i] + a * (vs[i + 1] - vs[i]))
+        v = (1.0 - a)[..., None] * vs[i] + a[..., None] * vs[i + 1]
+        return np.where(exact[..., None], vs[at], v)
+    return interp
+
+
+class QuadratureWork:
+    """The record of the supplied work of a solver by a quadrature of the power over each step.
+
+    A solver without an exact discrete power balance (Radau IIA, generalized-alpha) keeps the
+    work ``W(t_{n+1}) = W(t_n) + h sum_i b_i P(t_n + c_i h, y(t_n + c_i h))`` with the nodes
+    and weights :attr:`work_rule` (default :data:`GAUSS3`) and ``y(t)`` its dense output, so
+    that ``H - W`` at a step point is the method's own energy error and not that of a
+    quadrature over the output rows; between step points the work is consistent with the
+    energy of the dense output (:func:`balanced_work`), as for the midpoint rule.  Radau IIA
+    takes its own nodes: there the collocation polynomial satisfies the equations, so
+    ``dH/dt = P`` at the nodes and the balance of a step is the error of the three-point Radau
+    quadrature of ``dH/dt`` (a polynomial of degree 5), ``O(h^6)``.
+
+    The solver calls :meth:`_init_work` once and :meth:`_record_work` after each step (or run
+    of steps) with the step points, once its dense output covers them.
+    """
+
+    #: ``(nodes, weights)`` on ``[0, 1]`` of the work's quadrature over a step
+    work_rule = GAUSS3
+
+    def _init_work(self):
+        power = getattr(self.problem, "power", None)
+        #: the supplied work is recorded (the problem has a power; not one that is zero by construction)
+        self.records_work = callable(power) and bool(getattr(self.problem, "supplies_power", True))
+        self.work = self.work_old = 0.0
+        self._work_steps = None
+
+    def _record_work(self, ts, ys):
+        """Add the work of the steps between the step points ``ts`` (from ``t_old`` to ``t``,
+        states ``ys``) by the quadrature of the power along :meth:`dense_output`."""
+        if not self.records_work:
+            return
+        c, b = (np.asarray(v, float) for v in self.work_rule)
+        ts = np.asarray(ts, float)
+        h = np.diff(ts)
+        tq = (ts[:-1, None] + h[:, None] * c[None, :]).ravel()
+        Y = self.dense_output()(tq)
+        power = self.problem.power
+        P = np.array([power(t, y) for t, y in zip(tq, Y)]).reshape(h.size, c.size)
+        ws = np.cumsum(np.concatenate([[self.work], h * (P @ b)]))     # step by step, however grouped
+        self.work_old, self.work = float(ws[-2]), float(ws[-1])
+        self._work_steps = (ts, np.asarray(ys, float), ws)
+
+    def work_output(self):
+        """``t -> W(t)`` over the last step (each step of a run): the record at the step points,
+        between them consistent with the energy of the dense output (:func:`balanced_work`)."""
+        ts, ys, ws = self._work_steps
+        hs = np.diff(ts)
+        return balanced_work(self.problem, self.dense_output(), lambda v: piecewise_linear(ts, hs, v), ts, ys, ws)
+
+    def interior_work(self):
+        """The work at the step points strictly inside the last run of several steps."""
+        return self._work_steps[2][1:-1] if self._work_steps is not None else np.zeros(0)
+
+    def work_state(self):
+        """The work record for a checkpoint (:meth:`restore_work` continues it)."""
+        return {"work": self.work, "work_old": self.work_old}
+
+    def restore_work(self, state):
+        self.work = float(state.get("work", 0.0))
+        self.work_old = float(state.get("work_old", self.work))
+        self._work_steps = None
+
+
 class Solver:
     """Base class of the integrators of ``E y' = f(t, y)`` (see the module docstring).
 

@@ -375,6 +375,9 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
     if events:
         res.t_events = [np.array(t) for t in t_events]
         res.y_events = [np.array(y).reshape(-1, solver.problem.n) for y in y_events]
+    check = getattr(solver.problem, "check_rows", None)
+    if check is not None:
+        check(res.t, res.y)
     res.options = dict(getattr(solver, "options", {}))
     res.t0, res.t_end = t0, t_end
     res.solver_state = solver.checkpoint_state() if hasattr(solver, "checkpoint_state") else None

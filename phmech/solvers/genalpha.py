@@ -91,7 +91,7 @@ from scipy.sparse.linalg import splu
 from ..math.sizes import DENSE_MAX
 from ._dense import superlu
 from ._newton import converged as newton_converged
-from .base import Solver, SolverError, count_option, positive_option
+from .base import QuadratureWork, Solver, SolverError, count_option, positive_option
 from .genalpha_first_order import FirstOrderForm, first_order_parameters  # noqa: F401 (public)
 
 
@@ -208,7 +208,7 @@ class SecondOrderProblem:
         return 0.0
 
 
-class GeneralizedAlpha(FirstOrderForm, Solver):
+class GeneralizedAlpha(FirstOrderForm, QuadratureWork, Solver):
     """Fixed-step generalized-alpha method (see the module docstring).
 
     Parameters
@@ -261,6 +261,7 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         #: "second-order" (Chung & Hulbert) or "first-order" (Jansen, Whiting & Hulbert)
         self.form = "first-order" if missing else "second-order"
         super().__init__(problem, t0, y0, t_bound)
+        self._init_work()
         if dt is None:
             raise ValueError("genalpha: a positive step size dt is required, got None")
         self.dt = positive_option(self.name, "dt", dt)
@@ -338,7 +339,12 @@ class GeneralizedAlpha(FirstOrderForm, Solver):
         if self._interval is None or self._interval[1] != self.t_bound:
             self._start_interval()
         if self.form == "first-order":
-            return self._step_first_order()
+            self._step_first_order()
+        else:
+            self._step_second_order()
+        self._record_work((self.t_old, self.t), (self.y_old, self.y))
+
+    def _step_second_order(self):
         d = self.problem
         nl = d.nl
         h, t1 = self._step_times()

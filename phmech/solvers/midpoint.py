@@ -40,7 +40,8 @@ import scipy.sparse as sp
 from ..math.sizes import DENSE_MAX
 from ._dense import DenseLU as _DenseLU, sparse_factor
 from ._newton import converged as newton_converged
-from .base import Solver, SolverError, balanced_work, count_option, linear_interpolant, positive_option
+from .base import (Solver, SolverError, balanced_work, count_option, linear_interpolant, piecewise_linear,
+                   positive_option)
 
 #: a step that needed more simplified-Newton iterations refactorizes for the next: dense factors,
 #: and sparse factors with the iteration in Python (the spatial chain of 20 bars, 320 unknowns,
@@ -528,7 +529,7 @@ class ImplicitMidpoint(Solver):
         if self._block is None:
             return linear_interpolant(self.t_old, self.t, self.y_old, self.y, self._h_last)
         ts, ys, hs, _ = self._block
-        return _piecewise(ts, hs, ys)
+        return piecewise_linear(ts, hs, ys)
 
     def work_output(self):
         """The supplied work over the last step (of each step of a compiled run of several):
@@ -540,7 +541,7 @@ class ImplicitMidpoint(Solver):
         else:
             ts, ys = np.array([self.t_old, self.t]), (self.y_old, self.y)
             hs, ws = np.array([self._h_last]), (self.work_old, self.work)
-        return balanced_work(self.problem, self.dense_output(), lambda v: _piecewise(ts, hs, v), ts, ys, ws)
+        return balanced_work(self.problem, self.dense_output(), lambda v: piecewise_linear(ts, hs, v), ts, ys, ws)
 
     def interior_points(self):
         """The step points strictly inside ``(t_old, t)`` of a compiled run of several steps,
@@ -557,34 +558,3 @@ def _scaled(J, rows, cols):
     J = sp.csc_matrix(J)
     col = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
     return sp.csc_matrix((J.data * rows[J.indices] * cols[col], J.indices, J.indptr), shape=J.shape)
-
-
-def _piecewise(ts, hs, vs):
-    """``t -> v(t)`` on each step ``[ts[i], ts[i + 1]]`` of size ``hs[i]`` by the formula of a
-    single step (the state as :func:`~phmech.solvers.base.linear_interpolant`; values of one
-    number per point, the work and the energy of :meth:`ImplicitMidpoint.work_output`, as
-    ``v0 + a (v1 - v0)``); a step point itself is returned as computed."""
-    last = hs.size - 1
-
-    def interp(t):
-        if np.ndim(t) == 0:                    # the driver's case: one output time
-            t = float(t)
-            j = int(np.searchsorted(ts, t))
-            if j < ts.size and ts[j] == t:
-                return np.array(vs[j])
-            i = min(max(j - 1, 0), last)
-            a = (t - ts[i]) / hs[i]
-            if vs.ndim == 1:
-                return vs[i] + a * (vs[i + 1] - vs[i])
-            return (1.0 - a) * vs[i] + a * vs[i + 1]
-        tt = np.asarray(t, float)
-        j = np.searchsorted(ts, tt, side="left")
-        i = np.clip(j - 1, 0, last)
-        a = (tt - ts[i]) / hs[i]
-        at = np.clip(j, 0, ts.size - 1)
-        exact = ts[at] == tt
-        if vs.ndim == 1:
-            return np.where(exact, vs[at], vs[i] + a * (vs[i + 1] - vs[i]))
-        v = (1.0 - a)[..., None] * vs[i] + a[..., None] * vs[i + 1]
-        return np.where(exact[..., None], vs[at], v)
-    return interp

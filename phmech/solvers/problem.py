@@ -149,6 +149,11 @@ class DAEProblem:
             yd[:self.ne] = spsolve(sp.csc_matrix(self.M), fy[:self.ne])
         return yd
 
+    @property
+    def supplies_power(self):
+        """Whether a power was given (without one the supplied work is zero and not recorded)."""
+        return self._power is not None
+
     def power(self, t, y):
         return 0.0 if self._power is None else float(self._power(t, y))
 

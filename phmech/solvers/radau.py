@@ -77,7 +77,7 @@ from ..math.sizes import DENSE_MAX
 from . import radau_kernels as _rk
 from . import radau_runs as _rr
 from ._dense import sparse_factor
-from .base import Solver, SolverError, count_option, positive_option
+from .base import QuadratureWork, Solver, SolverError, count_option, positive_option
 
 
 def _tableau():
@@ -123,7 +123,7 @@ BLOCK_MAX = 1000
 _RUN_TABLEAU = (C, T, T_INV, DENSE_INV, E_WEIGHTS, GAMMA, ALPHA, BETA, MAX_NEWTON, FACTOR_MIN, FACTOR_MAX)
 
 
-class RadauIIA(Solver):
+class RadauIIA(QuadratureWork, Solver):
     """Adaptive Radau IIA (order 5) on sparse matrices (see the module docstring).
 
     Parameters
@@ -149,6 +149,8 @@ class RadauIIA(Solver):
     """
 
     name = "radau"
+    #: the supplied work by the Radau quadrature on the stages (:class:`~phmech.solvers.base.QuadratureWork`)
+    work_rule = (tuple(C), tuple(A[-1]))
 
     def __init__(self, problem, t0, y0, t_bound=None, rtol=1e-6, atol=1e-6, first_step=None, max_step=None,
                  fixed_step=None, max_steps=None, compiled=True, **unknown):
@@ -209,6 +211,7 @@ class RadauIIA(Solver):
         self._previous = None    # (h, err) of the last accepted step, for the controller
         self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
         self._nonfinite = None   # (t, label) where a stage evaluation gave NaN or inf
+        self._init_work()
 
     # -- pieces ----------------------------------------------------------------
     def _starting_step(self):
@@ -401,6 +404,7 @@ class RadauIIA(Solver):
         self.t = t + h if t + h < t_bound else t_bound
         self.y = y_new
         self.nsteps += 1
+        self._record_work((t, self.t), (y, y_new))
         self._f0 = self._f(self.t, y_new)
         self.nfev += 1
         h_next = self.fixed_step or h * self._step_factor(err_norm, iterations, h, True)
@@ -469,6 +473,7 @@ class RadauIIA(Solver):
             self.t, self.y = float(t), y
             self._nonfinite = None
             self._block = (Ts[:done], Hs[:done], Ys[:done], Zs[:done])
+            self._record_work(np.r_[Ts[:done], self.t], np.vstack([Ys[:done], y[None, :]]))
         if status != 1:
             self._run_data = None            # the interpreted step repeats it and says why
             self._J = self._lus = None
@@ -487,7 +492,8 @@ class RadauIIA(Solver):
                 "poly_t": poly[0] if poly else None, "poly_h": poly[1] if poly else None,
                 "poly_y": np.array(poly[2]) if poly else None, "poly_Q": np.array(poly[3]) if poly else None,
                 "J_t": self._J_point[0] if live else None, "J_y": np.array(self._J_point[1]) if live else None,
-                "J_fresh": bool(self._J_fresh), "lus_h": self._lus[0] if (live and self._lus) else None}
+                "J_fresh": bool(self._J_fresh), "lus_h": self._lus[0] if (live and self._lus) else None,
+                **self.work_state()}
 
     def restore_state(self, state):
         """Continue from :meth:`checkpoint_state`."""
@@ -503,6 +509,7 @@ class RadauIIA(Solver):
                 self._iteration_matrices(float(state["lus_h"]))
         self._J_fresh = bool(state["J_fresh"])
         restore_common(self, state)
+        self.restore_work(state)
         self._f0 = self._f(self.t, self.y) if self.nsteps else None   # as after the last step
         self._nonfinite = None
 
@@ -519,11 +526,12 @@ class RadauIIA(Solver):
         return poly
 
     def interior_points(self):
-        """The step points strictly inside ``(t_old, t)`` of a compiled run of several steps."""
+        """The step points strictly inside ``(t_old, t)`` of a compiled run of several steps
+        (with the work there, where the solver records it)."""
         if self._block is None:
-            return (), ()
+            return (), (), ()
         ts, _, ys, _ = self._block
-        return ts[1:], ys[1:]
+        return ts[1:], ys[1:], self.interior_work() if self.records_work else np.zeros(ts.size - 1)
 
 
 def _piecewise_collocation(ts, hs, ys, Zs):

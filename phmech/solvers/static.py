@@ -83,6 +83,8 @@ class _Conditions:
         self.n = nf + ne + na
         self.x_slices = (slice(0, nf), slice(nf, nf + ne), slice(nf + ne, self.n))
         self.has = _position_level(dae, t)
+        #: subtracted from the residual: ``(1 - s) r(y_start)`` on a load step's path (:func:`_load_steps`)
+        self.offset = None
 
     def state(self, q, e, lam_act):
         dae = self.dae
@@ -97,7 +99,8 @@ class _Conditions:
         q, e, lam = dae.split(y)
         vel = dae._active_G(q) @ e - dae.w(self.t)[self.act]
         rows = np.where(self.has, dae._position_vector(self.t, q), vel)
-        return np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames] - self.frame_velocity(q), rows]), self.has
+        r = np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames] - self.frame_velocity(q), rows])
+        return (r if self.offset is None else r - self.offset), self.has
 
     def frame_velocity(self, q):
         """The frames' velocities: zero at rest, the assembly's rigid rotation when turning."""
@@ -189,7 +192,7 @@ def _solve(J, r):
     return x, not bool(np.all(keep))
 
 
-def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5):
+def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5, load_steps=1):
     """The static equilibrium near the configuration ``q0``.
 
     Parameters
@@ -207,6 +210,10 @@ def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5):
     max_rotation : float
         Largest frame motion of one Newton step [rad or length]: the step is shortened
         beyond it (a far start does not jump past the equilibrium).
+    load_steps : int
+        Steps of the continuation in the load from the start (1: Newton from the start
+        alone): see :func:`_load_steps`.  For large deflections (a heavy, soft structure, a
+        preloaded network) and to find a limit load.
 
     Returns
     -------
@@ -218,10 +225,66 @@ def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5):
     ------
     EquilibriumError
         When the iteration matrix is singular (a free motion, named) or Newton does
-        not converge.
+        not converge; with ``load_steps`` also at a limit point of the equilibrium path
+        (snap-through: no equilibrium near the path beyond it), with its load factor.
     """
-    return _newton(_Conditions(dae, t), q0, tol, max_iter, max_rotation, "equilibrium",
-                   "no static equilibrium")
+    if isinstance(load_steps, bool) or not isinstance(load_steps, (int, np.integer)) or load_steps < 1:
+        raise ValueError(f"equilibrium: load_steps must be a positive integer, got {load_steps!r}")
+    cond = _Conditions(dae, t)
+    if load_steps == 1:
+        return _newton(cond, q0, tol, max_iter, max_rotation, "equilibrium", "no static equilibrium")
+    return _load_steps(cond, q0, int(load_steps), tol, max_iter, max_rotation)
+
+
+def _load_steps(cond, q0, n, tol, max_iter, max_rotation):
+    """The equilibrium at the end of the path ``r(y) = (1 - s) r(y_start)``, ``s`` from 0 to 1.
+
+    At ``s = 0`` the start solves it; at ``s = 1`` it is the equilibrium.  Under dead loads
+    from an unloaded start (stresses zero, springs at rest) ``r(y_start)`` is the load
+    itself, so ``s`` is the load factor: load stepping.  Each step from ``s`` to ``s + ds``
+    (first ``ds = 1 / n``) predicts along the path's tangent, ``A dy = -r(y_start) ds``, and
+    corrects by the Newton iteration of :func:`equilibrium`; a correction larger than half
+    the predicted step (the path bends sharply, or Newton went to another branch) halves
+    ``ds``.  Where ``ds`` falls below ``1e-4 / n`` the path has a limit point: the load
+    cannot grow past that factor on this branch (snap-through), and the error says so
+    instead of jumping to another equilibrium."""
+    dae = cond.dae
+    sf, se, sl = cond.x_slices
+    q = np.array(dae.q0 if q0 is None else q0, float)
+    e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
+    e[cond.frames] = cond.frame_velocity(q)
+    y = cond.state(q, e, lam)
+    r0, has = cond.residual(y)
+    scale = max(1.0, float(np.max(np.abs(r0))))
+    s, ds, ds_min = 0.0, 1.0 / n, 1e-4 / n
+    while s < 1.0:
+        s1 = min(1.0, s + ds)
+        cond.offset = (1.0 - s) * r0
+        dx, _ = _solve(cond.jacobian(y, has), -r0 * (s1 - s))
+        start = (cond.move(q, dx[sf]), e + dx[se], lam + dx[sl])
+        cond.offset = (1.0 - s1) * r0
+        try:
+            y1 = _newton(cond, start[0], tol, max_iter, max_rotation, "equilibrium", "no static equilibrium",
+                         start=start[1:], scale=scale)
+            q1, e1, _ = dae.split(y1)
+            lam1 = y1[dae.nq + dae.ne + cond.act]
+            moved = np.concatenate([q1 - start[0], e1 - start[1], lam1 - start[2]])
+            ok = np.max(np.abs(moved)) <= 0.5 * np.max(np.abs(dx)) + np.sqrt(tol) * (1.0 + np.max(np.abs(dx)))
+        except EquilibriumError:
+            ok = False
+        if ok:
+            s, y, q, e, lam = s1, y1, q1, e1, lam1
+            ds = min(2.0 * ds, 1.0 / n)
+            continue
+        ds *= 0.5
+        if ds < ds_min:
+            cond.offset = None
+            raise EquilibriumError(f"equilibrium: the equilibrium path from the start has a limit point near the "
+                                   f"load factor {s:.6g} (load steps of {n}): no equilibrium near it carries more "
+                                   "of the load (snap-through, or a load beyond what the structure carries); "
+                                   "the equilibrium at the full load, if any, is on another branch")
+    cond.offset = None
+    return y
 
 
 def relative_equilibrium(dae, axis, rate, point=(0.0, 0.0, 0.0), q0=None, t=0.0, tol=1e-10, max_iter=50,
@@ -348,9 +411,11 @@ def relative_modes(dae, y, axis=(0.0, 0.0, 1.0), rate=0.0, point=(0.0, 0.0, 0.0)
     return RelativeModes(lam.imag[pick], lam.real[pick], V[:, pick], labels)
 
 
-def _newton(cond, q0, tol, max_iter, max_rotation, caller, none):
+def _newton(cond, q0, tol, max_iter, max_rotation, caller, none, start=None, scale=None):
     """Newton's method on the conditions ``cond`` from the configuration ``q0`` (the loop of
-    :func:`equilibrium` and :func:`relative_equilibrium`)."""
+    :func:`equilibrium` and :func:`relative_equilibrium`); ``start = (e, lam)``: the efforts
+    and active multipliers to start from (default: at rest, no reactions); ``scale``: of the
+    residual's tolerance (default: the residual at the start, at least 1)."""
     dae, t = cond.dae, cond.t
     _supported(dae)
     q = np.array(dae.q0 if q0 is None else q0, float)
@@ -359,11 +424,14 @@ def _newton(cond, q0, tol, max_iter, max_rotation, caller, none):
     if not np.all(np.isfinite(q)):
         raise ValueError(f"{caller}: q0 has non-finite values at {dae.labels()[int(np.argmin(np.isfinite(q)))]}")
     sf, se, sl = cond.x_slices
-    e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
-    e[cond.frames] = cond.frame_velocity(q)
+    if start is None:
+        e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
+        e[cond.frames] = cond.frame_velocity(q)
+    else:
+        e, lam = (np.array(v, float) for v in start)
     y = cond.state(q, e, lam)
     r, has = cond.residual(y)
-    scale = max(1.0, float(np.max(np.abs(r))))
+    scale = max(1.0, float(np.max(np.abs(r)))) if scale is None else scale
     prev, step, worst = 0.0, np.inf, []
     for it in range(max_iter + 1):
         size = float(np.max(np.abs(r)))

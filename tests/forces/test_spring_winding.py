@@ -163,3 +163,29 @@ def test_the_joint_s_relative_angle_at_a_turned_configuration(phi):
     q = dae.initial_state()[dae.sq].copy()
     q[3:7] = _mul(quat_from_axis_angle((0.0, 0.0, 1.0), phi), p0)
     assert s.joints[0].relative_angle(dae.body_q_getter(q)) == pytest.approx(-phi, rel=1e-12)
+
+
+@pytest.mark.parametrize("element", ["torsion", "bushing"])
+def test_a_spring_past_a_full_turn_is_named(element):
+    """Past a full turn the measure jumps (the state knows the bodies' orientations, not how
+    often they turned): a disk kicked to 2.4 pi is warned about once, naming the element and
+    the rows between which it jumped, at the time the planar spring passes 2 pi (arcsin of
+    2 pi / theta_max over the frequency); one kicked to 1.6 pi is not."""
+    omega = np.sqrt(K / J)
+    kick = 2.4 * np.pi * omega
+    s = spatial_disk(element)
+    dae = s.assemble()
+    body = s.bodies[0]
+    e0 = np.zeros(dae.layout.ne)
+    e0[dae.layout.e_index(body, [body.e_labels.index("wz")])] = kick
+    with pytest.warns(RuntimeWarning, match="force element 'spring' turned past a full turn between") as rec:
+        s.simulate(QUARTER, solver="midpoint", dt=1e-3, y0=dae.initial_state(e0=e0))
+    msgs = [str(w.message) for w in rec if "full turn" in str(w.message)]
+    assert len(msgs) == 1
+    ta = float(msgs[0].split("between t = ")[1].split()[0])
+    assert abs(ta - np.arcsin(2 * np.pi * omega / kick) / omega) < 2e-3
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e0[dae.layout.e_index(body, [body.e_labels.index("wz")])] = OMEGA0
+        s.simulate(QUARTER, solver="midpoint", dt=1e-3, y0=dae.initial_state(e0=e0))

@@ -122,3 +122,88 @@ def test_nonsmooth_balance_at_every_row(bouncing_ball, solver, output):
     assert np.max(np.abs(res.energy_balance())) <= np.ptp(step_balance) + tol
     want = np.interp(res.t, full.t, step_balance)
     assert np.max(np.abs(res.energy_balance() - (want - want[0]))) <= tol
+
+
+# -- the solvers with a quadrature work record (Radau IIA, generalized-alpha) ---------------------
+QUADRATURE = {"radau": {"rtol": 1e-8, "atol": 1e-8}, "genalpha": {"dt": DT, "rho_inf": 0.8}}
+
+
+@pytest.fixture(scope="module")
+def quadrature_runs(midpoint_model):
+    """Each solver over the quarter revolution: every step, and rows on and off its step grid."""
+    runs = {}
+    for solver, options in QUADRATURE.items():
+        for output in ("every step", "dt_out = 5 dt", "dt_out off the grid", "t_eval"):
+            runs[solver, output] = midpoint_model.simulate(T_END, solver=solver, **options,
+                                                           **_outputs(output, T_END))
+    return runs
+
+
+@pytest.mark.parametrize("output", ["dt_out = 5 dt", "dt_out off the grid", "t_eval"])
+@pytest.mark.parametrize("solver", QUADRATURE)
+def test_quadrature_work_rows_interpolate_the_step_balance(quadrature_runs, solver, output):
+    """Radau IIA and generalized-alpha record the work by a quadrature of the power over each
+    step (:class:`phmech.solvers.base.QuadratureWork`): a row between step points has the
+    linear interpolant of the balance at the step points of the run of every step (the same
+    steps), so coarse or scattered output rows no longer add the error of a trapezoidal rule
+    over the rows."""
+    full, res = quadrature_runs[solver, "every step"], quadrature_runs[solver, output]
+    assert res.work is not None and full.stats["nsteps"] == res.stats["nsteps"]
+    want = np.interp(res.t, full.t, full.energy_balance())
+    assert np.max(np.abs(res.energy_balance() - (want - want[0]))) <= _roundoff(res) + _roundoff(full)
+    # the trapezoidal rule over the rows alone misses the work between them by far more
+    P = np.array([res.dae.power(t, y) for t, y in zip(res.t, res.y)])
+    trapezoid = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(res.t))])
+    rows_only = res.hamiltonian() - res.hamiltonian()[0] - trapezoid
+    assert np.max(np.abs(rows_only)) > 10 * np.max(np.abs(res.energy_balance()))
+
+
+def _final_balance(model, solver, **options):
+    res = model.simulate(T_END, solver=solver, dt_out=T_END / 7, **options)
+    return abs(res.energy_balance()[-1]), res
+
+
+def test_genalpha_balance_converges_at_second_order(midpoint_model):
+    """Generalized-alpha (rho_inf = 0.8) has no exact discrete power balance: at the end of the
+    run (a row off the step grid) ``H - H0 - W`` is its energy error, of second order in the
+    step (log2 ratios over three halvings)."""
+    errors = [_final_balance(midpoint_model, "genalpha", dt=4e-4 / 2 ** k, rho_inf=0.8)[0] for k in range(4)]
+    rates = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert np.all(np.abs(rates - 2.0) < 0.3), (errors, rates)
+
+
+def test_radau_balance_follows_its_stages(midpoint_model):
+    """Radau IIA with fixed steps: at the collocation nodes the power is ``dH/dt`` of the
+    collocation polynomial, so the work of the Radau quadrature closes the balance of a step
+    to the quadrature error of a degree-5 polynomial, ``O(h^6)`` per step and ``O(h^5)`` over
+    the run (log2 ratios at least 4.5 over three halvings, above round-off; measured 5.0)."""
+    errors = []
+    for k in range(4):      # a tight Newton tolerance (from rtol), so that its error stays below the balance's
+        err, res = _final_balance(midpoint_model, "radau", fixed_step=T_END / (16 * 2 ** k), rtol=1e-10,
+                                  atol=1e-10)
+        errors.append(err)
+    assert errors[-1] > 10 * _roundoff(res), errors
+    rates = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert np.all(rates > 4.5), (errors, rates)
+
+
+ASSIMULO = ("ida", "radau5")
+
+
+@pytest.mark.parametrize("output", ["dt_out = 5 dt", "dt_out off the grid", "t_eval"])
+@pytest.mark.parametrize("solver", ASSIMULO)
+def test_assimulo_runs_integrate_the_work(midpoint_model, solver, output):
+    """IDA and Radau5DAE integrate the work ``W' = P`` beside the state (one more differential
+    variable): at coarse or scattered rows the balance stays at the method's error, bounded by
+    its tolerance times the energy (over the run's steps), far below that of a trapezoidal rule
+    over the rows."""
+    pytest.importorskip("assimulo")
+    tol = 1e-8
+    res = midpoint_model.simulate(T_END, solver=solver, rtol=tol, atol=tol, **_outputs(output, T_END))
+    assert res.work is not None and res.work.shape == res.t.shape
+    balance = np.max(np.abs(res.energy_balance()))
+    assert balance <= 1e3 * tol * np.max(res.hamiltonian()), balance
+    P = np.array([res.dae.power(t, y) for t, y in zip(res.t, res.y)])
+    trapezoid = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(res.t))])
+    rows_only = res.hamiltonian() - res.hamiltonian()[0] - trapezoid
+    assert np.max(np.abs(rows_only)) > 10 * balance
