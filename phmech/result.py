@@ -194,7 +194,7 @@ class Result:
         return res
 
     # -- output ------------------------------------------------------------
-    def to_pvd(self, path, n_points=21, every=1, scale=1.0, max_frames=None):
+    def to_pvd(self, path, n_points=21, every=1, scale=1.0, max_frames=None, folder=None):
         """Write the mechanism for ParaView: a ``.pvd`` collection of ``.vtu`` frames.
 
         Rigid bodies as the segments between their ports, beams as their
@@ -203,11 +203,13 @@ class Result:
         magnified by ``scale``; velocity, displacement and a plate's
         deflection as point data, each body's stored energy and a plate's
         bending moments as cell data; every ``every``-th output row (at most
-        ``max_frames``).  See :func:`phmech.io.paraview.write_pvd`; returns the
+        ``max_frames``), the frames in ``folder`` (default ``<stem>/`` beside the
+        ``.pvd``).  See :func:`phmech.io.paraview.write_pvd`; returns the
         written paths.
         """
         from .io.paraview import write_pvd
-        return write_pvd(self, path, n_points=n_points, every=every, scale=scale, max_frames=max_frames)
+        return write_pvd(self, path, n_points=n_points, every=every, scale=scale, max_frames=max_frames,
+                         folder=folder)
 
     def animate(self, path=None, **options):
         """Animate the mechanism: write ``path`` (``.mp4`` with ffmpeg, ``.gif``) or, without a path,

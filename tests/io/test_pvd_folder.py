@@ -45,3 +45,12 @@ def test_frames_beside_the_pvd_or_in_a_named_folder(swing, tmp_path):
     for bad in ("../up", "/abs"):
         with pytest.raises(ValueError, match=r"to_pvd: folder must be a sub-folder beside the \.pvd file, got"):
             write_pvd(swing, str(tmp_path / "x.pvd"), folder=bad)
+
+
+def test_result_to_pvd_takes_the_folder(swing, tmp_path):
+    """``Result.to_pvd`` passes ``folder`` on to :func:`write_pvd` (same files as the function)."""
+    files = swing.to_pvd(str(tmp_path / "r.pvd"), every=50, folder="frames")
+    assert entries(tmp_path / "r.pvd") == [f"frames/r_{k:05d}.vtu" for k in range(3)]
+    assert files[1:] == [str(tmp_path / "frames" / f"r_{k:05d}.vtu") for k in range(3)]
+    with pytest.raises(ValueError, match=r"to_pvd: folder must be a sub-folder"):
+        swing.to_pvd(str(tmp_path / "x.pvd"), folder="../up")
