@@ -218,9 +218,11 @@ def has_entry(kernel):
 
 
 #: seconds numba takes to compile one kernel, about: a fixed part and a part per byte of its
-#: bytecode (its own code; the helpers it inlines are compiled with it), from the compilations
-#: of ``python -m phmech.warm`` on an empty cache
-_COMPILE_SECONDS = (0.35, 2.5e-4)
+#: bytecode (the helpers it inlines are compiled with it, so this is rough: a factor of two or
+#: three either way).  Least squares over the 158 functions compiled by the rigid models of
+#: ``python -m phmech.warm`` on an empty cache (2.0 s + 6.3 ms a byte on a loaded 2-core
+#: machine, 950 s in all), scaled to an unloaded one (the install's whole warm-up, 266 s)
+_COMPILE_SECONDS = (0.6, 1.8e-3)
 
 
 def compile_estimate(also=None):
