@@ -64,7 +64,8 @@ _NUMBA_LOADER = os.environ.get("PHMECH_KERNEL_LOADER", "").strip().lower() == "n
 
 #: a module with compiled functions: one decorated ``@_jit`` or ``@_jit_inline`` (or calling ``numba.njit``),
 #: or one that declares a kernel family or its calls (:mod:`phmech.kernels.families`)
-_KERNEL_MARK = re.compile(rb"^@_jit(_inline)?\b|numba\.njit\(|^register_family\(|^\s*@overload\(", re.M)
+#: (a line start written as a newline, which the search finds several times faster than ``^``)
+_KERNEL_MARK = re.compile(rb"\n(?:@_jit(?:_inline)?\b|register_family\(|\s*@overload\()|numba\.njit\(")
 #: text every match of :data:`_KERNEL_MARK` contains (files without any are not searched: the
 #: search of the whole package takes 0.15 s, the test of the texts 0.01 s)
 _KERNEL_TEXTS = (b"@_jit", b"numba.njit(", b"register_family(", b"@overload(")
@@ -73,9 +74,9 @@ _MODULES = []
 
 
 def marked_modules(mark, texts=None):
-    """The modules of the package whose source matches the regular expression ``mark`` (bytes),
-    as paths relative to the package with ``/`` (sorted); with ``texts``, a tuple of bytes one of
-    which every match contains, only the sources holding one are searched."""
+    """The modules of the package whose source, after a newline, matches the regular expression
+    ``mark`` (bytes), as paths relative to the package with ``/`` (sorted); with ``texts``, a tuple
+    of bytes one of which every match contains, only the sources holding one are searched."""
     found = []
     for folder, dirs, files in os.walk(_PACKAGE):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
@@ -83,7 +84,7 @@ def marked_modules(mark, texts=None):
             if f.endswith(".py"):
                 with open(os.path.join(folder, f), "rb") as fh:
                     source = fh.read()
-                if (texts is None or any(t in source for t in texts)) and mark.search(source):
+                if (texts is None or any(t in source for t in texts)) and mark.search(b"\n" + source):
                     found.append(os.path.relpath(os.path.join(folder, f), _PACKAGE).replace(os.sep, "/"))
     return sorted(found)
 
