@@ -9,8 +9,14 @@ sphinx-gallery; ``-D plot_gallery=0`` builds the pages without running the
 scripts.  The notebooks of ``docs/notebooks/`` are stored executed and shown
 with their outputs by myst-nb (not run again); after an edit, run one with
 ``jupyter execute --inplace docs/notebooks/NAME.ipynb``.
+
+Without Firedrake the gallery leaves out the examples that need it (those whose
+source has the line ``NEEDS_FIREDRAKE = True``) and its index says so.
 """
+import glob
+import importlib.util
 import os
+import re
 import sys
 
 sys.argv[1:] = []                  # Firedrake, imported by autodoc, hands sys.argv to PETSc
@@ -58,10 +64,48 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # -- example gallery ---------------------------------------------------------------------------
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
+
+
+def have_firedrake():
+    """Whether Firedrake can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec("firedrake") is not None
+    except (ImportError, ValueError):          # a module set to None in sys.modules, a broken package
+        return False
+
+
+def needs_firedrake(path):
+    """Whether the gallery script ``path`` needs Firedrake (its line ``NEEDS_FIREDRAKE = True``)."""
+    with open(path, encoding="utf-8") as f:
+        return re.search(r"^NEEDS_FIREDRAKE = True\b", f.read(), re.M) is not None
+
+
+def gallery_selection(firedrake=None):
+    """``(kept, skipped)``: the names of the gallery scripts built and those left out (they need
+    Firedrake and ``firedrake`` is false; default: whether it is installed)."""
+    firedrake = have_firedrake() if firedrake is None else firedrake
+    names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(EXAMPLES, "plot_*.py")))
+    skipped = [] if firedrake else [n for n in names if needs_firedrake(os.path.join(EXAMPLES, n))]
+    return [n for n in names if n not in skipped], skipped
+
+
+_kept, SKIPPED_EXAMPLES = gallery_selection()
+if SKIPPED_EXAMPLES:                           # the note in the gallery's index (examples/README.rst)
+    if "tags" in globals():
+        tags.add("no_firedrake")               # noqa: F821 (Sphinx's tags, given to conf.py)
+    rst_prolog = ".. |skipped_examples| replace:: " + ", ".join(
+        f"``{n[:-3]}``" for n in SKIPPED_EXAMPLES) + "\n"
+else:
+    rst_prolog = ".. |skipped_examples| replace:: (none)\n"
+
 sphinx_gallery_conf = {
     "examples_dirs": "examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
+    # the scripts that need Firedrake, left out of a build without it
+    "ignore_pattern": (r"[\\/](" + "|".join(re.escape(n) for n in SKIPPED_EXAMPLES) + r")$"
+                       if SKIPPED_EXAMPLES else r"__init__\.py"),
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
