@@ -128,6 +128,13 @@ def check_block_on_incline(m, out):
     assert out["distance"] == pytest.approx(m.V0**2 / (2 * a), rel=1e-2)
 
 
+def check_newtons_cradle(m, out):
+    exact = np.zeros(m.N)
+    exact[-1] = m.V                              # equal masses, e_N = 1: the velocities handed on
+    np.testing.assert_allclose(out["velocities"], exact, atol=1e-10)
+    np.testing.assert_allclose(out["impact_times"], np.arange(1, m.N) * m.GAP / m.V, atol=out["dt"] * 1.01)
+
+
 def check_checkpoint_restart(m, out):
     assert out["difference"] == 0.0             # bit-exact restart of the midpoint rule
     assert out["saved_t_end"] == pytest.approx(0.02)
@@ -180,6 +187,15 @@ def check_consistent_beam_campbell(m, out):
     flap = np.array([3.5160, 4.1373, 5.5850, 7.3604, 9.2568, 11.2023])        # Wright et al. 1982
     speeds = np.array([0.0, 2.0, 4.0, 6.0, 8.0, 10.0])
     np.testing.assert_allclose(out["chordwise"], np.sqrt(flap**2 - speeds**2), rtol=1e-2)
+
+
+def check_elastic_solid_pendulum(m, out):
+    L, a = m.LENGTH, m.SIDE
+    mass = m.RHO * L * a * a
+    assert out["mass"] == pytest.approx(mass, rel=1e-12)
+    w = math.sqrt(mass * G * L / 2 / (mass * (L**2 / 3 + a**2 / 12)))      # compound pendulum
+    assert out["omega"][0] == pytest.approx(w, rel=1e-3)                    # stiff limit (elastic 1e4 x faster)
+    assert out["omega"][1] > 100 * w
 
 
 def check_four_bar_study(m, out):
