@@ -50,9 +50,9 @@ try:
     import myst_nb  # noqa: F401
     extensions.append("myst_nb")
     nb_execution_mode = "off"
-    source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}
-except ImportError:                # without myst-nb the notebooks are left out (index globs them)
-    exclude_patterns.append("notebooks")
+    source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb", ".md": "myst-nb"}   # the user guide
+except ImportError:                # without myst-nb the notebooks and the guide's pages are left out
+    exclude_patterns += ["notebooks", "guide"]
 
 # -- API reference: every module of the package, from the docstrings -------------------------
 autosummary_generate = True

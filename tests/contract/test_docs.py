@@ -34,6 +34,9 @@ def test_docs_build_without_import_failures(tmp_path):
     for module in ("phmech.study", "phmech.io.animation", "phmech.io.paraview", "phmech.io.checkpoint",
                    "phmech.validation.crank_slider", "phmech.fem.beam"):
         assert (html / "generated" / f"{module}.html").is_file(), module
+    guide = [p for p in sorted(os.listdir(os.path.join(DOCS, "guide"))) if p.endswith(".md")]
+    for page in guide:                                # the user guide's pages (myst-nb, a docs extra)
+        assert (html / "guide" / page.replace(".md", ".html")).is_file(), page
     gallery = (html / "auto_examples" / "index.html").read_text()
     for example in ("plot_rigid_crank_slider", "plot_four_bar_study", "plot_crank_slider_study", "plot_andrews"):
         assert example in gallery and (html / "auto_examples" / f"{example}.html").is_file()
