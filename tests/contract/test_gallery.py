@@ -211,7 +211,7 @@ def check_crank_slider_study(m, out):
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 #: examples slower than a few seconds (compiled kernels, warm cache), marked slow
-SLOW = {"crank_slider_study", "andrews"}
+SLOW = {"crank_slider_study"}
 
 
 def _params():
