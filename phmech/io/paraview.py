@@ -4,7 +4,10 @@ The pictures are those of :mod:`phmech.io.pictures`: rigid bodies as the
 poly-line through their ports (a vertex for a single port), beams as their
 current axis (rigid motion plus the deformation magnified by ``scale``),
 plates as their triangulated mid-surface lifted by ``scale`` times the
-deflection, mass-spring networks as lines between the masses.
+deflection, mass-spring networks as lines between the masses, reduced bodies
+kept with their mesh as the full mesh (intervals, triangles or tetrahedra,
+:mod:`phmech.reduce.picture`) moved by ``scale`` times the recovered
+displacement.
 
 Point data: ``velocity`` (inertial, ``[m/s]``; zero where a body does not
 provide it, flagged by the cell field ``has_velocity``), ``displacement``
@@ -27,7 +30,8 @@ from .pictures import Part, check_drawing_options, frame_rows, trajectory_parts
 
 log = logging.getLogger("phmech")
 
-_VTK_TYPES = {"vertex": "VTK_VERTEX", "polyline": "VTK_POLY_LINE", "line": "VTK_LINE", "triangle": "VTK_TRIANGLE"}
+_VTK_TYPES = {"vertex": "VTK_VERTEX", "polyline": "VTK_POLY_LINE", "line": "VTK_LINE", "triangle": "VTK_TRIANGLE",
+              "tetra": "VTK_TETRA"}
 
 
 def _grid(parts, energies=None, scale=1.0):

@@ -10,7 +10,11 @@ stress coordinates of :mod:`phmech.reduce.basis`.  :meth:`ReducedBody.recover`
 gives the full body's efforts ``V e_r`` (velocities and stresses on the
 mesh: ``full_body.field(reduced.recover(e_r))`` is the Firedrake function
 where Firedrake is at hand), :meth:`ReducedBody.displacement` the full
-displacement field ``V_v s_r``.
+displacement field ``V_v s_r``.  A body reduced from a Firedrake mesh keeps
+that mesh (:class:`~phmech.reduce.picture.FullMesh`: vertices, cells and the
+vertices' velocity rows) and draws the whole deforming mesh
+(:mod:`phmech.reduce.picture`), in ParaView too, without Firedrake; other
+reduced bodies draw themselves by their ports.
 
 :meth:`ReducedBody.save` writes it to HDF5 (:mod:`phmech.reduce.store`) and
 :meth:`ReducedBody.load` reads it back with numpy and h5py only.
@@ -22,6 +26,7 @@ import scipy.sparse as sp
 
 from ..bodies.base import Body, FixedBody, FloatingFrameBody, SpatialFrameBody
 from .basis import Basis, ReductionError
+from .picture import FullMesh, mesh_mode_picture, mesh_picture
 from .store import ReducedFileError, read, write
 
 #: the frame kinds of a reduced body and their frame classes
@@ -112,6 +117,8 @@ class ReducedBody(FixedBody):
     extras : dict, optional
         ``mass``, ``center``, ``inertia``, ``first_moment`` (``(s0, rows)`` on ``e_r``),
         ``momentum_rows``, ``translation_dofs`` of the full body, projected.
+    mesh : :class:`~phmech.reduce.picture.FullMesh`, optional
+        The full body's mesh, drawn by :meth:`picture` (default: the ports' poly-line).
     """
 
     KIND = "reduced_body"
@@ -123,7 +130,7 @@ class ReducedBody(FixedBody):
         return super().__new__(cls)
 
     def __init__(self, name, M, J0, R, basis, ports=(), frame="fixed", dim=3, identity=None, info=None,
-                 K_list=(), q0=None, extras=None):
+                 K_list=(), q0=None, extras=None, mesh=None):
         Body.__init__(self, name)
         if frame not in FRAMES:
             raise ReductionError(f"body '{name}': frame must be one of {sorted(FRAMES)}, got {frame!r}")
@@ -137,6 +144,13 @@ class ReducedBody(FixedBody):
         self.identity = dict(identity or {})
         self.info = dict(info or {})
         self.extras = dict(extras or {})
+        if mesh is not None and not isinstance(mesh, FullMesh):
+            raise ReductionError(f"body '{name}': mesh must be a FullMesh or None, got {type(mesh).__name__}")
+        #: the full body's mesh (:class:`~phmech.reduce.picture.FullMesh`), or None
+        self.full_mesh = mesh
+        self._vertex_basis = None
+        if mesh is not None:
+            self.vertex_basis()             # its rows checked against the basis
         nf = len(basis.rf)
         frame_labels = [f"f{i}" for i in range(nf)]
         self.e_labels = (frame_labels + [f"v{i}" for i in range(len(basis.rv))]
@@ -182,6 +196,34 @@ class ReducedBody(FixedBody):
     def hamiltonian(self, e):
         e = np.asarray(e)
         return 0.5 * np.einsum("...i,...i->...", e, (self.M @ e.T).T)
+
+    # -- picture ----------------------------------------------------------------------
+    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
+        """A function ``k -> Part``: the full mesh at ``rows[k]``, deformed by the recovered
+        displacement (``scale`` times; :func:`phmech.reduce.picture.mesh_picture`), or without a
+        kept mesh the poly-line through the ports."""
+        if self.full_mesh is None:
+            return Body.picture(self, t, Q, E, rows, n_points, scale)
+        return mesh_picture(self, t, Q, E, rows, scale)
+
+    def mode_picture(self, q, u, n_points=21):
+        """The mesh's vertices (or the ports) moved by the small motion ``u``."""
+        if self.full_mesh is None:
+            return Body.mode_picture(self, q, u, n_points)
+        return mesh_mode_picture(self, q, u)
+
+    def vertex_basis(self):
+        """``(n, 3, n_r)``: the kept mesh's vertex velocities (body-frame x, y, z) of unit
+        velocity coordinates, the rows of ``V_v`` (:meth:`FullMesh.vertex_basis`); None without a
+        kept mesh."""
+        if self.full_mesh is None:
+            return None
+        if self._vertex_basis is None:
+            try:
+                self._vertex_basis = self.full_mesh.vertex_basis(self.basis)
+            except ValueError as err:
+                raise ReductionError(f"body '{self.name}': {err}") from None
+        return self._vertex_basis
 
     # -- recovery ---------------------------------------------------------------------
     def recover(self, e_r):
@@ -272,6 +314,9 @@ class ReducedBody(FixedBody):
         meta = {"kind": self.KIND, "name": self.name, "frame": self.frame, "dim": self.dim, "ne_full": b.ne,
                 "ports": ports, "identity": self.identity, "info": self.info, "extras": sorted(extras),
                 "provenance": provenance()}
+        if self.full_mesh is not None:
+            mesh_arrays, meta["mesh"] = self.full_mesh.arrays()
+            arrays.update(mesh_arrays)
         return write(path, meta, arrays)
 
     @classmethod
@@ -302,9 +347,10 @@ class ReducedBody(FixedBody):
                 extras[k] = ((a["extras/first_moment/s0"], a["extras/first_moment/rows"]) if k == "first_moment"
                              else a[f"extras/{k}"])
             R = a["R"]
+            mesh = FullMesh.from_arrays(meta["mesh"], a) if meta.get("mesh") is not None else None
             red = ReducedBody(meta["name"], a["M"], a["J0"], R if np.any(R) else None, basis, ports,
                               frame=meta["frame"], dim=meta["dim"], identity=meta["identity"], info=meta["info"],
-                              K_list=list(a["K"]), q0=a["q0"], extras=extras)
+                              K_list=list(a["K"]), q0=a["q0"], extras=extras, mesh=mesh)
         except ReducedFileError:
             raise
         except (KeyError, TypeError, ValueError, IndexError) as err:
@@ -339,7 +385,8 @@ def reduced_class(frame):
         _CLASSES[frame] = type(name, (base, ReducedBody), {
             "__init__": ReducedBody.__init__, "__module__": __name__, "__qualname__": name,
             "port_position": Body.port_position, "translation_dofs": ReducedBody.translation_dofs,
-            "port": ReducedBody.port, "__doc__": ReducedBody.__doc__})
+            "port": ReducedBody.port, "picture": ReducedBody.picture, "mode_picture": ReducedBody.mode_picture,
+            "__doc__": ReducedBody.__doc__})
         globals()[name] = _CLASSES[frame]
     return _CLASSES[frame]
 

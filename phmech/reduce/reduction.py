@@ -14,6 +14,7 @@ from ..bodies.base import Port
 from .basis import (ReductionError, Split, check_mode_count, compatible_basis, constraint_modes, normal_modes,
                     independent_columns)
 from .body import ReducedBody, frame_kind, full_identity
+from .picture import full_mesh
 
 
 def _ports(body, ports, what):
@@ -100,7 +101,8 @@ def _reduced(body, split, Vv, kind, name, keep, exact, info):
     info.update({"full_ports": sorted(body.ports), "modal_stresses": basis.Vs.shape[1] == basis.Vv.shape[1],
                  "n_full": int(body.ne), "n_reduced": int(basis.n)})
     return ReducedBody(name or body.name, M, J0, R, basis, ports, frame=kind, dim=body.dim,
-                       identity=full_identity(body), info=info, K_list=K_list, q0=body.q0, extras=extras)
+                       identity=full_identity(body), info=info, K_list=K_list, q0=body.q0, extras=extras,
+                       mesh=full_mesh(body))
 
 
 def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="auto", velocity=None, comm=None):
