@@ -19,9 +19,10 @@ from scipy.optimize import brentq
 
 from phmech import PointMass, System
 from phmech.joints import Revolute
+from phmech.validation.reduced_bodies import EA, L_ROD as L, RHO_A as RHOA   # the rod's data
 
 NEEDS_FIREDRAKE = True
-L, RHOA, M_TIP = 2.0, 3.0, 1.5                      # the rod of phmech.validation.reduced_bodies
+M_TIP = 1.5
 
 
 def with_tip(body):
@@ -36,7 +37,7 @@ def run(quick=True):
     """``omega``: the fundamental frequency of the reduced rod with the tip mass for each number
     of modes ``n_modes``; ``full``: that of the full model; ``n_full``/``n_reduced`` unknowns."""
     from phmech.reduce import craig_bampton
-    from phmech.validation.reduced_bodies import EA, rod
+    from phmech.validation.reduced_bodies import rod
 
     body = rod(64)
     full = float(with_tip(body).linearize().eigenmodes(k=1).omega[0])
