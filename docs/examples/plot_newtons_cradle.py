@@ -9,9 +9,10 @@ law and ``e_N = 1``.  With gaps the impacts are binary and one after the
 other: equal masses exchange their velocities at each, at the times
 ``t_k = k gap / v`` (k = 1..4), so in the end ball 5 moves at ``v`` and the
 others rest (the classical result; Glocker, *Set-valued force laws*, 2001,
-ch. 9, for why touching balls differ).  Moreau's scheme resolves each
-impact within its step; the velocities after it are exact (the percussions
-are solved exactly), the energy is kept.
+ch. 9, for why touching balls differ).  Moreau's scheme applies each
+percussion in the step whose midpoint gap is closed, at most one step after
+the touch; the velocities after it are exact (the percussions are solved
+exactly) and the energy is kept.
 """
 import numpy as np
 

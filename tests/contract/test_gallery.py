@@ -132,7 +132,9 @@ def check_newtons_cradle(m, out):
     exact = np.zeros(m.N)
     exact[-1] = m.V                              # equal masses, e_N = 1: the velocities handed on
     np.testing.assert_allclose(out["velocities"], exact, atol=1e-10)
-    np.testing.assert_allclose(out["impact_times"], np.arange(1, m.N) * m.GAP / m.V, atol=out["dt"] * 1.01)
+    # the percussion falls in the step whose midpoint gap is closed: up to one step after the touch
+    late = out["impact_times"] - np.arange(1, m.N) * m.GAP / m.V
+    assert np.all(late > -1e-12) and np.all(late < 1.5 * out["dt"]), late
 
 
 def check_checkpoint_restart(m, out):
