@@ -169,10 +169,10 @@ def full_mesh(body):
         return None
     import firedrake as fd
     from scipy.spatial import cKDTree
-    cell_type = CELL_TYPES.get(mesh.ufl_cell().cellname())
+    cell_type = CELL_TYPES.get(_value(mesh.ufl_cell(), "cellname"))
     coords = mesh.coordinates
     gdim = int(np.prod(coords.ufl_shape)) if coords.ufl_shape else 1
-    if cell_type is None or coords.function_space().ufl_element().degree() != 1:
+    if cell_type is None or _value(coords.function_space().ufl_element(), "degree") != 1:
         return None
     X = np.asarray(coords.dat.data_ro, float).reshape(-1, gdim)
     cells = np.asarray(coords.function_space().cell_node_list, np.int64)
@@ -204,6 +204,12 @@ def full_mesh(body):
     return FullMesh(X, cells, cell_type, rows)
 
 
+def _value(obj, name, default=None):
+    """``obj.name``, called where it is a method (UFL has both, by version)."""
+    v = getattr(obj, name, default)
+    return v() if callable(v) else v
+
+
 def _velocity_fields(body):
     """``[(collapsed space, offset in the full vector)]`` of the body's velocity fields (Lagrange
     ones), or None."""
@@ -215,8 +221,7 @@ def _velocity_fields(body):
     else:
         return None
     for V, _ in spaces:
-        family = getattr(V.ufl_element(), "family", "")
-        family = family() if callable(family) else family
+        family = _value(V.ufl_element(), "family", "")
         if "Lagrange" not in str(family) and str(family) not in ("Q", "CG"):
             return None
     return spaces
