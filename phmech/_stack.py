@@ -19,6 +19,7 @@ runs without it.  Without Firedrake:
 import importlib.abc
 import importlib.util
 import sys
+import warnings
 
 #: the top-level modules of the stack whose absence the message explains
 STACK_MODULES = ("firedrake", "petsc4py", "slepc4py", "pyop2", "ufl", "finat", "tsfc")
@@ -102,6 +103,61 @@ def signpost():
         return False
     sys.meta_path.insert(0, _Signpost())
     return True
+
+
+def petsc_arguments(argv):
+    """The part of a command line that is PETSc's: the program name, and each option of a single
+    dash and a name of two characters or more (``-log_view``, ``-ksp_type gmres``,
+    ``-info``) with the value after it (a word not starting with a dash).
+
+    A script's own arguments (``--n-elem 4``, ``-o out``, positional ones) are left to the
+    script: PETSc, which Firedrake initializes with the whole command line, would otherwise
+    report them at exit as options it did not use ("WARNING! There are options you set that
+    were not used!").  ``PETSC_OPTIONS`` in the environment still reaches PETSc as it is."""
+    argv = list(argv)
+    out, k = argv[:1], 1
+    while k < len(argv):
+        a = argv[k]
+        if len(a) > 2 and a[0] == "-" and a[1] != "-" and a[1].isalpha():
+            out.append(a)
+            if k + 1 < len(argv) and not argv[k + 1].startswith("-"):
+                out.append(argv[k + 1])
+                k += 1
+        k += 1
+    return out
+
+
+def init_petsc(argv=None):
+    """Initialize PETSc (petsc4py) with :func:`petsc_arguments` of the command line, before
+    Firedrake initializes it with the whole command line; nothing when PETSc is already
+    initialized or petsc4py is missing.  Returns True when it initialized PETSc."""
+    if "petsc4py.PETSc" in sys.modules or not available("petsc4py"):
+        return False
+    import petsc4py
+    petsc4py.init(petsc_arguments(sys.argv if argv is None else argv))
+    # Firedrake's own initialization then finds PETSc running and says that it ignores the
+    # command line (PETSc has the part that is PETSc's): that notice is this function's doing
+    warnings.filterwarnings("ignore", message="Calling petsctools.init but PETSc has already been initialised")
+    return True
+
+
+class _PetscFirst(importlib.abc.MetaPathFinder):
+    """An import hook that runs :func:`init_petsc` at the first ``import firedrake`` (and then
+    leaves the import to the other finders), so that PETSc starts with its own options and a
+    process that never imports Firedrake never starts PETSc."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "firedrake" and not _probing():
+            sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
+            init_petsc()
+        return None
+
+
+def petsc_first():
+    """Install :class:`_PetscFirst` (once) where Firedrake is installed and not yet imported."""
+    if "firedrake" in sys.modules or any(isinstance(f, _PetscFirst) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, _PetscFirst())
 
 
 def missing_stack(err):

@@ -51,6 +51,8 @@ log = logging.getLogger("phmech")
 
 
 def _petsc():
+    from .._stack import init_petsc
+    init_petsc()                 # PETSc's own command-line options only
     from petsc4py import PETSc
     return PETSc
 
@@ -63,6 +65,7 @@ def import_slepc():
     library of the installed ``slepc`` package is loaded first by its full
     path, after which the extension links against it.
     """
+    _petsc()
     try:
         from slepc4py import SLEPc
     except ImportError as err:
