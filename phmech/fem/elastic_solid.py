@@ -27,8 +27,17 @@ for bending, degree 1 locks in it.
 The solid is a :class:`~phmech.fem.form_body.FormBody` (its forms and
 parameters only): fixed, or floating (``floating=True``, the frame attached by
 ``reference=("clamped", marker)``), with rigid-interface ports on faces
-(:meth:`~phmech.fem.form_body.FormBody.add_face_port`).
+(:meth:`~phmech.fem.form_body.FormBody.add_face_port`); it draws itself as its
+deforming boundary surface (:mod:`phmech.fem.solid_picture`).
+
+Bad input is refused before anything is assembled, in one error naming the body, the
+parameter and its value: material values, a degree, a boundary marker the mesh does not
+have, a mesh with degenerate or inverted (folded) cells (:func:`check_cells`), and a solid
+too large for ``max_dofs`` or for the available memory (:func:`_check_size`, the unknowns
+counted from the mesh).
 """
+import os
+
 import numpy as np
 
 from .form_body import FormBody, FormError, _dimension
@@ -62,8 +71,8 @@ def solid_forms(rho, E, nu, dim):
 
 def _load_mesh(mesh):
     """A Firedrake mesh, or the mesh of a gmsh ``.msh`` file (its physical tags the markers)."""
-    if isinstance(mesh, str):
-        import os
+    if isinstance(mesh, (str, os.PathLike)):
+        mesh = os.fspath(mesh)
         import firedrake as fd
         if not os.path.exists(mesh):
             raise FileNotFoundError(f"mesh file {mesh!r} does not exist")
@@ -71,8 +80,26 @@ def _load_mesh(mesh):
     return mesh
 
 
+def available_memory():
+    """Bytes of memory available to a new allocation (``MemAvailable`` of ``/proc/meminfo``, else the
+    physical memory; None where neither is known)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 def _check_size(name, mesh, degree, max_dofs):
-    """Refuse a solid whose unknowns exceed ``max_dofs`` (counted from the mesh, before any space)."""
+    """Refuse a solid whose unknowns exceed ``max_dofs`` or whose assembly would not fit in the
+    available memory (:func:`available_memory`; with ``max_dofs`` given, that limit alone),
+    counted from the mesh before any space is built; returns the count."""
     dim = _dimension(mesh, "topological")
     cells, vertices = mesh.num_cells(), mesh.num_vertices()
     k = degree
@@ -83,12 +110,70 @@ def _check_size(name, mesh, degree, max_dofs):
         nodes = vertices + ((vertices + cells - 1) if k == 2 else 0)         # Euler: E = V + T - 1
     per_cell = {2: (k * (k + 1)) // 2, 3: (k * (k + 1) * (k + 2)) // 6}[dim]    # dim P_{k-1}
     n = dim * nodes + (dim * (dim + 1) // 2) * per_cell * cells
+    need = n * BYTES_PER_DOF
+    size = f"the solid has about {n:,} unknowns (degree {degree}, {cells:,} cells, {vertices:,} vertices)"
     limit = DEFAULT_MAX_DOFS if max_dofs is None else max_dofs
     if n > limit:
-        raise ValueError(f"body '{name}': the solid has about {n} unknowns (degree {degree}, {cells} cells), "
-                         f"above max_dofs={limit} (its assembly needs about {n * BYTES_PER_DOF / 1e9:.1f} GB); "
-                         "give a larger max_dofs to build it anyway")
+        raise ValueError(f"body '{name}': {size}, above max_dofs={limit:,} (its assembly needs about "
+                         f"{need / 1e9:.3g} GB); use a coarser mesh or a lower degree, or give a larger "
+                         "max_dofs to build it anyway")
+    free = available_memory() if max_dofs is None else None
+    if free is not None and need > free:
+        raise ValueError(f"body '{name}': {size}; its assembly needs about {need / 1e9:.3g} GB of memory, "
+                         f"more than the {free / 1e9:.3g} GB available; use a coarser mesh or a lower degree "
+                         "(max_dofs= given explicitly builds it anyway)")
     return n
+
+
+def _point(vertices):
+    """The centroid of a cell's vertices, as text."""
+    return "(" + ", ".join(f"{v:.4g}" for v in vertices.mean(axis=0)) + ")"
+
+
+def check_cells(name, mesh):
+    """Refuse a mesh of straight simplices with degenerate or inverted cells.
+
+    A cell is degenerate when its volume is below ``1e-10`` of its longest edge to the power of
+    the dimension; a cell is inverted (the mesh folds over itself) when it lies on the same side
+    of an interior facet as the neighbour across it.  Vertex order does not matter (Firedrake
+    integrates with the absolute Jacobian), so a consistently oriented mesh is not needed, only
+    one that tiles its domain.  One error naming the body, how many cells and the first ones."""
+    dim = _dimension(mesh, "topological")
+    coords = mesh.coordinates
+    element = coords.function_space().ufl_element()
+    deg = element.degree() if callable(getattr(element, "degree", None)) else getattr(element, "degree", 1)
+    if deg != 1 or _dimension(mesh, "geometric") != dim:
+        return
+    X = np.asarray(coords.dat.data_ro, float).reshape(-1, dim)
+    cn = np.asarray(coords.function_space().cell_node_list, np.int64)
+    if cn.shape[1] != dim + 1:
+        return                                          # not simplices
+    P = X[cn]
+    vol = np.abs(np.linalg.det(P[:, 1:] - P[:, :1]))
+    edges = [np.linalg.norm(P[:, a] - P[:, b], axis=1) for a in range(dim + 1) for b in range(a)]
+    h = np.max(edges, axis=0)
+    problems = []
+    flat = np.flatnonzero(vol <= 1e-10 * h ** dim)
+    if len(flat):
+        problems.append(f"{len(flat)} degenerate cell(s) (zero volume; the first at {_point(P[flat[0]])})")
+    inner = mesh.interior_facets
+    if inner.facet_cell.size:
+        fc = np.asarray(inner.facet_cell, np.int64).reshape(-1, 2)
+        lf = np.asarray(inner.local_facet_dat.data_ro, np.int64).reshape(-1, 2)
+        # local facet i of a simplex is opposite its vertex i
+        opp = [X[cn[fc[:, s], lf[:, s]]] for s in (0, 1)]
+        keep = np.ones((len(fc), dim + 1), bool)
+        keep[np.arange(len(fc)), lf[:, 0]] = False
+        F = X[cn[fc[:, 0]][keep].reshape(len(fc), dim)]
+        base = F[:, 1:] - F[:, :1]
+        side = [np.linalg.det(np.concatenate([base, (o - F[:, 0])[:, None, :]], axis=1)) for o in opp]
+        folded = np.flatnonzero(side[0] * side[1] > 0)
+        if len(folded):
+            cells = np.unique(fc[folded].ravel())
+            problems.append(f"{len(cells)} inverted cell(s) (on the same side of a facet as their neighbour: the "
+                            f"mesh folds over itself; the first at {_point(P[cells[0]])})")
+    if problems:
+        raise ValueError(f"body '{name}': the mesh has " + " and ".join(problems) + "; fix the mesh")
 
 
 class ElasticSolid(FormBody):
@@ -139,9 +224,14 @@ class ElasticSolid(FormBody):
         for mk, kind in boundary.items():
             if kind not in ("clamped", "free"):
                 bad.append(f"boundary[{mk!r}]={kind!r} (\"clamped\" or \"free\")")
+        if not bad:
+            markers = sorted(int(m) for m in mesh.exterior_facets.unique_markers)
+            bad += [f"boundary marker {mk!r} (boundary={{{mk!r}: {kind!r}}}) is not a boundary marker of the mesh "
+                    f"(its markers: {markers})" for mk, kind in boundary.items() if mk not in markers]
         if bad:
             raise ValueError(f"{owner}: bad parameter(s): " + "; ".join(bad))
         _check_size(name, mesh, degree, max_dofs)
+        check_cells(name, mesh)
         self.rho, self.E, self.nu, self.degree = float(rho), float(E), float(nu), int(degree)
         self.boundary = boundary
         V = fd.VectorFunctionSpace(mesh, "CG", degree)
@@ -160,6 +250,12 @@ class ElasticSolid(FormBody):
         if mesh is None:
             raise FormError("ElasticSolid: a mesh is needed")
         return _dimension(_load_mesh(mesh), "geometric")
+
+    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
+        """A function ``k -> Part``: the solid's boundary surface at ``rows[k]``, placed by its frame
+        and moved by ``scale`` times the displacement (:func:`phmech.fem.solid_picture.solid_picture`)."""
+        from .solid_picture import solid_picture
+        return solid_picture(self, Q, E, rows, scale)
 
     def velocity_efforts(self, vector):
         """The nodal velocity vector (over ``e``) of a velocity field ``vector`` (a callable of the

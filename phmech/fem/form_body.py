@@ -312,18 +312,28 @@ class FormBody(FixedBody, CachedFE):
         """A condition given as a linear form (or a callable of the test functions), not a pair."""
         return callable(c) or (hasattr(c, "arguments") and not isinstance(c, (tuple, list)))
 
-    def _markers(self):
-        """The boundary markers of the mesh."""
-        return set(int(m) for m in self.mesh.exterior_facets.unique_markers)
+    def _markers(self, kind="exterior_facet"):
+        """The boundary markers of the mesh (``kind="interior_facet"``: the markers of its interior
+        facets)."""
+        import logging
+        facets = self.mesh.exterior_facets if kind == "exterior_facet" else self.mesh.interior_facets
+        log = logging.getLogger("firedrake")
+        level = log.level
+        log.setLevel(logging.ERROR)          # an empty marker is reported below, not warned about
+        try:                                 # (a mesh's labels list every marker under both kinds)
+            return set(int(m) for m in facets.unique_markers if facets.subset(int(m)).size > 0)
+        finally:
+            log.setLevel(level)
 
     def _check_markers(self, what, form):
-        markers = self._markers()
         for kind, sid in _markers_used(form):
+            markers = self._markers(kind)
             ids = sid if isinstance(sid, tuple) else (sid,)
-            bad = [s for s in ids if kind == "exterior_facet" and isinstance(s, (int, np.integer)) and s not in markers]
+            bad = [s for s in ids if isinstance(s, (int, np.integer)) and s not in markers]
             if bad:
-                raise FormError(f"body '{self.name}': {what} integrates over the boundary marker(s) {bad}, "
-                                f"which the mesh does not have (its markers: {sorted(markers)})")
+                where = "boundary" if kind == "exterior_facet" else "interior facet"
+                raise FormError(f"body '{self.name}': {what} integrates over the {where} marker(s) {bad}, "
+                                f"which the mesh does not have (its {where} markers: {sorted(markers)})")
 
     def _reference_markers(self):
         """The boundary markers of a clamped reference (empty without one)."""
@@ -644,7 +654,34 @@ class FormBody(FixedBody, CachedFE):
                     raise ValueError(f"{owner}: the face {marker} has no rotational inertia about its centroid "
                                      "(a line or a point); give rotation=False")
                 W = np.linalg.solve(I, np.array([moment(1, 2), moment(2, 0), moment(0, 1)]))
+        if not np.any(Y[:, self.n_frame:]) and not self.n_frame:
+            raise ValueError(f"{owner}: the face {marker} has no unknowns left (its nodes are removed by a "
+                             "condition, e.g. a clamped face): a port there does not move")
         return self.add_port(name, Y, W, c)
+
+    def add_frame_port(self, name, position):
+        """A port at the body-frame point ``position`` moving with the frame of a floating body: rows
+        ``v_P + omega x r`` and ``omega`` on the frame's efforts only.
+
+        The point must move with the frame, as every point of a boundary does that the reference
+        ``("clamped", marker)`` holds to it (e.g. the clamped edge of a plate, whose faces are not
+        solids' faces for :meth:`add_face_port`)."""
+        owner = f"body '{self.name}', port '{name}'"
+        if not self.floating:
+            raise ValueError(f"{owner}: add_frame_port is for a floating body (floating=True); a fixed body's "
+                             "ports are forms (add_form_port, add_face_port)")
+        r = np.asarray(position, float)
+        if r.shape != (self.dim,) or not np.all(np.isfinite(r)):
+            raise ValueError(f"{owner}: position must be {self.dim} finite numbers, got {position!r}")
+        d, nw = self.dim, self.n_frame - self.dim
+        Y, W = np.zeros((d, self.ne)), np.zeros((nw, self.ne))
+        Y[:, :d] = np.eye(d)
+        if d == 3:
+            Y[:, 3:6] = -np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+        else:
+            Y[:, 2] = (-r[1], r[0])
+        W[:, d:self.n_frame] = np.eye(nw)
+        return self.add_port(name, Y, W, r)
 
     def load_vector(self, form):
         """Input column ``b`` of a distributed load (a linear form of the test function)."""
