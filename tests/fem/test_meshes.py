@@ -116,3 +116,26 @@ def test_physical_points_and_regeneration(tmp_path):
             gmsh.clear()
     finally:
         gmsh.finalize()
+
+
+def test_coupler_meshes():
+    """The solid coupler (round bar 6 mm x 0.3 m, the section the 8-gon inscribed in the circle): volume
+    and the area of each tag (1, 2 the ends, 4 the interior midspan section, 3 the mantle of eight
+    chords), 240 x 2^level tetrahedra, the levels refining the axis only."""
+    r, L = 3e-3, 0.3
+    area = 2 * np.sqrt(2) * r**2                          # the inscribed regular 8-gon
+    chord = 2 * r * np.sin(np.pi / 8)
+    for lv in range(3):
+        m = fd.Mesh(_path(f"coupler_l{lv}.msh"))
+        assert m.num_cells() == 240 * 2**lv
+        # the mesh's labels list every tag under both kinds of facet; the facets carry them apart
+        assert [m.exterior_facets.subset(t).size for t in (1, 2, 3)] == [8, 8, 160 * 2**lv]
+        assert m.interior_facets.subset(4).size == 8
+        assert abs(_measure(m) / (area * L) - 1) < 1e-12
+        for tag in (1, 2):
+            assert abs(_measure(m, tag) / area - 1) < 1e-12
+        assert abs(_measure(m, 3) / (8 * chord * L) - 1) < 1e-12
+        mid = fd.assemble(fd.Constant(1.0) * fd.dS(4, domain=m))
+        assert abs(mid / area - 1) < 1e-12
+        X = m.coordinates.dat.data_ro
+        assert np.min(np.linalg.norm(X - np.array([L / 2, 0.0, 0.0]), axis=1)) < 1e-15
