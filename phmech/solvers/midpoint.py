@@ -154,6 +154,8 @@ class ImplicitMidpoint(Solver):
         self._h_last = None
         self._lu_point = None    # (t, y) where the current iteration matrix was evaluated
         self._block = None       # the points of a compiled run of several steps (_run_block)
+        #: step attempts of a compiled model whose Newton iteration ran in Python (:attr:`path`)
+        self._python_attempts = 0
         #: exact discrete work supplied through the ports up to ``t``
         self.work = 0.0
         self.work_old = 0.0
@@ -302,6 +304,8 @@ class ImplicitMidpoint(Solver):
             prev = None
             err = np.nan
             compiled = self._newton_kernel is not None and hasattr(self.lu, "factors")
+            if not compiled and (self._newton_kernel is not None or self._kernel is not None):
+                self._python_attempts += 1     # a compiled model iterated in Python (e.g. bordered factors)
             if compiled:                   # the same iteration, compiled (sparse factors)
                 status, it, err = self._newton_compiled(y0, z, h, tm, floor)
                 iterations += it + 1
@@ -542,6 +546,20 @@ class ImplicitMidpoint(Solver):
             ts, ys = np.array([self.t_old, self.t]), (self.y_old, self.y)
             hs, ws = np.array([self._h_last]), (self.work_old, self.work)
         return balanced_work(self.problem, self.dense_output(), lambda v: piecewise_linear(ts, hs, v), ts, ys, ws)
+
+    @property
+    def path(self):
+        """What ran: ``"compiled"``, ``"python"``, or ``"mixed"`` when a compiled model's Newton
+        iteration ran in Python for some steps (factors the compiled iteration cannot use, such as
+        the bordered factors of a floating FE body above the dense limit); ``stats()["python_steps"]``
+        counts those step attempts."""
+        base = super().path
+        if base != "compiled" or not self._python_attempts:
+            return base
+        return "python" if self._python_attempts >= self.nsteps else "mixed"
+
+    def stats(self):
+        return {**super().stats(), "python_steps": self._python_attempts}
 
     def interior_points(self):
         """The step points strictly inside ``(t_old, t)`` of a compiled run of several steps,

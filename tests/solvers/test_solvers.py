@@ -459,3 +459,23 @@ def test_bordered_lu_of_a_floating_beam_iteration_matrix():
     x, x_ref = lu.solve(b), splu(A).solve(b)
     assert np.linalg.norm(A @ x - b) <= 1e-10 * np.linalg.norm(b)
     assert np.max(np.abs(x - x_ref)) <= 1e-8 * np.max(np.abs(x_ref))
+
+
+def test_the_path_says_what_ran_for_bordered_factors():
+    """A floating beam above the dense limit is factorized by the bordered elimination, which the
+    compiled Newton iteration cannot use: its steps iterate in Python, and ``stats["path"]`` says
+    so (it said ``"compiled"``), with the count of those steps; a rigid model's compiled steps
+    stay ``"compiled"`` with none."""
+    pytest.importorskip("numba")
+    pytest.importorskip("firedrake")
+    from phmech import System
+    from phmech.fem import FloatingEulerBernoulliBeam
+
+    beam = FloatingEulerBernoulliBeam("beam", 1.0, 200, 7870.0, 1e-4, 2e11, 1e-9)
+    s = System([beam])
+    s.pin(beam.port("A"))
+    s.add_gravity((0.0, -9.81))
+    res = s.simulate(2e-4, dt=1e-4)
+    assert res.stats["path"] in ("python", "mixed") and res.stats["python_steps"] >= 1, res.stats
+    rigid = rigid_crank_slider()[0].simulate(1e-3, dt=1e-4)
+    assert rigid.stats["path"] == "compiled" and rigid.stats["python_steps"] == 0, rigid.stats
