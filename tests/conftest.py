@@ -15,6 +15,7 @@ Fixtures (models that several tests use, built once where they are not modified)
 import importlib.util
 import os
 import sys
+import textwrap
 from types import SimpleNamespace
 
 import numpy as np
@@ -27,6 +28,16 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 HAVE_FIREDRAKE = importlib.util.find_spec("firedrake") is not None
+
+#: the prologue of a subprocess in which Firedrake cannot be imported (as on a pip install)
+WITHOUT_FIREDRAKE = textwrap.dedent("""\
+    import importlib.abc, sys
+    class Block(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] == "firedrake":
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    sys.meta_path.insert(0, Block())
+    """)
 HAVE_ASSIMULO = importlib.util.find_spec("assimulo") is not None
 
 needs_firedrake = pytest.mark.skipif(not HAVE_FIREDRAKE, reason="Firedrake is not installed")

@@ -14,18 +14,11 @@ import pytest
 
 from phmech import _stack, cli
 from phmech.validation import registry
+from conftest import WITHOUT_FIREDRAKE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-#: the prologue of every subprocess: Firedrake cannot be imported
-BLOCK = textwrap.dedent("""\
-    import importlib.abc, sys
-    class Block(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.partition(".")[0] == "firedrake":
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    sys.meta_path.insert(0, Block())
-    """)
+BLOCK = WITHOUT_FIREDRAKE          # the prologue of every subprocess: Firedrake cannot be imported
 
 
 def without_firedrake(code, tmp_path, timeout=600):

@@ -22,6 +22,7 @@ from phmech import PointMass, System  # noqa: E402
 from phmech.joints import Revolute  # noqa: E402
 from phmech.reduce import ReducedBody, craig_bampton  # noqa: E402
 from phmech.reduce.picture import FullMesh, boundary_faces  # noqa: E402
+from conftest import WITHOUT_FIREDRAKE
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -108,15 +109,7 @@ def test_a_mesh_record_that_does_not_fit_the_basis_is_refused():
         FullMesh(np.zeros((3, 3)), [[0, 1, 2]], "tetra", -np.ones((3, 3), int))
 
 
-BLOCK = textwrap.dedent("""\
-    import importlib.abc, sys
-    class Block(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.partition(".")[0] == "firedrake":
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    sys.meta_path.insert(0, Block())
-    sys.modules["firedrake"] = None
-    """)
+BLOCK = WITHOUT_FIREDRAKE          # the prologue of every subprocess: Firedrake cannot be imported
 
 
 def test_a_reduced_solid_writes_its_full_mesh_in_a_process_without_firedrake(tmp_path):

@@ -20,6 +20,7 @@ from rods import HandRod  # noqa: E402
 from phmech import PointMass, System, __version__  # noqa: E402
 from phmech.joints import Revolute  # noqa: E402
 from phmech.reduce import ReducedBody, ReducedFileError, craig_bampton  # noqa: E402
+from conftest import WITHOUT_FIREDRAKE
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -56,15 +57,7 @@ def test_the_round_trip_is_equal_bit_for_bit(tmp_path):
     assert np.array_equal(back.recover(b.e(back)), red.recover(a.e(red)))
 
 
-BLOCK = textwrap.dedent("""\
-    import importlib.abc, sys
-    class Block(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.partition(".")[0] == "firedrake":
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    sys.meta_path.insert(0, Block())
-    sys.modules["firedrake"] = None
-    """)
+BLOCK = WITHOUT_FIREDRAKE          # the prologue of every subprocess: Firedrake cannot be imported
 
 
 def test_a_process_without_firedrake_loads_and_runs_it(tmp_path):
