@@ -199,6 +199,13 @@ def test_a_ctrl_c_in_a_point_writes_the_points_that_ran(points):
     assert summary["failed"] == [{"x": 2.0, "error": st.INTERRUPTED}, {"x": 3.0, "error": st.NOT_RUN}]
 
 
+def _terminal_signals():
+    """SIGINT as at a terminal: a command started in the background of a shell without job
+    control inherits it ignored, and Python then never raises KeyboardInterrupt."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_ctrl_c_at_the_terminal_writes_the_points_that_ran(points, processes):
     """SIGINT to the whole process group (as a terminal sends it) during a point of ``phmech
@@ -211,7 +218,8 @@ def test_ctrl_c_at_the_terminal_writes_the_points_that_ran(points, processes):
     proc = subprocess.run([sys.executable, "-m", "phmech.cli", "study", "endpoints:point", "--param",
                            "x=1,2,3", "--fixed", "how=sigint", "--processes", processes, "--outdir",
                            str(points / "out"), "--no-plot"], capture_output=True, text=True, timeout=300,
-                          cwd=str(points), env=env, start_new_session=True)
+                          cwd=str(points), env=env, start_new_session=True,
+                          preexec_fn=_terminal_signals)
     assert proc.returncode == 130, proc.stderr
     assert "study endpoints:point: interrupted (Ctrl-C)" in proc.stderr
     summary = _summary(points / "out")

@@ -57,10 +57,10 @@ def test_the_floating_form_beam_is_the_floating_beam():
     assert fb.ne == beam.ne and fb.nq == beam.nq == 3
     for X, Y in [(fb.M, beam.M), (fb.J0, beam.J0), (fb.K_list[0], beam.K_list[0])]:
         assert abs(X - Y).max() <= 1e-12 * abs(Y).max()
-    for end in "AB":
+    for end in "AB":       # a trace of the Hermite basis tabulated two ways: zeros at 1e-12 of one
         p, q = fb.port(end), beam.port(end)
-        assert np.abs(p.Y - q.Y).max() <= 1e-12 * np.abs(q.Y).max()
-        assert np.abs(p.W - q.W).max() <= 1e-12 * np.abs(q.W).max()
+        assert np.abs(p.Y - q.Y).max() <= 1e-10 * np.abs(q.Y).max()
+        assert np.abs(p.W - q.W).max() <= 1e-10 * np.abs(q.W).max()
     assert fb.mass == pytest.approx(RHO_A * L, rel=1e-13)
     assert fb.center == pytest.approx([L / 2, 0.0], abs=1e-15)
     assert fb.inertia[0, 0] == pytest.approx(RHO_A * L**3 / 3, rel=1e-12)
