@@ -334,7 +334,7 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         spatial torsional spring or bushing turned past a full turn (its rotation measure and
         moment jump there, :meth:`~phmech.forces.group.ForceGroup.full_turns`)."""
         forces = getattr(self, "forces", None)
-        if not forces or len(t) < 2:
+        if not forces or not forces.turning or len(t) < 2:
             return
         for name, ta, tb in forces.full_turns(t, np.asarray(Y)[:, self.sq]):
             warnings.warn(f"force element '{name}' turned past a full turn between t = {ta:.9g} and "

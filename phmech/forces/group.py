@@ -53,6 +53,9 @@ class ForceGroup:
         self.linear = [k for k, el in enumerate(self.elements) if el.law is None]
         self.user = [k for k, el in enumerate(self.elements) if el.law is not None]
         self._data = _pack(self.elements, layout)
+        #: the spatial torsional springs and bushings, whose measure holds within a full turn (:meth:`full_turns`)
+        self.turning = [k for k, el in enumerate(self.elements)
+                        if getattr(el, "dim", 0) == 3 and el.kind in (K.TORSION, K.BUSHING)]
         #: what the compiled residual cannot evaluate (nothing: user laws are compiled)
         self.leftovers = []
 
@@ -118,17 +121,14 @@ class ForceGroup:
         how often the bodies have turned), and so do the moment and the potential.  A change
         of more than ``pi`` between consecutive rows is such a jump (rows far enough apart
         for the rotation itself to change that much are too far apart to tell)."""
-        fd = self._data
-        I = fd[0]
-        watch = [k for k, el in enumerate(self.elements)
-                 if getattr(el, "dim", 0) == 3 and I[k, K.TYPE] in (K.TORSION, K.BUSHING)]
+        watch = self.turning
         if not watch or len(t) < 2:
             return []
         e = np.zeros(self.ne)
         rows = np.array([self._state(q, e)[0][watch] for q in Q])       # (rows, elements, 6)
         out = []
         for j, k in enumerate(watch):
-            m = rows[:, j, 0:1] if I[k, K.TYPE] == K.TORSION else rows[:, j, 3:6]
+            m = rows[:, j, 0:1] if self.elements[k].kind == K.TORSION else rows[:, j, 3:6]
             jump = np.flatnonzero(np.linalg.norm(np.diff(m, axis=0), axis=1) > np.pi)
             if jump.size:
                 out.append((self.elements[k].name, float(t[jump[0]]), float(t[jump[0] + 1])))
