@@ -250,41 +250,39 @@ def _load_steps(cond, q0, n, tol, max_iter, max_rotation):
     instead of jumping to another equilibrium."""
     dae = cond.dae
     sf, se, sl = cond.x_slices
-    q = np.array(dae.q0 if q0 is None else q0, float)
-    e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
-    e[cond.frames] = cond.frame_velocity(q)
+    q, e, lam = _start(cond, q0, "equilibrium")
     y = cond.state(q, e, lam)
     r0, has = cond.residual(y)
     scale = max(1.0, float(np.max(np.abs(r0))))
     s, ds, ds_min = 0.0, 1.0 / n, 1e-4 / n
-    while s < 1.0:
-        s1 = min(1.0, s + ds)
-        cond.offset = (1.0 - s) * r0
-        dx, _ = _solve(cond.jacobian(y, has), -r0 * (s1 - s))
-        start = (cond.move(q, dx[sf]), e + dx[se], lam + dx[sl])
-        cond.offset = (1.0 - s1) * r0
-        try:
-            y1 = _newton(cond, start[0], tol, max_iter, max_rotation, "equilibrium", "no static equilibrium",
-                         start=start[1:], scale=scale)
-            q1, e1, _ = dae.split(y1)
-            lam1 = y1[dae.nq + dae.ne + cond.act]
-            moved = np.concatenate([q1 - start[0], e1 - start[1], lam1 - start[2]])
-            ok = np.max(np.abs(moved)) <= 0.5 * np.max(np.abs(dx)) + np.sqrt(tol) * (1.0 + np.max(np.abs(dx)))
-        except EquilibriumError:
-            ok = False
-        if ok:
-            s, y, q, e, lam = s1, y1, q1, e1, lam1
-            ds = min(2.0 * ds, 1.0 / n)
-            continue
-        ds *= 0.5
-        if ds < ds_min:
-            cond.offset = None
-            raise EquilibriumError(f"equilibrium: the equilibrium path from the start has a limit point near the "
-                                   f"load factor {s:.6g} (load steps of {n}): no equilibrium near it carries more "
-                                   "of the load (snap-through, or a load beyond what the structure carries); "
-                                   "the equilibrium at the full load, if any, is on another branch")
-    cond.offset = None
-    return y
+    try:
+        while s < 1.0:
+            s1 = min(1.0, s + ds)
+            dx, _ = _solve(cond.jacobian(y, has), -r0 * (s1 - s))   # the Jacobian does not see the offset
+            start = (cond.move(q, dx[sf]), e + dx[se], lam + dx[sl])
+            cond.offset = (1.0 - s1) * r0
+            try:
+                y1 = _newton(cond, start[0], tol, max_iter, max_rotation, "equilibrium", "no static equilibrium",
+                             start=start[1:], scale=scale)
+                q1, e1, _ = dae.split(y1)
+                lam1 = y1[dae.nq + dae.ne + cond.act]
+                moved = np.concatenate([q1 - start[0], e1 - start[1], lam1 - start[2]])
+                ok = np.max(np.abs(moved)) <= 0.5 * np.max(np.abs(dx)) + np.sqrt(tol) * (1.0 + np.max(np.abs(dx)))
+            except EquilibriumError:
+                ok = False
+            if ok:
+                s, y, q, e, lam = s1, y1, q1, e1, lam1
+                ds = min(2.0 * ds, 1.0 / n)
+                continue
+            ds *= 0.5
+            if ds < ds_min:
+                raise EquilibriumError(f"equilibrium: the equilibrium path from the start has a limit point near "
+                                       f"the load factor {s:.6g} (load steps of {n}): no equilibrium near it carries "
+                                       "more of the load (snap-through, or a load beyond what the structure "
+                                       "carries); the equilibrium at the full load, if any, is on another branch")
+        return y
+    finally:
+        cond.offset = None
 
 
 def relative_equilibrium(dae, axis, rate, point=(0.0, 0.0, 0.0), q0=None, t=0.0, tol=1e-10, max_iter=50,
@@ -411,23 +409,31 @@ def relative_modes(dae, y, axis=(0.0, 0.0, 1.0), rate=0.0, point=(0.0, 0.0, 0.0)
     return RelativeModes(lam.imag[pick], lam.real[pick], V[:, pick], labels)
 
 
-def _newton(cond, q0, tol, max_iter, max_rotation, caller, none, start=None, scale=None):
-    """Newton's method on the conditions ``cond`` from the configuration ``q0`` (the loop of
-    :func:`equilibrium` and :func:`relative_equilibrium`); ``start = (e, lam)``: the efforts
-    and active multipliers to start from (default: at rest, no reactions); ``scale``: of the
-    residual's tolerance (default: the residual at the start, at least 1)."""
-    dae, t = cond.dae, cond.t
+def _start(cond, q0, caller):
+    """``(q, e, lam)`` to start from: the configuration ``q0`` (checked; default the initial
+    one), the frames moving as the conditions want (at rest for a static equilibrium), no
+    reactions."""
+    dae = cond.dae
     _supported(dae)
     q = np.array(dae.q0 if q0 is None else q0, float)
     if q.shape != (dae.nq,):
         raise ValueError(f"{caller}: q0 needs {dae.nq} values, got shape {q.shape}")
     if not np.all(np.isfinite(q)):
         raise ValueError(f"{caller}: q0 has non-finite values at {dae.labels()[int(np.argmin(np.isfinite(q)))]}")
+    e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
+    e[cond.frames] = cond.frame_velocity(q)
+    return q, e, lam
+
+
+def _newton(cond, q0, tol, max_iter, max_rotation, caller, none, start=None, scale=None):
+    """Newton's method on the conditions ``cond`` from the configuration ``q0`` (the loop of
+    :func:`equilibrium` and :func:`relative_equilibrium`); ``start = (e, lam)``: the efforts
+    and active multipliers to start from (default: at rest, no reactions); ``scale``: of the
+    residual's tolerance (default: the residual at the start, at least 1)."""
+    t = cond.t
+    q, e, lam = _start(cond, q0, caller)
     sf, se, sl = cond.x_slices
-    if start is None:
-        e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
-        e[cond.frames] = cond.frame_velocity(q)
-    else:
+    if start is not None:
         e, lam = (np.array(v, float) for v in start)
     y = cond.state(q, e, lam)
     r, has = cond.residual(y)
