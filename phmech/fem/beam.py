@@ -1,50 +1,33 @@
-"""Planar Euler-Bernoulli beams from mixed finite elements (Firedrake).
+"""Planar Euler-Bernoulli beams as form-defined bodies (Firedrake).
 
-The flexible part is the velocity-stress (pH) form of the beam,
+The beam is a :class:`~phmech.fem.form_body.FormBody` of the velocity-stress (pH) forms of
+:mod:`phmech.fem.beam_forms` (P1 ``v_x``, cubic Hermite ``v_y``, DG0 axial force ``n``, DG1
+bending moment ``m``); this module keeps its parameters, the conditions of its ends and its
+ports ``A`` (x = 0) and ``B`` (x = L), the end traces of the velocities and of the slope.
+Velocity conditions (clamped, pinned, roller) remove the unknowns of those traces.
 
-.. math::
+In the floating frame (:mod:`phmech.fem.floating_frame`; Brugnoli et al., Multibody Syst. Dyn.
+51, 2021) the body-frame velocity of the material point at ``x`` is
+``v = v_P + omega e_z x (x e_1) + v_f(x)``; the frame is fixed to the deformation by
+conditions on ``v_f``: ``"cantilever"`` (clamped at x = 0) or ``"simply_supported"`` (pinned at
+x = 0, transverse roller at x = L).  This is the linear floating-frame model: it has no
+geometric stiffening (:class:`~phmech.fem.beam_nonlinear.NonlinearFloatingBeam` has).
 
-    \\rho A\\, \\partial_t v_x = \\partial_x n, \\qquad
-    \\tfrac{1}{EA}\\, \\partial_t n = \\partial_x v_x, \\qquad
-    \\rho A\\, \\partial_t v_y = -\\partial_{xx} m, \\qquad
-    \\tfrac{1}{EI}\\, \\partial_t m = \\partial_{xx} v_y,
-
-discretized with P1 Lagrange for ``v_x``, cubic Hermite for ``v_y``, DG0
-for the axial force ``n`` and DG1 for the bending moment ``m``.  The
-derivatives are taken on the velocities (``d/dx`` maps P1 onto DG0 and
-``d2/dx2`` maps Hermite onto DG1), so the strains are exact derivatives of
-discrete displacements and the structure matrix is exactly skew.  Boundary
-forces and moments enter weakly through the port rows; velocity conditions
-(clamped, pinned, roller) remove velocity degrees of freedom.
-
-In the floating frame (Brugnoli et al., Multibody Syst. Dyn. 51, 2021) the
-body-frame velocity of the material point at ``x`` is
-``v = v_P + omega e_z x (x e_1) + v_f(x)``.  The velocity equations are the
-rotating-frame Newton law ``rho A (v' + omega S v) = ...`` tested with the
-full virtual velocity, which gives the constant mass matrix ``M`` and the
-gyroscopic part ``-omega K e`` of ``J(e)``.  The frame is fixed to the
-deformation by conditions on ``v_f``: ``"cantilever"`` (clamped at x=0) or
-``"simply_supported"`` (pinned at x=0, transverse roller at x=L).  This is
-the linear floating-frame model: it has no geometric stiffening.  The
-axial force is an explicit state (``n``), so a von Karman geometric
-stiffness term, a state-dependent coupling of ``n`` and ``v_y`` in ``J``,
-can be added by overriding :meth:`FloatingEulerBernoulliBeam.Je` later
-without changing the system layer.
-
-The matrices are assembled once with Firedrake and converted to scipy; no
-Firedrake call happens during time integration.
+The matrices and port rows are assembled once and kept in the FE cache under the beam's
+parameters: a second process with the same beam reads them back and never imports
+Firedrake; the mesh and spaces are built on first use.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..bodies.base import Body, FloatingFrameBody
 from ..bodies.picture import AxisPicture
-from ..bodies.base import Body, FixedBody, FloatingFrameBody
-from ._petsc import to_numpy, to_scipy
 from .beam_common import (BYTES_PER_ELEMENT, MAX_ELEMENTS, CellPointEvaluator,  # noqa: F401 (public here)
                           _check_positive, axis_first_moment, check_n_elem)
-from .cache import CachedFE
-from .floating_frame import frame_blocks, gyroscopic_forms, rigid_couplings, rigid_fields
+from .beam_forms import FIELDS, beam_forms, beam_space, end_traces
+from .floating_frame import inertia_summary
+from .form_body import FormBody
 
 #: velocity conditions per end: which of (v_x, v_y, slope) vanish
 END_CONDITIONS = {
@@ -58,109 +41,94 @@ FRAME_CONDITIONS = {
     "cantilever": ("clamped", "free"),
     "simply_supported": ("pinned", "roller"),
 }
+#: boundary markers of the ends of the interval mesh
+END_MARKERS = {"A": 1, "B": 2}
 
 
-class EulerBernoulliFE(CachedFE):
-    """Mixed FE matrices of a beam on ``[0, L]`` (flexible part only).
+class EulerBernoulliFE(FormBody):
+    """A planar Euler-Bernoulli beam on ``[0, L]`` fixed in space with free ends: the form body of
+    :mod:`phmech.fem.beam_forms` over all flexible unknowns ``(v_x, v_y, n, m)``, and the base of
+    the beams below (their end conditions and frame).
 
-    Attributes (all over the flexible unknowns ``(v_x, v_y, n, m)``)
+    Parameters
     ----------
-    M, J, K : scipy CSR
-        Mass/compliance, structure and gyroscopic (``v . S v``) matrices.
-    offsets : dict of slices for the four fields.
+    name : str
+    L, n_elem : length and number of elements
+    rhoA, EA, EI : mass per length, axial and bending stiffness
 
-    The matrices, the boundary traces, the rigid-body couplings and the
-    point-evaluation rows are kept in the FE cache (:mod:`phmech.fem.cache`)
-    under the beam's parameters: a second process with the same beam reads
-    them back and never imports Firedrake (``from_cache`` says which).
+    Attributes
+    ----------
+    fields : dict of index arrays into ``e`` of the four fields (after the conditions)
+    offsets : dict of slices of the four fields in the full flexible vector (before them)
+    mesh, x, Vx, Vy, Vn, Vm, W : the Firedrake mesh, coordinate and spaces, built on first use
     """
 
     KIND = "EulerBernoulliFE"
-    CACHED = ("M", "J", "K", "offsets", "nf", "trace")
-    EXTRA_SOURCES = ("phmech.fem.floating_frame",)
-    #: Firedrake objects, built on first use (a model read from the cache has none)
-    FIREDRAKE_ATTRIBUTES = ("mesh", "x", "Vx", "Vy", "Vn", "Vm", "W", "_trials", "_tests")
+    CHECK_DEFINITE = False          # mass and compliance of positive parameters (checked before)
+    EXTRA_SOURCES = ("phmech.fem.form_body", "phmech.fem.floating_frame", "phmech.fem.beam_forms")
+    #: Firedrake objects, built on first use (a beam read from the cache has none)
+    FIREDRAKE_ATTRIBUTES = ("space", "mesh", "_trial", "_test", "forms", "_fixed", "_fixed_forms",
+                            "x", "Vx", "Vy", "Vn", "Vm", "W")
 
     def __init__(self, name, L, n_elem, rhoA, EA, EI):
-        self.name, self.L, self.n_elem = name, L, n_elem
-        self.rhoA, self.EA, self.EI = rhoA, EA, EI
-        self._load_or_assemble([float(L), int(n_elem), float(rhoA), float(EA), float(EI)])
-        self.nf = int(self.nf)
+        n_elem = check_n_elem(name, n_elem)
+        _check_positive(name, L=L, rhoA=rhoA, EA=EA, EI=EI)
+        self._setup_beam(name, L, n_elem, rhoA, EA, EI, ("free", "free"))
 
-    def _setup_firedrake(self):
-        """Mesh, spaces and test functions (only when something is not in the cache)."""
-        if self._fd is not None:
-            return
+    def _setup_beam(self, name, L, n_elem, rhoA, EA, EI, ends, floating=False, position=None, angle=None):
+        for end, cond in zip("AB", ends):
+            if cond not in END_CONDITIONS:
+                raise ValueError(f"beam '{name}': end {end}: unknown condition {cond!r}; "
+                                 f"choose from {sorted(END_CONDITIONS)}")
+        self.L, self.n_elem = float(L), int(n_elem)
+        self.rhoA, self.EA, self.EI = float(rhoA), float(EA), float(EI)
+        self.ends = tuple(ends)
+        params = {"L": self.L, "n_elem": self.n_elem, "rhoA": self.rhoA, "EA": self.EA, "EI": self.EI,
+                  "ends": list(self.ends), "floating": bool(floating)}
+        self._init_defined(name, params, velocity=(0, 1), dim=2, floating=floating,
+                           density=self.rhoA if floating else None, position=position, orientation=angle)
+        n = self.n_elem
+        edges = np.cumsum([0, n + 1, 2 * (n + 1), n, 2 * n])        # dims of P1, Hermite, DG0, DG1
+        self.offsets = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(FIELDS)}
+        self.fields = {k: self.field_dofs[str(i)] for i, k in enumerate(FIELDS)}
+        self._r = self.n_frame
+        self.e_labels = self.e_labels[:self.n_frame]             # the frame's efforts are named
+
+    @property
+    def fe(self):
+        """The finite-element beam (the body itself: its spaces, offsets and point rows)."""
+        return self
+
+    # -- the form body ---------------------------------------------------------
+    def _definition(self):
         import firedrake as fd
+        m, j = beam_forms(self.rhoA, self.EA, self.EI)
+        fixed = [end_traces(END_MARKERS[end])[field]
+                 for end, cond in zip("AB", self.ends) for field in END_CONDITIONS[cond]]
+        return {"space": beam_space(fd.IntervalMesh(self.n_elem, self.L)), "m": m, "j": j, "fixed": fixed}
 
-        self._fd = fd
-        self.mesh = mesh = fd.IntervalMesh(self.n_elem, self.L)
-        self.x = fd.SpatialCoordinate(mesh)[0]
-        self.Vx = fd.FunctionSpace(mesh, "CG", 1)
-        self.Vy = fd.FunctionSpace(mesh, "Hermite", 3)
-        self.Vn = fd.FunctionSpace(mesh, "DG", 0)
-        self.Vm = fd.FunctionSpace(mesh, "DG", 1)
-        self.W = W = self.Vx * self.Vy * self.Vn * self.Vm
-        self._trials = fd.TrialFunctions(W)
-        self._tests = fd.TestFunctions(W)
-
-    def _assemble(self):
-        self._setup_firedrake()
-        fd = self._fd
-        rhoA, EA, EI = self.rhoA, self.EA, self.EI
-        sizes = [V.dim() for V in (self.Vx, self.Vy, self.Vn, self.Vm)]
-        edges = np.cumsum([0] + sizes)
-        offsets = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(("vx", "vy", "n", "m"))}
-        vx, vy, n, m = self._trials
-        dvx, dvy, dn, dm = self._tests
-        dx = fd.dx
-        out = {"offsets": offsets, "nf": int(edges[-1])}
-        out["M"] = to_scipy(fd.assemble((rhoA * (dvx * vx + dvy * vy) + dn * n / EA + dm * m / EI) * dx,
-                                        mat_type="aij"))
-        out["J"] = to_scipy(fd.assemble((-dvx.dx(0) * n - dvy.dx(0).dx(0) * m
-                                         + dn * vx.dx(0) + dm * vy.dx(0).dx(0)) * dx, mat_type="aij"))
-        out["K"] = to_scipy(fd.assemble(gyroscopic_forms(rhoA, (vx, vy), (dvx, dvy), dx, 2)[0], mat_type="aij"))
-        for k in ("M", "J", "K"):
-            out[k].eliminate_zeros()
-        # boundary traces: ds(1) is x = 0, ds(2) is x = L
-        out["trace"] = {}
-        for end, mark in (("A", 1), ("B", 2)):
-            out["trace"][end] = {
-                "vx": to_numpy(fd.assemble(dvx * fd.ds(mark))),
-                "vy": to_numpy(fd.assemble(dvy * fd.ds(mark))),
-                "slope": to_numpy(fd.assemble(dvy.dx(0) * fd.ds(mark))),
-            }
+    def _port_forms(self):
+        out = {}
+        for end, xe in (("A", 0.0), ("B", self.L)):
+            t = end_traces(END_MARKERS[end])
+            out[end] = ([t["vx"], t["vy"]], [t["slope"]], (xe, 0.0))
         return out
 
-    def frame_coupling(self):
-        """:meth:`rigid_coupling` of the planar frame's three rigid fields
-        (translations along x and y, rotation about the origin), cached."""
-        if "frame" not in self._memo:
-            self._setup_firedrake()
-            fd = self._fd
-            one, zero = fd.Constant(1.0), fd.Constant(0.0)
-            self._remember("frame", tuple(self.rigid_coupling(rigid_fields((self.x, zero), 2, one, zero))))
-        return self._memo["frame"]
+    def _setup_firedrake(self):
+        FormBody._setup_firedrake(self)
+        if "Vx" not in self.__dict__:
+            self.W = self.space
+            self.x = self._fd.SpatialCoordinate(self.mesh)[0]
+            self.Vx, self.Vy, self.Vn, self.Vm = (self.space.sub(i).collapse() for i in range(4))
 
-    def rigid_coupling(self, modes):
-        """Columns of ``M`` and ``K`` between the flexible unknowns and rigid velocity fields
-        (:func:`phmech.fem.floating_frame.rigid_couplings`).
-
-        ``modes`` is a list of UFL pairs ``(N_x, N_y)``: the velocity field of
-        each rigid variable.  Returns ``(Mfr, Kfr, Mrr, Krr)``.
-        """
-        self._setup_firedrake()
-        fd = self._fd
-        dvx, dvy, _, _ = self._tests
-        Mfr, Kfr, Mrr, Krr = rigid_couplings(fd, self.rhoA, (dvx, dvy), modes, fd.dx(domain=self.mesh), 2)
-        return Mfr, Kfr[0], Mrr, Krr[0]
-
+    # -- evaluation along the axis ------------------------------------------------
     def point_rows(self, points):
-        """Rows evaluating ``v_x`` and ``v_y`` at ``points`` (two arrays, shape (npts, nf)).
+        """Rows evaluating ``v_x`` and ``v_y`` at ``points`` (two arrays, shape (npts, nf), over the
+        full flexible vector).
 
-        Point evaluation of the (physically mapped) Hermite element is not
-        available in Firedrake, so each evaluation is written as an exact
-        integral (see :class:`CellPointEvaluator`).  Cached per point set.
+        Point evaluation of the (physically mapped) Hermite element is not available in
+        Firedrake, so each evaluation is written as an exact integral (see
+        :class:`CellPointEvaluator`).  Cached per point set.
         """
         points = np.atleast_1d(np.asarray(points, float))
         if np.any(points < -1e-12 * self.L) or np.any(points > self.L * (1 + 1e-12)):
@@ -170,103 +138,56 @@ class EulerBernoulliFE(CachedFE):
             self._setup_firedrake()
             if self._points is None:
                 self._points = CellPointEvaluator(self.mesh)
-            dvx, dvy, _, _ = self._tests
-            self._remember(tag, tuple(self._points.rows(np.clip(points, 0.0, self.L), (dvx, dvy))))
+            self._remember(tag, tuple(self._points.rows(np.clip(points, 0.0, self.L), self._test[:2])))
         return self._memo[tag]
 
+    def flexible_velocity_rows(self, points):
+        """Rows giving ``v_f`` (body frame) at ``points``, shape ``(npts, ne)`` each."""
+        out = []
+        for P in self.point_rows(points):
+            rows = np.zeros((P.shape[0], self.ne))
+            rows[:, self._r:] = P[:, self._keep]
+            out.append(rows)
+        return tuple(out)
 
-def _eliminate(trace, conditions, nf, owner):
-    """Indices of flexible unknowns that the velocity conditions remove."""
-    drop = []
-    for end, cond in conditions.items():
-        if cond not in END_CONDITIONS:
-            raise ValueError(f"beam '{owner}': end {end}: unknown condition {cond!r}; "
-                             f"choose from {sorted(END_CONDITIONS)}")
-        for field in END_CONDITIONS[cond]:
-            row = trace[end][field]
-            nz = np.flatnonzero(np.abs(row) > 1e-12 * np.abs(row).max())
-            if len(nz) != 1:
-                raise RuntimeError(f"beam '{owner}': trace of {field} at {end} is not a single degree "
-                                   f"of freedom ({len(nz)} nonzeros); cannot eliminate it")
-            drop.append(int(nz[0]))
-    keep = np.setdiff1d(np.arange(nf), drop)
-    return keep
-
-
-
-class _BeamBase:
-    """Shared set-up of the fixed and the floating beam."""
-
-    def _setup_fe(self, name, L, n_elem, rho, A, E, I):
-        n_elem = check_n_elem(name, n_elem)
-        _check_positive(name, L=L, rho=rho, A=A, E=E, I=I)
-        self.L, self.n_elem = float(L), n_elem
-        self.rho, self.A, self.E_mod, self.I = rho, A, E, I
-        self.rhoA, self.EA, self.EI = rho * A, E * A, E * I
-        self.fe = EulerBernoulliFE(name, self.L, self.n_elem, self.rhoA, self.EA, self.EI)
-
-    def _reduced_fields(self, keep, r):
-        """Index arrays (into ``e``) of each field after elimination; ``r`` rigid variables first."""
-        pos = {int(k): r + i for i, k in enumerate(keep)}
-        fields = {}
-        for key, sl in self.fe.offsets.items():
-            fields[key] = np.array([pos[i] for i in range(sl.start, sl.stop) if i in pos], dtype=int)
-        return fields
-
-    def _displacement_recovery(self):
-        """Matrices mapping stresses to the displacements ``u_x`` (P1) and ``u_y`` (Hermite).
-
-        ``n = EA u_x'`` and ``m = EI u_y''`` hold exactly for the discrete
-        fields when the beam starts undeformed, so the displacements follow
-        from the stresses by solving these relations with the velocity
-        conditions (least squares picks the unique solution).
-        """
-        fe = self.fe
-        Cn = (fe.M[fe.offsets["n"], :][:, fe.offsets["n"]]).toarray()
-        Cm = (fe.M[fe.offsets["m"], :][:, fe.offsets["m"]]).toarray()
-        D = fe.J.toarray()
-        kx = [i for i in self._keep if fe.offsets["vx"].start <= i < fe.offsets["vx"].stop]
-        ky = [i for i in self._keep if fe.offsets["vy"].start <= i < fe.offsets["vy"].stop]
-        Dx = D[fe.offsets["n"], :][:, kx]
-        Dy = D[fe.offsets["m"], :][:, ky]
-        if np.linalg.matrix_rank(Dx) < len(kx) or np.linalg.matrix_rank(Dy) < len(ky):
-            return None
-        Ux = np.zeros((fe.nf, fe.offsets["n"].stop - fe.offsets["n"].start))
-        Uy = np.zeros((fe.nf, fe.offsets["m"].stop - fe.offsets["m"].start))
-        Ux[kx] = np.linalg.lstsq(Dx, Cn, rcond=None)[0]
-        Uy[ky] = np.linalg.lstsq(Dy, Cm, rcond=None)[0]
-        return Ux, Uy
+    def _recovery(self):
+        """``[(velocity dofs, stress dofs, U)]`` with ``u = U sigma`` for ``(v_x, n)`` and ``(v_y, m)``:
+        ``C sigma = D u`` (the stress rows of ``M`` and ``J0``) solved in the least-squares sense,
+        or None when ``D`` is not injective (conditions that leave a rigid motion)."""
+        if getattr(self, "_recovery_rows", None) is None:
+            M, J = sp.csr_matrix(self.M), sp.csr_matrix(self.J0)
+            out = []
+            for vel, stress in (("vx", "n"), ("vy", "m")):
+                v, s = self.fields[vel], self.fields[stress]
+                D = J[s][:, v].toarray()
+                if np.linalg.matrix_rank(D) < len(v):
+                    out = False
+                    break
+                out.append((v, s, np.linalg.lstsq(D, M[s][:, s].toarray(), rcond=None)[0]))
+            self._recovery_rows = out
+        return self._recovery_rows or None
 
     def displacement_rows(self, points):
         """Rows giving the flexible displacements ``(u_x, u_y)`` at ``points`` from ``e``.
 
-        Returns two arrays of shape ``(npts, ne)``; valid for trajectories
-        that start undeformed (``n = m = 0`` at t0), as the simulations here do.
+        Returns two arrays of shape ``(npts, ne)``; valid for trajectories that start undeformed
+        (``n = m = 0`` at t0), as the simulations here do: ``n = EA u_x'`` and ``m = EI u_y''``
+        hold exactly for the discrete fields, so the displacements follow from the stresses.
         """
-        rec = self._displacement_recovery()
+        rec = self._recovery()
         if rec is None:
             raise ValueError(f"beam '{self.name}': displacements cannot be recovered without "
                              "conditions that fix the rigid motion of the deformation field")
-        Ux, Uy = rec
-        Px, Py = self.fe.point_rows(points)
-        rows_x = np.zeros((Px.shape[0], self.ne))
-        rows_y = np.zeros((Py.shape[0], self.ne))
-        rows_x[:, self.fields["n"]] = Px @ Ux
-        rows_y[:, self.fields["m"]] = Py @ Uy
-        return rows_x, rows_y
-
-    def flexible_velocity_rows(self, points):
-        """Rows giving ``v_f`` (body frame) at ``points``, shape ``(npts, ne)`` each."""
-        Px, Py = self.fe.point_rows(points)
-        keep = self._keep
-        rx = np.zeros((Px.shape[0], self.ne))
-        ry = np.zeros((Py.shape[0], self.ne))
-        rx[:, self._r:] = Px[:, keep]
-        ry[:, self._r:] = Py[:, keep]
-        return rx, ry
+        out = []
+        for P in self.flexible_velocity_rows(points):
+            rows = np.zeros_like(P)
+            for v, s, U in rec:
+                rows[:, s] += P[:, v] @ U
+            out.append(rows)
+        return tuple(out)
 
 
-class FloatingEulerBernoulliBeam(_BeamBase, AxisPicture, FloatingFrameBody):
+class FloatingEulerBernoulliBeam(AxisPicture, FloatingFrameBody, EulerBernoulliFE):
     """A planar Euler-Bernoulli beam in a floating frame (pH subsystem).
 
     ``e = (v_P^x, v_P^y, omega, v_x, v_y, n, m)``: body-frame velocity of the
@@ -292,6 +213,9 @@ class FloatingEulerBernoulliBeam(_BeamBase, AxisPicture, FloatingFrameBody):
     Ports ``A`` (x = 0) and ``B`` (x = L).
     """
 
+    _frame_base = FloatingFrameBody
+    port_position = Body.port_position
+
     def __new__(cls, *args, geometric_stiffness=False, **kwargs):
         if geometric_stiffness:
             from .beam_nonlinear import NonlinearFloatingBeam
@@ -302,36 +226,14 @@ class FloatingEulerBernoulliBeam(_BeamBase, AxisPicture, FloatingFrameBody):
 
     def __init__(self, name, L, n_elem, rho, A, E, I, frame="simply_supported",
                  point_masses=(), position=(0.0, 0.0), angle=0.0, geometric_stiffness=False):
-        FloatingFrameBody.__init__(self, name, position, angle)
         if frame not in FRAME_CONDITIONS:
             raise ValueError(f"beam '{name}': frame must be one of {sorted(FRAME_CONDITIONS)}, got {frame!r}")
-        self._setup_fe(name, L, n_elem, rho, A, E, I)
+        n_elem = check_n_elem(name, n_elem)
+        _check_positive(name, L=L, rho=rho, A=A, E=E, I=I)
+        self.rho, self.A, self.E_mod, self.I = rho, A, E, I
         self.frame = frame
-        fe = self.fe
-        condA, condB = FRAME_CONDITIONS[frame]
-        self._keep = keep = _eliminate(fe.trace, {"A": condA, "B": condB}, fe.nf, name)
-        Mfr, Kfr, Mrr, Krr = fe.frame_coupling()
-        self._r = r = 3
-        Mff = fe.M[keep][:, keep]
-        Kff = fe.K[keep][:, keep]
-        Jff = fe.J[keep][:, keep]
-        self.M, self.J0, self.K_list = frame_blocks(Mrr, Mfr[keep], Mff, Jff, [Krr], [Kfr[keep]], [Kff])
-        self.fields = self._reduced_fields(keep, r)
-        self.e_labels = ["vx", "vy", "omega"]
-        self.mass = float(Mrr[0, 0])
-        # ports: v(end) = v_P + omega S (x e1) + v_f(end); angular velocity omega + v_f'(end)
-        for end, xe in (("A", 0.0), ("B", self.L)):
-            tr = fe.trace[end]
-            Y = np.zeros((2, self.ne))
-            Y[0, 0] = 1.0
-            Y[1, 1] = 1.0
-            Y[1, 2] = xe
-            Y[0, r:] = tr["vx"][keep]
-            Y[1, r:] = tr["vy"][keep]
-            W = np.zeros((1, self.ne))
-            W[0, 2] = 1.0
-            W[0, r:] = tr["slope"][keep]
-            self.add_port(end, Y, W, (xe, 0.0))
+        self._setup_beam(name, L, n_elem, rho * A, E * A, E * I, FRAME_CONDITIONS[frame], floating=True,
+                         position=position, angle=angle)
         self.point_masses = []
         for xm, mm in point_masses:
             self.add_point_mass(xm, mm)
@@ -357,17 +259,15 @@ class FloatingEulerBernoulliBeam(_BeamBase, AxisPicture, FloatingFrameBody):
         return q[:2] + local @ self.rotation(q).T
 
     def add_point_mass(self, x, mass):
-        """Attach a point mass at body coordinate ``x`` (adds to ``M`` and ``K``)."""
+        """Attach a point mass at body coordinate ``x`` (adds to ``M``, ``K`` and the rigid-body
+        inertia data ``mass``, ``center``, ``inertia``)."""
         _check_positive(self.name, point_mass=mass)
-        rx, ry = self.flexible_velocity_rows([x])
+        rx, ry = self.velocity_rows([x])
         N = np.vstack([rx[0], ry[0]])
-        N[0, 0] += 1.0
-        N[1, 1] += 1.0
-        N[1, 2] += x
         S = np.array([[0.0, -1.0], [1.0, 0.0]])
         self.M = sp.csr_matrix(self.M + mass * N.T @ N)
         self.K_list = [sp.csr_matrix(self.K_list[0] + mass * N.T @ S @ N)]
-        self.mass += mass
+        self.mass, self.center, self.inertia = inertia_summary(self.M[:3, :3].toarray(), 2)
         self.point_masses.append((float(x), float(mass)))
 
     def first_moment(self):
@@ -376,7 +276,7 @@ class FloatingEulerBernoulliBeam(_BeamBase, AxisPicture, FloatingFrameBody):
         return (*axis_first_moment(self, self.rhoA, self.point_masses), "e")
 
 
-class EulerBernoulliBeam(_BeamBase, FixedBody):
+class EulerBernoulliBeam(EulerBernoulliFE):
     """A planar Euler-Bernoulli beam along the inertial x axis, without floating frame.
 
     ``e = (v_x, v_y, n, m)`` after the velocity end conditions ``ends =
@@ -385,20 +285,10 @@ class EulerBernoulliBeam(_BeamBase, FixedBody):
     """
 
     def __init__(self, name, L, n_elem, rho, A, E, I, ends=("pinned", "roller")):
-        Body.__init__(self, name)
-        self._setup_fe(name, L, n_elem, rho, A, E, I)
-        fe = self.fe
-        self._keep = keep = _eliminate(fe.trace, {"A": ends[0], "B": ends[1]}, fe.nf, name)
-        self._r = 0
-        self.ends = tuple(ends)
-        self.M = sp.csr_matrix(fe.M[keep][:, keep])
-        self.J0 = sp.csr_matrix(fe.J[keep][:, keep])
-        self.fields = self._reduced_fields(keep, 0)
-        self.q0 = np.zeros(0)
-        for end, xe in (("A", 0.0), ("B", self.L)):
-            tr = fe.trace[end]
-            self.add_port(end, np.vstack([tr["vx"][keep], tr["vy"][keep]]), tr["slope"][keep][None, :],
-                           (xe, 0.0))
+        n_elem = check_n_elem(name, n_elem)
+        _check_positive(name, L=L, rho=rho, A=A, E=E, I=I)
+        self.rho, self.A, self.E_mod, self.I = rho, A, E, I
+        self._setup_beam(name, L, n_elem, rho * A, E * A, E * I, tuple(ends))
 
 
 #: convenience alias: the simply supported beam of the convergence study

@@ -55,6 +55,15 @@ linear form ``b`` contributes ``b(N_a)`` to the frame's effort ``a``.
 
 With constant matrices (and the gyroscopic slots of the frame) the body runs in
 the compiled residual like the beams and plates.
+
+Bodies defined by their class
+-----------------------------
+A subclass whose matrices follow from a few parameters (the linear beams of
+:mod:`phmech.fem.beam`) sets itself up by :meth:`FormBody._init_defined`: the cache key
+is those parameters, the space and forms come from its :meth:`FormBody._definition` and
+its ports from :meth:`FormBody._port_forms`, all made only when the entry is assembled
+(or a Firedrake object is first used), so a body found in the cache is built without
+Firedrake.
 """
 import hashlib
 import sys
@@ -65,7 +74,7 @@ import scipy.sparse.linalg as spla
 
 from ..bodies.base import Body, FixedBody, FloatingFrameBody, SpatialFrameBody
 from ._petsc import to_numpy, to_scipy
-from .cache import CachedFE
+from .cache import CachedFE, store
 from .floating_frame import (N_FRAME, frame_blocks, gyroscopic_forms, inertia_summary, kinetic_form,
                              rigid_couplings, rigid_fields)
 from .mesh_recipe import mesh_content_key
@@ -132,13 +141,14 @@ def _lowest_eigenvalue(A, jacobi=False):
     return low, top
 
 
-def check_pH(name, M, J, R=None, tol=1e-10):
-    """Problems of ``(M, J, R)`` as a list of sentences (empty: a pH system to ``tol``)."""
+def check_pH(name, M, J, R=None, tol=1e-10, definite=True):
+    """Problems of ``(M, J, R)`` as a list of sentences (empty: a pH system to ``tol``); ``definite=False``
+    leaves out the definiteness of ``M`` (its symmetry is checked)."""
     out = []
     d = _symmetric_defect(M)
     if d > tol:
         out.append(f"body '{name}': the energy metric m is not symmetric (relative defect {d:.2e})")
-    low, top = _lowest_eigenvalue(M, jacobi=True)
+    low, top = _lowest_eigenvalue(M, jacobi=True) if definite else (1.0, 1.0)
     if low <= tol * top:
         out.append(f"body '{name}': the energy metric m is not positive definite (lowest eigenvalue "
                    f"{low:.3e} of {top:.3e}: a field without energy, or a boundary condition missing)")
@@ -221,11 +231,16 @@ class FormBody(FixedBody, CachedFE):
     """
 
     KIND = "form_body"
-    CACHED = ("M", "J0", "R", "_keep", "nf", "field_dofs", "K_list", "Phi", "frame_inertia")
+    CACHED = ("M", "J0", "R", "_keep", "nf", "field_dofs", "K_list", "Phi", "frame_inertia", "port_rows")
     FIREDRAKE_ATTRIBUTES = ()
     EXTRA_SOURCES = ("phmech.fem.form_body", "phmech.fem.floating_frame")
     #: the frame class of a floating variant (set on the classes :func:`floating_class` makes)
     _frame_base = None
+    #: False for a class whose metric is positive definite by construction (its parameters checked):
+    #: the eigenvalue check of the assembled ``M`` is left out (the linear beams: a floating beam's
+    #: ``M`` with its frame held at a point has a lowest eigenvalue falling like a power of the
+    #: element size, below the check's 1e-10 from about 400 elements, and is positive definite all the same)
+    CHECK_DEFINITE = True
 
     def __new__(cls, *args, **kwargs):
         if kwargs.get("floating", False) and cls._frame_base is None:
@@ -239,7 +254,48 @@ class FormBody(FixedBody, CachedFE):
 
     def __init__(self, name, space, m, j, r=None, fixed=(), velocity=(0,), dim=3, *, floating=False,
                  density=None, reference=None, position=None, orientation=None):
-        import firedrake as fd
+        self._setup_frame(name, dim, floating, density, reference, position, orientation)
+        self._define(space, m, j, r, fixed, velocity)
+        self._check_fields_and_markers()
+        self._load_or_assemble(self._params())
+        self._setup_firedrake()             # the cache's loader resets it (its bodies build lazily)
+        self._finish()
+
+    def _init_defined(self, name, params, velocity=(0,), dim=3, *, floating=False, density=None, reference=None,
+                      position=None, orientation=None):
+        """Set-up of a body whose class defines its space and forms (:meth:`_definition`): the cache
+        key is ``params`` (plain numbers and text, no Firedrake object), so a body found in the cache
+        is built without Firedrake; its spaces and forms are made on first use (the class names them
+        in ``FIREDRAKE_ATTRIBUTES``) or when the entry is assembled, and its ports (:meth:`_port_forms`)
+        are kept in the entry with the matrices."""
+        self._setup_frame(name, dim, floating, density, reference, position, orientation)
+        self._velocity = tuple(int(v) for v in velocity)
+        self._load_or_assemble(params)
+        self._finish()
+
+    def _definition(self):
+        """``dict(space=, m=, j=, r=, fixed=)`` of a body set up by :meth:`_init_defined`."""
+        raise NotImplementedError(f"{type(self).__name__} gives its space and forms to FormBody.__init__")
+
+    def _port_forms(self):
+        """``{name: (velocity forms, angular forms or None, position)}``: the ports of a body set up by
+        :meth:`_init_defined`, assembled with its matrices (:meth:`add_form_port`)."""
+        return {}
+
+    def _setup_firedrake(self):
+        """The Firedrake side of the body: made at construction, or (:meth:`_init_defined`) from
+        :meth:`_definition` when first needed."""
+        if self.__dict__.get("_fd") is not None:
+            return
+        if "space" in self.__dict__:
+            import firedrake as fd
+            self._fd = fd
+            return
+        d = self._definition()
+        self._define(d["space"], d["m"], d["j"], d.get("r"), d.get("fixed", ()), self._velocity)
+        self._check_fields_and_markers()
+
+    def _setup_frame(self, name, dim, floating, density, reference, position, orientation):
         owner = f"body '{name}'"
         if dim not in (2, 3):
             raise ValueError(f"{owner}: dim must be 2 or 3, got {dim!r}")
@@ -259,37 +315,53 @@ class FormBody(FixedBody, CachedFE):
             if extra:
                 raise ValueError(f"{owner}: {', '.join(extra)} only apply to a floating body (floating=True)")
             FixedBody.__init__(self, name)
+            self.q0 = np.zeros(0)
         self.dim = dim
         self.floating = floating
         #: number of frame efforts (3 planar, 6 spatial; 0 for a fixed body)
         self.n_frame = N_FRAME[dim] if floating else 0
+        self.density = density
+        self.reference = reference
+
+    def _define(self, space, m, j, r, fixed, velocity):
+        """The space, the split arguments, the conditions and the forms (Firedrake objects)."""
+        import firedrake as fd
+        self._fd = fd
         mesh = space.mesh()
         self.space, self.mesh = space, (mesh.unique() if hasattr(mesh, "unique") else mesh)
-        self._fd = fd
-        if not floating:
-            self.q0 = np.zeros(0)
         self._trial, self._test = _split(fd, space, True), _split(fd, space, False)
         self._fixed = [(int(c[0]), c[1]) for c in fixed if not self._is_form(c)]
         self._fixed_forms = [self._linear("a condition of fixed", c) for c in fixed if self._is_form(c)]
         self._velocity = tuple(int(v) for v in velocity)
-        self.density = density
-        self.reference = reference
         forms = {"m": m, "j": j, "r": r}
         self.forms = {k: self._bilinear(k, f) for k, f in forms.items() if f is not None}
-        self._check_fields_and_markers()
-        self._load_or_assemble(self._params())
-        self._fd = fd                       # the cache's loader resets it (its bodies build lazily)
+
+    def _finish(self):
+        """What follows from the stored entry: the index maps, the labels, the frame's inertia, the
+        ports of :meth:`_port_forms`."""
+        #: the entry as read or assembled (what :meth:`_remember` stores again, not later changes)
+        self._stored = {name: getattr(self, name) for name in self.CACHED}
         r0 = self.n_frame
         self._full_to_e = np.full(self.nf, -1)
         self._full_to_e[self._keep] = r0 + np.arange(len(self._keep))
         self.K_list = list(self.K_list)
         if not sp.csr_matrix(self.R).nnz:
             self.R = None
-        frame_labels = (["vx", "vy", "omega"] if dim == 2 else ["vx", "vy", "vz", "wx", "wy", "wz"]) if floating else []
+        frame_labels = ((["vx", "vy", "omega"] if self.dim == 2 else ["vx", "vy", "vz", "wx", "wy", "wz"])
+                        if self.floating else [])
         self.e_labels = frame_labels + [f"e{i}" for i in range(self.ne - r0)]
-        if floating:
+        if self.floating:
             self.mass, center, self.inertia = self.frame_inertia
             self.center = np.asarray(center, float)
+        for name, Y, W, position in self.port_rows:
+            self.add_port(str(name), Y, W if W.size else None, position)
+
+    def _remember(self, tag, value):
+        """Keep a derived result in memory and in the cache entry (with the entry as stored, not
+        the matrices as changed since, e.g. by a point mass)."""
+        self._memo[tag] = value
+        store(self._key, {**self._stored, "memo": self._memo})
+        return value
 
     # -- forms ----------------------------------------------------------------
     def _bilinear(self, which, form):
@@ -430,6 +502,7 @@ class FormBody(FixedBody, CachedFE):
 
     def _assemble(self):
         import firedrake as fd
+        self._setup_firedrake()
         mat = {k: to_scipy(fd.assemble(f, mat_type="aij")) for k, f in self.forms.items()}
         nf = mat["m"].shape[0]
         off = self._offsets()
@@ -460,7 +533,7 @@ class FormBody(FixedBody, CachedFE):
             out.update({"K_list": tuple(K_list), "Phi": f["Phi"], "frame_inertia": inertia_summary(f["Mrr"], self.dim)})
         else:
             M, J0 = red["m"], red["j"]
-        problems = check_pH(self.name, M, J0, R if R.nnz else None)
+        problems = check_pH(self.name, M, J0, R if R.nnz else None, definite=self.CHECK_DEFINITE)
         if problems:
             if frame is not None and any("not positive definite" in p for p in problems):
                 problems.append(f"body '{self.name}': in a floating frame the reference condition must remove "
@@ -472,7 +545,23 @@ class FormBody(FixedBody, CachedFE):
         field_dofs = {str(i): full_to_e[off[i]:off[i + 1]][full_to_e[off[i]:off[i + 1]] >= 0]
                       for i in range(len(off) - 1)}
         out.update({"M": M, "J0": J0, "R": R, "field_dofs": field_dofs})
+        out["port_rows"] = self._assemble_ports(out["Phi"], keep)
         return out
+
+    def _assemble_ports(self, Phi, keep):
+        """The rows of the ports of :meth:`_port_forms`: ``(name, Y, W, position)`` each (``W`` with
+        no rows when the port has no angular forms), as :meth:`add_form_port` makes them."""
+        def rows(forms, what):
+            out = []
+            for f in forms:
+                if f is None or f == 0:
+                    out.append(np.zeros(Phi.shape[1] + len(keep)))
+                else:
+                    b = to_numpy(self._fd.assemble(self._linear(what, f)))
+                    out.append(np.r_[b @ Phi, b[keep]])
+            return np.array(out).reshape(len(forms), Phi.shape[1] + len(keep))
+        return tuple((name, rows(v, f"the port '{name}'"), rows(w or (), f"the port '{name}'"),
+                      np.asarray(pos, float)) for name, (v, w, pos) in self._port_forms().items())
 
     def _frame_fields(self, m_full, off):
         """The floating frame's blocks over the whole space (:func:`~phmech.fem.floating_frame.rigid_couplings`,
@@ -500,6 +589,9 @@ class FormBody(FixedBody, CachedFE):
         # the rigid fields as vectors of the space: int rho phi . Phi_a = int rho phi . N_a on the velocities
         Phi = np.zeros((m_full.shape[0], Mrr.shape[0]))
         Phi[vd] = spla.splu(sp.csc_matrix(Mkin[vd][:, vd])).solve(np.ascontiguousarray(Mfr[vd]))
+        # the zeros of the rigid fields exactly (the solve leaves round-off there, which a trace row
+        # scaled by 1 / h, a Hermite slope, would carry into a port's frame columns)
+        Phi[np.abs(Phi) <= 1e-12 * np.abs(Phi).max(axis=0, initial=0.0)] = 0.0
         err = np.abs(Phi.T @ (Mkin @ Phi) - Mrr).max() / np.abs(Mrr).max()
         if not err <= 1e-8:
             raise FormError(f"body '{self.name}': the velocity space does not contain the rigid motions of the "
@@ -571,6 +663,7 @@ class FormBody(FixedBody, CachedFE):
     def row(self, form, what="a row"):
         """A linear form of the test function as a row on ``e``: its value on every kept unknown and,
         in a floating frame, on the frame's rigid velocity fields first."""
+        self._setup_firedrake()
         b = to_numpy(self._fd.assemble(self._linear(what, form)))
         return np.r_[b @ self.Phi, b[self._keep]]
 
@@ -619,6 +712,7 @@ class FormBody(FixedBody, CachedFE):
         -------
         Port
         """
+        self._setup_firedrake()
         fd = self._fd
         owner = f"body '{self.name}', port '{name}'"
         if _dimension(self.mesh, "geometric") != self.dim or _dimension(self.mesh, "topological") != self.dim:
@@ -707,6 +801,7 @@ class FormBody(FixedBody, CachedFE):
         full[self._keep] = e[self.n_frame:]
         if rigid and self.n_frame:
             full += self.Phi @ e[:self.n_frame]
+        self._setup_firedrake()
         u = self._fd.Function(self.space)
         off = 0
         for d in (u.dat if len(self.space) > 1 else [u.dat]):

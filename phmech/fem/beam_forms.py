@@ -1,0 +1,51 @@
+r"""The planar linear Euler-Bernoulli beam's port-Hamiltonian weak form, for a :class:`~phmech.fem.FormBody`.
+
+Velocity-stress form on ``[0, L]``: axial velocity ``v_x`` in P1 Lagrange, transverse velocity
+``v_y`` in cubic Hermite, axial force ``n`` in DG0 and bending moment ``m`` in DG1,
+
+.. math::
+
+    m(e, \delta e) &= \int \rho A\, (\delta v_x\, v_x + \delta v_y\, v_y)
+                      + \frac{\delta n\, n}{EA} + \frac{\delta m\, m}{EI}, \\
+    j(e, \delta e) &= \int -\delta v_x' \, n - \delta v_y'' \, m + \delta n\, v_x' + \delta m\, v_y''.
+
+The derivatives act on the velocities (``d/dx`` maps P1 onto DG0, ``d2/dx2`` maps Hermite onto
+DG1), so the strains are exact derivatives of discrete displacements and ``j`` is exactly skew.
+Boundary forces and moments enter through the ends' traces (:func:`end_traces`), which are also
+the velocity conditions (a clamped end removes the unknowns on which its ``v_x``, ``v_y`` and
+slope traces are not zero).
+"""
+
+#: the fields of the mixed space, in order
+FIELDS = ("vx", "vy", "n", "m")
+
+
+def beam_space(mesh):
+    """The mixed space P1 x Hermite x DG0 x DG1 of the beam on the interval ``mesh``."""
+    import firedrake as fd
+    return (fd.FunctionSpace(mesh, "CG", 1) * fd.FunctionSpace(mesh, "Hermite", 3)
+            * fd.FunctionSpace(mesh, "DG", 0) * fd.FunctionSpace(mesh, "DG", 1))
+
+
+def beam_forms(rhoA, EA, EI):
+    """``(m, j)``: the energy metric and the structure (callables of the split trial and test
+    functions, as :class:`~phmech.fem.FormBody` takes them)."""
+    import firedrake as fd
+
+    def m(e, de):
+        (vx, vy, n, mm), (dvx, dvy, dn, dm) = e, de
+        return (rhoA * (dvx * vx + dvy * vy) + dn * n / EA + dm * mm / EI) * fd.dx
+
+    def j(e, de):
+        (vx, vy, n, mm), (dvx, dvy, dn, dm) = e, de
+        return (-dvx.dx(0) * n - dvy.dx(0).dx(0) * mm + dn * vx.dx(0) + dm * vy.dx(0).dx(0)) * fd.dx
+    return m, j
+
+
+def end_traces(marker):
+    """The traces ``{"vx", "vy", "slope"}`` at the end ``marker`` (1: x = 0, 2: x = L) as linear
+    forms of the split test functions: a port's velocity and rotation rate, and the velocity
+    conditions of the end."""
+    import firedrake as fd
+    ds = fd.ds(marker)
+    return {"vx": lambda de: de[0] * ds, "vy": lambda de: de[1] * ds, "slope": lambda de: de[1].dx(0) * ds}
