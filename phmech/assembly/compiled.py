@@ -58,6 +58,7 @@ from ..kernels.families import (families, family_has, family_port_forces_add, fa
                                literal_unroll, pack_all)
 from ..forces.loads_kernels import PackedLoads, has_loads, loads_add
 from ..kernels.jit import jit as _jit, numba
+from ..math.jacobian_target import record_writes
 from ..math.sparse_kernels import csr_mv, csr_mv_add
 from .compiled_jacobian import jacobian_kernel
 
@@ -88,6 +89,16 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
     for i in range(ne):
         P += e[i] * fl[i]
     return P
+
+
+@_jit
+def power_rows_kernel(Y, nq, ne, W, Rp, Ri, Rd, U, loads, families, out):
+    """:func:`power_kernel` at each row ``Y[j]`` with the prescribed velocities ``W[j]`` and the
+    loads' inputs ``U[j]`` (``U[0]`` for all when ``U`` has one row) into ``out[j]``."""
+    one = U.shape[0] == 1
+    for j in range(Y.shape[0]):
+        Uj = U[0] if one else U[j]
+        out[j] = power_kernel(Y[j], nq, ne, W[j], Rp, Ri, Rd, loads[:-1] + (Uj,), families)
 
 
 @_jit
@@ -273,6 +284,7 @@ class CompiledResidual:
         self._no_x = (i0, i0, np.zeros(0))
         self._fixed_args = None
         self._inactive = (None, i0)
+        self._recorded = {}               # the sparse Jacobian's recorded writes by the redundant rows
         self._warned = False
 
     def warn_leftovers(self, stacklevel=4):
@@ -363,6 +375,27 @@ class CompiledResidual:
                 P += float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
         return P
 
+    def supplied_powers(self, ts, Y):
+        """:meth:`supplied_power` at the times ``ts`` and states ``Y`` (rows), in one call of the
+        kernel for the times where every input evaluates."""
+        d = self.dae
+        ts = np.asarray(ts, float)
+        Y = np.ascontiguousarray(Y, float).reshape(ts.size, d.n)
+        P = np.empty(ts.size)
+        W, U = self.step_inputs(ts)
+        m = W.shape[0]
+        if m:
+            power_rows_kernel(Y[:m], d.nq, d.ne, np.ascontiguousarray(W), *self.R, np.ascontiguousarray(U),
+                              self.load_args(float(ts[0])), self.families, P[:m])
+        for k in range(m, ts.size):       # an input that raises: the one call says where
+            P[k] = self.power(Y[k], self.kernel_args(float(ts[k])))
+        if self.other_loads:
+            q, e = Y[:, d.sq], Y[:, d.se]
+            for k, t in enumerate(ts):
+                for ld, sq, se in self.other_loads:
+                    P[k] += float(e[k][se][ld.cols] @ ld.force(t, q[k][sq], e[k][se]))
+        return P
+
     def jacobian(self, y, t=None):
         """Dense ``df/dy`` at ``(t, y)`` of a pure system (no leftovers; ``w`` does not depend
         on ``y``).  ``t`` is needed only for the loads' inputs ``u(t)``."""
@@ -385,19 +418,64 @@ class CompiledResidual:
             self._leftover_jacobian(t, y, J)
         return J
 
+    def sparse_jacobian(self, t, y):
+        """Sparse exact ``df/dy`` at ``(t, y)`` (CSR): the same kernels as
+        :meth:`dense_jacobian`, their writes scattered into CSR in the order recorded once
+        (:mod:`phmech.math.jacobian_target`; recorded again when the redundant rows change or a
+        state writes otherwise), plus the leftovers' own derivatives."""
+        d = self.dae
+        t, y = float(t), np.ascontiguousarray(y, float)
+        X = self.extra_G(y[d.sq]) if self.other_groups else None
+        args = self.kernel_args(t, X)
+        for fresh in (False, True):
+            writes = self._writes(t, y, args, fresh)
+            target = writes.target()
+            jacobian_kernel(t, y, *args, target)
+            if writes.values_complete(target):
+                break
+        J = sp.csr_matrix((target[2], writes.indices, writes.indptr), shape=(d.n, d.n))
+        if not self.pure:
+            r, c, v = self._leftover_triplets(t, y)
+            J = J + sp.csr_matrix((v, (r, c)), shape=(d.n, d.n))
+        return J
+
+    def _writes(self, t, y, args, fresh):
+        """The recorded writes of the kernels' Jacobian (by the redundant rows; ``fresh``:
+        recorded again at ``(t, y)``)."""
+        d = self.dae
+        key = d.active.tobytes()
+        kept = self._recorded.get(key)
+        if kept is None or fresh:
+            room = kept.slot.size if kept is not None else 2 * (self.J0[1].size + self.R[1].size) + 32 * d.n
+            kept = self._recorded[key] = record_writes(lambda target: jacobian_kernel(t, y, *args, target),
+                                                       d.n, room)
+        return kept
+
     def _leftover_jacobian(self, t, y, J):
         """The derivatives of the leftovers (by their own methods) added to the dense ``J``."""
+        r, c, v = self._leftover_triplets(t, y)
+        np.add.at(J, (r, c), v)
+
+    def _leftover_triplets(self, t, y):
+        """The derivatives of the leftovers, by their own methods, as triplets ``(rows, cols,
+        values)`` of ``df/dy``."""
         d = self.dae
         nq, ne = d.nq, d.ne
         q, e, lam = y[d.sq], y[d.se], y[d.sl]
+        R, C, V = [], [], []
 
         def add(rows, cols, D):
             if D is not None:
-                J[np.ix_(rows, cols)] += D.toarray() if hasattr(D, "toarray") else np.asarray(D, float)
+                A = sp.coo_matrix(D)
+                R.append(np.asarray(rows)[A.row])
+                C.append(np.asarray(cols)[A.col])
+                V.append(A.data)
 
         for g in self.other_kin_groups:
             r, c, v = g.jacobian_triplets(q, e, nq)
-            np.add.at(J, (r, c), v)
+            R.append(r)
+            C.append(c)
+            V.append(v)
         for b, sq, se in self.other_kin:
             Dq, De = b.qdot_jacobians(q[sq], e[se])
             rows = np.arange(sq.start, sq.stop)
@@ -406,9 +484,10 @@ class CompiledResidual:
         act = d.active
         for g in self.other_groups:       # G itself is in the kernel (extra triplets); here d/dq
             (gr, gc, gv), (er, ec, ev) = g.jacobian_triplets(q, e, lam)
-            np.add.at(J, (nq + gr, gc), gv)
             keep = act[er]
-            np.add.at(J, (nq + ne + er[keep], ec[keep]), -ev[keep])
+            R += [nq + np.asarray(gr), nq + ne + er[keep]]
+            C += [gc, ec[keep]]
+            V += [gv, -ev[keep]]
         for b, sq, se in self.effort:
             _, Dq, De = b.effort_terms(t, q[sq], e[se])
             rows = nq + np.arange(se.start, se.stop)
@@ -418,6 +497,10 @@ class CompiledResidual:
             rows = nq + se.start + np.asarray(ld.cols, int)
             add(rows, np.arange(sq.start, sq.stop), ld.force_q(t, q[sq], e[se]))
             add(rows, nq + np.arange(se.start, se.stop), ld.force_e(t, q[sq], e[se]))
+        if not V:
+            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+        return (np.concatenate(R).astype(np.int64), np.concatenate(C).astype(np.int64),
+                np.concatenate(V).astype(float))
 
     def f(self, t, y):
         """``f(t, y)``: the kernel plus the leftovers."""

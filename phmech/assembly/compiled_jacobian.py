@@ -1,24 +1,26 @@
-"""The exact dense Jacobian ``df/dy`` of the compiled residual, as a kernel.
+"""The exact Jacobian ``df/dy`` of the compiled residual, as a kernel.
 
 :func:`jacobian_kernel` takes the arguments of
 :func:`~phmech.assembly.compiled.residual_kernel` and adds its derivatives to a
-dense matrix, part by part as the residual evaluates them: the kinematics of
-the frames and points, ``J(e) e - R e`` with the gyroscopic slots, the planar
-joints' ``G(q)`` with its derivatives in ``q``, the kernel families (each by the
-``jacobian_add`` kernel of its own module, :mod:`phmech.kernels.families`) and
-the packed loads.
+Jacobian target (:mod:`phmech.math.jacobian_target`: a dense matrix, or the CSR
+values of the models above the dense limit), part by part as the residual
+evaluates them: the kinematics of the frames and points, ``J(e) e - R e`` with
+the gyroscopic slots, the planar joints' ``G(q)`` with its derivatives in ``q``,
+the kernel families (each by the ``jacobian_add`` kernel of its own module,
+:mod:`phmech.kernels.families`) and the packed loads.
 The midpoint rule factorizes ``E - h/2 df/dy`` built from it
-(:mod:`phmech.solvers.midpoint_kernels`); ``CompiledResidual.jacobian``
-returns it to Python.
+(:mod:`phmech.solvers.midpoint_kernels`); ``CompiledResidual.dense_jacobian`` and
+``CompiledResidual.sparse_jacobian`` return it to Python.
 """
 import numpy as np
 
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import borrowed, jit as _jit
 from ..bodies.frames import planar_frames_jacobian, spatial_frames_jacobian_add
 from ..joints.constraint_kernels import add_G_jacobian
 from ..joints.planar import planar_G_derivatives, planar_G_values
 from ..kernels.families import family_has, family_jacobian_add, literal_unroll
 from ..forces.loads_kernels import has_loads, loads_jacobian_add
+from ..math.jacobian_target import jac_add
 from ..math.sparse_kernels import csr_add_dense, csr_mv
 
 
@@ -26,8 +28,9 @@ from ..math.sparse_kernels import csr_add_dense, csr_mv
 def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                     J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
                     Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, families, loads, J):
-    """Dense ``df/dy`` of :func:`residual_kernel` (same arguments) added to ``J`` (zeroed):
+    """``df/dy`` of :func:`residual_kernel` (same arguments) added to the target ``J`` (zeroed):
     exact, with the constant extra ``G`` triplets ``X`` and the loads' inputs of the call."""
+    J = borrowed(J)              # the target's arrays without reference counts in the calls below
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
@@ -37,9 +40,9 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
     for k in range(pf_q.shape[1]):
         for a in range(3):
             for b in range(6):
-                J[pf_q[a, k], pf_q[b, k] if b < 3 else ce + pf_e[b - 3, k]] += P[k, a, b]
+                jac_add(J, pf_q[a, k], pf_q[b, k] if b < 3 else ce + pf_e[b - 3, k], P[k, a, b])
     for k in range(pt_q.size):
-        J[pt_q[k], ce + pt_e[k]] += 1.0
+        jac_add(J, pt_q[k], ce + pt_e[k], 1.0)
     spatial_frames_jacobian_add(q, e, sf_q, sf_e, J, ce)
     # efforts
     csr_add_dense(J0p, J0i, J0d, J, nq, ce, 1.0)
@@ -52,28 +55,28 @@ def jacobian_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
                 r, j = s * ne + i, Kw[s * ne + i]      # row i of slot s, weighted by e[j]
                 if j < ne:
                     for k in range(Kp[r], Kp[r + 1]):
-                        J[nq + i, ce + Ki[k]] -= e[j] * Kd[k]
-                    J[nq + i, ce + j] -= Ke[r]
+                        jac_add(J, nq + i, ce + Ki[k], -e[j] * Kd[k])
+                    jac_add(J, nq + i, ce + j, -Ke[r])
     act = np.ones(nl, np.bool_)
     for i in range(inactive.size):
         act[inactive[i]] = False
-        J[cl + inactive[i], cl + inactive[i]] = -1.0
+        jac_add(J, cl + inactive[i], cl + inactive[i], -1.0)
     G = planar_G_values(q, Gv0, Gvcs, Gang)
     for m in range(Gr.size):
         r, c = Gr[m], Gc[m]
         g = G[m]
-        J[nq + c, cl + r] += g
+        jac_add(J, nq + c, cl + r, g)
         if act[r]:
-            J[cl + r, ce + c] -= g
+            jac_add(J, cl + r, ce + c, -g)
     dG = np.empty(Gang.shape[1])
     planar_G_derivatives(q, Gvcs, Gang, dG)
     for t in range(dG.size):
         m, a = Gang[0, t], Gang[1, t]
         r, c = Gr[m], Gc[m]
-        J[nq + c, a] += dG[t] * lam[r]
+        jac_add(J, nq + c, a, dG[t] * lam[r])
         if act[r]:
-            J[cl + r, a] -= dG[t] * e[c]
-    add_G_jacobian(nq, Xr, Xc, Xv, act, J)
+            jac_add(J, cl + r, a, -dG[t] * e[c])
+    add_G_jacobian(nq, cl, Xr, Xc, Xv, act, J)
     for data in literal_unroll(families):
         if family_has(data):
             family_jacobian_add(q, e, lam, data, act, J, nq)

@@ -146,16 +146,10 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         """Gather the gyroscopic matrices by slot: ``J(e) e = J0 e - sum_slot e[w_row] * (K_slot e)``."""
         L = self.layout
         per_slot = {}
-        rows, cols, data, widx = [], [], [], []
         for b in L.bodies:
             off = L.e_slices[b.name].start
             for slot, (iw, K) in enumerate(b.gyro_terms()):
-                Kc = _Triplets(K)
-                per_slot.setdefault(slot, []).append((off, b.ne, off + iw, Kc))
-                rows.append(Kc.row + off)
-                cols.append(Kc.col + off)
-                data.append(Kc.data)
-                widx.append(np.full(Kc.nnz, off + iw))
+                per_slot.setdefault(slot, []).append((off, b.ne, off + iw, _Triplets(K)))
         self._K_slots = []
         for slot, items in sorted(per_slot.items()):
             r = np.concatenate([K.row + off for off, _, _, K in items])
@@ -167,11 +161,6 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
                 w_row[off:off + n] = iw
             K_all = K_all.toarray() if self.ne <= DENSE_MAX else K_all
             self._K_slots.append((K_all, w_row))
-        cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))
-        self._jg_rows, self._jg_cols = cat(rows, int), cat(cols, int)
-        self._jg_data, self._jg_w = cat(data, float), cat(widx, int)
-        A = sp.coo_matrix(self.J0 - self.R if self.has_R else self.J0)
-        self._jc = (A.row, A.col, A.data)
 
     @property
     def gyro_slots(self):
@@ -258,76 +247,15 @@ class DescriptorDAE(EnergyMixin, InitialValuesMixin):
         return self.residual().f(t, y)
 
     def jacobian(self, t, y):
-        """Sparse ``df/dy`` (exact), in CSC format: the kernels' dense Jacobian
-        (:meth:`residual`) up to :data:`DENSE_JACOBIAN_MAX` unknowns."""
+        """Sparse ``df/dy`` (exact), in CSC format: the kernels' Jacobian (:meth:`residual`),
+        dense up to :data:`DENSE_JACOBIAN_MAX` unknowns, above it scattered into its sparse
+        pattern by the same kernels."""
+        c = self.residual()
         if self.n <= DENSE_JACOBIAN_MAX:
             from .compiled_jacobian import dense_csr
-            indptr, indices, data = dense_csr(self.residual().dense_jacobian(t, y))
+            indptr, indices, data = dense_csr(c.dense_jacobian(t, y))
             return sp.csr_matrix((data, indices, indptr), shape=(self.n, self.n)).tocsc()
-        return self._sparse_jacobian(t, np.asarray(y, float))
-
-    def _sparse_jacobian(self, t, y):
-        """Sparse ``df/dy`` assembled from the contributions' triplets (models above
-        :data:`DENSE_JACOBIAN_MAX` unknowns)."""
-        q, e, lam = y[self.sq], y[self.se], y[self.sl]
-        nq, ne = self.nq, self.ne
-        rows, cols, vals = self.kinematics.jacobian_triplets(q, e)
-
-        Gr, Gc, Gv = self._G_triplets(q)
-        (gr, gc, gv), (er, ec, ev) = self._G_derivative_triplets(q, e, lam)
-        rows += [gr + nq, Gc + nq]                  # d(G^T lam)/dq and G^T
-        cols += [gc, Gr + nq + ne]
-        vals += [gv, Gv]
-        compiled = self.residual()               # the packed loads by their kernel
-        r, c, v = compiled.load_jacobian_triplets(t, q)
-        rows.append(r + nq)
-        cols.append(c)
-        vals.append(v)
-        loads = compiled.loads
-        for ld, sq, se in loads:
-            lcols = se.start + ld.cols
-            for D, c0 in ((ld.force_q(t, q[sq], e[se]), sq.start), (ld.force_e(t, q[sq], e[se]), nq + se.start)):
-                if D is not None:
-                    A = sp.coo_matrix(D)
-                    rows.append(lcols[A.row] + nq)
-                    cols.append(A.col + c0)
-                    vals.append(A.data)
-        if self.forces:
-            (fr, fc, fv), (gr, gc, gv) = self.forces.jacobian_triplets(q, e)
-            rows += [fr + nq, gr + nq]
-            cols += [fc, gc + nq]
-            vals += [fv, gv]
-        for b, sq, se in self.effort_bodies:
-            _, Dq, De = b.effort_terms(t, q[sq], e[se])
-            for D, c0 in ((Dq, sq.start), (De, nq + se.start)):
-                if D is not None:
-                    A = sp.coo_matrix(D)
-                    rows.append(A.row + nq + se.start)
-                    cols.append(A.col + c0)
-                    vals.append(A.data)
-        keep_g, keep_e = np.ones(len(Gr), bool), np.ones(len(er), bool)
-        if self.redundant_rows:
-            keep_g, keep_e = self.active[Gr], self.active[er]
-            idle = np.flatnonzero(~self.active)
-            rows.append(nq + ne + idle)
-            cols.append(nq + ne + idle)
-            vals.append(-np.ones(len(idle)))
-        rows += [er[keep_e] + nq + ne, Gr[keep_g] + nq + ne]   # -d(G e)/dq and -G
-        cols += [ec[keep_e], Gc[keep_g] + nq]
-        vals += [-ev[keep_e], -Gv[keep_g]]
-        # d(J(e) e)/de = J0 - R - sum e[w] K - (K e) 1_w^T
-        jr, jc, jd = self._jc
-        rows += [jr + nq, self._jg_rows + nq]
-        cols += [jc + nq, self._jg_cols + nq]
-        vals += [jd, -self._jg_data * e[self._jg_w]]
-        for K_all, w_row in self._K_slots:
-            Ke = K_all @ e
-            has = w_row < ne
-            rows.append(np.flatnonzero(has) + nq)
-            cols.append(w_row[has] + nq)
-            vals.append(-Ke[has])
-        return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                             shape=(self.n, self.n))
+        return c.sparse_jacobian(t, np.asarray(y, float)).tocsc()
 
     def check_rows(self, t, Y):
         """Warn about what the output rows ``(t, Y)`` of a run show the model could not follow: a

@@ -72,6 +72,11 @@ class EnergyMixin:
             P += self.forces.potential_rate(q, e)
         return P
 
+    def powers(self, ts, Y):
+        """:meth:`power` (with the potentials' loads) at the times ``ts`` and the rows of ``Y``,
+        by one call of the power kernel (:meth:`~phmech.assembly.compiled.CompiledResidual.supplied_powers`)."""
+        return self.residual().supplied_powers(ts, Y)
+
     def power_terms(self, t, y):
         """Power through every port: ``{joint or load name: power}`` (W), plus ``"dissipation"``.
 

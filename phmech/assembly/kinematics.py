@@ -2,15 +2,14 @@
 
 A body names its family in ``kinematics_group`` (a group class of
 :mod:`phmech.bodies.frames`); bodies of one family are evaluated by one
-group (``__call__`` and ``jacobian_triplets``, by the family's kernels), any
-other body through its own :meth:`~phmech.bodies.Body.qdot` and
-:meth:`~phmech.bodies.Body.qdot_jacobians` (exact, dense per body).
+group (by the family's kernels), any other body through its own
+:meth:`~phmech.bodies.Body.qdot` (its :meth:`~phmech.bodies.Body.qdot_jacobians` are the
+compiled residual's leftovers, :mod:`phmech.assembly.compiled`).
 """
-import numpy as np
 
 
 class Kinematics:
-    """Evaluates ``q' = T(q) e`` for every body and its exact Jacobians."""
+    """Evaluates ``q' = T(q) e`` for every body."""
 
     def __init__(self, layout):
         self.layout = layout
@@ -35,21 +34,3 @@ class Kinematics:
         L = self.layout
         for b in self.others:
             out[L.q_slices[b.name]] = b.qdot(q[L.q_slices[b.name]], e[L.e_slices[b.name]])
-
-    def jacobian_triplets(self, q, e):
-        """Triplets of ``d qdot/dq`` and ``d qdot/de`` (rows and columns global in ``y``)."""
-        L = self.layout
-        rows, cols, vals = [], [], []
-        for g in self.groups:
-            r, c, v = g.jacobian_triplets(q, e, L.nq)
-            rows.append(r)
-            cols.append(c)
-            vals.append(v)
-        for b in self.others:
-            sq, se = L.q_slices[b.name], L.e_slices[b.name]
-            for A, c0 in zip(b.qdot_jacobians(q[sq], e[se]), (sq.start, L.nq + se.start)):
-                r, c = np.nonzero(A)
-                rows.append(r + sq.start)
-                cols.append(c + c0)
-                vals.append(A[r, c])
-        return rows, cols, vals

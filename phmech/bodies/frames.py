@@ -21,6 +21,7 @@ and its sparse Jacobian) and the compiled residual all call them.
 import numpy as np
 
 from ..kernels.jit import jit as _jit
+from ..math.jacobian_target import jac_add
 from ..math.rotations import quadratic_halfgrad_into, quadratic_into, quat_rate_into, quat_rate_jacobian_into
 
 
@@ -108,16 +109,16 @@ def spatial_frames_jacobian(q, e, oq, oe, T):
 @_jit
 def scatter_frames_jacobian(T, oq, oe, J, ce):
     """Add the frames' blocks ``T[k]`` (7 x 13: by ``q[oq:oq + 7]`` and ``e[oe:oe + 6]``) to the
-    dense ``J`` (rows and ``q`` columns as in ``q``, the ``e`` columns from ``ce``)."""
+    Jacobian target ``J`` (rows and ``q`` columns as in ``q``, the ``e`` columns from ``ce``)."""
     for k in range(oq.size):
         for a in range(7):
             for b in range(13):
-                J[oq[k] + a, oq[k] + b if b < 7 else ce + oe[k] + b - 7] += T[k, a, b]
+                jac_add(J, oq[k] + a, oq[k] + b if b < 7 else ce + oe[k] + b - 7, T[k, a, b])
 
 
 @_jit
 def spatial_frames_jacobian_add(q, e, oq, oe, J, ce):
-    """:func:`spatial_frames_jacobian` added to the dense ``J`` (:func:`scatter_frames_jacobian`)."""
+    """:func:`spatial_frames_jacobian` added to the Jacobian target ``J`` (:func:`scatter_frames_jacobian`)."""
     T = np.empty((oq.size, 7, 13))
     spatial_frames_jacobian(q, e, oq, oe, T)
     scatter_frames_jacobian(T, oq, oe, J, ce)

@@ -36,6 +36,7 @@ import scipy.sparse as sp
 
 from ..kernels.jit import jit as _jit
 from ..kernels.families import register_family
+from ..math.jacobian_target import jac_add
 from ..math.rotations import PlanarAngle, UnitQuaternion, rot2, skew
 from .base import Body, planar_axis
 from .frames import scatter_frames_jacobian, spatial_frames_jacobian, spatial_frames_qdot
@@ -90,7 +91,7 @@ def inertial_frames_jacobian_add(q, e, lam, inf, act, J, ce):
     from ``ce``)."""
     iq, ie, oq, oe = inf
     for k in range(iq.size):
-        J[iq[k], ce + ie[k]] += 1.0
+        jac_add(J, iq[k], ce + ie[k], 1.0)
     T = np.empty((oq.size, 7, 13))
     inertial_frames_jacobian(q, e, oq, oe, T)
     scatter_frames_jacobian(T, oq, oe, J, ce)

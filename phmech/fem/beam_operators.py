@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from ..kernels.jit import inline as _jit_inline, jit as _jit
 from ..kernels.families import by_data_class
+from ..math.jacobian_target import jac_add
 
 
 def stack(mats):
@@ -99,14 +100,14 @@ def beams_residual_add(q, e, lam, data, out, fe, fl):
 
 @_jit
 def beams_jacobian_add(q, e, lam, data, act, J, nq):
-    """The exact derivatives of :func:`beams_residual_add` added to the dense ``J``: the family's
+    """The exact derivatives of :func:`beams_residual_add` added to the Jacobian target ``J``: the family's
     kinematic, then effort Jacobian kernels write triplets (their counts are ``data[1]``)."""
     n = data[1][0] + data[1][1]
     R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
     k = beam_qdot_jacobian(q, e, nq, data, R, C, V, 0)
     k = beam_effort_jacobian(q, e, nq, data, R, C, V, k)
     for m in range(k):
-        J[R[m], C[m]] += V[m]
+        jac_add(J, R[m], C[m], V[m])
 
 
 def counted(count, data, q, e, nq):

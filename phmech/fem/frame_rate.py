@@ -34,6 +34,7 @@ from ..joints.base import Joint
 from ..joints.constraint_kernels import add_G_jacobian, add_G_terms
 from ..kernels.families import register_family
 from ..math.gauge import frame_scale
+from ..math.jacobian_target import jac_add
 from ..math.rotations import PlanarAngle, UnitQuaternion
 
 
@@ -150,19 +151,19 @@ def frame_rates_residual_add(q, e, lam, fr, out, fe, fl):
 
 @_jit
 def frame_rates_jacobian_add(q, e, lam, fr, act, J, nq):
-    """The exact derivatives of the rows' terms ``G^T lam`` and ``-G e`` added to the dense ``J``
+    """The exact derivatives of the rows' terms ``G^T lam`` and ``-G e`` added to the Jacobian target ``J``
     of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the
     active rows)."""
     Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
     frame_rate_derivatives(q, fr, Fv, dF)
-    cl = J.shape[0] - act.size
-    add_G_jacobian(nq, fr[0], fr[1], Fv, act, J)
+    cl = nq + e.size
+    add_G_jacobian(nq, cl, fr[0], fr[1], Fv, act, J)
     rows, cols, ptr, gq = fr[0], fr[1], fr[3], fr[4]
     for m in range(rows.size):
         for k in range(ptr[m], ptr[m + 1]):
-            J[nq + cols[m], gq[k]] += dF[k] * lam[rows[m]]
+            jac_add(J, nq + cols[m], gq[k], dF[k] * lam[rows[m]])
             if act[rows[m]]:
-                J[cl + rows[m], gq[k]] -= dF[k] * e[cols[m]]
+                jac_add(J, cl + rows[m], gq[k], -dF[k] * e[cols[m]])
 
 
 class FrameRateGroup:

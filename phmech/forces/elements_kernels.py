@@ -72,6 +72,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..kernels.jit import jit as _jit, numba
+from ..math.jacobian_target import jac_add
 from ..math.rotations import quadratic_into
 
 #: the packed elements ``fd`` (see above)
@@ -556,7 +557,7 @@ def forces_residual_add(q, e, lam, fd, out, fe, fl):
 
 @_jit
 def forces_jacobian_add(q, e, lam, fd, act, J, nq):
-    """The derivatives of the elements' forces added to the dense ``J``: rows ``nq + e``
+    """The derivatives of the elements' forces added to the Jacobian target ``J``: rows ``nq + e``
     column, ``q`` columns as they are, ``e`` columns from ``nq``."""
     r0 = ce = nq
     I, QI, CI = fd[0], fd[1], fd[4]
@@ -577,6 +578,6 @@ def forces_jacobian_add(q, e, lam, fd, act, J, nq):
             row = r0 + CI[co + c]
             for m in range(NQE):
                 if QI[k, m] >= 0:
-                    J[row, QI[k, m]] += Vq[k, c, m]
+                    jac_add(J, row, QI[k, m], Vq[k, c, m])
             for c2 in range(nck):
-                J[row, ce + CI[co + c2]] += Ve[k, c, c2]
+                jac_add(J, row, ce + CI[co + c2], Ve[k, c, c2])

@@ -84,33 +84,6 @@ class ForceGroup:
         if self.elements:
             K.forces_add(np.ascontiguousarray(q, float), np.ascontiguousarray(e, float), self._data, fe)
 
-    def jacobian_triplets(self, q, e):
-        """``(df/dq, df/de)`` as triplets (rows in ``e``, columns in ``q`` and in ``e``), for the
-        sparse Jacobian of large models."""
-        dq, de = [[], [], []], [[], [], []]
-        if self.elements:
-            fd = self._data
-            I, QI, CI = fd[0], fd[1], fd[4]
-            _, _, _, Sig, Ks, Dr = self._state(q, e)
-            n = I.shape[0]
-            nc = int(np.max(I[:, K.NCA] + I[:, K.NCB]))
-            Vq, Ve = np.zeros((n, nc, K.NQE)), np.zeros((n, nc, nc))
-            K.forces_derivatives(np.ascontiguousarray(q, float), np.ascontiguousarray(e, float), fd, Sig, Ks, Dr,
-                                 Vq, Ve)
-            for k in range(n):
-                nck = I[k, K.NCA] + I[k, K.NCB]
-                cols = CI[I[k, K.COFF]:I[k, K.COFF] + nck]
-                has = QI[k] >= 0
-                dq[0].append(np.repeat(cols, has.sum()))
-                dq[1].append(np.tile(QI[k][has], nck))
-                dq[2].append(Vq[k, :nck][:, has].ravel())
-                de[0].append(np.repeat(cols, nck))
-                de[1].append(np.tile(cols, nck))
-                de[2].append(Ve[k, :nck, :nck].ravel())
-        cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))
-        return (tuple(cat(x, dt) for x, dt in zip(dq, (int, int, float))),
-                tuple(cat(x, dt) for x, dt in zip(de, (int, int, float))))
-
     def full_turns(self, t, Q):
         """``[(name, t_a, t_b)]``: each spatial torsional spring or bushing whose rotation
         measure jumped between two rows ``t_a``, ``t_b`` of the configurations ``Q``.

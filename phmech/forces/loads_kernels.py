@@ -16,6 +16,7 @@ import numpy as np
 
 from ..kernels.jit import inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
+from ..math.jacobian_target import jac_add
 from ..math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
 
 #: the codes of the rotation kinds: no rotation, planar angle, quaternion
@@ -226,6 +227,6 @@ def loads_jacobian_add(q, loads, J, r0):
     for k in range(kind.size):
         for j in range(ptr[k], ptr[k + 1]):
             for m in range(0 if kind[k] == 0 else (1 if kind[k] == 1 else 4)):
-                J[r0 + cols[j], rot[k] + m] += vals[5 * j + m]
+                jac_add(J, r0 + cols[j], rot[k] + m, vals[5 * j + m])
             if gq[k] >= 0:
-                J[r0 + cols[j], gq[k]] += vals[5 * j + 4]
+                jac_add(J, r0 + cols[j], gq[k], vals[5 * j + 4])

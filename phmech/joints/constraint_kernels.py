@@ -8,6 +8,7 @@ terms and :func:`add_G_jacobian` their derivatives by ``lam`` and ``e``
 (the derivatives by ``q`` are the family's own).
 """
 from ..kernels.jit import jit as _jit
+from ..math.jacobian_target import jac_add
 
 
 @_jit
@@ -19,12 +20,11 @@ def add_G_terms(r, c, v, e, lam, fe, fl):
 
 
 @_jit
-def add_G_jacobian(nq, r, c, v, act, J):
-    """``G^T`` into the ``e`` rows and ``-G`` into the active ``lam`` rows of the dense ``J``
+def add_G_jacobian(nq, ne_end, r, c, v, act, J):
+    """``G^T`` into the ``e`` rows and ``-G`` into the active ``lam`` rows of the Jacobian target ``J``
     (columns of ``lam`` and ``e``; ``act`` marks the active rows) for the entries
     ``G[r[m], c[m]] = v[m]``."""
-    ne_end = J.shape[0] - act.size
     for m in range(v.size):
-        J[nq + c[m], ne_end + r[m]] += v[m]
+        jac_add(J, nq + c[m], ne_end + r[m], v[m])
         if act[r[m]]:
-            J[ne_end + r[m], nq + c[m]] -= v[m]
+            jac_add(J, ne_end + r[m], nq + c[m], -v[m])

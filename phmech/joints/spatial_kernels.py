@@ -42,6 +42,7 @@ import numpy as np
 
 from ..kernels.jit import inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
+from ..math.jacobian_target import jac_add
 from ..math.rotations import quat_rotation
 from .constraint_kernels import add_G_jacobian, add_G_terms
 
@@ -445,11 +446,11 @@ def spatial_joints_jacobian_add(q, e, lam, sj, act, J, nq):
     Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
     spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
     Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]
-    cl = J.shape[0] - act.size
-    add_G_jacobian(nq, sj[5], sj[6], Sv, act, J)
+    cl = nq + e.size
+    add_G_jacobian(nq, cl, sj[5], sj[6], Sv, act, J)
     for m in range(Av.size):
         if Ac[m] >= 0:
-            J[nq + Ar[m], Ac[m]] += Av[m]
+            jac_add(J, nq + Ar[m], Ac[m], Av[m])
     for m in range(Bv.size):
         if Bc[m] >= 0 and act[Br[m]]:
-            J[cl + Br[m], Bc[m]] -= Bv[m]
+            jac_add(J, cl + Br[m], Bc[m], -Bv[m])

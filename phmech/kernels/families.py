@@ -21,7 +21,7 @@ consistent planar and spatial beams.  Its module declares it once with
     the family's rows of ``q'`` written into ``out`` and its terms added to the
     efforts ``fe`` and the constraint rows ``fl`` (compiled);
 ``jacobian_add(q, e, lam, data, act, J, nq)``
-    their exact derivatives added to the dense ``J`` of the residual (columns of
+    their exact derivatives added to the Jacobian target ``J`` of the residual (columns of
     ``q`` from 0, of ``e`` from ``nq``, then of ``lam``; ``act`` marks the active
     constraint rows; compiled);
 ``port_forces_add(q, e, data, fe)``, optional

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..kernels.jit import inline as _jit_inline, jit as _jit
 from ..kernels.families import register_family
+from ..math.jacobian_target import jac_add
 
 #: the family's packed data (:func:`pack_family`)
 NetworksData = namedtuple("NetworksData", "I F Cc Cv")
@@ -180,7 +181,7 @@ def networks_residual_add(q, e, lam, nw, out, fe, fl):
 
 @_jit
 def network_jacobian_add(q, e, lam, nw, act, J, nq):
-    """The family's exact ``d f/dq`` and ``d f/de`` added to the dense ``J`` (effort rows from
+    """The family's exact ``d f/dq`` and ``d f/de`` added to the Jacobian target ``J`` (effort rows from
     ``nq``, ``q`` columns from 0, effort columns from ``nq``)."""
     I, F = nw[0], nw[1]
     B = np.empty((I.shape[0], 2, 3, 3))
@@ -199,8 +200,8 @@ def network_jacobian_add(q, e, lam, nw, act, J, nq):
                 sign = -1.0 if p == m else 1.0
                 for a in range(dim):
                     for b in range(dim):
-                        J[nq + r + a, cq + b] += sign * B[s, 0, a, b]
-                        J[nq + r + a, nq + ce + b] += sign * B[s, 1, a, b]
+                        jac_add(J, nq + r + a, cq + b, sign * B[s, 0, a, b])
+                        jac_add(J, nq + r + a, nq + ce + b, sign * B[s, 1, a, b])
 
 
 @_jit

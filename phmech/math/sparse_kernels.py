@@ -8,6 +8,7 @@ matrices of a model in this form.
 import numpy as np
 
 from ..kernels.jit import jit as _jit
+from .jacobian_target import jac_add
 
 
 @_jit
@@ -33,4 +34,4 @@ def csr_add_dense(indptr, indices, data, J, r0, c0, sign):
     """``J[r0 + i, c0 + j] += sign * A[i, j]`` for ``A`` in CSR arrays."""
     for i in range(indptr.size - 1):
         for k in range(indptr[i], indptr[i + 1]):
-            J[r0 + i, c0 + indices[k]] += sign * data[k]
+            jac_add(J, r0 + i, c0 + indices[k], sign * data[k])

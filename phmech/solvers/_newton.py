@@ -5,7 +5,8 @@ LU factors.
 :func:`newton_converged` is compiled (``phmech.kernels.jit.jit``) for the
 kernels of the midpoint, Radau IIA and generalized-alpha steps and called as
 the same Python function (:data:`converged`) by the Python iterations, so
-both paths take the same decisions.  :func:`newton_hopeless` abandons a
+both paths take the same decisions; so does :func:`newton_slow`, the rule that refreshes a
+slow iteration's matrix.  :func:`newton_hopeless` abandons a
 contracting iteration that cannot reach the tolerance in the iterations left
 (Radau IIA's stage iteration, compiled and interpreted alike).
 """
@@ -54,6 +55,27 @@ def newton_converged(err, prev, tol, floor):
 
 #: :func:`newton_converged` for the Python iterations (the same source, no dispatch)
 converged = getattr(newton_converged, "py_func", newton_converged)
+
+
+#: the slow-contraction rule of the midpoint rule's iterations: ``(rate, after)`` of :func:`newton_slow`
+#: (a rate above 0.5 from the third iteration on)
+MIDPOINT_SLOW = (0.5, 2)
+#: that of the generalized-alpha iterations (a rate above 0.2 from the second increment on)
+GENALPHA_SLOW = (0.2, 0)
+
+
+@_jit
+def newton_slow(err, prev, it, rate, after):
+    """Whether a simplified Newton iteration contracts too slowly to go on with its iteration
+    matrix: from iteration ``after`` on (0-based ``it``), the rate ``err / prev`` of its last two
+    increments (``prev = 0``: none yet) is above ``rate``.  The refresh rule of every Newton
+    loop of the midpoint and generalized-alpha steps, Python and compiled (:data:`MIDPOINT_SLOW`,
+    :data:`GENALPHA_SLOW`)."""
+    return prev > 0.0 and it >= after and err / prev > rate
+
+
+#: :func:`newton_slow` for the Python iterations (the same source, no dispatch)
+slow = getattr(newton_slow, "py_func", newton_slow)
 
 
 @_jit

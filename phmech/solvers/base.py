@@ -176,19 +176,24 @@ class QuadratureWork:
         self.records_work = callable(power) and bool(getattr(self.problem, "supplies_power", True))
         self.work = self.work_old = 0.0
         self._work_steps = None
+        self._work_nodes = tuple(np.asarray(v, float) for v in self.work_rule)
 
     def _record_work(self, ts, ys):
         """Add the work of the steps between the step points ``ts`` (from ``t_old`` to ``t``,
         states ``ys``) by the quadrature of the power along :meth:`dense_output`."""
         if not self.records_work:
             return
-        c, b = (np.asarray(v, float) for v in self.work_rule)
+        c, b = self._work_nodes
         ts = np.asarray(ts, float)
         h = np.diff(ts)
         tq = (ts[:-1, None] + h[:, None] * c[None, :]).ravel()
         Y = self.dense_output()(tq)
-        power = self.problem.power
-        P = np.array([power(t, y) for t, y in zip(tq, Y)]).reshape(h.size, c.size)
+        powers = getattr(self.problem, "powers", None)        # all nodes in one call where it has one
+        if powers is not None:
+            P = np.asarray(powers(tq, Y), float).reshape(h.size, c.size)
+        else:
+            power = self.problem.power
+            P = np.array([power(t, y) for t, y in zip(tq, Y)]).reshape(h.size, c.size)
         ws = np.cumsum(np.concatenate([[self.work], h * (P @ b)]))     # step by step, however grouped
         self.work_old, self.work = float(ws[-2]), float(ws[-1])
         self._work_steps = (ts, np.asarray(ys, float), ws)

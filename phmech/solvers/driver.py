@@ -322,7 +322,12 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                     if not cache:
                         cache.append(solver.dense_output())
                     return cache[0]
-                work = solver.work_output() if solver.records_work else None
+                made = []
+
+                def work():             # the work between step points, made where rows need it
+                    if not made:
+                        made.append(solver.work_output() if solver.records_work else None)
+                    return made[0]
                 t_cut = solver.t
                 if events:
                     found, g_old = _crossings(events, g_old, solver, dense)
@@ -344,10 +349,10 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                 else:
                     k_end = int(np.searchsorted(outputs, t_cut, side="right"))
                     if k_end > k:
-                        rows.add_dense(outputs[k:k_end], dense(), work)
+                        rows.add_dense(outputs[k:k_end], dense(), work())
                         k = k_end
                 if terminated and (not rows.t or rows.t[-1] != t_cut):
-                    rows.add_dense([t_cut], dense(), work)
+                    rows.add_dense([t_cut], dense(), work())
                 for cb in callbacks:
                     cb(solver)
                 if bar is not None:

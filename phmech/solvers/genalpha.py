@@ -90,7 +90,7 @@ from scipy.sparse.linalg import splu
 
 from ..math.sizes import DENSE_MAX
 from ._dense import superlu
-from ._newton import converged as newton_converged
+from ._newton import GENALPHA_SLOW, converged as newton_converged, slow
 from .base import QuadratureWork, Solver, SolverError, count_option, positive_option
 from .genalpha_first_order import FirstOrderForm, first_order_parameters  # noqa: F401 (public)
 
@@ -471,7 +471,7 @@ class GeneralizedAlpha(FirstOrderForm, QuadratureWork, Solver):
                 raise SolverError(self.name, self.t, "the Newton increment became non-finite")
             if newton_converged(err, prev or 0.0, self.newton_tol, self._lu_fresh):
                 break
-            if prev and err / prev > 0.2:
+            if slow(err, prev or 0.0, it, *GENALPHA_SLOW):
                 lu = None                       # slow contraction: fresh iteration matrix
             prev = err
         else:

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..math.sizes import DENSE_MAX
-from ._newton import converged as newton_converged
+from ._newton import GENALPHA_SLOW, converged as newton_converged, slow
 from .base import SolverError
 
 
@@ -122,7 +122,7 @@ class FirstOrderForm:
             err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
             if newton_converged(err, prev or 0.0, self.newton_tol, fresh):
                 return lu, err, True
-            if prev and err / prev > 0.2:
+            if slow(err, prev or 0.0, it, *GENALPHA_SLOW):
                 lu = None
             prev = err
         return lu, err, False

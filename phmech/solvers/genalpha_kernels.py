@@ -33,7 +33,7 @@ import numpy as np
 
 from ..kernels.jit import jit as _jit
 from ..assembly.compiled import residual_kernel
-from ._newton import lu_solve, newton_converged
+from ._newton import GENALPHA_SLOW, lu_solve, newton_converged, newton_slow
 
 #: return codes of :func:`genalpha_newton`
 CONVERGED, NOT_CONVERGED, NONFINITE, NEED_LU = 1, 0, 2, 4
@@ -112,7 +112,7 @@ def genalpha_newton(y0, xd0, y1, h, gamma, am, af, t_af, t1, Ep, Ei, Ex, lu, piv
         # tests of the Python iteration; prev == 0 stands for "no previous increment"
         if newton_converged(err, prev, tol, fresh):
             return CONVERGED, it, err, prev, nres
-        if prev != 0.0 and err / prev > 0.2:
+        if newton_slow(err, prev, it, GENALPHA_SLOW[0], GENALPHA_SLOW[1]):
             has_lu = False                       # slow contraction: fresh iteration matrix
         prev = err
     return NOT_CONVERGED, max_newton, err, prev, nres

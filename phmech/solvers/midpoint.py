@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from ..math.sizes import DENSE_MAX
 from ._dense import DenseLU as _DenseLU, sparse_factor
-from ._newton import converged as newton_converged
+from ._newton import MIDPOINT_SLOW, converged as newton_converged, slow
 from .base import (Solver, SolverError, balanced_work, count_option, linear_interpolant, piecewise_linear,
                    positive_option)
 
@@ -338,7 +338,7 @@ class ImplicitMidpoint(Solver):
                     self._iterations = it + 1
                     break
                 contracting = prev is not None and err < prev
-                if prev and err / prev > 0.5 and it >= 2:
+                if slow(err, prev or 0.0, it, *MIDPOINT_SLOW):
                     break  # slow contraction: refresh the Jacobian
                 prev = err
             if converged:

@@ -32,7 +32,7 @@ from ..kernels.jit import borrowed, jit as _jit, numba
 from ..assembly.compiled import power_kernel, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add
-from ._newton import block_scales, newton_converged
+from ._newton import MIDPOINT_SLOW, block_scales, newton_converged, newton_slow
 from ._sparse_lu import lu_solve_csc
 
 try:
@@ -264,7 +264,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, d
         if newton_converged(err, prev, tol, floor):
             return 1, it, err
         contracting = prev > 0.0 and err < prev
-        if prev > 0.0 and err / prev > 0.5 and it >= 2:
+        if newton_slow(err, prev, it, MIDPOINT_SLOW[0], MIDPOINT_SLOW[1]):
             return 0 if contracting else 5, it, err
         prev = err
     return 0 if contracting else 5, max_newton - 1, err

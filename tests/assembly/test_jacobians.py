@@ -249,3 +249,21 @@ def test_body_effort_terms_hook():
     x = r.q(m)
     E = r.hamiltonian() + m.k / 4 * np.sum(x**2, axis=1) ** 2
     assert np.ptp(E) < 1e-8 * E[0]
+
+
+def test_the_sparse_jacobian_of_a_large_model_against_differences():
+    """Above the dense limit (a chain of 36 bars on spherical joints with a spring-damper and
+    a body-frame load: 36 * 13 + 108 = 576 unknowns) the Jacobian is the kernels' entries
+    scattered into their CSR pattern: against central differences of the residual."""
+    from phmech.assembly.dae import DENSE_JACOBIAN_MAX
+    from mechanisms import spherical_chain
+    s = spherical_chain(36)
+    s.add_spring(s.bodies[3].port("B"), s.bodies[20].port("A"), stiffness=4.0, damping=0.3, rest_length=9.0,
+                 name="tie")
+    s.apply_force(s.bodies[30].port("B"), lambda t: (0.2, np.sin(t), 0.1), frame="body", name="push")
+    dae = s.assemble()
+    assert dae.n > DENSE_JACOBIAN_MAX
+    y = dae.initial_state() + 1e-2 * RNG.standard_normal(dae.n)
+    J = dae.jacobian(0.3, y)
+    assert J.nnz < 0.05 * dae.n ** 2
+    assert_jacobian(dae, 0.3, y)

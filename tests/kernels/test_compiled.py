@@ -308,14 +308,52 @@ def test_a_model_without_kernels_for_all_parts_warns_once_and_names_them():
     assert not c.pure and c.path == "python" and c.leftovers == ["load 'push'"]
 
 
+def _tiny_models():
+    from phmech._stack import available
+    from phmech.mechanisms.tiny import tiny_models
+    return tiny_models(firedrake=available())
+
+
+@pytest.mark.parametrize("name", sorted(_tiny_models()))
+def test_the_sparse_jacobian_is_the_dense_one_scattered(name):
+    """Above DENSE_JACOBIAN_MAX unknowns the Jacobian is the same kernels' entries scattered into
+    their recorded CSR pattern: on the tiny model of every family it equals the dense Jacobian
+    entry by entry (the same sums in the same order), and its pattern holds every nonzero."""
+    dae = _tiny_models()[name].build().assemble()
+    y = _perturbed(dae, 4)
+    c = dae.residual()
+    J_sparse = c.sparse_jacobian(0.7, y)
+    J_dense = c.dense_jacobian(0.7, y)
+    assert np.array_equal(J_sparse.toarray(), J_dense)
+    assert J_sparse.nnz >= np.count_nonzero(J_dense)
+
+
 @pytest.mark.parametrize("model", ["loaded crank-slider", "spherical chain"])
-def test_the_sparse_jacobian_of_large_models_is_the_kernels_one(model):
-    """Above DENSE_JACOBIAN_MAX unknowns the Jacobian is assembled sparse from the contributions'
-    triplets: on small models it equals the kernels' dense Jacobian (planar, body-frame,
-    time-dependent and quaternion-rotated loads)."""
+def test_the_sparse_jacobian_with_leftovers_and_inputs(model):
+    """The sparse Jacobian with a leftover load (its own ``force_q``), time-dependent and
+    quaternion-rotated loads and springs equals the dense one."""
     s = {"loaded crank-slider": _loaded_crank_slider, "spherical chain": _spherical_chain}[model]()
     dae = s.assemble()
     y = _perturbed(dae, 4)
-    J_sparse = dae._sparse_jacobian(0.7, y).toarray()
+    J_sparse = dae.residual().sparse_jacobian(0.7, y).toarray()
     J_kernel = dae.jacobian(0.7, y).toarray()
     assert np.max(np.abs(J_kernel - J_sparse)) <= 1e-14 * np.max(np.abs(J_kernel))
+
+
+@pytest.mark.parametrize("model", ["loaded crank-slider", "spherical chain", "rigid crank-slider", "sprung bodies",
+                                   "network"])
+def test_the_powers_at_many_points_are_the_power_at_each(model):
+    """The work records of Radau IIA and generalized-alpha take the power at all quadrature nodes
+    of a run in one call (time-dependent loads and prescribed velocities, springs, a leftover
+    load): each value is the power at its own point, to round-off."""
+    if model in _tiny_models():
+        s = _tiny_models()[model].build()
+    else:
+        s = {"loaded crank-slider": _loaded_crank_slider, "spherical chain": _spherical_chain}[model]()
+    dae = s.assemble()
+    ts = np.linspace(0.1, 0.9, 7)
+    Y = np.array([_perturbed(dae, k) for k in range(ts.size)])
+    P = dae.powers(ts, Y)
+    one = np.array([dae.power(t, y) for t, y in zip(ts, Y)])
+    assert np.max(np.abs(P - one)) <= 1e-13 * max(1.0, np.max(np.abs(one)))
+    assert np.ptp(one) > 0
