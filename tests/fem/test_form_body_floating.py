@@ -1,7 +1,8 @@
 """The floating frame of any form-defined body (phmech.fem.FormBody(floating=True)).
 
-* The planar Euler-Bernoulli beam written as forms (P1 / Hermite / DG0 / DG1), floating with
-  its frame clamped at x = 0 (the velocities there, and the Hermite slope by its trace form), is the hand-assembled FloatingEulerBernoulliBeam: the same
+* The planar Euler-Bernoulli beam's forms (P1 / Hermite / DG0 / DG1) given to a FormBody, floating
+  with its frame clamped at x = 0 (the velocities there, and the Hermite slope by its trace form,
+  given as a user gives them), is the FloatingEulerBernoulliBeam (its own conditions and ports): the same
   M, J0, K and port rows to round-off, and the same modes of a pinned beam under gravity
   (both build their frame blocks with phmech.fem.floating_frame).
 * Its free-free modes: three zero modes (the frame) and the Euler-Bernoulli free-free
@@ -26,19 +27,11 @@ RHO_A, EA, EI = RHO * A, E * A, E * I
 
 
 def beam_forms(n=N_EL, rho_a=RHO_A):
-    """The spaces and forms of the planar beam (phmech.fem.beam's module docstring)."""
-    mesh = fd.IntervalMesh(n, L)
-    W = (fd.FunctionSpace(mesh, "CG", 1) * fd.FunctionSpace(mesh, "Hermite", 3)
-         * fd.FunctionSpace(mesh, "DG", 0) * fd.FunctionSpace(mesh, "DG", 1))
-
-    def m(e, de):
-        (vx, vy, n_, m_), (dvx, dvy, dn, dm) = e, de
-        return (rho_a * (vx * dvx + vy * dvy) + n_ * dn / EA + m_ * dm / EI) * fd.dx
-
-    def j(e, de):
-        (vx, vy, n_, m_), (dvx, dvy, dn, dm) = e, de
-        return (-dvx.dx(0) * n_ - dvy.dx(0).dx(0) * m_ + dn * vx.dx(0) + dm * vy.dx(0).dx(0)) * fd.dx
-    return W, m, j
+    """The spaces and forms of the planar beam (:mod:`phmech.fem.beam_forms`), given to a
+    FormBody of the user's as a user would."""
+    from phmech.fem.beam_forms import beam_forms as forms, beam_space
+    m, j = forms(rho_a, EA, EI)
+    return beam_space(fd.IntervalMesh(n, L)), m, j
 
 
 def form_beam(n=N_EL, **kw):
