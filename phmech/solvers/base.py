@@ -202,8 +202,7 @@ class QuadratureWork:
         """``t -> W(t)`` over the last step (each step of a run): the record at the step points,
         between them consistent with the energy of the dense output (:func:`balanced_work`)."""
         ts, ys, ws = self._work_steps
-        hs = np.diff(ts)
-        return balanced_work(self.problem, self.dense_output(), lambda v: piecewise_linear(ts, hs, v), ts, ys, ws)
+        return self.balanced_work_output(ts, ys, ws)
 
     def interior_work(self):
         """The work at the step points strictly inside the last run of several steps."""
@@ -315,6 +314,13 @@ class Solver:
     def work_output(self):
         """Callable ``t -> work(t)`` over the last step (solvers with ``records_work``)."""
         raise NotImplementedError(f"{self.name} keeps no work record")
+
+    def balanced_work_output(self, ts, ys, ws, hs=None):
+        """``t -> W(t)`` over the steps between the step points ``ts`` (states ``ys``, work
+        ``ws``, sizes ``hs``, by default their differences): :func:`balanced_work` along
+        :meth:`dense_output`, the :meth:`work_output` of every solver with a work record."""
+        hs = np.diff(ts) if hs is None else hs
+        return balanced_work(self.problem, self.dense_output(), lambda v: piecewise_linear(ts, hs, v), ts, ys, ws)
 
     @property
     def path(self):

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from ..math.sizes import DENSE_MAX
 from ._dense import DenseLU as _DenseLU, sparse_factor
 from ._newton import MIDPOINT_SLOW, converged as newton_converged, slow
-from .base import (Solver, SolverError, balanced_work, count_option, linear_interpolant, piecewise_linear,
+from .base import (Solver, SolverError, count_option, linear_interpolant, piecewise_linear,
                    positive_option)
 
 #: a step that needed more simplified-Newton iterations refactorizes for the next: dense factors,
@@ -545,7 +545,7 @@ class ImplicitMidpoint(Solver):
         else:
             ts, ys = np.array([self.t_old, self.t]), (self.y_old, self.y)
             hs, ws = np.array([self._h_last]), (self.work_old, self.work)
-        return balanced_work(self.problem, self.dense_output(), lambda v: piecewise_linear(ts, hs, v), ts, ys, ws)
+        return self.balanced_work_output(ts, ys, ws, hs)
 
     @property
     def path(self):
