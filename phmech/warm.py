@@ -32,7 +32,8 @@ from .kernels import jit as _jit
 
 def _step_models(say):
     """Every tiny model of :mod:`phmech.mechanisms.tiny` (one per family of contributions) with
-    the midpoint rule, Radau IIA and generalized-alpha."""
+    the midpoint rule, Radau IIA and generalized-alpha, and its Jacobian as a matrix and in the
+    sparse form of the models above the dense limit."""
     from .mechanisms.tiny import tiny_models
     from .solvers import solve
 
@@ -43,7 +44,9 @@ def _step_models(say):
         solve(dae, (0.0, m.t_end), y0, method="midpoint", dt=m.dt)
         solve(dae, (0.0, m.t_end), y0, method="radau", rtol=1e-5, atol=1e-5)
         solve(dae, (0.0, m.t_end), y0, method="genalpha", dt=m.dt)
-        say(f"  {name}: midpoint, Radau IIA, generalized-alpha ({time.perf_counter() - tic:.1f} s)")
+        dae.jacobian(0.0, y0)                           # as a matrix, and as the large models' sparse one
+        dae.residual().sparse_jacobian(0.0, y0)
+        say(f"  {name}: midpoint, Radau IIA, generalized-alpha, sparse Jacobian ({time.perf_counter() - tic:.1f} s)")
 
 
 def _networks(say):
