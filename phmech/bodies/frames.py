@@ -20,7 +20,7 @@ and its sparse Jacobian) and the compiled residual all call them.
 """
 import numpy as np
 
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import borrowed, jit as _jit
 from ..math.jacobian_target import jac_add
 from ..math.rotations import quadratic_halfgrad_into, quadratic_into, quat_rate_into, quat_rate_jacobian_into
 
@@ -110,6 +110,7 @@ def spatial_frames_jacobian(q, e, oq, oe, T):
 def scatter_frames_jacobian(T, oq, oe, J, ce):
     """Add the frames' blocks ``T[k]`` (7 x 13: by ``q[oq:oq + 7]`` and ``e[oe:oe + 6]``) to the
     Jacobian target ``J`` (rows and ``q`` columns as in ``q``, the ``e`` columns from ``ce``)."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     for k in range(oq.size):
         for a in range(7):
             for b in range(13):

@@ -34,7 +34,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import borrowed, jit as _jit
 from ..kernels.families import register_family
 from ..math.jacobian_target import jac_add
 from ..math.rotations import PlanarAngle, UnitQuaternion, rot2, skew
@@ -89,6 +89,7 @@ def inertial_frames_residual_add(q, e, lam, inf, out, fe, fl):
 def inertial_frames_jacobian_add(q, e, lam, inf, act, J, ce):
     """``J[rows of q, :] +=`` the exact Jacobian of :func:`inertial_frames_qdot` (columns of ``e``
     from ``ce``)."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     iq, ie, oq, oe = inf
     for k in range(iq.size):
         jac_add(J, iq[k], ce + ie[k], 1.0)

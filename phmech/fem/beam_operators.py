@@ -20,7 +20,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels.jit import inline as _jit_inline, jit as _jit
+from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..kernels.families import by_data_class
 from ..math.jacobian_target import jac_add
 
@@ -102,6 +102,7 @@ def beams_residual_add(q, e, lam, data, out, fe, fl):
 def beams_jacobian_add(q, e, lam, data, act, J, nq):
     """The exact derivatives of :func:`beams_residual_add` added to the Jacobian target ``J``: the family's
     kinematic, then effort Jacobian kernels write triplets (their counts are ``data[1]``)."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     n = data[1][0] + data[1][1]
     R, C, V = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
     k = beam_qdot_jacobian(q, e, nq, data, R, C, V, 0)

@@ -29,7 +29,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._checks import time_function
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import borrowed, jit as _jit
 from ..joints.base import Joint
 from ..joints.constraint_kernels import add_G_jacobian, add_G_terms
 from ..kernels.families import register_family
@@ -154,6 +154,7 @@ def frame_rates_jacobian_add(q, e, lam, fr, act, J, nq):
     """The exact derivatives of the rows' terms ``G^T lam`` and ``-G e`` added to the Jacobian target ``J``
     of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the
     active rows)."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     Fv, dF = np.empty(fr[0].size), np.empty(fr[4].size)
     frame_rate_derivatives(q, fr, Fv, dF)
     cl = nq + e.size

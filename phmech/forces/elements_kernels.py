@@ -71,7 +71,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..kernels.jit import jit as _jit, numba
+from ..kernels.jit import borrowed, jit as _jit, numba
 from ..math.jacobian_target import jac_add
 from ..math.rotations import quadratic_into
 
@@ -559,6 +559,7 @@ def forces_residual_add(q, e, lam, fd, out, fe, fl):
 def forces_jacobian_add(q, e, lam, fd, act, J, nq):
     """The derivatives of the elements' forces added to the Jacobian target ``J``: rows ``nq + e``
     column, ``q`` columns as they are, ``e`` columns from ``nq``."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     r0 = ce = nq
     I, QI, CI = fd[0], fd[1], fd[4]
     n = I.shape[0]

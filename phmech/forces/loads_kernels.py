@@ -14,7 +14,7 @@ keep their own methods.
 """
 import numpy as np
 
-from ..kernels.jit import inline as _jit_inline, jit as _jit
+from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.jacobian_target import jac_add
 from ..math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
@@ -221,6 +221,7 @@ def loads_jacobian_values(q, loads, vals):
 @_jit
 def loads_jacobian_add(q, loads, J, r0):
     """:func:`loads_jacobian_values` added to ``J[r0 + cols, q]``."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     kind, rot, ptr, cols, gq = loads[0], loads[1], loads[3], loads[4], loads[6]
     vals = np.empty(5 * cols.size)
     loads_jacobian_values(q, loads, vals)

@@ -7,7 +7,7 @@ a fixed pattern ``G[r[m], c[m]] = v[m]``; :func:`add_G_terms` adds the two
 terms and :func:`add_G_jacobian` their derivatives by ``lam`` and ``e``
 (the derivatives by ``q`` are the family's own).
 """
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import borrowed, jit as _jit
 from ..math.jacobian_target import jac_add
 
 
@@ -24,6 +24,7 @@ def add_G_jacobian(nq, ne_end, r, c, v, act, J):
     """``G^T`` into the ``e`` rows and ``-G`` into the active ``lam`` rows of the Jacobian target ``J``
     (columns of ``lam`` and ``e``; ``act`` marks the active rows) for the entries
     ``G[r[m], c[m]] = v[m]``."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     for m in range(v.size):
         jac_add(J, nq + c[m], ne_end + r[m], v[m])
         if act[r[m]]:

@@ -40,7 +40,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..kernels.jit import inline as _jit_inline, jit as _jit
+from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.jacobian_target import jac_add
 from ..math.rotations import quat_rotation
@@ -443,6 +443,7 @@ def spatial_joints_jacobian_add(q, e, lam, sj, act, J, nq):
     """The exact derivatives of the joints' terms ``G^T lam`` and ``-G e`` added to the dense
     ``J`` of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks
     the active constraint rows)."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     Sv, Av, Bv = np.empty(sj[5].size), np.empty(sj[7].size), np.empty(sj[9].size)
     spatial_joints_derivatives(q, e, lam, sj, Sv, Av, Bv)
     Ar, Ac, Br, Bc = sj[7], sj[8], sj[9], sj[10]

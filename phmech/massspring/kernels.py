@@ -34,7 +34,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..kernels.jit import inline as _jit_inline, jit as _jit
+from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..kernels.families import register_family
 from ..math.jacobian_target import jac_add
 
@@ -183,6 +183,7 @@ def networks_residual_add(q, e, lam, nw, out, fe, fl):
 def network_jacobian_add(q, e, lam, nw, act, J, nq):
     """The family's exact ``d f/dq`` and ``d f/de`` added to the Jacobian target ``J`` (effort rows from
     ``nq``, ``q`` columns from 0, effort columns from ``nq``)."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     I, F = nw[0], nw[1]
     B = np.empty((I.shape[0], 2, 3, 3))
     elements_blocks(q, e, I, F, B)

@@ -7,7 +7,7 @@ matrices of a model in this form.
 """
 import numpy as np
 
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import borrowed, jit as _jit
 from .jacobian_target import jac_add
 
 
@@ -32,6 +32,7 @@ def csr_mv(indptr, indices, data, x):
 @_jit
 def csr_add_dense(indptr, indices, data, J, r0, c0, sign):
     """``J[r0 + i, c0 + j] += sign * A[i, j]`` for ``A`` in CSR arrays."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
     for i in range(indptr.size - 1):
         for k in range(indptr[i], indptr[i + 1]):
             jac_add(J, r0 + i, c0 + indices[k], sign * data[k])
