@@ -124,6 +124,10 @@ CASES = {c.name: c for c in (
          key_figures=("convergence.flapwise.finest_max_rel_error", "convergence.chordwise.finest_max_rel_error")),
     Case("simeon_crank", presets={"quick": ("--rtol", "1e-5", "--tols", "1e-5", "--solvers", "radau")},
          key_figures=("errors.radau.positions.digits", "constraint_residual_max.position")),
+    Case("solid_crank_slider", firedrake=True,       # the first swing on two meshes; three over 0.1 s in full
+         presets={"quick": ("--tfinal", "0.008", "--dt", "2e-4", "--levels", "0", "1", "--no-vtk")},
+         key_figures=("comparison.peak_finest", "comparison.peak_beam", "comparison.difference_rel",
+                      "comparison.mesh_change_rel")),
     Case("spatial_pendulum", firedrake="with --flexible", presets={"quick": ("--tfinal", "0.25")},
          key_figures=("box_vs_equivalent_max_tip_difference_m", "rigid.energy_error_J")),
     Case("spin_up", firedrake=True, presets={"quick": ("--tfinal", "1", "--n-elem", "4", "--no-reference")},
