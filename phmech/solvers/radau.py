@@ -409,7 +409,7 @@ class RadauIIA(QuadratureWork, Solver):
         self.nfev += 1
         h_next = self.fixed_step or h * self._step_factor(err_norm, iterations, h, True)
         self._previous = (h, max(err_norm, 1e-2))
-        if theta is not None and theta > 1e-3:       # slow contraction: refresh the Jacobian
+        if theta is not None and theta > _rk.THETA_REFRESH:     # slow contraction: refresh the Jacobian
             self._J = None
         else:
             self._J_fresh = False

@@ -50,6 +50,11 @@ from ._dense import DenseLU
 from ._newton import lu_solve, newton_converged, newton_hopeless
 
 #: the kinds of stage data: ``(accepts(data), evaluate, jacobian)`` for the interpreted loop
+#: a step whose stage iteration contracted more slowly than this (its last rate ``theta``) leaves a
+#: fresh Jacobian to the next (Hairer & Wanner, Solving ODEs II, IV.8): the Python step and the
+#: compiled run of :mod:`~phmech.solvers.radau_runs` alike
+THETA_REFRESH = 1e-3
+
 _KINDS = []
 
 

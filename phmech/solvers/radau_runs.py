@@ -14,8 +14,8 @@ import numpy as np
 from ..kernels.jit import jit as _jit
 from ._newton import lu_solve
 from .midpoint_kernels import eliminate
-from .radau_kernels import (local_error, predictor, small_pivot, stage_iteration, stage_jacobian, stage_value,
-                            transform)
+from .radau_kernels import (THETA_REFRESH, local_error, predictor, small_pivot, stage_iteration, stage_jacobian,
+                            stage_value, transform)
 
 
 @_jit
@@ -203,7 +203,7 @@ def radau_steps(data, t, y, t_bound, t_end, fixed, state, flags, f0, J, J_y, lur
                                      fac_min, fac_max)
         state[2], state[3] = h, max(err_norm, 1e-2)
         flags[3] = 1
-        if theta >= 0.0 and theta > 1e-3:     # slow contraction: refresh the Jacobian
+        if theta >= 0.0 and theta > THETA_REFRESH:     # slow contraction: refresh the Jacobian
             flags[1] = 0
         else:
             flags[2] = 0
