@@ -367,13 +367,13 @@ class CompiledResidual:
         """``w . lam + e . f_loads - e . R e`` at ``(t, y)`` with the force elements' and the
         families' port forces: the kernel's power plus that of the loads left over."""
         t, y = float(t), np.ascontiguousarray(y, float)
-        P = self.power(y, self.kernel_args(t))
-        if self.other_loads:
-            d = self.dae
-            q, e = y[d.sq], y[d.se]
-            for ld, sq, se in self.other_loads:
-                P += float(e[se][ld.cols] @ ld.force(t, q[sq], e[se]))
-        return P
+        return self.power(y, self.kernel_args(t)) + self._other_loads_power(t, y)
+
+    def _other_loads_power(self, t, y):
+        """The power of the loads left over (their own ``force``) at ``(t, y)``."""
+        d = self.dae
+        q, e = y[d.sq], y[d.se]
+        return sum(float(e[se][ld.cols] @ ld.force(t, q[sq], e[se])) for ld, sq, se in self.other_loads)
 
     def supplied_powers(self, ts, Y):
         """:meth:`supplied_power` at the times ``ts`` and states ``Y`` (rows), in one call of the
@@ -390,10 +390,7 @@ class CompiledResidual:
         for k in range(m, ts.size):       # an input that raises: the one call says where
             P[k] = self.power(Y[k], self.kernel_args(float(ts[k])))
         if self.other_loads:
-            q, e = Y[:, d.sq], Y[:, d.se]
-            for k, t in enumerate(ts):
-                for ld, sq, se in self.other_loads:
-                    P[k] += float(e[k][se][ld.cols] @ ld.force(t, q[k][sq], e[k][se]))
+            P += [self._other_loads_power(t, y) for t, y in zip(ts, Y)]
         return P
 
     def jacobian(self, y, t=None):

@@ -13,7 +13,7 @@ sparse
     * recording (``mode == 1``, :func:`recording_target`): the ``k``-th write goes to
       ``(a[k], b[k]) = (r, c)`` while ``k < a.size``, and ``k`` counts them all, so that a
       second pass with room for them all records the whole sequence (:func:`record_writes`);
-    * values (``mode == 0``, :func:`values_target`): the ``k``-th write adds ``v`` to
+    * values (``mode == 0``, :meth:`Writes.target`): the ``k``-th write adds ``v`` to
       ``data[a[k]]``, ``a`` mapping each recorded write to its entry of the CSR pattern, after
       checking that it is the recorded one (``b[k] == r * n + c``); a write that is not (a
       state whose kernels write elsewhere or more often) is left out and counted in ``misses``,

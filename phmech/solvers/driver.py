@@ -248,6 +248,17 @@ def _event_value(name, events, i, t, y):
     return g
 
 
+def _once(make):
+    """``make`` called on the first call only: its result kept for the later ones."""
+    made = []
+
+    def get():
+        if not made:
+            made.append(make())
+        return made[0]
+    return get
+
+
 def _crossings(events, g_old, solver, dense):
     """``[(t_event, index)]`` of the events crossing zero in the last step, sorted, and the new g."""
     t_old, t_new = solver.t_old, solver.t
@@ -316,18 +327,9 @@ def integrate(solver, t_eval=None, dt_out=None, tstops=None, events=None, progre
                     i = int(np.flatnonzero(~np.isfinite(solver.y))[0])
                     raise SolverError(name, solver.t_old, f"the state became non-finite ({labels[i]}) "
                                       f"in the step to t = {solver.t:.9g}")
-                cache = []
-
-                def dense():
-                    if not cache:
-                        cache.append(solver.dense_output())
-                    return cache[0]
-                made = []
-
-                def work():             # the work between step points, made where rows need it
-                    if not made:
-                        made.append(solver.work_output() if solver.records_work else None)
-                    return made[0]
+                # the dense output and the work between step points, made where rows need them
+                dense = _once(solver.dense_output)
+                work = _once(solver.work_output if solver.records_work else lambda: None)
                 t_cut = solver.t
                 if events:
                     found, g_old = _crossings(events, g_old, solver, dense)
