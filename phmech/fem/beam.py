@@ -45,7 +45,99 @@ FRAME_CONDITIONS = {
 END_MARKERS = {"A": 1, "B": 2}
 
 
-class EulerBernoulliFE(FormBody):
+class AxisBeam(FormBody):
+    """A beam on ``[0, L]`` as a form body, evaluated along its axis: the point rows of its velocity
+    fields and the displacement recovered from its stresses (the planar and the spatial linear
+    beams).  A subclass names its fields (``FIELDS``), the velocity fields along the axis
+    (``AXIS_FIELDS``) and the (velocity, stress) pairs of the recovery (``PAIRS``)."""
+
+    CHECK_DEFINITE = False          # mass and compliance of positive parameters (checked before)
+    EXTRA_SOURCES = FormBody.EXTRA_SOURCES + ("phmech.fem.beam_forms",)
+    FIELDS = FIELDS
+    AXIS_FIELDS = ("vx", "vy")
+    PAIRS = (("vx", "n"), ("vy", "m"))
+
+    @property
+    def fe(self):
+        """The finite-element beam (the body itself: its spaces, fields and point rows)."""
+        return self
+
+    def _name_fields(self):
+        """``fields`` (index arrays into ``e`` per named field) and the frame's effort labels."""
+        self.fields = {k: self.field_dofs[str(i)] for i, k in enumerate(self.FIELDS)}
+        self._r = self.n_frame
+        self.e_labels = self.e_labels[:self.n_frame]             # the frame's efforts are named
+
+    # -- evaluation along the axis ------------------------------------------------
+    def point_rows(self, points):
+        """Rows evaluating the axis velocities (``AXIS_FIELDS``) at ``points`` (one array each, shape
+        (npts, nf), over the full flexible vector).
+
+        Point evaluation of the (physically mapped) Hermite element is not available in
+        Firedrake, so each evaluation is written as an exact integral (see
+        :class:`CellPointEvaluator`).  Cached per point set.
+        """
+        points = np.atleast_1d(np.asarray(points, float))
+        if np.any(points < -1e-12 * self.L) or np.any(points > self.L * (1 + 1e-12)):
+            raise ValueError(f"beam '{self.name}': evaluation points must lie in [0, {self.L}], got {points}")
+        tag = self.points_tag(points)
+        if tag not in self._memo:
+            self._setup_firedrake()
+            if self._points is None:
+                self._points = CellPointEvaluator(self.mesh)
+            tests = tuple(self._test[self.FIELDS.index(k)] for k in self.AXIS_FIELDS)
+            self._remember(tag, tuple(self._points.rows(np.clip(points, 0.0, self.L), tests)))
+        return self._memo[tag]
+
+    def flexible_velocity_rows(self, points):
+        """Rows giving ``v_f`` (body frame) at ``points``, shape ``(npts, ne)`` each."""
+        out = []
+        for P in self.point_rows(points):
+            rows = np.zeros((P.shape[0], self.ne))
+            rows[:, self._r:] = P[:, self._keep]
+            out.append(rows)
+        return tuple(out)
+
+    def _recovery(self):
+        """``[(velocity dofs, stress dofs, U)]`` with ``u = U sigma`` for each pair of ``PAIRS``:
+        ``C sigma = D u`` (the stress rows of ``M`` and ``J0``) solved in the least-squares sense,
+        or None when ``D`` is not injective (conditions that leave a rigid motion)."""
+        if getattr(self, "_recovery_rows", None) is None:
+            M, J = sp.csr_matrix(self.M), sp.csr_matrix(self.J0)
+            out = []
+            for vel, stress in self.PAIRS:
+                v, s = self.fields[vel], self.fields[stress]
+                D = J[s][:, v].toarray()
+                if np.linalg.matrix_rank(D) < len(v):
+                    out = False
+                    break
+                out.append((v, s, np.linalg.lstsq(D, M[s][:, s].toarray(), rcond=None)[0]))
+            self._recovery_rows = out
+        return self._recovery_rows or None
+
+    def displacement_rows(self, points):
+        """Rows giving the flexible displacements along the axis (``u_x, u_y`` planar, ``u_x, u_y,
+        u_z`` spatial) at ``points`` from ``e``.
+
+        Returns one array of shape ``(npts, ne)`` per component; valid for trajectories that start
+        undeformed (zero stresses at t0), as the simulations here do: ``n = EA u_x'`` and
+        ``m = EI u_y''`` hold exactly for the discrete fields, so the displacements follow from
+        the stresses.
+        """
+        rec = self._recovery()
+        if rec is None:
+            raise ValueError(f"beam '{self.name}': displacements cannot be recovered without "
+                             "conditions that fix the rigid motion of the deformation field")
+        out = []
+        for P in self.flexible_velocity_rows(points):
+            rows = np.zeros_like(P)
+            for v, s, U in rec:
+                rows[:, s] += P[:, v] @ U
+            out.append(rows)
+        return tuple(out)
+
+
+class EulerBernoulliFE(AxisBeam):
     """A planar Euler-Bernoulli beam on ``[0, L]`` fixed in space with free ends: the form body of
     :mod:`phmech.fem.beam_forms` over all flexible unknowns ``(v_x, v_y, n, m)``, and the base of
     the beams below (their end conditions and frame).
@@ -64,8 +156,6 @@ class EulerBernoulliFE(FormBody):
     """
 
     KIND = "EulerBernoulliFE"
-    CHECK_DEFINITE = False          # mass and compliance of positive parameters (checked before)
-    EXTRA_SOURCES = ("phmech.fem.form_body", "phmech.fem.floating_frame", "phmech.fem.beam_forms")
     #: Firedrake objects, built on first use (a beam read from the cache has none)
     FIREDRAKE_ATTRIBUTES = ("space", "mesh", "_trial", "_test", "forms", "_fixed", "_fixed_forms",
                             "x", "Vx", "Vy", "Vn", "Vm", "W")
@@ -90,14 +180,7 @@ class EulerBernoulliFE(FormBody):
         n = self.n_elem
         edges = np.cumsum([0, n + 1, 2 * (n + 1), n, 2 * n])        # dims of P1, Hermite, DG0, DG1
         self.offsets = {k: slice(int(edges[i]), int(edges[i + 1])) for i, k in enumerate(FIELDS)}
-        self.fields = {k: self.field_dofs[str(i)] for i, k in enumerate(FIELDS)}
-        self._r = self.n_frame
-        self.e_labels = self.e_labels[:self.n_frame]             # the frame's efforts are named
-
-    @property
-    def fe(self):
-        """The finite-element beam (the body itself: its spaces, offsets and point rows)."""
-        return self
+        self._name_fields()
 
     # -- the form body ---------------------------------------------------------
     def _definition(self):
@@ -121,70 +204,6 @@ class EulerBernoulliFE(FormBody):
             self.x = self._fd.SpatialCoordinate(self.mesh)[0]
             self.Vx, self.Vy, self.Vn, self.Vm = (self.space.sub(i).collapse() for i in range(4))
 
-    # -- evaluation along the axis ------------------------------------------------
-    def point_rows(self, points):
-        """Rows evaluating ``v_x`` and ``v_y`` at ``points`` (two arrays, shape (npts, nf), over the
-        full flexible vector).
-
-        Point evaluation of the (physically mapped) Hermite element is not available in
-        Firedrake, so each evaluation is written as an exact integral (see
-        :class:`CellPointEvaluator`).  Cached per point set.
-        """
-        points = np.atleast_1d(np.asarray(points, float))
-        if np.any(points < -1e-12 * self.L) or np.any(points > self.L * (1 + 1e-12)):
-            raise ValueError(f"beam '{self.name}': evaluation points must lie in [0, {self.L}], got {points}")
-        tag = self.points_tag(points)
-        if tag not in self._memo:
-            self._setup_firedrake()
-            if self._points is None:
-                self._points = CellPointEvaluator(self.mesh)
-            self._remember(tag, tuple(self._points.rows(np.clip(points, 0.0, self.L), self._test[:2])))
-        return self._memo[tag]
-
-    def flexible_velocity_rows(self, points):
-        """Rows giving ``v_f`` (body frame) at ``points``, shape ``(npts, ne)`` each."""
-        out = []
-        for P in self.point_rows(points):
-            rows = np.zeros((P.shape[0], self.ne))
-            rows[:, self._r:] = P[:, self._keep]
-            out.append(rows)
-        return tuple(out)
-
-    def _recovery(self):
-        """``[(velocity dofs, stress dofs, U)]`` with ``u = U sigma`` for ``(v_x, n)`` and ``(v_y, m)``:
-        ``C sigma = D u`` (the stress rows of ``M`` and ``J0``) solved in the least-squares sense,
-        or None when ``D`` is not injective (conditions that leave a rigid motion)."""
-        if getattr(self, "_recovery_rows", None) is None:
-            M, J = sp.csr_matrix(self.M), sp.csr_matrix(self.J0)
-            out = []
-            for vel, stress in (("vx", "n"), ("vy", "m")):
-                v, s = self.fields[vel], self.fields[stress]
-                D = J[s][:, v].toarray()
-                if np.linalg.matrix_rank(D) < len(v):
-                    out = False
-                    break
-                out.append((v, s, np.linalg.lstsq(D, M[s][:, s].toarray(), rcond=None)[0]))
-            self._recovery_rows = out
-        return self._recovery_rows or None
-
-    def displacement_rows(self, points):
-        """Rows giving the flexible displacements ``(u_x, u_y)`` at ``points`` from ``e``.
-
-        Returns two arrays of shape ``(npts, ne)``; valid for trajectories that start undeformed
-        (``n = m = 0`` at t0), as the simulations here do: ``n = EA u_x'`` and ``m = EI u_y''``
-        hold exactly for the discrete fields, so the displacements follow from the stresses.
-        """
-        rec = self._recovery()
-        if rec is None:
-            raise ValueError(f"beam '{self.name}': displacements cannot be recovered without "
-                             "conditions that fix the rigid motion of the deformation field")
-        out = []
-        for P in self.flexible_velocity_rows(points):
-            rows = np.zeros_like(P)
-            for v, s, U in rec:
-                rows[:, s] += P[:, v] @ U
-            out.append(rows)
-        return tuple(out)
 
 
 class FloatingEulerBernoulliBeam(AxisPicture, FloatingFrameBody, EulerBernoulliFE):

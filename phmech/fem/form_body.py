@@ -24,37 +24,11 @@ The matrices are checked once (``M`` symmetric positive definite, ``J``
 skew, ``R`` symmetric positive semidefinite, each to round-off; every defect
 in one error naming the form and its size) and kept in the FE cache
 (:mod:`phmech.fem.cache`), keyed by the forms' signatures, the mesh's
-content and the values of every coefficient and constant of the forms.
+content and the values of every coefficient and constant of the forms
+(:mod:`phmech.fem.form_checks`).
 
-Fixed or floating
------------------
-By default the body is fixed in space (``nq = 0``).  With ``floating=True`` it
-moves in a floating frame of reference (:mod:`phmech.fem.floating_frame`, the
-one implementation shared with the linear beams): its efforts are
-``e = (v_P, omega, e_f)``, the frame's velocity and angular velocity (body-frame
-components) followed by the flexible efforts, and the body-frame velocity of the
-material point at ``X`` is ``v_P + omega x X + v(X)``, ``v`` the velocity fields
-of the space (``velocity=``, ``dim`` components in all).  The inertia shape
-integrals (mass, first moment, inertia tensor of the undeformed body, the
-couplings ``int rho phi`` and ``int rho X x phi``) and the gyroscopic matrices
-``K_i`` of ``J(e) = J0 - sum_i omega_i K_i`` are assembled from the density
-(``density=``) once; ``m``'s kinetic part must be ``int density v . dv`` (checked).
-The frame is attached to the deformation by a reference condition:
-``reference=("clamped", marker)`` removes the velocity fields' unknowns on the
-boundary ``marker`` (the frame is the clamped face's), ``reference=("point", X)``
-removes only as many as the frame has efforts, at nodes near ``X`` (a 3-2-1
-support, a statically determinate attachment that constrains no deformation),
-and ``reference=None`` leaves it to the conditions of ``fixed`` (e.g. a pinned
-end and a roller).  (Mean axes, ``int rho v = 0`` and ``int rho X x v = 0``,
-couple every velocity unknown and would make the mass matrix dense; they are
-not offered.)
-Conditions that leave a rigid motion in the elastic field are an error.  A
-port's and a load's rows follow the rigid and the elastic motion: the rigid
-velocity fields are represented exactly in the velocity space (checked), and a
-linear form ``b`` contributes ``b(N_a)`` to the frame's effort ``a``.
-
-With constant matrices (and the gyroscopic slots of the frame) the body runs in
-the compiled residual like the beams and plates.
+By default the body is fixed in space; ``floating=True`` puts it in a floating
+frame of reference (:mod:`phmech.fem.form_frame`).
 
 Bodies defined by their class
 -----------------------------
@@ -66,25 +40,17 @@ its ports from :meth:`FormBody._port_forms`, all made only when the entry is ass
 Firedrake.
 """
 import hashlib
-import sys
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
-from ..bodies.base import Body, FixedBody, FloatingFrameBody, SpatialFrameBody
+from ..bodies.base import FixedBody
 from ._petsc import to_numpy, to_scipy
 from .cache import CachedFE, store
-from .floating_frame import (N_FRAME, frame_blocks, gyroscopic_forms, inertia_summary, kinetic_form,
-                             rigid_couplings, rigid_fields)
+from .floating_frame import frame_blocks, inertia_summary
+from .form_checks import FormError, check_pH  # noqa: F401 (FormError public here)
+from .form_frame import FormFrame, _floating_dim, floating_class  # noqa: F401 (public here)
 from .mesh_recipe import mesh_content_key
-
-#: largest size of a dense positive-definiteness check (above it: the lowest eigenvalue by ARPACK)
-DENSE_CHECK_MAX = 3000
-
-
-class FormError(ValueError):
-    """A form of a :class:`FormBody` does not define a port-Hamiltonian system (all defects listed)."""
 
 
 def _split(fd, W, trial):
@@ -114,60 +80,6 @@ def _markers_used(form):
             if i.integral_type() in ("exterior_facet", "interior_facet")}
 
 
-def _symmetric_defect(A):
-    A = sp.csr_matrix(A)
-    scale = abs(A).max() if A.nnz else 0.0
-    return (abs(A - A.T).max() / scale) if scale > 0 else 0.0
-
-
-def _lowest_eigenvalue(A, jacobi=False):
-    """Lowest eigenvalue of the symmetric ``A`` and the largest magnitude (dense up to
-    :data:`DENSE_CHECK_MAX`, else ARPACK); ``jacobi``: of ``D^-1/2 A D^-1/2``, ``D`` the diagonal
-    (independent of the units of each unknown: a solid's compliance is 1e-15 of its mass), a
-    non-positive diagonal entry being returned as the lowest eigenvalue."""
-    A = sp.csr_matrix(0.5 * (A + A.T))
-    if jacobi:
-        d = A.diagonal()
-        if np.any(d <= 0):
-            return float(d.min()), float(max(np.abs(d).max(), 1e-300))
-        s = sp.diags(1.0 / np.sqrt(d))
-        A = sp.csr_matrix(s @ A @ s)
-    n = A.shape[0]
-    if n <= DENSE_CHECK_MAX:
-        w = np.linalg.eigvalsh(A.toarray())
-        return float(w[0]), float(np.max(np.abs(w)))
-    top = float(abs(spla.eigsh(A, k=1, which="LM", return_eigenvectors=False)[0]))
-    low = float(spla.eigsh(A, k=1, sigma=-1e-3 * top, which="LM", return_eigenvectors=False)[0])
-    return low, top
-
-
-def check_pH(name, M, J, R=None, tol=1e-10, definite=True):
-    """Problems of ``(M, J, R)`` as a list of sentences (empty: a pH system to ``tol``); ``definite=False``
-    leaves out the definiteness of ``M`` (its symmetry is checked)."""
-    out = []
-    d = _symmetric_defect(M)
-    if d > tol:
-        out.append(f"body '{name}': the energy metric m is not symmetric (relative defect {d:.2e})")
-    low, top = _lowest_eigenvalue(M, jacobi=True) if definite else (1.0, 1.0)
-    if low <= tol * top:
-        out.append(f"body '{name}': the energy metric m is not positive definite (lowest eigenvalue "
-                   f"{low:.3e} of {top:.3e}: a field without energy, or a boundary condition missing)")
-    J = sp.csr_matrix(J)
-    scale = abs(J).max() if J.nnz else 0.0
-    d = abs(J + J.T).max() / scale if scale > 0 else 0.0
-    if d > tol:
-        out.append(f"body '{name}': the structure form j is not skew-symmetric (relative defect {d:.2e})")
-    if R is not None and sp.csr_matrix(R).nnz:
-        d = _symmetric_defect(R)
-        if d > tol:
-            out.append(f"body '{name}': the dissipation form r is not symmetric (relative defect {d:.2e})")
-        low, top = _lowest_eigenvalue(R)
-        if low < -tol * top:
-            out.append(f"body '{name}': the dissipation form r is not positive semidefinite (lowest "
-                       f"eigenvalue {low:.3e} of {top:.3e})")
-    return out
-
-
 def _dimension(mesh, kind):
     """A mesh's ``"geometric"`` or ``"topological"`` dimension (a method or a property, by version)."""
     d = getattr(mesh, f"{kind}_dimension")
@@ -182,12 +94,7 @@ def _components(u):
     return [u[i] for i in np.ndindex(*shape)]
 
 
-def _floating_dim(args, kwargs, index=7):
-    """``dim`` of a FormBody's arguments (keyword or positional at ``index``)."""
-    return kwargs.get("dim", args[index] if len(args) > index else 3)
-
-
-class FormBody(FixedBody, CachedFE):
+class FormBody(FormFrame, FixedBody, CachedFE):
     """A flexible body defined by its pH weak forms, fixed or in a floating frame (module docstring).
 
     Parameters
@@ -228,12 +135,20 @@ class FormBody(FixedBody, CachedFE):
         With ``floating``: the inertial position of the frame origin (the mesh's origin).
     orientation : float or quaternion, keyword only
         With ``floating``: the frame's angle (planar) or unit quaternion (spatial).
+    spin : sequence of ``(field, axis, density)``, keyword only
+        With ``floating``: scalar fields that are angular velocities of the material's sections
+        about a body-frame ``axis`` (an index 0-2 or a vector; planar: None, the normal) relative
+        to the frame, e.g. a beam's torsion rate.  Their kinetic energy is
+        ``1/2 int density (omega . axis + w)^2``: ``m``'s part of the field must be
+        ``int density w dw`` (checked), the frame's rotation moves them, and their momentum
+        enters the frame's rotating-frame terms (:mod:`phmech.fem.form_frame`).
     """
 
     KIND = "form_body"
     CACHED = ("M", "J0", "R", "_keep", "nf", "field_dofs", "K_list", "Phi", "frame_inertia", "port_rows")
     FIREDRAKE_ATTRIBUTES = ()
-    EXTRA_SOURCES = ("phmech.fem.form_body", "phmech.fem.floating_frame")
+    EXTRA_SOURCES = ("phmech.fem.form_body", "phmech.fem.form_frame", "phmech.fem.form_checks",
+                     "phmech.fem.floating_frame")
     #: the frame class of a floating variant (set on the classes :func:`floating_class` makes)
     _frame_base = None
     #: False for a class whose metric is positive definite by construction (its parameters checked):
@@ -253,8 +168,8 @@ class FormBody(FixedBody, CachedFE):
         return _floating_dim(args, kwargs)
 
     def __init__(self, name, space, m, j, r=None, fixed=(), velocity=(0,), dim=3, *, floating=False,
-                 density=None, reference=None, position=None, orientation=None):
-        self._setup_frame(name, dim, floating, density, reference, position, orientation)
+                 density=None, reference=None, position=None, orientation=None, spin=()):
+        self._setup_frame(name, dim, floating, density, reference, position, orientation, spin)
         self._define(space, m, j, r, fixed, velocity)
         self._check_fields_and_markers()
         self._load_or_assemble(self._params())
@@ -262,13 +177,13 @@ class FormBody(FixedBody, CachedFE):
         self._finish()
 
     def _init_defined(self, name, params, velocity=(0,), dim=3, *, floating=False, density=None, reference=None,
-                      position=None, orientation=None):
+                      position=None, orientation=None, spin=()):
         """Set-up of a body whose class defines its space and forms (:meth:`_definition`): the cache
         key is ``params`` (plain numbers and text, no Firedrake object), so a body found in the cache
         is built without Firedrake; its spaces and forms are made on first use (the class names them
         in ``FIREDRAKE_ATTRIBUTES``) or when the entry is assembled, and its ports (:meth:`_port_forms`)
         are kept in the entry with the matrices."""
-        self._setup_frame(name, dim, floating, density, reference, position, orientation)
+        self._setup_frame(name, dim, floating, density, reference, position, orientation, spin)
         self._velocity = tuple(int(v) for v in velocity)
         self._load_or_assemble(params)
         self._finish()
@@ -295,33 +210,6 @@ class FormBody(FixedBody, CachedFE):
         self._define(d["space"], d["m"], d["j"], d.get("r"), d.get("fixed", ()), self._velocity)
         self._check_fields_and_markers()
 
-    def _setup_frame(self, name, dim, floating, density, reference, position, orientation):
-        owner = f"body '{name}'"
-        if dim not in (2, 3):
-            raise ValueError(f"{owner}: dim must be 2 or 3, got {dim!r}")
-        floating = bool(floating)
-        if floating:
-            frame_args = {} if position is None else {"position": position}
-            if orientation is not None:
-                frame_args["angle" if dim == 2 else "orientation"] = orientation
-            # the frame's own checks and initial configuration (on a plain frame body)
-            frame = self._frame_base.__new__(self._frame_base)
-            self._frame_base.__init__(frame, name, **frame_args)
-            Body.__init__(self, name)
-            self.q_labels, self.q0 = frame.q_labels, frame.q0
-        else:
-            extra = [k for k, v in (("density", density), ("reference", reference), ("position", position),
-                                    ("orientation", orientation)) if v is not None]
-            if extra:
-                raise ValueError(f"{owner}: {', '.join(extra)} only apply to a floating body (floating=True)")
-            FixedBody.__init__(self, name)
-            self.q0 = np.zeros(0)
-        self.dim = dim
-        self.floating = floating
-        #: number of frame efforts (3 planar, 6 spatial; 0 for a fixed body)
-        self.n_frame = N_FRAME[dim] if floating else 0
-        self.density = density
-        self.reference = reference
 
     def _define(self, space, m, j, r, fixed, velocity):
         """The space, the split arguments, the conditions and the forms (Firedrake objects)."""
@@ -407,26 +295,10 @@ class FormBody(FixedBody, CachedFE):
                 raise FormError(f"body '{self.name}': {what} integrates over the {where} marker(s) {bad}, "
                                 f"which the mesh does not have (its {where} markers: {sorted(markers)})")
 
-    def _reference_markers(self):
-        """The boundary markers of a clamped reference (empty without one)."""
-        ref = self.reference
-        if ref is None:
-            return []
-        if isinstance(ref, str) and ref == "mean_axes":
-            raise FormError(f"body '{self.name}': reference='mean_axes' is not available: the mean-axis "
-                            "conditions couple every velocity unknown (a dense mass matrix); attach the frame "
-                            "by reference=('clamped', marker) or by the conditions of fixed=")
-        if isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[0] == "point":
-            return []
-        if not (isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[0] == "clamped"):
-            raise FormError(f"body '{self.name}': reference must be None, ('clamped', marker) or ('point', X), "
-                            f"got {ref!r}")
-        markers = ref[1] if isinstance(ref[1], (tuple, list)) else [ref[1]]
-        return list(markers)
 
     def _conditions(self):
         """The ``(field, marker)`` pairs whose nodes are removed: ``fixed`` and a clamped reference."""
-        return self._fixed + [(f, mk) for mk in self._reference_markers() for f in self._velocity]
+        return self._fixed + [(f, mk) for mk in self._reference_markers() for f in self._moving_fields()]
 
     def _check_fields_and_markers(self):
         markers = self._markers()
@@ -436,6 +308,15 @@ class FormBody(FixedBody, CachedFE):
             if not 0 <= v < nfields:
                 problems.append(f"body '{self.name}': velocity field {v} is not a field of the space "
                                 f"(it has {nfields})")
+        for field, _, _ in self._spin:
+            if not 0 <= field < nfields:
+                problems.append(f"body '{self.name}': spin field {field} is not a field of the space "
+                                f"(it has {nfields})")
+            elif field in self._velocity:
+                problems.append(f"body '{self.name}': spin field {field} is also a velocity field")
+            elif len(_components(self._split_field(self._trial, field))) != 1:
+                problems.append(f"body '{self.name}': spin field {field} must be a scalar field (the angular "
+                                "velocity of the sections about one axis)")
         if problems:
             raise FormError("\n".join(problems))
         try:
@@ -476,29 +357,37 @@ class FormBody(FixedBody, CachedFE):
         """The body-frame velocity of the material: the components of the velocity fields."""
         return [c for v in self._velocity for c in _components(self._split_field(split, v))]
 
-    def _params(self):
+    def _density_key(self, rho):
+        """A density (a number or a UFL expression) as a part of the cache key."""
         from .mesh_recipe import _jsonable
+        if isinstance(rho, (int, float, np.floating)):
+            return _jsonable(float(rho))
+        form = rho * self._fd.dx(domain=self.mesh)
+        return [form.signature(), _coefficient_digest(form)]
+
+    def _params(self):
         p = {"mesh": mesh_content_key(self.mesh), "space": str(self.space.ufl_element()),
              "forms": {k: [f.signature(), _coefficient_digest(f)] for k, f in self.forms.items()},
              "fixed": [[f, repr(m)] for f, m in self._fixed], "velocity": list(self._velocity),
              "fixed_forms": [[f.signature(), _coefficient_digest(f)] for f in self._fixed_forms]}
         if self.floating:
-            rho = self.density
-            if isinstance(rho, (int, float, np.floating)):
-                key = _jsonable(float(rho))
-            else:
-                form = rho * self._fd.dx(domain=self.mesh)
-                key = [form.signature(), _coefficient_digest(form)]
-            p["frame"] = {"dim": self.dim, "reference": repr(self.reference), "density": key}
+            p["frame"] = {"dim": self.dim, "reference": repr(self.reference),
+                          "density": self._density_key(self.density)}
+            if self._spin:
+                p["frame"]["spin"] = [[f, list(d), self._density_key(rho_s)] for f, d, rho_s in self._spin]
         return p
 
     def _offsets(self):
         dims = [V.dim() for V in self.space] if len(self.space) > 1 else [self.space.dim()]
         return np.r_[0, np.cumsum(dims)]
 
+    def _moving_fields(self):
+        """The velocity fields and the section-spin fields (the fields a rigid motion moves)."""
+        return list(self._velocity) + [field for field, _, _ in getattr(self, "_spin", ())]
+
     def _full_velocity_dofs(self, off):
-        """Indices (before removal) of the velocity fields' unknowns."""
-        return np.concatenate([np.arange(off[v], off[v + 1]) for v in self._velocity])
+        """Indices (before removal) of the velocity and spin fields' unknowns."""
+        return np.concatenate([np.arange(off[v], off[v + 1]) for v in self._moving_fields()])
 
     def _assemble(self):
         import firedrake as fd
@@ -529,6 +418,7 @@ class FormBody(FixedBody, CachedFE):
             f = frame
             M, J0, K_list = frame_blocks(f["Mrr"], f["Mfr"][keep], red["m"], red["j"], f["Krr"],
                                          [K[keep] for K in f["Kfr"]], [sp.csr_matrix(K[keep][:, keep]) for K in f["Kff"]])
+            K_list = self._spin_gyroscopic(K_list, f["spin"], keep)
             R = sp.bmat([[sp.csr_matrix((r, r)), None], [None, R]], format="csr")
             out.update({"K_list": tuple(K_list), "Phi": f["Phi"], "frame_inertia": inertia_summary(f["Mrr"], self.dim)})
         else:
@@ -563,93 +453,12 @@ class FormBody(FixedBody, CachedFE):
         return tuple((name, rows(v, f"the port '{name}'"), rows(w or (), f"the port '{name}'"),
                       np.asarray(pos, float)) for name, (v, w, pos) in self._port_forms().items())
 
-    def _frame_fields(self, m_full, off):
-        """The floating frame's blocks over the whole space (:func:`~phmech.fem.floating_frame.rigid_couplings`,
-        the gyroscopic forms) and the rigid velocity fields ``Phi`` as vectors of the space."""
-        import firedrake as fd
-        dim, rho = self.dim, self.density
-        if isinstance(rho, (int, float, np.floating)):
-            rho = fd.Constant(float(rho))           # one compiled kernel for every density
-        dx = fd.dx(domain=self.mesh)
-        v, dv = self._velocity_vector(self._trial), self._velocity_vector(self._test)
-        x = fd.SpatialCoordinate(self.mesh)
-        one, zero = fd.Constant(1.0), fd.Constant(0.0)
-        X = [x[k] if k < len(x) else zero for k in range(dim)]
-        Mkin = to_scipy(fd.assemble(kinetic_form(rho, v, dv, dx), mat_type="aij"))
-        vd = self._full_velocity_dofs(off)
-        scale = abs(Mkin).max()
-        defect = abs((m_full - Mkin)[vd]).max() / scale if scale > 0 else np.inf
-        if not defect <= 1e-10:
-            raise FormError(f"body '{self.name}': the velocity part of the energy metric m is not the kinetic "
-                            f"form int density v . dv of the floating frame (relative defect {defect:.2e}): "
-                            "give the density of m's kinetic term, and no coupling of the velocities to other "
-                            "fields in m")
-        Kff = [to_scipy(fd.assemble(g, mat_type="aij")) for g in gyroscopic_forms(rho, v, dv, dx, dim)]
-        Mfr, Kfr, Mrr, Krr = rigid_couplings(fd, rho, dv, rigid_fields(X, dim, one, zero), dx, dim)
-        # the rigid fields as vectors of the space: int rho phi . Phi_a = int rho phi . N_a on the velocities
-        Phi = np.zeros((m_full.shape[0], Mrr.shape[0]))
-        Phi[vd] = spla.splu(sp.csc_matrix(Mkin[vd][:, vd])).solve(np.ascontiguousarray(Mfr[vd]))
-        # the zeros of the rigid fields exactly (the solve leaves round-off there, which a trace row
-        # scaled by 1 / h, a Hermite slope, would carry into a port's frame columns)
-        Phi[np.abs(Phi) <= 1e-12 * np.abs(Phi).max(axis=0, initial=0.0)] = 0.0
-        err = np.abs(Phi.T @ (Mkin @ Phi) - Mrr).max() / np.abs(Mrr).max()
-        if not err <= 1e-8:
-            raise FormError(f"body '{self.name}': the velocity space does not contain the rigid motions of the "
-                            f"frame (relative defect {err:.2e} of their mass); a floating frame needs velocity "
-                            "fields that represent translations and rotations exactly")
-        return {"Mfr": Mfr, "Kfr": Kfr, "Mrr": Mrr, "Krr": Krr, "Kff": Kff, "Phi": Phi}
-
-    def _reference_point(self):
-        ref = self.reference
-        if isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[0] == "point":
-            return np.asarray(ref[1], float)
-        return None
-
-    def _support_dofs(self, Phi, off):
-        """The unknowns of a point reference (3-2-1 support): the velocity at the node ``A`` nearest
-        the point, at the node ``B`` farthest from ``A`` and at the node ``C`` farthest from the line
-        ``AB``, of which as many as the frame has efforts are chosen (greedily) so that the rigid
-        fields restricted to them are independent: they remove the rigid motions from the elastic
-        field and constrain no deformation."""
-        import firedrake as fd
-        f = self._velocity[0]
-        V = self.space.sub(f) if len(self.space) > 1 else self.space
-        elem = V.ufl_element()
-        family = getattr(elem, "family", lambda: "")
-        family = family() if callable(family) else family
-        if len(self._velocity) != 1 or V.block_size != self.dim or "Lagrange" not in str(family):
-            raise FormError(f"body '{self.name}': reference=('point', X) needs one vector Lagrange velocity "
-                            "field; use reference=('clamped', marker)")
-        P = self._reference_point()
-        if P.shape != (self.dim,):
-            raise FormError(f"body '{self.name}': the reference point must have {self.dim} coordinates, "
-                            f"got {self.reference[1]!r}")
-        Vc = V.collapse() if hasattr(V, "collapse") else V
-        X = np.asarray(fd.Function(Vc).interpolate(fd.SpatialCoordinate(self.mesh)).dat.data_ro).reshape(-1, self.dim)
-        a = int(np.argmin(np.linalg.norm(X - P, axis=1)))
-        b = int(np.argmax(np.linalg.norm(X - X[a], axis=1)))
-        t = (X[b] - X[a]) / np.linalg.norm(X[b] - X[a])
-        d = X - X[a]
-        c = int(np.argmax(np.linalg.norm(d - np.outer(d @ t, t), axis=1)))
-        nodes = [a, b] if self.dim == 2 else [a, b, c]
-        cand = [off[f] + n * self.dim + k for n in nodes for k in range(self.dim)]
-        chosen = []
-        for dof in cand:
-            trial = chosen + [dof]
-            if np.linalg.matrix_rank(Phi[trial], tol=1e-10 * np.abs(Phi[cand]).max()) == len(trial):
-                chosen = trial
-            if len(chosen) == self.n_frame:
-                break
-        if len(chosen) < self.n_frame:
-            raise FormError(f"body '{self.name}': the nodes near the reference point {P.tolist()} do not fix "
-                            "the rigid motions (a degenerate mesh)")
-        return chosen
 
     # -- degrees of freedom ---------------------------------------------------
     @property
     def velocity_dofs(self):
         """Indices of ``e`` of the velocity fields (the frame's efforts excluded)."""
-        return np.sort(np.concatenate([self.field_dofs[str(v)] for v in self._velocity]))
+        return np.sort(np.concatenate([self.field_dofs[str(v)] for v in self._moving_fields()]))
 
     @property
     def stress_dofs(self):
@@ -753,29 +562,6 @@ class FormBody(FixedBody, CachedFE):
                              "condition, e.g. a clamped face): a port there does not move")
         return self.add_port(name, Y, W, c)
 
-    def add_frame_port(self, name, position):
-        """A port at the body-frame point ``position`` moving with the frame of a floating body: rows
-        ``v_P + omega x r`` and ``omega`` on the frame's efforts only.
-
-        The point must move with the frame, as every point of a boundary does that the reference
-        ``("clamped", marker)`` holds to it (e.g. the clamped edge of a plate, whose faces are not
-        solids' faces for :meth:`add_face_port`)."""
-        owner = f"body '{self.name}', port '{name}'"
-        if not self.floating:
-            raise ValueError(f"{owner}: add_frame_port is for a floating body (floating=True); a fixed body's "
-                             "ports are forms (add_form_port, add_face_port)")
-        r = np.asarray(position, float)
-        if r.shape != (self.dim,) or not np.all(np.isfinite(r)):
-            raise ValueError(f"{owner}: position must be {self.dim} finite numbers, got {position!r}")
-        d, nw = self.dim, self.n_frame - self.dim
-        Y, W = np.zeros((d, self.ne)), np.zeros((nw, self.ne))
-        Y[:, :d] = np.eye(d)
-        if d == 3:
-            Y[:, 3:6] = -np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
-        else:
-            Y[:, 2] = (-r[1], r[0])
-        W[:, d:self.n_frame] = np.eye(nw)
-        return self.add_port(name, Y, W, r)
 
     def load_vector(self, form):
         """Input column ``b`` of a distributed load (a linear form of the test function)."""
@@ -827,112 +613,5 @@ class FormBody(FixedBody, CachedFE):
                                sp.csc_matrix(J[s][:, v]), k, sigma)
 
     # -- gravity ----------------------------------------------------------------
-    def first_moment(self):
-        """``(s0, rows, "e")``: the first moment of mass about the frame origin, ``s0 + rows @ e``
-        (frame components), of a floating body; None for a fixed one.
-
-        ``s0 = m c`` is that of the undeformed body; ``rows`` give ``int rho u`` of the
-        displacement ``u`` recovered from the stresses: the stress equations
-        ``C sigma' = D v`` (``C``, ``D`` the stress rows of ``M`` and ``J0``) integrate to
-        ``C sigma = D u`` for a motion that starts undeformed, solved in the least-squares sense
-        (exact when ``D`` is injective on the kept velocities).  Zero rows when the body's
-        structure is not of this form."""
-        if not self.floating:
-            return None
-        if getattr(self, "_first_moment", None) is None:
-            self._first_moment = (self.mass * self.center, self._displacement_moment_rows(), "e")
-        return self._first_moment
-
-    def _displacement_operator(self):
-        """``(D, C, lu)`` of the displacement recovery (:meth:`displacement`), or None where the
-        structure is not ``C sigma' = D v`` with ``D`` injective."""
-        if getattr(self, "_recovery", None) is None:
-            v, s = self.velocity_dofs, self.stress_dofs
-            J = sp.csr_matrix(self.J0)
-            self._recovery = False
-            if len(s) and abs(J[s][:, s]).max() == 0 and abs(J[v][:, v]).max() == 0:
-                D = J[s][:, v]
-                try:
-                    self._recovery = (D, sp.csr_matrix(self.M)[s][:, s], spla.splu(sp.csc_matrix(D.T @ D)))
-                except RuntimeError:
-                    pass
-        return self._recovery or None
-
-    def displacement(self, e):
-        """The displacement field recovered from the stresses of ``e``, as a vector in the layout of
-        ``e`` (the velocity slots hold ``u``, the rest zero): ``C sigma = D u`` solved in the
-        least-squares sense, exact for a motion that started undeformed (:meth:`first_moment`)."""
-        rec = self._displacement_operator()
-        if rec is None:
-            raise ValueError(f"body '{self.name}': its displacement cannot be recovered from its stresses "
-                             "(the structure is not C sigma' = D v with D injective)")
-        D, C, lu = rec
-        e = np.asarray(e, float)
-        out = np.zeros_like(e)
-        out[..., self.velocity_dofs] = lu.solve(np.ascontiguousarray((D.T @ (C @ e[..., self.stress_dofs].T)))).T
-        return out
-
-    def _displacement_moment_rows(self):
-        rows = np.zeros((self.dim, self.ne))
-        rec = self._displacement_operator()
-        if rec is None:
-            return rows
-        D, C, lu = rec
-        Mfr = sp.csr_matrix(self.M)[self.velocity_dofs][:, :self.dim].toarray()     # int rho phi_j . e_k
-        rows[:, self.stress_dofs] = (C @ (D @ lu.solve(np.ascontiguousarray(Mfr)))).T
-        return rows
-
-    def inertial_angular_momentum(self, q, e, deformed=False):
-        """Inertial angular momentum about the inertial origin of a floating body (spatial: a vector;
-        planar: a number): ``x_P x R p + R h``, ``p`` and ``h = int rho X x v`` the ``v_P`` and
-        ``omega`` rows of ``M e``.  ``deformed=True`` takes the moment arms of the deformed body,
-        ``h + int rho u x v`` with the displacement ``u`` of :meth:`displacement`
-        (``(int rho u x v)_i = e^T K_i u``): the linear floating frame's rotational terms use the
-        undeformed shape, so that of the model varies at first order in ``u``, this one at second."""
-        if not self.floating:
-            raise ValueError(f"body '{self.name}': inertial_angular_momentum is for a floating body")
-        e = np.asarray(e, float)
-        Me = self.M @ e
-        h = Me[self.dim:self.n_frame].copy()
-        if deformed:
-            u = self.displacement(e)
-            h += np.array([e @ (K @ u) for K in self.K_list])
-        Rq = self.rotation(q)
-        p, xP = Rq @ Me[:self.dim], np.asarray(q[:self.dim], float)
-        if self.dim == 2:
-            return float(xP[0] * p[1] - xP[1] * p[0] + h[0])
-        return np.cross(xP, p) + Rq @ h
 
 
-class _FloatingForm:
-    """The floating variant of a form body: the frame's kinematics from its frame class, the
-    ports following the frame (:func:`floating_class`)."""
-
-    _fixed_class = None
-
-    def __init__(self, *args, **kwargs):
-        self._fixed_class.__init__(self, *args, **kwargs)
-
-    port_position = Body.port_position
-
-
-_FLOATING = {}
-
-
-def floating_class(cls, dim):
-    """The floating variant of the form body class ``cls`` in ``dim`` dimensions: the class with
-    the frame kinematics of :class:`~phmech.bodies.base.SpatialFrameBody` (or
-    :class:`~phmech.bodies.base.FloatingFrameBody`) before those of ``cls`` (made once, kept in
-    ``cls``' module under its name so that its instances pickle)."""
-    if dim not in (2, 3):
-        raise ValueError(f"{cls.__name__}: dim must be 2 or 3, got {dim!r}")
-    key = (cls, dim)
-    if key not in _FLOATING:
-        frame = SpatialFrameBody if dim == 3 else FloatingFrameBody
-        name = f"Floating{cls.__name__}{dim}D"
-        new = type(name, (_FloatingForm, frame, cls),
-                   {"_fixed_class": cls, "_frame_base": frame, "__module__": cls.__module__,
-                    "__qualname__": name, "__doc__": cls.__doc__})
-        setattr(sys.modules[cls.__module__], name, new)
-        _FLOATING[key] = new
-    return _FLOATING[key]
