@@ -1,6 +1,6 @@
 r"""The Kirchhoff plate's port-Hamiltonian weak form, for a :class:`~phmech.fem.FormBody`.
 
-Velocity ``v`` in CG_2 and bending moments ``M`` in Hellan-Herrmann-Johnson HHJ_1
+Velocity ``v`` in CG_k and bending moments ``M`` in Hellan-Herrmann-Johnson HHJ_{k-1} (default ``k = 2``)
 (Brugnoli et al., Appl. Math. Modelling 75 (2019), Part II):
 
 .. math::
@@ -14,13 +14,14 @@ with the compliance ``C M = (M - nu/(1+nu) tr(M) I) / (D (1 - nu))``, ``D = E h^
 """
 
 
-def kirchhoff_forms(mesh, h, rho, E, nu):
-    """``(W, m, j)``: the mixed space and the energy and structure forms of a Kirchhoff plate
-    (callables of the trial and test functions, as :class:`~phmech.fem.FormBody` takes them)."""
+def kirchhoff_forms(mesh, h, rho, E, nu, degree=2):
+    """``(W, m, j)``: the mixed space ``CG_k x HHJ_{k-1}`` (``k = degree``) and the energy and
+    structure forms of a Kirchhoff plate (callables of the trial and test functions, as
+    :class:`~phmech.fem.FormBody` takes them)."""
     import firedrake as fd
 
     D = E * h ** 3 / (12 * (1 - nu ** 2))
-    W = fd.FunctionSpace(mesh, "CG", 2) * fd.FunctionSpace(mesh, "HHJ", 1)
+    W = fd.FunctionSpace(mesh, "CG", degree) * fd.FunctionSpace(mesh, "HHJ", degree - 1)
     n = fd.FacetNormal(mesh)
 
     def compliance(mm):

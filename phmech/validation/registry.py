@@ -106,6 +106,11 @@ CASES = {c.name: c for c in (
          solver="eigen (dense)"),
     Case("hinged_beam", firedrake=True, presets={"quick": ("--tfinal", "1", "--n-elem", "2")},
          key_figures=("omega_z_max", "energy_balance_max_abs")),
+    Case("hub_plate", firedrake=True,
+         presets={"quick": ("--meshes", "4", "--fixed-meshes", "4", "8", "16", "--n-spin", "8", "--n-elem", "8",
+                            "--tfinal", "0.3", "--dt", "2e-3")},
+         key_figures=("frequencies.floating.4.max_rel_vs_fixed", "spin_up.tip_peak_difference_rel",
+                      "spin_up.energy_balance_max_abs_J")),
     Case("mass_spring",            # the bridge's Radau reference (rtol 1e-11) only in the full run
          presets={"quick": ("--cases", "pendulum", "chain", "kreisel", "stability", "--refinements", "1",
                             "--tfinal", "1", "--stability-tfinal", "5")},

@@ -68,6 +68,7 @@ MODELS = {
     "mass_spring chain as a body": ("mass_spring", _network_chain),
     "actuated_plate level 0": ("actuated_plate", lambda: __import__(
         "phmech.validation.actuated_plate", fromlist=["ActuatedPlate"]).ActuatedPlate(0.28, 2, 0).dae),
+    "hub_plate driven hub, 2 x 2": ("hub_plate", _system("hub_plate", 2)),
     "solid_crank_slider coarsest, degree 1": ("solid_crank_slider", _system("solid_crank_slider", 0, 1)),
     "reduced_bodies crank_slider reduced coupler": ("reduced_bodies", lambda: __import__(
         "phmech.validation.reduced_bodies", fromlist=["reduced_crank_slider"]).reduced_crank_slider(2, 2)[0]
