@@ -498,8 +498,27 @@ def _sparse(lin, k, sigma, tol, zero_tol, damped=False):
         lu = spla.splu((A - shift * E).tocsc().astype(complex if shift.imag else float))
     dtype = complex if (isinstance(shift, complex) and shift.imag) else float
     shift = shift.real if dtype is float else shift
-    nev = min(2 * k + 8, n - 2)
     op = spla.LinearOperator((n, n), matvec=lambda x: lu.solve(np.asarray(E @ x, dtype=dtype)), dtype=dtype)
+    nev = min(2 * k + 8, n - 2)
+    while True:
+        lam, V, zero = _shift_invert(op, nev, shift, tol, zero_tol, damped)
+        # zero eigenvalues (rigid motions, the self-equilibrated stresses of a velocity-stress body:
+        # hundreds on a fine plate) are the nearest to a shift at zero and can take every Ritz
+        # value: ask for more until k vibration modes are among them
+        if len(lam) >= k or nev >= n - 2:
+            break
+        nev = min(max(2 * nev, nev + 2 * zero + 2 * k), n - 2)
+    if not damped:
+        lam = 1j * lam.imag
+    order = np.argsort(np.abs(lam))
+    lam, V = lam[order][:k], V[:, order][:, :k]
+    return lam, V[:lin.ne], V[lin.ne:], zero
+
+
+def _shift_invert(op, nev, shift, tol, zero_tol, damped):
+    """``(eigenvalues, vectors, zeros)``: the ``nev`` eigenvalues of the shift-invert operator
+    ``op`` nearest ``shift``, the vibration ones kept (imaginary, positive) and the number of zero
+    ones."""
     mu, V = spla.eigs(op, k=nev, which="LM", tol=tol * 1e-2)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = shift + 1.0 / mu
@@ -510,12 +529,7 @@ def _sparse(lin, k, sigma, tol, zero_tol, damped=False):
     ok &= ~zero & ((lam.real <= 1e-6 * np.abs(lam)) if damped else (np.abs(lam.real) <= 1e-6 * np.abs(lam)))
     lam, V = lam[ok], V[:, ok]
     sel = lam.imag > zero_tol * np.abs(lam)
-    lam, V = lam[sel], V[:, sel]
-    if not damped:
-        lam = 1j * lam.imag
-    order = np.argsort(np.abs(lam))
-    lam, V = lam[order][:k], V[:, order][:, :k]
-    return lam, V[:lin.ne], V[lin.ne:], int(zero.sum())
+    return lam[sel], V[:, sel], int(zero.sum())
 
 
 def _method(lin, method):

@@ -178,6 +178,24 @@ def check_form_body_rod(m, out):
     assert math.log2(err[0] / err[1]) == pytest.approx(2.0, abs=0.2)       # P1/DG0: second order
 
 
+def _timoshenko_ss(n, L=0.5, h=0.1, b=0.05, rho=7800.0, E=2.1e11, nu=0.3, kappa=5.0 / 6.0):
+    """The lower root of the simply supported Timoshenko frequency equation, mode n."""
+    A, I = b * h, b * h ** 3 / 12
+    kga, k = kappa * E / (2 * (1 + nu)) * A, n * math.pi / L
+    f = lambda w: (kga * k ** 2 - rho * A * w ** 2) * (E * I * k ** 2 + kga - rho * I * w ** 2) - (kga * k) ** 2
+    eb = k ** 2 * math.sqrt(E * I / (rho * A))          # Euler-Bernoulli: above the Timoshenko root
+    return brentq(f, 1e-6 * eb, eb)
+
+
+def check_timoshenko_pendulum(m, out):
+    exact = np.array([_timoshenko_ss(1), _timoshenko_ss(2)])
+    err = np.abs(out["omega"] / exact - 1.0)
+    assert np.all(err[-1] < 5e-3)                                     # 32 elements: 1.1e-3, 3.8e-3
+    rates = np.log2(err[:-1] / err[1:])
+    assert np.all(np.abs(rates - 2.0) < 0.2), rates                 # P1/DG0: second order
+    assert out["balance"] < 1e-9 * out["energy"]                    # the midpoint rule's power balance
+
+
 def check_reduced_body(m, out):
     assert out["full"] == pytest.approx(_rod_with_tip_mass(), rel=1e-4)
     w = out["omega"]
