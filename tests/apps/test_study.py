@@ -69,7 +69,9 @@ def test_four_bar_angle_study_equals_the_sweep(four_bar_model):
     res = st.study("four_bar", {"theta1_deg": angles}, fixed={"n_elem": 2})
     ref = four_bar.run(n_angles=4, n_elem=2).summary["omega_at_deg_rad_s"]
     for a, v in zip(angles, res.values):
-        np.testing.assert_allclose([v[f"omega{i}_rad_s"] for i in (1, 2, 3)], ref[str(a)], rtol=1e-12)
+        # two eigen solves of the same pencil (a study worker may run another LAPACK thread count):
+        # equal to the solver's accuracy, eps times the largest frequency of the dense pencil
+        np.testing.assert_allclose([v[f"omega{i}_rad_s"] for i in (1, 2, 3)], ref[str(a)], rtol=1e-9)
         assert v["f1_hz"] == pytest.approx(v["omega1_rad_s"] / (2 * np.pi), rel=1e-14)
 
 
