@@ -44,8 +44,10 @@ from .form_body import FormBody, FormError, _dimension
 
 #: unknowns accepted by default; a larger solid is refused before any space is built
 DEFAULT_MAX_DOFS = 1_000_000
-#: approximate peak memory of assembling and checking a solid, per unknown (for the refusal)
-BYTES_PER_DOF = 2500
+#: approximate peak memory of assembling and checking a solid, per unknown (for the refusal):
+#: measured 7.4 kB at 1.1e5 and 11.3 kB at 8.8e5 unknowns (degree 2, floating, the definiteness
+#: check's sparse factorization growing faster than the unknowns; benchmarks/solid_assembly.py)
+BYTES_PER_DOF = 12000
 
 
 def compliance(sigma, E, nu, dim):
