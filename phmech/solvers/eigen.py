@@ -336,7 +336,17 @@ def _damped_dense(lin, k, zero_tol):
     Returns ``(eigenvalues, efforts, multipliers, n_rigid, overdamped)``."""
     Z = _constrained_basis(lin)
     M, J = _dense_array(lin.M), _dense_array(lin.J)
-    ev, V = sla.eig(Z.T @ J @ Z, Z.T @ M @ Z)
+    Mr, Jr = Z.T @ M @ Z, Z.T @ J @ Z
+    try:
+        # whitened by the Cholesky factor of the SPD mass, M_r = L L^T: eig(L^-1 J_r L^-T), the
+        # eigenvectors V = L^-T W; a QZ of the pencil itself loses the fields whose energy metric is
+        # 1e-15 of the others' (a solid's compliance beside its mass) and finds no finite modes
+        L = np.linalg.cholesky(0.5 * (Mr + Mr.T))
+        S = sla.solve_triangular(L, sla.solve_triangular(L, Jr, lower=True).T, lower=True).T
+        ev, W = sla.eig(S)
+        V = sla.solve_triangular(L.T, W, lower=False)
+    except np.linalg.LinAlgError:
+        ev, V = sla.eig(Jr, Mr)
     scale = max(float(np.max(np.abs(ev), initial=0.0)), 1e-300)
     zero = np.abs(ev) <= zero_tol * scale
     osc = ~zero & (ev.imag > zero_tol * np.abs(ev))
