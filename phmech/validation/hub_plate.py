@@ -154,7 +154,7 @@ def spin_up_beam(n_elem=16, t_end=1.5, dt=1e-3, dt_out=5e-3, **overrides):
     return {"t": res.t, "tip": -(res.e("beam") @ ry[0]), "balance": res.energy_balance()}
 
 
-def run(meshes=(4, 8), fixed_meshes=(4, 8, 16, 32), n_spin=16, ny_spin=2, n_elem=16, t_end=1.5, dt=1e-3,
+def run(meshes=(4, 8, 16), fixed_meshes=(4, 8, 16, 32), n_spin=16, ny_spin=2, n_elem=16, t_end=1.5, dt=1e-3,
         dt_out=5e-3, outdir=None, plot=True, progress=False, **overrides):
     """Both checks; writes the CSV files, the figure and summary.json when ``outdir`` is given."""
     tic = time.perf_counter()
@@ -216,7 +216,7 @@ def write(out, outdir, plot=True):
 
 def main(argv=None):
     p = _common.parser(__doc__.split("\n\n")[0], tfinal=1.5, dt=1e-3)
-    p.add_argument("--meshes", type=_common.positive_int, nargs="*", default=[4, 8],
+    p.add_argument("--meshes", type=_common.positive_int, nargs="*", default=[4, 8, 16],
                    help="meshes (n x n) of the floating plate's modes at rest")
     p.add_argument("--fixed-meshes", type=_common.positive_int, nargs="*", default=[4, 8, 16, 32],
                    help="meshes of the fixed-base plate's convergence")
