@@ -194,6 +194,10 @@ def check_timoshenko_pendulum(m, out):
     rates = np.log2(err[:-1] / err[1:])
     assert np.all(np.abs(rates - 2.0) < 0.2), rates                 # P1/DG0: second order
     assert out["balance"] < 1e-9 * out["energy"]                    # the midpoint rule's power balance
+    # hanging: the rigid compound pendulum, I = rho A L^3 / 3 + rho I L + M L^2 (rho I L is 0.3 % of I)
+    L, rhoA, rhoI, tip = 0.5, 7800.0 * 0.005, 7800.0 * 0.05 * 0.1 ** 3 / 12, 20.0
+    rigid = math.sqrt(9.81 * (rhoA * L ** 2 / 2 + tip * L) / (rhoA * L ** 3 / 3 + rhoI * L + tip * L ** 2))
+    assert out["swing"] == pytest.approx(rigid, rel=1e-5)                 # measured 4.6e-7 below
 
 
 def check_reduced_body(m, out):
