@@ -119,6 +119,12 @@ class FloatingPlate(FormBody):
                           spin=[(2, (0.0, -1.0, 0.0), rotary), (3, (1.0, 0.0, 0.0), rotary)],
                           position=position, orientation=orientation)
 
+    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
+        """A function ``k -> Part``: the plate's cells placed by its frame and moved by ``scale``
+        times the displacement (:func:`phmech.fem.solid_picture.solid_picture`)."""
+        from .solid_picture import solid_picture
+        return solid_picture(self, Q, E, rows, scale)
+
     def add_edge_port(self, name, marker):
         """A port with the mean velocity ``(u_x, u_y, v)`` of the edge ``marker`` (frame and
         deformation), power-conjugate to a force spread evenly along the edge."""

@@ -5,7 +5,8 @@ from the stresses (:meth:`~phmech.fem.form_body.FormBody.displacement`, exact fo
 a motion that starts undeformed, as the beams' and plates').  The drawn surface
 is the mesh's boundary triangles (a 3D solid) or its cells (a plane solid) over
 the mesh vertices, placed by the frame (a floating solid) and moved by ``scale``
-times the displacement.
+times the displacement; a floating plate's (:mod:`phmech.fem.floating_plate`) its cells in the
+frame's plane, its membrane and transverse velocities the three components.
 
 Point data of the part: ``velocity`` (inertial: the frame's rigid motion plus the
 elastic velocity) and ``displacement`` (the elastic displacement in inertial
@@ -39,10 +40,11 @@ class SolidSurface:
         from scipy.spatial import cKDTree
 
         mesh, dim = solid.mesh, solid.dim
+        gdim = mesh.geometric_dimension() if callable(mesh.geometric_dimension) else mesh.geometric_dimension
         coords = mesh.coordinates
-        Xv = np.asarray(coords.dat.data_ro, float).reshape(-1, dim)
+        Xv = np.asarray(coords.dat.data_ro, float).reshape(-1, gdim)
         cn = np.asarray(coords.function_space().cell_node_list, np.int64)
-        if dim == 3:
+        if gdim == 3:
             ext = mesh.exterior_facets
             fc = np.asarray(ext.facet_cell, np.int64).reshape(-1)
             lf = np.asarray(ext.local_facet_dat.data_ro, np.int64).reshape(-1)
@@ -53,15 +55,21 @@ class SolidSurface:
             tri = cn[:, :3]
         used, self.triangles = np.unique(tri, return_inverse=True)
         self.triangles = self.triangles.reshape(-1, 3)
-        self.X = Xv[used]
-        V = solid.space.sub(0) if len(solid.space) > 1 else solid.space
-        Vc = V.collapse() if hasattr(V, "collapse") else V
-        nodes = np.asarray(fd.Function(Vc).interpolate(fd.SpatialCoordinate(mesh)).dat.data_ro).reshape(-1, dim)
-        dist, idx = cKDTree(nodes).query(self.X)
-        if np.max(dist, initial=0.0) > 1e-9 * (1.0 + np.abs(nodes).max()):
-            raise ValueError(f"body '{solid.name}': the mesh vertices are not nodes of its velocity field")
-        full = idx[:, None] * dim + np.arange(dim)[None, :]     # the velocity field is the first
-        self.node_e = np.asarray(solid._full_to_e[full], np.int64)
+        self.X = np.zeros((len(used), dim))
+        self.X[:, :gdim] = Xv[used]                 # a plate's mesh lies in its frame's plane z = 0
+        off = solid._offsets()
+        columns = []
+        for f in solid._velocity:                   # the velocity components, field by field
+            V = solid.space.sub(f) if len(solid.space) > 1 else solid.space
+            Vc = V.collapse() if hasattr(V, "collapse") else V
+            fun = fd.Function(fd.VectorFunctionSpace(mesh, Vc.ufl_element().family(), Vc.ufl_element().degree()))
+            nodes = np.asarray(fun.interpolate(fd.SpatialCoordinate(mesh)).dat.data_ro).reshape(-1, gdim)
+            dist, idx = cKDTree(nodes).query(Xv[used])
+            if np.max(dist, initial=0.0) > 1e-9 * (1.0 + np.abs(nodes).max()):
+                raise ValueError(f"body '{solid.name}': the mesh vertices are not nodes of its velocity field {f}")
+            bs = V.block_size
+            columns += [off[f] + idx * bs + c for c in range(bs)]
+        self.node_e = np.asarray(solid._full_to_e[np.column_stack(columns)], np.int64)
 
     def nodal(self, e):
         """Vertex values ``(..., n, dim)`` of the velocity field of ``e`` (or of rows of it; zero at

@@ -121,7 +121,7 @@ def strip_data(**overrides):
 
 
 def spin_up_plate(n=16, ny=2, t_end=1.5, dt=1e-3, dt_out=5e-3, progress=False, **overrides):
-    """The strip on the driven hub (midpoint rule): ``dict(t, tip, balance, H, result, unknowns)``,
+    """The strip on the driven hub (midpoint rule): ``dict(t, tip, balance, H, result, body, unknowns)``,
     ``tip`` the mean deflection of the free edge's two corners in the hub frame."""
     p = strip_data(**overrides)
     system, plate = build(n, ny, **p)
@@ -132,7 +132,7 @@ def spin_up_plate(n=16, ny=2, t_end=1.5, dt=1e-3, dt_out=5e-3, progress=False, *
     rows = plate.node_rows([(p["a"], 0.0), (p["a"], p["b"])])
     U = plate.displacement(E)                        # the deformation recovered from the stresses
     tip = 0.5 * (U @ rows[0][2] + U @ rows[1][2])
-    return {"t": res.t, "tip": tip, "balance": res.energy_balance(), "H": res.hamiltonian(), "result": res,
+    return {"t": res.t, "tip": tip, "balance": res.energy_balance(), "H": res.hamiltonian(), "result": res, "body": plate,
             "unknowns": int(plate.ne), "steps": int(res.stats["nsteps"])}
 
 

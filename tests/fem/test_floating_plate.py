@@ -65,3 +65,26 @@ def test_bad_clamped_marker():
     p = hub_plate.DATA
     with pytest.raises(FormError, match=r"body 'plate'.*clamped marker\(s\) \[7\].*its markers: \[1, 2, 3, 4\]"):
         FloatingPlate("plate", hub_plate.plate_mesh(2, 1.0, 1.0), p["h"], p["rho"], p["E"], p["nu"], clamped=7)
+
+
+def test_picture_follows_the_frame_and_the_deflection(tmp_path):
+    """The drawn plate: its vertices placed by the frame's rotation about the hub and moved by the
+    recovered deflection (a corner's as the case recovers it); ParaView files written."""
+    out = hub_plate.spin_up_plate(n=4, ny=1, t_end=0.2, dt=2e-3, dt_out=1e-2)
+    res, plate, p = out["result"], out["body"], hub_plate.strip_data()
+    Q, E = res.q("plate"), res.e("plate")
+    k = len(res.t) - 1
+    part = plate.picture(res.t, Q, E, range(len(res.t)))(k)
+    R, xP = plate.rotation(Q[k]), plate.position(Q[k])
+    turned = np.arctan2(abs(R[2, 0]), R[0, 0])                 # about the hub's axis y
+    # the hub angle, to the midpoint rule's quadrature of the prescribed rate (dt = 2e-3: 4.6e-5)
+    assert turned == pytest.approx(float(hub_plate.hub_angle(res.t[k], p["omega_s"], p["T_s"])), rel=1e-3)
+    local = (part.points - xP) @ R                              # body-frame positions of the vertices
+    disp = part.point_data["displacement"] @ R
+    tip = np.flatnonzero(np.linalg.norm(local[:, :2] - disp[:, :2] - (p["a"], 0.0), axis=1) < 1e-9)
+    assert len(tip) == 1
+    corner = plate.displacement(E[k]) @ plate.node_rows([(p["a"], 0.0)])[0][2]     # the corner's deflection
+    assert local[tip[0], 2] == pytest.approx(corner, rel=1e-9)
+    assert corner == pytest.approx(out["tip"][k], rel=1e-2)                     # the edge's mean (its twist)
+    res.to_pvd(str(tmp_path / "plate.pvd"))
+    assert (tmp_path / "plate.pvd").exists()
