@@ -110,13 +110,13 @@ class FloatingPlate(FormBody):
             raise FormError(f"body '{name}': clamped marker(s) {bad or clamped!r} are not boundary markers of the "
                             f"mesh (its markers: {markers})")
         self.clamped = clamped
-        self.free = [m for m in markers if m not in clamped]
         W, m, j = shell_forms(mesh, *(fd.Constant(c) for c in (self.h, self.rho, self.E_mod, self.nu, self.kappa)),
                               degree)
         rotary = fd.Constant(self.rho * self.h ** 3 / 12)
-        FormBody.__init__(self, name, W, m, j, velocity=(0, 1), dim=3, floating=True,
+        FormBody.__init__(self, name, W, m, j, velocity=(FIELDS.index("u"), FIELDS.index("v")), dim=3, floating=True,
                           density=fd.Constant(self.rho * self.h), reference=("clamped", clamped),
-                          spin=[(2, (0.0, -1.0, 0.0), rotary), (3, (1.0, 0.0, 0.0), rotary)],
+                          spin=[(FIELDS.index("omega1"), (0.0, -1.0, 0.0), rotary),
+                                (FIELDS.index("omega2"), (1.0, 0.0, 0.0), rotary)],
                           position=position, orientation=orientation)
 
     def picture(self, t, Q, E, rows, n_points=21, scale=1.0):

@@ -383,7 +383,7 @@ class FormBody(FormFrame, FixedBody, CachedFE):
 
     def _moving_fields(self):
         """The velocity fields and the section-spin fields (the fields a rigid motion moves)."""
-        return list(self._velocity) + [field for field, _, _ in getattr(self, "_spin", ())]
+        return list(self._velocity) + [field for field, _, _ in self._spin]
 
     def _full_velocity_dofs(self, off):
         """Indices (before removal) of the velocity and spin fields' unknowns."""

@@ -246,16 +246,13 @@ class FormFrame:
         ``omega . (omega x d) = 0``).  None in the plane (``e_z x e_z = 0``)."""
         if self.dim == 2 or not spin:
             return K_list
+        rows = [np.r_[total * self._rotation_components(d), c[keep]] for c, total, d in spin]
         out = []
         for i, K in enumerate(K_list):
-            S = sp.lil_matrix(K.shape)
-            for c, total, d in spin:
-                srow = np.r_[total * self._rotation_components(d), c[keep]]
-                arm = np.cross(np.eye(3)[i], d)                  # e_i x d
-                for a in range(3):
-                    if arm[a] != 0.0:
-                        S[self.dim + a, :] = S[self.dim + a, :].toarray() + arm[a] * srow
-            S = sp.csr_matrix(S)
+            block = sum(np.outer(np.cross(np.eye(3)[i], d), srow) for (_, _, d), srow in zip(spin, rows))
+            S = sp.csr_matrix(block)                             # the rows of omega_1..3 (e_i x d)
+            S = sp.vstack([sp.csr_matrix((self.dim, K.shape[1])), S,
+                           sp.csr_matrix((K.shape[0] - self.dim - 3, K.shape[1]))], format="csr")
             out.append(sp.csr_matrix(K + S - S.T))
         return out
 

@@ -39,8 +39,10 @@ class SolidSurface:
         import firedrake as fd
         from scipy.spatial import cKDTree
 
+        from .form_body import _dimension
+
         mesh, dim = solid.mesh, solid.dim
-        gdim = mesh.geometric_dimension() if callable(mesh.geometric_dimension) else mesh.geometric_dimension
+        gdim = _dimension(mesh, "geometric")
         coords = mesh.coordinates
         Xv = np.asarray(coords.dat.data_ro, float).reshape(-1, gdim)
         cn = np.asarray(coords.function_space().cell_node_list, np.int64)

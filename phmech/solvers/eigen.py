@@ -338,11 +338,9 @@ def _damped_dense(lin, k, zero_tol):
     M, J = _dense_array(lin.M), _dense_array(lin.J)
     Mr, Jr = Z.T @ M @ Z, Z.T @ J @ Z
     try:
-        # whitened by the Cholesky factor of the SPD mass, M_r = L L^T: eig(L^-1 J_r L^-T), the
-        # eigenvectors V = L^-T W; a QZ of the pencil itself loses the fields whose energy metric is
-        # 1e-15 of the others' (a solid's compliance beside its mass) and finds no finite modes
-        L = np.linalg.cholesky(0.5 * (Mr + Mr.T))
-        S = sla.solve_triangular(L, sla.solve_triangular(L, Jr, lower=True).T, lower=True).T
+        # whitened (a QZ of the pencil itself loses the fields whose energy metric is 1e-15 of the
+        # others', a solid's compliance beside its mass, and finds no finite modes)
+        L, S = _whitened(Mr, Jr)
         ev, W = sla.eig(S)
         V = sla.solve_triangular(L.T, W, lower=False)
     except np.linalg.LinAlgError:
@@ -357,15 +355,19 @@ def _damped_dense(lin, k, zero_tol):
     return ev[order], vecs, _multipliers(lin, ev[order], vecs), int(zero.sum()), overdamped
 
 
+def _whitened(Mr, Jr):
+    """``(L, S)``: the Cholesky factor ``M_r = L L^T`` of the SPD mass and ``S = L^-1 J_r L^-T``,
+    whose eigenvalues are those of the pencil ``(J_r, M_r)`` (eigenvectors ``V = L^-T W``)."""
+    L = np.linalg.cholesky(0.5 * (Mr + Mr.T))
+    X = sla.solve_triangular(L, Jr, lower=True)
+    return L, sla.solve_triangular(L, X.T, lower=True).T
+
+
 def _hermitian(lin, k, zero_tol):
     Z = _constrained_basis(lin)
     M = lin.M.toarray()
     J = lin.J.toarray() if sp.issparse(lin.J) else lin.J
-    Mr = Z.T @ M @ Z
-    Jr = Z.T @ J @ Z
-    L = np.linalg.cholesky(0.5 * (Mr + Mr.T))
-    X = sla.solve_triangular(L, Jr, lower=True)
-    S = sla.solve_triangular(L, X.T, lower=True).T       # L^-1 Jr L^-T, skew
+    L, S = _whitened(Z.T @ M @ Z, Z.T @ J @ Z)             # S skew
     H = 1j * 0.5 * (S - S.T)                               # Hermitian, eigenvalues -omega
     w, V = np.linalg.eigh(H)
     omega = -w
