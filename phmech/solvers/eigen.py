@@ -184,8 +184,8 @@ def _about(dae, y, t):
     se = slice(nq, nq + ne)
     Ke = -(A[se, :nq] @ A[:nq, se])
     G = _active_G(dae, q)
-    Cl, Cr, asym = _stiffness(dae, Ke, G)
     J = A[se, se]
+    Cl, Cr, asym = _stiffness(dae, Ke, G, _elastic_stiffness(dae, J))
     nr = Cr.shape[0]
     M = sp.block_diag([dae.M, sp.identity(nr)], format="csr")
     Jz = sp.bmat([[J, -Cl], [Cr, None]], format="csr") if nr else sp.csr_matrix(J)
@@ -208,7 +208,23 @@ def _factors(K):
     return sp.csr_matrix(U[:, :r] * sv[:r]), sp.csr_matrix(Cr)
 
 
-def _stiffness(dae, K, G):
+def _elastic_stiffness(dae, J):
+    """The elastic stiffness ``-J_as C^-1 J_sa`` of the stress states of the bodies that keep a
+    displacement beside them (the consistent beams; zero without them), on the efforts: their
+    stiffness is not in ``K`` (it acts through the stresses ``C s' = J_sa a``), but it carries
+    their geometric stiffness under compression."""
+    from ._constitutive import stress_bodies
+    laws = stress_bodies(dae)
+    if not laws:
+        return None
+    s = np.concatenate([rows for *_, rows, _ in laws])
+    J = sp.csr_matrix(J)
+    C = sp.csc_matrix(sp.csr_matrix(dae.M)[s][:, s])
+    X = spla.splu(C).solve(J[s].toarray())
+    return -(J[:, s] @ X)
+
+
+def _stiffness(dae, K, G, elastic=None):
     """``(Cl, Cr, asymmetry)`` with ``Cl Cr`` the tangent stiffness ``K`` on the constrained motions.
 
     Where ``K`` is symmetric on the allowed motions, ``Cl = C^T``, ``Cr = C`` (below); the
@@ -226,6 +242,12 @@ def _stiffness(dae, K, G):
     zero for conservative loads at an equilibrium, not for follower loads (whose skew part
     is dropped by the symmetric form; it is reported, not hidden).  An indefinite ``K'``
     is an unstable equilibrium: an error naming the direction.
+
+    ``elastic`` (:func:`_elastic_stiffness`) is the stiffness of stress states outside ``K``:
+    the geometric stiffness of a compressed consistent beam is indefinite alone and stable
+    beside its bending stiffness.  Then stability is judged on ``K + elastic``, and an
+    indefinite ``K`` of a stable equilibrium is kept exactly as ``Cl Cr`` (the general QZ path:
+    the pencil is not of pH form there).
     """
     ne = K.shape[0]
     K = sp.csr_matrix(K)
@@ -245,6 +267,19 @@ def _stiffness(dae, K, G):
         return (*_factors(K), asym)
     lam, V = np.linalg.eigh(0.5 * (Ks + Ks.T))
     scale = max(np.max(np.abs(lam), initial=0.0), 1e-300)
+    if lam.size and lam[0] < -1e-10 * scale and elastic is not None:
+        # the stresses' own stiffness beside it: judged on the whole (on its support too)
+        T = sp.csr_matrix(K + elastic)
+        T.eliminate_zeros()
+        Tc = T.tocoo()
+        S = np.union1d(np.union1d(Tc.row, Tc.col), np.flatnonzero(np.any(G != 0, axis=0)))
+        GS = G[:, S]
+        P = np.eye(S.size) - np.linalg.pinv(GS) @ GS if GS.size else np.eye(S.size)
+        TS = T[S][:, S].toarray()
+        lam, V = np.linalg.eigh(P @ (0.5 * (TS + TS.T)) @ P)
+        scale = max(np.max(np.abs(lam), initial=0.0), 1e-300)
+        if not (lam[0] < -1e-10 * scale):
+            return (*_factors(K), asym)
     if lam.size and lam[0] < -1e-10 * scale:
         labels = dae.labels()
         v = V[:, 0]

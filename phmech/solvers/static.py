@@ -22,9 +22,16 @@ condition               rows                         derivative
 effort balance          ``f_e(q, e, lam) = 0``        ``A_eq T`` (``delta``), ``A_ee``, ``A_el``
 frames at rest          ``e[frames] = 0``             identity
 joints hold             ``g(q) = 0``                  ``G[:, frames]`` (``delta``)
+constitutive stresses   ``sigma = s(q)``              ``-ds/dq T``, identity
 ======================  ===========================  ==========================================
 
-``T = A_qe`` is the kinematic map ``q' = T(q) e``.  A joint without a
+``T = A_qe`` is the kinematic map ``q' = T(q) e``.  Bodies that keep a
+displacement in the configuration beside stress states (the geometrically
+consistent beams) add their flexible velocities to the motions (the
+displacement moved by its rate over unit time) and replace their stress-rate
+rows, which say nothing at rest, by the constitutive relation
+``sigma = stresses_of(q)`` (:mod:`._constitutive`); the rows of their
+velocities then balance the stresses of the deformed beam against the loads.  A joint without a
 position level (a prescribed velocity) holds its velocity rows
 ``G e = w`` instead.  A singular iteration matrix means a motion that no
 stiffness resists: a neutral one (a spherical pendulum's spin about its own
@@ -40,6 +47,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ._constitutive import stress_bodies, stresses_and_tangent
 from ._newton import converged
 
 #: above this many unknowns the Newton systems are solved sparse
@@ -61,25 +69,25 @@ def _position_level(dae, t):
     return has[dae.active]
 
 
-def _supported(dae):
-    """Bodies whose configuration is more than a frame are not handled: named in an error."""
-    bad = [b.name for b in dae.system.bodies
-           if b.nq and hasattr(b, "stresses_of") and hasattr(b, "stress_dofs")]
-    if bad:
-        raise EquilibriumError("equilibrium: the bodies " + ", ".join(repr(n) for n in bad)
-                               + " keep a displacement beside their stresses (geometrically consistent "
-                               "beams); their static solution is not supported here")
-
-
 class _Conditions:
     """The equilibrium conditions of ``dae`` at time ``t`` and their Jacobian; with ``turning =
     (axis, point, rate)`` those of the relative equilibrium turning about that axis."""
 
     def __init__(self, dae, t, turning=None):
         self.dae, self.t, self.turning = dae, t, turning
-        self.frames = dae.layout.frame_indices()
+        #: bodies with stress states beside a displacement (:mod:`._constitutive`)
+        self.laws = stress_bodies(dae)
+        if self.laws and turning is not None:
+            raise EquilibriumError("relative equilibrium: the bodies " + ", ".join(repr(b.name) for b, *_ in self.laws)
+                                   + " keep a displacement beside their stresses (geometrically consistent "
+                                   "beams); their steady rotation is found by phmech.solvers.steady.steady_states")
+        #: the motions: every frame's velocities and the flexible velocities of the bodies above
+        flexible = [dae.layout.e_index(b, b.flexible_velocity_dofs) for b, *_ in self.laws]
+        self.motions = np.sort(np.concatenate([dae.layout.frame_indices()] + flexible)).astype(int)
+        self.deformed = {b.name for b, *_ in self.laws}
+        self.stress_rows = np.concatenate([se for *_, se, _ in self.laws]).astype(int) if self.laws else None
         self.act = np.flatnonzero(dae.active)
-        nf, ne, na = len(self.frames), dae.ne, len(self.act)
+        nf, ne, na = len(self.motions), dae.ne, len(self.act)
         self.n = nf + ne + na
         self.x_slices = (slice(0, nf), slice(nf, nf + ne), slice(nf + ne, self.n))
         self.has = _position_level(dae, t)
@@ -99,13 +107,16 @@ class _Conditions:
         q, e, lam = dae.split(y)
         vel = dae._active_G(q) @ e - dae.w(self.t)[self.act]
         rows = np.where(self.has, dae._position_vector(self.t, q), vel)
-        r = np.concatenate([dae.f(self.t, y)[dae.se], e[self.frames] - self.frame_velocity(q), rows])
+        balance = dae.f(self.t, y)[dae.se]
+        for b, sq, se, sd in self.laws:         # the constitutive stresses for their idle rate rows
+            balance[se] = e[se] - b.stresses_of(q[sq])[sd]
+        r = np.concatenate([balance, e[self.motions] - self.frame_velocity(q), rows])
         return (r if self.offset is None else r - self.offset), self.has
 
     def frame_velocity(self, q):
         """The frames' velocities: zero at rest, the assembly's rigid rotation when turning."""
         if self.turning is None:
-            return np.zeros(len(self.frames))
+            return np.zeros(len(self.motions))
         axis, point, rate = self.turning
         dae = self.dae
         parts = []
@@ -117,7 +128,7 @@ class _Conditions:
     def frame_velocity_motion(self, q, h=1e-7):
         """``d frame_velocity / d delta`` (central differences along each frame motion: the rigid
         rotation's velocity field is a few products of the configuration)."""
-        nf = len(self.frames)
+        nf = len(self.motions)
         D = np.zeros((nf, nf))
         if self.turning is None:
             return D
@@ -131,33 +142,50 @@ class _Conditions:
         dae, nq, ne = self.dae, self.dae.nq, self.dae.ne
         A = sp.csr_matrix(dae.jacobian(self.t, y))
         se, sl = slice(nq, nq + ne), nq + ne + self.act
-        T = A[:nq, se][:, self.frames]
+        T = A[:nq, se][:, self.motions]
         G = sp.csr_matrix(dae._active_G(y[dae.sq]))
-        Gf = G[:, self.frames]
+        Gf = G[:, self.motions]
         P, V = sp.diags(has.astype(float)), sp.diags((~has).astype(float))
-        nf = len(self.frames)
-        Ief = sp.csr_matrix((np.ones(nf), (np.arange(nf), self.frames)), shape=(nf, ne))
+        nf = len(self.motions)
+        Ief = sp.csr_matrix((np.ones(nf), (np.arange(nf), self.motions)), shape=(nf, ne))
         Vf = None if self.turning is None else sp.csr_matrix(-self.frame_velocity_motion(y[dae.sq]))
-        return sp.bmat([[A[se, :nq] @ T, A[se, se], A[se][:, sl]],
+        top = [A[se, :nq] @ T, A[se, se], A[se][:, sl]]
+        if self.laws:
+            stress = np.zeros(ne, bool)
+            stress[self.stress_rows] = True
+            keep = sp.diags((~stress).astype(float))
+            top = [keep @ X for X in top]
+            law = np.zeros((ne, nf))
+            for b, sq, rows, sd in self.laws:
+                law[rows] = -stresses_and_tangent(b, y[sq], sd)[1] @ T[sq].toarray()
+            top[0] = top[0] + sp.csr_matrix(law)
+            top[1] = top[1] + sp.diags(stress.astype(float))
+        return sp.bmat([top,
                         [Vf, Ief, None],
                         [P @ Gf, V @ G, None]], format="csc")
 
     def move(self, q, delta):
-        """The configuration moved by the frame motion ``delta`` (each body's retraction)."""
+        """The configuration moved by the motion ``delta``: a displacement by its rate
+        ``q'(q, delta)`` over unit time, then each frame by its body's retraction (to first
+        order ``T delta``, the derivative the Jacobian uses)."""
         dae = self.dae
         v = np.zeros(dae.ne)
-        v[self.frames] = delta
+        v[self.motions] = delta
         q = q.copy()
         for b in dae.layout.bodies:
             if b.nq:
                 sq, se = dae.q_slices[b.name], dae.e_slices[b.name]
-                q[sq] = b.retract(q[sq], v[se][b.frame_dofs])
+                qb = q[sq]
+                if b.name in self.deformed:
+                    d = b.displacement_dofs
+                    qb[d] += b.qdot(qb, v[se])[d]
+                q[sq] = b.retract(qb, v[se][b.frame_dofs])
         return q
 
     def unknown_labels(self):
         labels = self.dae.labels()
         nq, ne = self.dae.nq, self.dae.ne
-        return ([f"motion of {labels[nq + i]}" for i in self.frames] + [labels[nq + i] for i in range(ne)]
+        return ([f"motion of {labels[nq + i]}" for i in self.motions] + [labels[nq + i] for i in range(ne)]
                 + [labels[nq + ne + i] for i in self.act])
 
 
@@ -392,7 +420,7 @@ def relative_modes(dae, y, axis=(0.0, 0.0, 1.0), rate=0.0, point=(0.0, 0.0, 0.0)
                                f"{np.max(np.abs(r)):.3e} in {_residual_label(cond, r)})")
     J = cond.jacobian(np.asarray(y, float), has).toarray()
     sf, se, sl = cond.x_slices
-    ne, nf = dae.ne, len(cond.frames)
+    ne, nf = dae.ne, len(cond.motions)
     order = np.r_[np.arange(ne, ne + nf), np.arange(ne), np.arange(ne + nf, cond.n)]    # frame rows first
     A = J[order]
     E = np.zeros_like(A)
@@ -414,14 +442,13 @@ def _start(cond, q0, caller):
     one), the frames moving as the conditions want (at rest for a static equilibrium), no
     reactions."""
     dae = cond.dae
-    _supported(dae)
     q = np.array(dae.q0 if q0 is None else q0, float)
     if q.shape != (dae.nq,):
         raise ValueError(f"{caller}: q0 needs {dae.nq} values, got shape {q.shape}")
     if not np.all(np.isfinite(q)):
         raise ValueError(f"{caller}: q0 has non-finite values at {dae.labels()[int(np.argmin(np.isfinite(q)))]}")
     e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
-    e[cond.frames] = cond.frame_velocity(q)
+    e[cond.motions] = cond.frame_velocity(q)
     return q, e, lam
 
 
@@ -459,7 +486,7 @@ def _newton(cond, q0, tol, max_iter, max_rotation, caller, none, start=None, sca
         e, lam = e + dx[se], lam + dx[sl]
         y = cond.state(q, e, lam)
         r, has = cond.residual(y)
-        step = float(np.max(np.abs(dx) / (1.0 + np.abs(np.concatenate([np.zeros(len(cond.frames)), e, lam])))))
+        step = float(np.max(np.abs(dx) / (1.0 + np.abs(np.concatenate([np.zeros(len(cond.motions)), e, lam])))))
         if converged(step, prev, tol, True) and np.max(np.abs(r)) <= np.sqrt(tol) * scale:
             return y
         prev = step
@@ -472,11 +499,11 @@ def _residual_label(cond, r):
     dae = cond.dae
     labels = dae.labels()
     i = int(np.argmax(np.abs(r)))
-    nf, ne = len(cond.frames), dae.ne
+    nf, ne = len(cond.motions), dae.ne
     if i < ne:
         return f"the balance of {labels[dae.nq + i]}"
     if i < ne + nf:
-        return f"the velocity {labels[dae.nq + cond.frames[i - ne]]}"
+        return f"the velocity {labels[dae.nq + cond.motions[i - ne]]}"
     return f"the joint row {labels[dae.nq + ne + cond.act[i - ne - nf]]}"
 
 

@@ -68,6 +68,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ..math.modal import match as match_modes
+from ._constitutive import stress_bodies, stresses_and_tangent
 from ._newton import converged
 from .base import count_option, positive_option
 
@@ -100,16 +101,6 @@ def ignorable(dae, A, rtol=1e-10):
     return np.array(sorted(S), dtype=int)
 
 
-def _constitutive(dae):
-    """``(rows in y, body, its q slice, its stress indices in e)`` of the bodies with stress states."""
-    out = []
-    for b in dae.system.bodies:
-        if hasattr(b, "stresses_of") and hasattr(b, "stress_dofs") and b.nq:
-            sd = np.asarray(b.stress_dofs, int)
-            out.append((dae.nq + dae.e_slices[b.name].start + sd, b, dae.q_slices[b.name], sd))
-    return out
-
-
 def _without_multipliers(dae, y):
     y0 = np.array(y, float)
     y0[dae.sl] = 0.0
@@ -131,18 +122,13 @@ def _steady_system(dae, t, y, laws):
     """Residual and Jacobian of the steady-state conditions (all rows of ``y``)."""
     r = dae.f(t, y)
     J = sp.lil_matrix(dae.jacobian(t, y))
-    for rows, b, sq, sd in laws:
+    for b, sq, se, sd in laws:
+        rows = dae.nq + se
         q = y[sq]
-        r[rows] = y[rows] - b.stresses_of(q)[sd]
-        D = np.zeros((rows.size, q.size))
-        for j in range(q.size):
-            h = 1e-6 * (1.0 + abs(q[j]))
-            qp, qm = q.copy(), q.copy()
-            qp[j] += h
-            qm[j] -= h
-            D[:, j] = -(b.stresses_of(qp)[sd] - b.stresses_of(qm)[sd]) / (2 * h)
+        sigma, D = stresses_and_tangent(b, q, sd)
+        r[rows] = y[rows] - sigma
         J[rows, :] = 0.0
-        J[np.ix_(rows, np.arange(sq.start, sq.stop))] = D
+        J[np.ix_(rows, np.arange(sq.start, sq.stop))] = -D
         J[rows, rows] = 1.0
     return r, sp.csc_matrix(J)
 
@@ -186,7 +172,7 @@ def steady_state(dae, y, t=0.0, fixed=None, tol=1e-10, max_iter=50):
     y = _guess("steady_state", dae, y)
     tol = positive_option("steady_state", "tol", tol)
     max_iter = count_option("steady_state", "max_iter", max_iter)
-    laws = _constitutive(dae)
+    laws = stress_bodies(dae)
     if fixed is None:
         fixed = ignorable(dae, _steady_system(dae, t, _without_multipliers(dae, y), laws)[1])
     free = np.setdiff1d(np.arange(dae.n), fixed)
