@@ -247,11 +247,11 @@ class System:
             y0 = dae.initial_state(t0, velocities=velocities)
         return solve(dae, (t0, t_end), y0, method=solver, **options)
 
-    def linearize(self, q=None, t=0.0, about="equilibrium"):
-        """The system linearized about its static equilibrium: near the initial configuration,
-        or at the configuration ``q`` (which must be one): :func:`phmech.solvers.eigen.linearize`
-        of :meth:`assemble`'s system (assembled once, also over many calls), a
-        :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``) with the stiffness of
-        gravity, loads, springs and joint reactions."""
+    def linearize(self, q=None, t=0.0, about="equilibrium", q0=None):
+        """The system linearized about its static equilibrium: near the initial configuration
+        (or near ``q0``), or at the configuration ``q`` (which must be one):
+        :func:`phmech.solvers.eigen.linearize` of :meth:`assemble`'s system (assembled once, also
+        over many calls), a :class:`~phmech.solvers.eigen.LinearSystem` (see its ``eigenmodes``)
+        with the stiffness of gravity, loads, springs and joint reactions."""
         from .solvers.eigen import linearize
-        return linearize(self.assemble(), q, t, about)
+        return linearize(self.assemble(), q, t, about, q0=q0)

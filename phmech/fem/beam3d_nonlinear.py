@@ -302,6 +302,13 @@ class NonlinearSpatialBeam(KernelBeam, AxisPicture, SpatialFrameBody):
     def stress_dofs(self):
         return np.r_[self.fields["n"], self.fields["mz"], self.fields["my"], self.fields["t"]]
 
+    def rotation_velocity(self, q, axis, point):
+        """Body-frame ``(v_P, omega)`` of the deformed beam turning rigidly at unit rate: the frame
+        turns at ``Omega = d(q) * omega`` (the flexible part: :meth:`rigid_motion_map`)."""
+        v = SpatialFrameBody.rotation_velocity(self, q, axis, point)
+        v[3:6] /= self.frame_scale(q)[0]
+        return v
+
     def rigid_motion_map(self, q):
         """``B`` (ne x 6): efforts ``B (v_P, omega)`` move the deformed body rigidly (``u' = phi' = 0``)."""
         d, _ = self.frame_scale(q)

@@ -366,6 +366,13 @@ class NonlinearFloatingBeam(KernelBeam, AxisPicture, FloatingFrameBody):
         """Local indices of the stresses in ``e`` (they follow every velocity)."""
         return np.r_[self.fields["n"], self.fields["m"]]
 
+    def rotation_velocity(self, q, axis, point):
+        """Body-frame ``(v_x, v_y, omega)`` of the deformed beam turning rigidly at unit rate: the
+        frame turns at ``theta' = sigma(q) omega = 1`` (the flexible part: :meth:`rigid_motion_map`)."""
+        v = FloatingFrameBody.rotation_velocity(self, q, axis, point)
+        v[2] /= self.sigma(q)[0]
+        return v
+
     def rigid_motion_map(self, q):
         """``B`` (ne x 3): efforts ``B (v_P, omega)`` move the deformed body rigidly (``u' = 0``)."""
         B = np.zeros((self.ne, 3))

@@ -47,8 +47,9 @@ def configuration(theta1, links=LINKS, L0=L_GROUND):
     return P, Q, np.array([theta1, phi2, phi3])
 
 
-def flexible_four_bar(n_elem=6, links=LINKS):
-    """The mechanism (configuration at crank angle 0); returns ``(system, bodies)``."""
+def flexible_four_bar(n_elem=6, links=LINKS, gravity=0.0):
+    """The mechanism (configuration at crank angle 0), under ``gravity`` [m/s^2] along ``-y``
+    if given; returns ``(system, bodies)``."""
     from ..fem import FloatingEulerBernoulliBeam
 
     P, Q, phi = configuration(0.0, links)
@@ -64,14 +65,19 @@ def flexible_four_bar(n_elem=6, links=LINKS):
     s.connect(bodies["crank"].port("B"), bodies["coupler"].port("A"), name="crank-coupler")
     s.connect(bodies["coupler"].port("B"), bodies["follower"].port("A"), name="coupler-follower")
     s.pin(bodies["follower"].port("B"), name="ground pin")
+    if gravity:
+        s.add_gravity((0.0, -float(gravity)))
     return s, bodies
 
 
 class FourBar:
-    """A four-bar assembled once; :meth:`linearize` moves it to any crank angle."""
+    """A four-bar assembled once; :meth:`linearize` moves it to any crank angle (under gravity:
+    to the equilibrium that the links' deflection reaches there)."""
 
-    def __init__(self, n_elem=6, links=LINKS):
-        self.system, self.bodies = flexible_four_bar(n_elem, links)
+    def __init__(self, n_elem=6, links=LINKS, gravity=0.0):
+        self.system, self.bodies = flexible_four_bar(n_elem, links, gravity)
+        self.gravity = float(gravity)
+        self._motor = next(j for j in self.system.joints if j.name == "locked motor")
         self.dae = self.system.assemble()
         self.links = links
 
@@ -83,6 +89,9 @@ class FourBar:
         return q
 
     def linearize(self, theta1):
+        if self.gravity:         # the motor locked at theta1, the links deflected by their weight
+            self._motor.relative_angle = float(theta1)
+            return linearize(self.dae, q0=self.q(theta1))
         return linearize(self.dae, self.q(theta1))
 
     def mode_shapes(self, theta1, k=3, scale=0.05, n_points=21):

@@ -114,7 +114,7 @@ class LinearSystem:
         return eigenmodes(self, k, method, sigma, zero_tol, tol)
 
 
-def linearize(dae, q=None, t=0.0, about="equilibrium"):
+def linearize(dae, q=None, t=0.0, about="equilibrium", q0=None):
     """Linearize an assembled system about a static equilibrium.
 
     Parameters
@@ -122,10 +122,12 @@ def linearize(dae, q=None, t=0.0, about="equilibrium"):
     dae : DescriptorDAE
     q : array, optional
         Configuration.  Without it the system is linearized about the static
-        equilibrium near its initial configuration
-        (:func:`phmech.solvers.static.equilibrium`); with it, ``q`` must be an
-        equilibrium (the efforts and reactions that hold it are solved for; an error
-        says when there are none).
+        equilibrium near ``q0`` (:func:`phmech.solvers.static.equilibrium`); with it,
+        ``q`` must be an equilibrium (the efforts and reactions that hold it are solved
+        for; an error says when there are none).
+    q0 : array, optional
+        Where the equilibrium is sought without ``q`` (default: the initial configuration;
+        a sweep over configurations of a loaded mechanism gives each one here).
     t : float
         Time of the loads.
     about : {"equilibrium", "rest"}
@@ -145,9 +147,11 @@ def linearize(dae, q=None, t=0.0, about="equilibrium"):
     if about not in ("equilibrium", "rest"):
         raise ValueError(f"linearize: about must be 'equilibrium' or 'rest', got {about!r}")
     start = q is None
-    q = dae.q0 if start else np.asarray(q, float)
+    if q0 is not None and not start:
+        raise ValueError("linearize: give q (an equilibrium) or q0 (where to seek one), not both")
+    q = (dae.q0 if q0 is None else np.asarray(q0, float)) if start else np.asarray(q, float)
     if q.shape != (dae.nq,):
-        raise ValueError(f"linearize: q needs {dae.nq} values, got shape {q.shape}")
+        raise ValueError(f"linearize: {'q' if q0 is None else 'q0'} needs {dae.nq} values, got shape {q.shape}")
     M, J = dae.M, dae.J0 - dae.R if dae.has_R else dae.J0
     static = bool(getattr(dae, "forces", None) or dae.loads)
     if not static and dae.effort_bodies:       # effort terms (consistent beams): static if not at rest

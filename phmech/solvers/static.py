@@ -77,10 +77,6 @@ class _Conditions:
         self.dae, self.t, self.turning = dae, t, turning
         #: bodies with stress states beside a displacement (:mod:`._constitutive`)
         self.laws = stress_bodies(dae)
-        if self.laws and turning is not None:
-            raise EquilibriumError("relative equilibrium: the bodies " + ", ".join(repr(b.name) for b, *_ in self.laws)
-                                   + " keep a displacement beside their stresses (geometrically consistent "
-                                   "beams); their steady rotation is found by phmech.solvers.steady.steady_states")
         #: the motions: every frame's velocities and the flexible velocities of the bodies above
         flexible = [dae.layout.e_index(b, b.flexible_velocity_dofs) for b, *_ in self.laws]
         self.motions = np.sort(np.concatenate([dae.layout.frame_indices()] + flexible)).astype(int)
@@ -114,16 +110,23 @@ class _Conditions:
         return (r if self.offset is None else r - self.offset), self.has
 
     def frame_velocity(self, q):
-        """The frames' velocities: zero at rest, the assembly's rigid rotation when turning."""
+        """The motions' velocities: zero at rest, the assembly's rigid rotation when turning (a
+        deformed body turning in its deformed shape, ``rigid_motion_map``, has flexible
+        velocities too)."""
         if self.turning is None:
             return np.zeros(len(self.motions))
         axis, point, rate = self.turning
         dae = self.dae
-        parts = []
+        v = np.zeros(dae.ne)
         for b in dae.layout.bodies:
             if len(b.frame_dofs):
-                parts.append(rate * np.asarray(b.rotation_velocity(q[dae.q_slices[b.name]], axis, point), float))
-        return np.concatenate(parts) if parts else np.zeros(0)
+                qb, se = q[dae.q_slices[b.name]], dae.e_slices[b.name]
+                w = rate * np.asarray(b.rotation_velocity(qb, axis, point), float)
+                if b.name in self.deformed:
+                    v[se] = b.rigid_motion_map(qb) @ w
+                else:
+                    v[se.start + b.frame_dofs] = w
+        return v[self.motions]
 
     def frame_velocity_motion(self, q, h=1e-7):
         """``d frame_velocity / d delta`` (central differences along each frame motion: the rigid
@@ -138,7 +141,10 @@ class _Conditions:
             D[:, j] = (self.frame_velocity(self.move(q, d)) - self.frame_velocity(self.move(q, -d))) / (2 * h)
         return D
 
-    def jacobian(self, y, has):
+    def jacobian(self, y, has, constitutive=True):
+        """The conditions' Jacobian; ``constitutive=False`` keeps the stress-rate rows of the
+        bodies with stress states (the linearized motion, whose constitutive relation is an
+        invariant) instead of the constitutive rows of the conditions."""
         dae, nq, ne = self.dae, self.dae.nq, self.dae.ne
         A = sp.csr_matrix(dae.jacobian(self.t, y))
         se, sl = slice(nq, nq + ne), nq + ne + self.act
@@ -150,7 +156,7 @@ class _Conditions:
         Ief = sp.csr_matrix((np.ones(nf), (np.arange(nf), self.motions)), shape=(nf, ne))
         Vf = None if self.turning is None else sp.csr_matrix(-self.frame_velocity_motion(y[dae.sq]))
         top = [A[se, :nq] @ T, A[se, se], A[se][:, sl]]
-        if self.laws:
+        if self.laws and constitutive:
             stress = np.zeros(ne, bool)
             stress[self.stress_rows] = True
             keep = sp.diags((~stress).astype(float))
@@ -327,7 +333,10 @@ def relative_equilibrium(dae, axis, rate, point=(0.0, 0.0, 0.0), q0=None, t=0.0,
     same Newton iteration; the turning of the whole assembly about the axis is the neutral
     motion of its least-norm steps.  A drive of the assembly (a driven shaft) must turn at
     ``rate`` (its velocity row is a condition).  Loads across the axis (gravity not along it)
-    leave no relative equilibrium: the error names the unbalanced rows.
+    leave no relative equilibrium: the error names the unbalanced rows.  A geometrically
+    consistent beam turns in its deformed shape (its velocity field is the rigid rotation of
+    the deformed centreline) with its stresses given by its constitutive law, so a blade on a
+    hub offset from the axis, with a tip body, stretches and bends to its steady shape.
 
     Parameters
     ----------
@@ -418,7 +427,7 @@ def relative_modes(dae, y, axis=(0.0, 0.0, 1.0), rate=0.0, point=(0.0, 0.0, 0.0)
     if np.max(np.abs(r)) > 1e-6 * scale:
         raise EquilibriumError(f"relative_modes: y is not a relative equilibrium at rate {rate!r} (residual "
                                f"{np.max(np.abs(r)):.3e} in {_residual_label(cond, r)})")
-    J = cond.jacobian(np.asarray(y, float), has).toarray()
+    J = cond.jacobian(np.asarray(y, float), has, constitutive=False).toarray()
     sf, se, sl = cond.x_slices
     ne, nf = dae.ne, len(cond.motions)
     order = np.r_[np.arange(ne, ne + nf), np.arange(ne), np.arange(ne + nf, cond.n)]    # frame rows first

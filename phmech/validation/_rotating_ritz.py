@@ -6,10 +6,11 @@ as the geometrically consistent spatial beam
 numpy and scipy only and discretized by global polynomials instead of
 finite elements.
 
-The beam is clamped at ``X = 0`` to a hub turning at ``Omega`` about ``e3``
-(no hub offset).  In the hub frame the axis point ``X e1`` moves to
-``p = (X + u_x, u_y, u_z)``, its absolute velocity in hub components is
-``v = u' + Omega e3 x p`` (``'`` the time derivative here), and
+The beam is clamped at ``X = 0`` to a hub turning at ``Omega`` about ``e3``,
+at the hub radius ``R`` from the axis, and carries a point mass ``m_t`` at
+``X = L`` (both zero by default).  In the hub frame the axis point ``X e1``
+moves to ``p = (R + X + u_x, u_y, u_z)``, its absolute velocity in hub
+components is ``v = u' + Omega e3 x p`` (``'`` the time derivative here), and
 
 .. math::
 
@@ -17,7 +18,11 @@ The beam is clamped at ``X = 0`` to a hub turning at ``Omega`` about ``e3``
     V = \\frac12 \\int_0^L EA\\,\\varepsilon^2 + EI_z\\,u_y''^2 + EI_y\\,u_z''^2\\,dX,
     \\qquad \\varepsilon = u_x' + \\tfrac12 |u'|^2
 
-(Green-Lagrange axial strain, primes on ``u`` in ``V`` are ``d/dX``).
+(Green-Lagrange axial strain, primes on ``u`` in ``V`` are ``d/dX``), the
+point mass adding ``1/2 m_t |v(L)|^2`` to ``T``.  The hub radius enters the
+steady stretch only (its terms in the motions are linear, or a time
+derivative); the point mass enters the steady stretch and, at ``X = L``, the
+mass, gyroscopic and centrifugal terms below.
 
 Steady motion: ``u_y = u_z = 0`` and the axial stretch ``U(X)`` that makes
 ``V - 1/2 int rho A Omega^2 (X + U)^2`` stationary (Newton's method with
@@ -92,12 +97,17 @@ class RotatingCantilever:
     beam : RitzBeam
     n : int
         Number of polynomials per displacement component.
+    hub_radius : float
+        Distance ``R`` of the clamp from the spin axis.
+    tip_mass : float
+        Point mass ``m_t`` at the free end.
     """
 
-    def __init__(self, beam, n):
+    def __init__(self, beam, n, hub_radius=0.0, tip_mass=0.0):
         if int(n) < 2:
             raise ValueError(f"Ritz model: n must be at least 2, got {n!r}")
         self.beam, self.n = beam, int(n)
+        self.R, self.mt = float(hub_radius), float(tip_mass)
         xg, wg = legendre.leggauss(2 * self.n + 8)
         xi = 0.5 * (xg + 1.0)
         L = beam.L
@@ -107,6 +117,7 @@ class RotatingCantilever:
         Vb, Db, D2b = _basis(self.n, 2, xi)
         self.Px, self.dPx = Vx, Dx / L                     # axial: values and d/dX
         self.Pb, self.dPb, self.d2Pb = Vb, Db / L, D2b / L ** 2
+        self.tx, self.tb = _basis(self.n, 1, np.ones(1))[0][:, 0], _basis(self.n, 2, np.ones(1))[0][:, 0]
 
     def _gram(self, A, B, weight=1.0):
         return (A * (self.w * weight)) @ B.T
@@ -120,9 +131,10 @@ class RotatingCantilever:
             U = a @ self.Px
             eps = dU + 0.5 * dU ** 2
             r = self._gram(self.dPx, (b.EA * eps * (1 + dU))[None, :]).ravel() \
-                - self._gram(self.Px, (b.rhoA * Omega ** 2 * (self.X + U))[None, :]).ravel()
+                - self._gram(self.Px, (b.rhoA * Omega ** 2 * (self.R + self.X + U))[None, :]).ravel() \
+                - self.mt * Omega ** 2 * (self.R + b.L + a @ self.tx) * self.tx
             K = self._gram(self.dPx, self.dPx, b.EA * ((1 + dU) ** 2 + eps)) \
-                - b.rhoA * Omega ** 2 * self._gram(self.Px, self.Px)
+                - b.rhoA * Omega ** 2 * self._gram(self.Px, self.Px) - self.mt * Omega ** 2 * np.outer(self.tx, self.tx)
             step = np.linalg.solve(K, -r)
             a += step
             if np.max(np.abs(step)) <= tol * max(1.0, np.max(np.abs(a))):
@@ -156,16 +168,16 @@ class RotatingCantilever:
         a = self.steady(Omega) if a is None else a
         dU = a @ self.dPx
         N0 = b.EA * (dU + 0.5 * dU ** 2)
-        mass = (lambda P: b.rhoA * self._gram(P, P))
-        Mb = mass(self.Pb)
+        mass = (lambda P, t: b.rhoA * self._gram(P, P) + self.mt * np.outer(t, t))
+        Mb = mass(self.Pb, self.tb)
         Kg = self._gram(self.dPb, self.dPb, N0)
         # flapwise
         Kz = b.EIy * self._gram(self.d2Pb, self.d2Pb) + Kg
         flap = np.sqrt(np.clip(sla.eigh(Kz, Mb, eigvals_only=True), 0.0, None))[:k]
         # axial + chordwise, gyroscopic
         n = self.n
-        Mx = mass(self.Px)
-        Mxy = b.rhoA * self._gram(self.Px, self.Pb)
+        Mx = mass(self.Px, self.tx)
+        Mxy = b.rhoA * self._gram(self.Px, self.Pb) + self.mt * np.outer(self.tx, self.tb)
         Kx = self._gram(self.dPx, self.dPx, b.EA * (1 + dU) ** 2) + self._gram(self.dPx, self.dPx, N0) \
             - Omega ** 2 * Mx
         Ky = b.EIz * self._gram(self.d2Pb, self.d2Pb) + Kg - Omega ** 2 * Mb

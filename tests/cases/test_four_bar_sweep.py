@@ -163,3 +163,25 @@ def _lin_stub():
     from phmech.solvers.eigen import LinearSystem
     return LinearSystem(None, np.zeros(0), sp.identity(2, format="csr"),
                         sp.csr_matrix(np.array([[0.0, 1.0], [-1.0, 0.0]])), np.zeros((0, 2)))
+
+
+def test_sweep_under_gravity_holds_the_motor_angle_and_shifts_linearly_in_g():
+    """Under gravity each angle is linearized about its own equilibrium (the motor locked there,
+    the links deflected by their weight): the crank stays at the angle, and the frequency shift
+    from the unloaded sweep is linear in ``g`` (small deflections)."""
+    from phmech.mechanisms import FourBar
+    from phmech.solvers.eigen import sweep
+    th = np.radians([0.0, 90.0, 222.0])
+    w0 = sweep(th, FourBar(6).linearize, k=3, method="dense")[0]
+    shift = {}
+    for g in (9.81, 19.62):
+        fb = FourBar(6, gravity=g)
+        w = sweep(th, fb.linearize, k=3, method="dense")[0]
+        for t in th:
+            lin = fb.linearize(t)
+            assert lin.q[fb.dae.q_slices["crank"]][2] == pytest.approx(t, abs=1e-12)
+        shift[g] = w - w0
+    size = np.max(np.abs(shift[9.81]))
+    assert size > 0.1                                               # gravity is felt (rad/s)
+    # twice g, twice the shift, up to the quadratic part (1.2 % of the largest shift here)
+    assert np.max(np.abs(shift[19.62] - 2.0 * shift[9.81])) <= 0.03 * size

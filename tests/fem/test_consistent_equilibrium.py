@@ -150,3 +150,67 @@ def test_hanging_rod_stretch_and_swing_planar_and_spatial():
     assert omega["planar"][0] < np.sqrt(1.5 * g / L)                  # the soft rod bends as it swings
     _, dae = _hanging("spatial", 2, 2e13)
     assert linearize(dae).eigenmodes(1).omega[0] == pytest.approx(np.sqrt(1.5 * g / L), rel=1e-5)
+
+
+SLENDER = 70.0
+
+
+def _bladed_hub(mu, n, radius, tip, strain="green"):
+    """A driven hub with a consistent blade (``L = rho A = EI = 1``, ``EA = 70^2``) clamped at
+    ``radius`` from the axis, a body of mass ``tip`` (negligible rotary inertia) pinned at its end."""
+    from phmech import PlanarRigidBody, System
+    from phmech.fem.beam_nonlinear import FrameRate, NonlinearFloatingBeam
+    hub = PlanarRigidBody("hub", 1.0, 0.1, ports={"O": (0.0, 0.0), "R": (radius, 0.0)})
+    beam = NonlinearFloatingBeam("blade", 1.0, n, frame="cantilever", strain=strain, rho=1.0, A=1.0,
+                                 E=SLENDER**2, I=1.0 / SLENDER**2, position=(radius, 0.0))
+    s = System([hub, beam])
+    s.pin(hub.port("O"), name="bearing")
+    s.drive(hub, float(mu), name="motor")
+    s.connect(hub.port("R"), beam.port("A"), name="root")
+    s.add_joint(FrameRate(beam, hub, rate=0.0, name="root angle"))
+    if tip:
+        mass = PlanarRigidBody("tip", tip, 1e-9 * tip, ports={"P": (0.0, 0.0)}, position=(radius + 1.0, 0.0))
+        s.add(mass)
+        s.connect(beam.port("B"), mass.port("P"), name="tip pin")
+    return beam, s.assemble()
+
+
+def test_blade_on_a_hub_offset_with_a_tip_mass_turns_steadily():
+    """The relative equilibrium of the whole assembly (hub, blade and tip body turning together;
+    no variable is ignorable alone with the offset).  Linear strain: the tip's elongation against
+    the closed form of ``EA u'' + rho A Omega^2 (R + X + u) = 0``, ``EA u'(L) = m_t Omega^2 (R + L + u(L))``;
+    Green strain: the chordwise frequency about it converges to the independent Ritz model with
+    the same hub radius and tip mass."""
+    from phmech.solvers.static import relative_equilibrium, relative_modes
+    from phmech.validation._rotating_ritz import RitzBeam, RotatingCantilever
+    mu, R, mt = 5.0, 0.5, 0.5
+    beam, dae = _bladed_hub(mu, 4, R, mt, strain="linear")
+    y = relative_equilibrium(dae, (0, 0, 1), mu)
+    a, m = mu / SLENDER, mt * mu**2 / SLENDER**2            # EA = SLENDER^2, rho A = L = 1
+    C = (1 + m * R * np.cos(a) + R * a * np.sin(a)) / (a * np.cos(a) - m * np.sin(a))
+    ref = R * np.cos(a) + C * np.sin(a) - R - 1.0             # z = R + X + u solves z'' + a^2 z = 0
+    rx, ry = beam.displacement_rows([1.0])
+    q = y[dae.q_slices["blade"]]
+    assert rx[0] @ q == pytest.approx(ref, rel=1e-10) and abs(ry[0] @ q) < 1e-14
+    w_ref = RotatingCantilever(RitzBeam.dimensionless(SLENDER), 14, hub_radius=R, tip_mass=mt).frequencies(mu, k=1)[1][0]
+    errors = []
+    for n in (2, 4, 8):
+        _, dae = _bladed_hub(mu, n, R, mt)
+        y = relative_equilibrium(dae, (0, 0, 1), mu)
+        errors.append(abs(relative_modes(dae, y, rate=mu, k=1).omega[0] / w_ref - 1.0))
+    rates = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert errors[-1] < 1e-4 and np.all(rates > 3.0), (errors, rates)
+
+
+def test_relative_modes_of_a_blade_equal_the_steady_modes():
+    """Without offset both roads apply: the relative equilibrium and its modes equal the steady
+    state of ``steady_states`` (the hub angle ignorable) and ``steady_modes``."""
+    from phmech.solvers.static import relative_equilibrium, relative_modes
+    from phmech.solvers.steady import steady_modes, steady_states
+    mu = 5.0
+    _, dae = _bladed_hub(mu, 4, 0.0, 0.0)
+    y = relative_equilibrium(dae, (0, 0, 1), mu)
+    w = relative_modes(dae, y, rate=mu, k=2).omega
+    (d, ys), = steady_states(lambda p: _bladed_hub(p, 4, 0.0, 0.0)[1], [mu])
+    assert np.max(np.abs(y[dae.sq] - ys[dae.sq])) <= 1e-9
+    assert w == pytest.approx(steady_modes(d, ys, k=2).omega, rel=1e-7)
