@@ -118,6 +118,30 @@ def _frame_variables(dae):
     return np.concatenate(out) if out else np.zeros(0, int)
 
 
+def _quaternions(dae):
+    """``(body name, index array in y)`` of every unit-quaternion orientation."""
+    out = []
+    for b in dae.system.bodies:
+        kind = getattr(b, "rotation_kind", None)
+        if kind is not None and b.nq and kind.n_params == 4:
+            k = dae.q_slices[b.name].start + b.rotation_index
+            out.append((b.name, np.arange(k, k + 4)))
+    return out
+
+
+def _unit_quaternions(where, quats, y, it=None):
+    """Scale every quaternion of ``y`` to unit length (the rotation ``Q(p)/|p|^2`` does not change);
+    a quaternion that has collapsed is one error naming its body."""
+    for name, idx in quats:
+        n = float(np.linalg.norm(y[idx]))
+        if not np.isfinite(n) or n < 1e-8:
+            at = "in the guess" if it is None else f"after Newton step {it}"
+            cls = ValueError if it is None else SteadyStateError
+            raise cls(f"{where}: the orientation quaternion of body {name!r} has norm {n:.3e} {at}; "
+                      "start from a configuration with unit quaternions nearer the steady motion")
+        y[idx] /= n
+
+
 def _steady_system(dae, t, y, laws):
     """Residual and Jacobian of the steady-state conditions (all rows of ``y``)."""
     r = dae.f(t, y)
@@ -173,6 +197,8 @@ def steady_state(dae, y, t=0.0, fixed=None, tol=1e-10, max_iter=50):
     tol = positive_option("steady_state", "tol", tol)
     max_iter = count_option("steady_state", "max_iter", max_iter)
     laws = stress_bodies(dae)
+    quats = _quaternions(dae)
+    _unit_quaternions("steady_state", quats, y)
     if fixed is None:
         fixed = ignorable(dae, _steady_system(dae, t, _without_multipliers(dae, y), laws)[1])
     free = np.setdiff1d(np.arange(dae.n), fixed)
@@ -184,11 +210,13 @@ def steady_state(dae, y, t=0.0, fixed=None, tol=1e-10, max_iter=50):
             dz = sp.linalg.spsolve(J.tocsc(), -r) if J.shape[0] > 300 else np.linalg.solve(J.toarray(), -r)
         except (np.linalg.LinAlgError, RuntimeError) as err:
             raise SteadyStateError(f"steady state: singular Jacobian at iteration {it} ({err}); the model "
-                                   "may have a free motion that is not ignorable (e.g. an undriven rotation)") \
+                                   "may have a free motion that is not ignorable (e.g. an undriven rotation; an assembly "
+                                   "turning as a whole is found by phmech.solvers.static.relative_equilibrium)") \
                 from None
         if not np.all(np.isfinite(dz)):
             raise SteadyStateError(f"steady state: the Newton step is not finite at iteration {it}")
         y[free] += dz
+        _unit_quaternions("steady state", quats, y, it)
         res = float(np.max(np.abs(dz) / (1.0 + np.abs(y[free]))))
         if converged(res, prev, tol, True):
             return y, fixed
@@ -279,8 +307,10 @@ def linearize_about(dae, y, t=0.0, fixed=None):
         labels = dae.labels()
         raise ValueError("steady modes: the frame orientation variables " + ", ".join(labels[i] for i in kept)
                          + " are not ignorable at this state (gravity or an inertial load across the motion?): "
-                         "the steady motion is not a relative equilibrium, and a linearization at a frozen "
-                         "time would not give its vibrations")
+                         "a linearization at a frozen time would not give its vibrations; for an assembly "
+                         "turning as a whole about a fixed axis (several bodies sharing one rotation, a hub "
+                         "offset, gravity along the axis) use phmech.solvers.static.relative_equilibrium "
+                         "and relative_modes")
     keep = np.setdiff1d(np.arange(dae.n), fixed)
     M = sp.csr_matrix(dae.M)
     E = sp.block_diag([sp.identity(dae.nq), M, sp.csr_matrix((dae.nl, dae.nl))], format="csr")

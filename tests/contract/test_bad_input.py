@@ -601,6 +601,16 @@ def _():
     steady_state(dae, "rest")
 
 
+@case("steady_state zero quaternion", ValueError,
+      r"steady_state: the orientation quaternion of body 'top' has norm 0\.000e\+00 in the guess")
+def _():
+    from phmech.solvers.steady import steady_state
+    dae = System([SpatialRigidBody("top", 2.0, np.diag([0.3, 0.2, 0.1]))]).assemble()
+    y0 = dae.initial_state()
+    y0[3:7] = 0.0
+    steady_state(dae, y0)
+
+
 @case("steady_states tol=nan", ValueError, r"steady_states: option tol must be positive and finite, got nan")
 def _():
     from phmech.solvers.steady import steady_states

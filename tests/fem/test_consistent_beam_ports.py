@@ -179,6 +179,24 @@ def test_a_weld_to_a_turning_hub_body_is_the_driven_hinge():
     assert abs(d[2] * blade[5] - hub[5]) <= 1e-9 * abs(hub[5])
 
 
+def test_steady_state_keeps_the_quaternions_unit_from_a_scaled_guess():
+    """The orientation Q(p)/|p|^2 does not see the quaternions' length: a guess with every
+    quaternion scaled by 3 gives the steady motion of the unit guess (to the Newton tolerance),
+    with unit quaternions, instead of Newton steps on their length."""
+    from phmech.solvers.steady import steady_state
+    dae, y, q, b = _steady(10.0, "hub", 70.0)
+    guess = y.copy()
+    for name in ("hub", "blade"):
+        k = dae.q_slices[name].start + dae.system.body(name).rotation_index
+        guess[k:k + 4] *= 3.0
+    again, _ = steady_state(dae, guess)
+    for name in ("hub", "blade"):
+        k = dae.q_slices[name].start + dae.system.body(name).rotation_index
+        assert abs(np.linalg.norm(again[k:k + 4]) - 1.0) < 1e-12
+    u = dae.q_slices["blade"].start + b.displacement_dofs
+    assert np.abs(again[u] - y[u]).max() <= 1e-8 * np.abs(y[u]).max()
+
+
 def test_jacobian_of_the_hub_drive_and_a_weld_at_the_tip_against_a_probe():
     """The exact Jacobian of a model with FrameRate3 (the gauge enters its row) and a Weld3 from the
     beam's tip to a rigid body (rows turned by both orientations) equals central differences at a
