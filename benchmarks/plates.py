@@ -6,7 +6,7 @@ mesh and path:
 * ``assembly``: forms to matrices with the strong conditions removed
   (:class:`phmech.fem.KirchhoffPlate`, or :func:`phmech.parallel.kirchhoff_plate`);
 * ``6 modes``: the first six frequencies, shift-invert on the condensed
-  pencil (:func:`phmech.fem.plate.condensed_modes` with SuperLU and ARPACK,
+  pencil (:func:`phmech.fem.condensed.condensed_modes` with SuperLU and ARPACK,
   or :func:`phmech.solvers.eigen_slepc.condensed_modes_slepc` with MUMPS and
   SLEPc);
 * ``factor`` and ``step``: the midpoint rule with a pressure load, the

@@ -86,6 +86,13 @@ def _dimension(mesh, kind):
     return int(d() if callable(d) else d)
 
 
+def _field_key(field):
+    """A condition's field: an int, or ``(field, component)`` of a vector field."""
+    if isinstance(field, (tuple, list)):
+        return (int(field[0]), int(field[1]))
+    return int(field)
+
+
 def _components(u):
     """The scalar components of a split function (a scalar, a vector or a tensor field)."""
     shape = u.ufl_shape
@@ -108,7 +115,8 @@ class FormBody(FormFrame, FixedBody, CachedFE):
         Dissipation.
     fixed : sequence of ``(field, marker)`` or of linear forms, optional
         Homogeneous conditions: the nodes of field ``field`` (index into the mixed space; 0
-        for a plain space) on the boundary ``marker`` are removed; a linear form of the test
+        for a plain space; ``(field, component)`` for one component of a vector field) on the
+        boundary ``marker`` are removed; a linear form of the test
         function (or a callable of the split test functions) removes the unknowns on which it
         is not zero, e.g. ``lambda de: de[1].dx(0) * ds(1)`` the slope of a Hermite field
         at the boundary 1 (a clamp of a C1 element needs its value and its slope).
@@ -189,7 +197,10 @@ class FormBody(FormFrame, FixedBody, CachedFE):
         self._finish()
 
     def _definition(self):
-        """``dict(space=, m=, j=, r=, fixed=)`` of a body set up by :meth:`_init_defined`."""
+        """``dict(space=, m=, j=, r=, fixed=)`` of a body set up by :meth:`_init_defined`; optionally
+        ``j_operator``: a callable ``offsets -> sparse matrix`` over the full mixed space added to
+        ``J``, for a structure that is an operator rather than one form (the Mindlin plate's shear
+        strain reduced by an interpolation), checked skew with the rest of ``J``."""
         raise NotImplementedError(f"{type(self).__name__} gives its space and forms to FormBody.__init__")
 
     def _port_forms(self):
@@ -207,18 +218,20 @@ class FormBody(FormFrame, FixedBody, CachedFE):
             self._fd = fd
             return
         d = self._definition()
-        self._define(d["space"], d["m"], d["j"], d.get("r"), d.get("fixed", ()), self._velocity)
+        self._define(d["space"], d["m"], d["j"], d.get("r"), d.get("fixed", ()), self._velocity,
+                     d.get("j_operator"))
         self._check_fields_and_markers()
 
 
-    def _define(self, space, m, j, r, fixed, velocity):
+    def _define(self, space, m, j, r, fixed, velocity, j_operator=None):
         """The space, the split arguments, the conditions and the forms (Firedrake objects)."""
         import firedrake as fd
         self._fd = fd
         mesh = space.mesh()
         self.space, self.mesh = space, (mesh.unique() if hasattr(mesh, "unique") else mesh)
         self._trial, self._test = _split(fd, space, True), _split(fd, space, False)
-        self._fixed = [(int(c[0]), c[1]) for c in fixed if not self._is_form(c)]
+        self._fixed = [(_field_key(c[0]), c[1]) for c in fixed if not self._is_form(c)]
+        self._j_operator = j_operator
         self._fixed_forms = [self._linear("a condition of fixed", c) for c in fixed if self._is_form(c)]
         self._velocity = tuple(int(v) for v in velocity)
         forms = {"m": m, "j": j, "r": r}
@@ -253,14 +266,14 @@ class FormBody(FormFrame, FixedBody, CachedFE):
 
     # -- forms ----------------------------------------------------------------
     def _bilinear(self, which, form):
-        f = form(self._trial, self._test) if callable(form) else form
+        f = form if hasattr(form, "arguments") else form(self._trial, self._test)
         if len(f.arguments()) != 2:
             raise FormError(f"body '{self.name}': the form {which} must be bilinear (a trial and a test "
                             f"function), it has {len(f.arguments())} arguments")
         return f
 
     def _linear(self, what, form):
-        f = form(self._test) if callable(form) else form
+        f = form if hasattr(form, "arguments") else form(self._test)
         if len(f.arguments()) != 1:
             raise FormError(f"body '{self.name}': {what} must be a linear form of the test function, "
                             f"it has {len(f.arguments())} arguments")
@@ -325,7 +338,7 @@ class FormBody(FormFrame, FixedBody, CachedFE):
             problems.append(str(err))
             conditions = self._fixed
         for field, marker in conditions:
-            if not 0 <= field < nfields:
+            if not 0 <= (field[0] if isinstance(field, tuple) else field) < nfields:
                 problems.append(f"body '{self.name}': fixed field {field} is not a field of the space "
                                 f"(it has {nfields})")
             if marker != "on_boundary" and marker not in markers:
@@ -395,13 +408,17 @@ class FormBody(FormFrame, FixedBody, CachedFE):
         mat = {k: to_scipy(fd.assemble(f, mat_type="aij")) for k, f in self.forms.items()}
         nf = mat["m"].shape[0]
         off = self._offsets()
+        if getattr(self, "_j_operator", None) is not None:
+            mat["j"] = sp.csr_matrix(mat["j"] + self._j_operator(off))
         frame = self._frame_fields(mat["m"], off) if self.floating else None
         drop = []
         for field, marker in self._conditions():
+            field, comps = (field, None) if isinstance(field, int) else (field[0], [field[1]])
             V = self.space.sub(field) if len(self.space) > 1 else self.space
-            nodes = np.asarray(fd.DirichletBC(V, 0.0, marker).nodes, int)
             bs = V.block_size
-            drop += list(off[field] + (nodes[:, None] * bs + np.arange(bs)).ravel())
+            W = V if comps is None else V.sub(comps[0])
+            nodes = np.asarray(fd.DirichletBC(W, 0.0, marker).nodes, int)
+            drop += list(off[field] + (nodes[:, None] * bs + np.asarray(comps or range(bs))).ravel())
         for form in self._fixed_forms:
             b = np.abs(to_numpy(fd.assemble(form)))
             drop += list(np.flatnonzero(b > 1e-12 * b.max())) if b.max() > 0 else []
@@ -598,9 +615,9 @@ class FormBody(FormFrame, FixedBody, CachedFE):
 
     def natural_frequencies(self, k=6, sigma=0.0):
         """Lowest ``k`` angular frequencies [rad/s] of a fixed body whose structure couples only
-        velocities and stresses (:func:`phmech.fem.plate.condensed_modes`); ``sigma < 0`` for a
+        velocities and stresses (:func:`phmech.fem.condensed.condensed_modes`); ``sigma < 0`` for a
         body with rigid motions.  A floating body's modes: ``System([body]).linearize()``."""
-        from .plate import condensed_modes
+        from .condensed import condensed_modes
         if self.floating:
             raise ValueError(f"body '{self.name}': natural_frequencies is for a fixed body; linearize a "
                              "System with the floating body instead")

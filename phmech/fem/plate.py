@@ -59,17 +59,14 @@ through a ``"guided"`` edge (:meth:`KirchhoffPlate.edge_moment_rows`).
 import hashlib
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
-from ..bodies.base import FixedBody
 from ..forces.loads import Load
-from ._petsc import to_numpy, to_scipy
 from . import plate_deflection, plate_size
-from .cache import CachedFE
+from .form_body import FormBody
 from .mesh_recipe import MeshRecipe, expression_key, mesh_key
+from .plate_forms import KIRCHHOFF_REMOVED, kirchhoff_conditions, kirchhoff_forms
 
-KIRCHHOFF_CONDITIONS = ("clamped", "simply_supported", "free", "guided")
+KIRCHHOFF_CONDITIONS = tuple(KIRCHHOFF_REMOVED)
 
 
 def real_number(value):
@@ -136,50 +133,6 @@ def patch_weight(fd, x, center, radius):
     return fd.conditional(fd.lt(rr, radius), 0.5 * (1.0 + fd.cos(np.pi * rr / radius)), 0.0)
 
 
-def condensed_modes(Mv, C, B, k=6, sigma=0.0, G=None):
-    """Lowest ``k`` vibration modes of ``J = [[0, -B^T], [B, 0]]``, ``E = diag(Mv, C)``.
-
-    With ``e = (v, s)`` (velocities, stresses) the pencil ``J e = j omega E e``
-    is equivalent to ``B^T C^-1 B v = omega^2 Mv v`` for ``omega != 0`` (the
-    self-equilibrated stresses, ``B^T s = 0``, are the zero eigenvalues and
-    drop out).  Shift-invert Lanczos with the sparse saddle-point factor
-    ``[[-sigma Mv, B^T], [B, -C]]``: no inverse of ``C`` is formed.  Velocity
-    constraints ``G v = 0`` (with multipliers) border the factor, so that
-    the operator maps into ``ker G`` and the multipliers' infinite
-    eigenvalues become its zero eigenvalues, never among those returned.
-
-    Returns
-    -------
-    omega : ndarray (k,)  ascending [rad/s]
-    V : ndarray (nv, k)   velocity parts, ``V^T Mv V = I``
-    """
-    nv = Mv.shape[0]
-    nl = 0 if G is None else G.shape[0]
-    if nl:
-        Gs = sp.csr_matrix(G)
-        S = sp.bmat([[-sigma * Mv, B.T, Gs.T], [B, -C, None], [Gs, None, None]], format="csc")
-    else:
-        S = sp.bmat([[-sigma * Mv, B.T], [B, -C]], format="csc")
-    try:
-        lu = spla.splu(S)
-    except RuntimeError:
-        raise ValueError("condensed_modes: K - sigma M is singular (rigid-body modes of a plate without "
-                         "enough supports); pass a shift sigma < 0") from None
-    luC = spla.splu(sp.csc_matrix(C))
-
-    def opinv(f):
-        return lu.solve(np.concatenate([f, np.zeros(C.shape[0] + nl)]))[:nv]
-
-    K = spla.LinearOperator((nv, nv), matvec=lambda x: B.T @ luC.solve(B @ x), dtype=float)
-    Op = spla.LinearOperator((nv, nv), matvec=opinv, dtype=float)
-    # a fixed (generic) start vector: the same matrices give the same frequencies in every process
-    v0 = np.random.default_rng(12345).standard_normal(nv)
-    w2, V = spla.eigsh(K, k=k, M=Mv, sigma=sigma, OPinv=Op, which="LM", tol=1e-12, v0=v0)
-    order = np.argsort(w2)
-    w2, V = w2[order], V[:, order]
-    return np.sqrt(np.maximum(w2, 0.0)), V
-
-
 def load_mesh(path, coordinate_degree=1, circle=None, marker="on_boundary"):
     """A Firedrake mesh from a gmsh ``.msh`` file; its physical curve tags become the facet markers.
 
@@ -219,38 +172,41 @@ def load_mesh(path, coordinate_degree=1, circle=None, marker="on_boundary"):
     return fd.Mesh(X)
 
 
-class PlateBase(FixedBody, CachedFE):
-    """What the Kirchhoff and the Mindlin plate share: fixed plate in the plane z = 0.
+class PlateBase(FormBody):
+    """What the Kirchhoff and the Mindlin plate share: a fixed plate in the plane z = 0, the
+    :class:`~phmech.fem.FormBody` of its forms.
 
-    Subclasses build the mixed matrices over ``(velocities, stresses)`` in
-    ``_assemble`` (ending with :meth:`_finish`) and their spaces in
-    ``_build_spaces``.  The plate has no configuration (``nq = 0``) and
-    no frame variables; ports are spatial (``dim = 3``): the vertical
-    velocity in the third row of ``Y`` and the rotation rates about x and y
+    A subclass names its fields (``FIELDS``; the first is the vertical velocity), its velocity
+    fields (``VELOCITY``) and gives its forms and conditions by :meth:`_plate_definition`.  The
+    plate has no configuration (``nq = 0``) and no frame variables; ports are spatial (``dim =
+    3``): the vertical velocity in the third row of ``Y`` and the rotation rates about x and y
     in ``W``.
 
-    The matrices, the port rows and the load vectors are kept in the FE
-    cache (:mod:`phmech.fem.cache`), keyed by the mesh (a
-    :class:`~phmech.fem.mesh_recipe.MeshRecipe` or a built mesh's content),
-    the material, the degree and the boundary conditions.  With a recipe, a
-    plate read from the cache builds its mesh and spaces (and imports
-    Firedrake) only when they are used: ``mesh``, ``x``, ``n``, ``spaces``.
+    The matrices, the port rows and the load vectors are kept in the FE cache
+    (:mod:`phmech.fem.cache`), keyed by the mesh (a
+    :class:`~phmech.fem.mesh_recipe.MeshRecipe` or a built mesh's content), the material, the
+    degree and the boundary conditions.  With a recipe, a plate read from the cache builds its
+    mesh and spaces (and imports Firedrake) only when they are used: ``mesh``, ``x``, ``n``,
+    ``spaces``.
     """
 
-    dim = 3
-    FIREDRAKE_ATTRIBUTES = ("mesh", "x", "n", "spaces", "_tests")
-    CACHED = ("M", "J0", "_keep", "nf", "fields", "velocity_dofs", "stress_dofs", "mesh_markers")
-    EXTRA_SOURCES = ("phmech.fem.plate", "phmech.fem.mesh_recipe")
+    FIREDRAKE_ATTRIBUTES = ("space", "mesh", "_trial", "_test", "forms", "_fixed", "_fixed_forms",
+                            "x", "n", "spaces", "_tests")
+    CACHED = FormBody.CACHED + ("mesh_markers",)
+    EXTRA_SOURCES = FormBody.EXTRA_SOURCES + ("phmech.fem.plate", "phmech.fem.plate_forms",
+                                              "phmech.fem.mesh_recipe")
+    #: mass and compliance of positive parameters (checked before): definite by construction
+    CHECK_DEFINITE = False
+    FIELDS = ()
+    VELOCITY = (0,)
 
-    def _setup_mesh(self, name, mesh, h, rho, E, nu):
-        FixedBody.__init__(self, name)
+    def _setup_material(self, name, mesh, h, rho, E, nu):
         check_plate_parameters(name, h=h, rho=rho, E=E)
         nu = check_poisson(name, nu)
-        self._fd = None
+        self.name = name
         self.mesh_source = mesh
         self.h, self.rho, self.E_mod, self.nu = real_number(h), real_number(rho), real_number(E), nu
         self.D = self.E_mod * self.h ** 3 / (12.0 * (1.0 - nu ** 2))
-        self.q0 = np.zeros(0)
 
     def _guard_size(self, max_dofs):
         """Refuse a plate whose unknowns exceed the limit, before anything is assembled (see
@@ -262,67 +218,67 @@ class PlateBase(FixedBody, CachedFE):
             plate_size.check(self.name, type(self).__name__, counts, self.degree, self._max_dofs,
                              getattr(self, "reduction", None))
 
-    def _cache_params(self, boundary, **extra):
-        """Key parameters: mesh, material, boundary conditions as given and the subclass' ``extra``."""
+    def _setup_plate(self, boundary, allowed, **extra):
+        """Read the cached matrices of this plate or assemble them; check ``boundary``."""
+        boundary = {} if boundary is None else dict(boundary)
+        self._boundary_given, self._allowed = boundary, allowed
         bc = [[repr(m), str(c)] for m, c in sorted(boundary.items(), key=lambda mc: repr(mc[0]))]
-        return {"mesh": mesh_key(self.mesh_source), "h": self.h, "rho": self.rho, "E": self.E_mod,
-                "nu": self.nu, "boundary": bc, **extra}
+        params = {"mesh": mesh_key(self.mesh_source), "h": self.h, "rho": self.rho, "E": self.E_mod,
+                  "nu": self.nu, "boundary": bc, **extra}
+        self._init_defined(self.name, params, velocity=self.VELOCITY, dim=3)
+        self._set_boundary(self.mesh_markers, boundary, allowed)
+        self.nf = int(self.nf)
+        self.fields = {k: self.field_dofs[str(i)] for i, k in enumerate(self.FIELDS)}
 
-    def _setup_firedrake(self):
-        """Build (or take) the mesh, the coordinate, the normal and the subclass' spaces."""
-        if self._fd is not None:
-            return
-        import firedrake as fd
-
+    # -- the form body ---------------------------------------------------------
+    def _build_mesh(self):
+        """The mesh (built from a recipe), checked against the size limit once its size is known."""
         src = self.mesh_source
-        self.mesh = mesh = src.build() if isinstance(src, MeshRecipe) else src
+        mesh = src.build() if isinstance(src, MeshRecipe) else src
         if plate_size.mesh_counts(src) is None:          # a recipe of unknown size: checked now
             counts = plate_size.mesh_counts(mesh)
             if counts is not None:
                 plate_size.check(self.name, type(self).__name__, counts, self.degree,
                                  getattr(self, "_max_dofs", plate_size.DEFAULT_MAX_DOFS),
                                  getattr(self, "reduction", None))
-        self.x = fd.SpatialCoordinate(mesh)
-        self.n = fd.FacetNormal(mesh)
-        self._build_spaces(fd)
-        self._fd = fd
+        return mesh
+
+    def _definition(self):
+        import firedrake as fd
+        mesh = self._build_mesh()
+        self._set_boundary(mesh.exterior_facets.unique_markers, self._boundary_given, self._allowed)
+        d = self._plate_definition(fd, mesh)
+        self.__dict__["spaces"] = d.pop("spaces")
+        return d
+
+    def _plate_definition(self, fd, mesh):
+        """``dict(spaces=, space=, m=, j=, fixed=[, j_operator=])`` on ``mesh`` (``self.boundary``
+        complete)."""
+        raise NotImplementedError
+
+    def _setup_firedrake(self):
+        """The mesh, the spaces and forms (:meth:`_definition`), the coordinate and the normal."""
+        FormBody._setup_firedrake(self)
+        if "x" not in self.__dict__:
+            self.x = self._fd.SpatialCoordinate(self.mesh)
+            self.n = self._fd.FacetNormal(self.mesh)
+            self._tests = self._test
 
     def _firedrake(self):
         """The firedrake module, after building the mesh and spaces if needed."""
         self._setup_firedrake()
         return self._fd
 
+    def _assemble(self):
+        out = FormBody._assemble(self)
+        out["mesh_markers"] = np.array(sorted(self.markers), int)
+        return out
+
     def _set_boundary(self, markers, boundary, allowed):
         """Check ``boundary`` against the mesh markers and complete it with ``"free"``."""
         self.markers = set(int(m) for m in markers)
         check_boundary(self.name, self.markers, boundary, allowed)
         self.boundary = {m: boundary.get(m, "free") for m in sorted(self.markers)}
-
-    def _load(self, boundary, allowed, **extra):
-        """Read the cached matrices of this plate or assemble them (``_assemble``)."""
-        self._boundary_given = boundary
-        self._allowed = allowed
-        self._load_or_assemble(self._cache_params(boundary, **extra))
-        self._set_boundary(self.mesh_markers, boundary, allowed)
-        self.nf = int(self.nf)
-        self._full_to_e = np.full(self.nf, -1)
-        self._full_to_e[self._keep] = np.arange(len(self._keep))
-
-    def _finish(self, Mfull, Jfull, drop, vel, stress):
-        """Remove the strong boundary conditions: ``M``, ``J0`` and the field indices (the cached dict)."""
-        nf = Mfull.shape[0]
-        keep = np.setdiff1d(np.arange(nf), np.asarray(drop, int))
-        full_to_e = np.full(nf, -1)
-        full_to_e[keep] = np.arange(len(keep))
-        M = sp.csr_matrix(Mfull[keep][:, keep])
-        J0 = sp.csr_matrix(Jfull[keep][:, keep])
-        M.eliminate_zeros()
-        J0.eliminate_zeros()
-        fields = {k: full_to_e[idx][full_to_e[idx] >= 0] for k, idx in {**vel, **stress}.items()}
-        return {"M": M, "J0": J0, "_keep": keep, "nf": nf, "fields": fields,
-                "velocity_dofs": np.sort(np.concatenate([fields[k] for k in vel])),
-                "stress_dofs": np.sort(np.concatenate([fields[k] for k in stress])),
-                "mesh_markers": np.array(sorted(self.markers), int)}
 
     @staticmethod
     def _tag(kind, *parts):
@@ -332,15 +288,6 @@ class PlateBase(FixedBody, CachedFE):
         """Memo tag of rows over ``shapes`` on edge ``marker`` (None: a shape the key cannot follow)."""
         keys = [expression_key(psi) for psi in shapes]
         return None if any(k is None for k in keys) else self._tag(kind, repr(marker), keys)
-
-    def _reduce(self, row):
-        """A row over the full mixed space restricted to the kept unknowns."""
-        return np.asarray(row)[self._keep]
-
-    # -- Body protocol: a fixed body (FixedBody) without rigid translations -------
-    @property
-    def translation_dofs(self):
-        return np.arange(0)
 
     # -- ports ----------------------------------------------------------------
     def _velocity_tests(self):
@@ -370,7 +317,7 @@ class PlateBase(FixedBody, CachedFE):
             if area <= 0:
                 raise ValueError(f"plate '{self.name}', port '{name}': the patch of radius {radius} around "
                                  f"{tuple(center)} does not meet the plate")
-            self._remember(tag, np.array([self._reduce(to_numpy(fd.assemble(wgt / area * t * dxq)))
+            self._remember(tag, np.array([self.row(wgt / area * t * dxq, f"the port '{name}'")
                                           for t in self._velocity_tests()]))
         rows = self._memo[tag]
         Y = np.zeros((3, self.ne))
@@ -397,8 +344,8 @@ class PlateBase(FixedBody, CachedFE):
         fd = self._firedrake()
         tw, tr = self._edge_tests()
         dsq = fd.ds(marker, domain=self.mesh, metadata={"quadrature_degree": 2 * self.degree + 6})
-        Yw = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * tw * dsq))) for psi in shapes])
-        Yr = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * tr * dsq))) for psi in shapes])
+        Yw = np.array([self.row(psi(self.x) * tw * dsq, "an edge row") for psi in shapes])
+        Yr = np.array([self.row(psi(self.x) * tr * dsq, "an edge row") for psi in shapes])
         if tag is not None:
             self._remember(tag, (Yw.copy(), Yr.copy()))
         return Yw, Yr
@@ -426,20 +373,19 @@ class PlateBase(FixedBody, CachedFE):
             return np.array(self._memo[tag])
         fd = self._firedrake()
         tw = self._velocity_tests()[0]
-        b = self._reduce(to_numpy(fd.assemble(pressure(self.x) * tw * fd.dx(domain=self.mesh))))
+        b = self.row(pressure(self.x) * tw * fd.dx(domain=self.mesh), "a load")
         if tag is not None:
             self._remember(tag, b.copy())
         return b
 
-    # -- modes ------------------------------------------------------------------
-    def natural_frequencies(self, k=6, sigma=0.0):
-        """Lowest ``k`` angular frequencies [rad/s] from the condensed pencil (:func:`condensed_modes`)."""
-        v, s = self.velocity_dofs, self.stress_dofs
-        Mv = self.M[v][:, v]
-        C = self.M[s][:, s]
-        B = self.J0[s][:, v]
-        return condensed_modes(Mv.tocsc(), C.tocsc(), B.tocsc(), k, sigma)
+    def deflection_function(self, e):
+        """A Firedrake Function on CG_k of the velocity field of an effort vector (for plots)."""
+        fd = self._firedrake()
+        f = fd.Function(self.spaces[0])
+        f.dat.data[:] = self.field(e, 0).dat.data_ro
+        return f
 
+    # -- modes and pictures -------------------------------------------------------
     def lam(self, omega, length):
         """Nondimensional frequencies ``omega a^2 sqrt(rho h / D)`` for the length scale ``a``."""
         return np.asarray(omega) * length ** 2 * np.sqrt(self.rho * self.h / self.D)
@@ -449,9 +395,6 @@ class PlateBase(FixedBody, CachedFE):
         (:func:`phmech.fem.plate_picture.plate_picture`)."""
         from .plate_picture import plate_picture
         return plate_picture(self, t, E, rows, scale)
-
-    def hamiltonian(self, e):
-        return 0.5 * float(e @ (self.M @ e))
 
     # -- gravity (:mod:`phmech.fem.plate_deflection`) ----------------------------------
     #: gravity's force is exactly ``-dV/dt`` of the first moment's potential
@@ -467,7 +410,8 @@ class PlateBase(FixedBody, CachedFE):
 
 
 class KirchhoffPlate(PlateBase):
-    """Kirchhoff plate, ``e = (v, Mb)``: CG_k velocity and HHJ_{k-1} moments (see the module docstring).
+    """Kirchhoff plate, ``e = (v, Mb)``: CG_k velocity and HHJ_{k-1} moments (see the module docstring;
+    the forms are :func:`phmech.fem.plate_forms.kirchhoff_forms`).
 
     Parameters
     ----------
@@ -477,7 +421,7 @@ class KirchhoffPlate(PlateBase):
     degree : int
         ``k`` in 1, 2, 3 (any ``k >= 1`` works).
     boundary : dict
-        ``{mesh marker: "clamped" | "simply_supported" | "free"}``; markers not
+        ``{mesh marker: "clamped" | "simply_supported" | "free" | "guided"}``; markers not
         listed are free.
     max_dofs : int, optional
         Largest number of unknowns accepted (default ``$PHMECH_PLATE_MAX_DOFS``
@@ -486,52 +430,18 @@ class KirchhoffPlate(PlateBase):
     """
 
     KIND = "KirchhoffPlate"
+    FIELDS = ("v", "M")
 
     def __init__(self, name, mesh, h, rho, E, nu, degree=2, boundary=None, max_dofs=None):
-        self._setup_mesh(name, mesh, h, rho, E, nu)
+        self._setup_material(name, mesh, h, rho, E, nu)
         self.degree = check_degree(name, degree, 1)
         self._guard_size(max_dofs)
-        boundary = {} if boundary is None else dict(boundary)
-        self._load(boundary, KIRCHHOFF_CONDITIONS, degree=self.degree)
+        self._setup_plate(boundary, KIRCHHOFF_CONDITIONS, degree=self.degree)
 
-    def _build_spaces(self, fd):
-        k = self.degree
-        Vv = fd.FunctionSpace(self.mesh, "CG", k)
-        Vm = fd.FunctionSpace(self.mesh, "HHJ", k - 1)
-        self._W = Vv * Vm
-        self.spaces = (Vv, Vm)
-        self._tests = fd.TestFunctions(self._W)
-
-    def _assemble(self):
-        fd = self._firedrake()
-        self._set_boundary(self.mesh.exterior_facets.unique_markers, self._boundary_given, self._allowed)
-        (Vv, Vm), W = self.spaces, self._W
-        v, Mb = fd.TrialFunctions(W)
-        dv, dM = self._tests
-        n = self.n
-        rho_h, D, nu = self.rho * self.h, self.D, self.nu
-
-        def compliance(m):
-            return (m - nu / (1.0 + nu) * fd.tr(m) * fd.Identity(2)) / (D * (1.0 - nu))
-
-        def b(m, u):
-            mnn_i = fd.dot(fd.dot(m("+"), n("+")), n("+"))
-            mnn_b = fd.dot(fd.dot(m, n), n)
-            return (fd.inner(m, fd.grad(fd.grad(u))) * fd.dx - mnn_i * fd.jump(fd.grad(u), n) * fd.dS
-                    - mnn_b * fd.dot(fd.grad(u), n) * fd.ds)
-
-        Mfull = to_scipy(fd.assemble((rho_h * dv * v + fd.inner(dM, compliance(Mb))) * fd.dx, mat_type="aij"))
-        Jfull = to_scipy(fd.assemble(-b(Mb, dv) + b(dM, v), mat_type="aij"))
-        nv = Vv.dim()
-        vel = {"v": np.arange(nv)}
-        stress = {"M": nv + np.arange(Vm.dim())}
-        drop = []
-        for m, cond in self.boundary.items():
-            if cond in ("clamped", "simply_supported"):
-                drop += list(fd.DirichletBC(Vv, 0.0, m).nodes)
-            if cond in ("simply_supported", "free"):
-                drop += list(nv + fd.DirichletBC(Vm, 0.0, m).nodes)
-        return self._finish(Mfull, Jfull, np.unique(drop), vel, stress)
+    def _plate_definition(self, fd, mesh):
+        W, m, j = kirchhoff_forms(mesh, self.h, self.rho, self.E_mod, self.nu, self.degree)
+        return {"spaces": tuple(W.sub(i).collapse() for i in range(2)), "space": W, "m": m, "j": j,
+                "fixed": kirchhoff_conditions(self.boundary)}
 
     def _velocity_tests(self):
         dv = self._tests[0]
@@ -559,20 +469,11 @@ class KirchhoffPlate(PlateBase):
         fd = self._firedrake()
         dM, n = self._tests[1], self.n
         dsq = fd.ds(marker, domain=self.mesh, metadata={"quadrature_degree": 2 * self.degree + 6})
-        rows = np.array([self._reduce(to_numpy(fd.assemble(psi(self.x) * fd.dot(fd.dot(dM, n), n) * dsq)))
+        rows = np.array([self.row(psi(self.x) * fd.dot(fd.dot(dM, n), n) * dsq, "an edge moment row")
                          for psi in shapes])
         if tag is not None:
             self._remember(tag, rows.copy())
         return rows
-
-    def deflection_function(self, e_v):
-        """A Firedrake Function on CG_k from the velocity part of an effort vector (for plots)."""
-        fd = self._firedrake()
-        f = fd.Function(self.spaces[0])
-        full = np.zeros(len(self._full_to_e))
-        full[self._keep] = e_v
-        f.dat.data[:] = full[:self.spaces[0].dim()]
-        return f
 
 
 class PlateLoad(Load):

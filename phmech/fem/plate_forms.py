@@ -11,7 +11,19 @@ Velocity ``v`` in CG_k and bending moments ``M`` in Hellan-Herrmann-Johnson HHJ_
                - \int_{\partial\Omega} M_{nn} \partial_n u,
 
 with the compliance ``C M = (M - nu/(1+nu) tr(M) I) / (D (1 - nu))``, ``D = E h^3 / (12 (1 - nu^2))``.
+The homogeneous edge conditions remove unknowns (:func:`kirchhoff_conditions`).
 """
+
+#: the fields removed on an edge, per condition: velocity ``v`` (field 0), moment ``M_nn`` (field 1)
+KIRCHHOFF_REMOVED = {"clamped": (0,), "simply_supported": (0, 1), "free": (1,), "guided": ()}
+
+
+def kirchhoff_conditions(boundary):
+    """The ``(field, marker)`` pairs of :class:`~phmech.fem.FormBody` for ``{marker: condition}``:
+    ``v = 0`` on clamped and simply supported edges, ``M_nn = 0`` (the normal-normal unknowns of the
+    HHJ moments) on simply supported and free ones; nothing on a guided edge (``d_n v = 0`` and the
+    shear are natural)."""
+    return [(field, m) for m, cond in boundary.items() for field in KIRCHHOFF_REMOVED[cond]]
 
 
 def kirchhoff_forms(mesh, h, rho, E, nu, degree=2):

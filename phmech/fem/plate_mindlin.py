@@ -69,7 +69,6 @@ is released): its frequencies lie below the hard support's, and both tend
 to the Kirchhoff simply supported plate as the plate thins (the soft
 support through a boundary layer of the width of the thickness).
 """
-import numpy as np
 import scipy.sparse as sp
 
 from ._petsc import to_scipy
@@ -100,10 +99,12 @@ def mindlin_forms(fd, mesh, k, reduction, h, rho, E, nu, kappa):
     Velocity CG_k, rotations CG_k^2 (plus the cubic bubble for ``k = 2`` with
     the interpolated shear: MITC7), moments DG (DG2 with the bubble), shear
     NED1_k.  Returns a dict with ``spaces`` ``(Vv, Vw, Vm, Vq)``, the mixed
-    space ``W``, the ``tests``, the forms ``E`` (energy metric) and ``J0``
-    (structure without the shear-rotation coupling) and the coupling forms:
-    ``"R"`` (the Nedelec interpolation of the rotations) and ``"Mq"`` for the
-    interpolation, or ``"P"`` (``(omega, dq)``) for the L2 projection.
+    space ``W``, the ``tests``, the forms ``m`` and ``j`` (callables of the split
+    trial and test functions: the energy metric and the structure without the
+    shear-rotation coupling), ``E`` and ``J0`` (the same as forms on ``W``) and the
+    coupling forms: ``"R"`` (the Nedelec interpolation of the rotations) and ``"Mq"``
+    for the interpolation, or ``"P"`` (``(omega, dq)``) for the L2 projection
+    (:func:`shear_coupling` makes the coupling's matrix).
     """
     from finat.ufl import EnrichedElement, FiniteElement, VectorElement
 
@@ -117,8 +118,6 @@ def mindlin_forms(fd, mesh, k, reduction, h, rho, E, nu, kappa):
     Vm = fd.TensorFunctionSpace(mesh, "DG", 2 if bubble else k - 1, shape=(2, 2), symmetry=True)
     Vq = fd.FunctionSpace(mesh, "N1curl", k)
     W = fd.MixedFunctionSpace([Vv, Vw, Vm, Vq])
-    v, w, Mb, q = fd.TrialFunctions(W)
-    dv, dw, dM, dq = fd.TestFunctions(W)
     D = E * h ** 3 / (12.0 * (1.0 - nu ** 2))
     Cs = 1.0 / (kappa * E / (2.0 * (1.0 + nu)) * h)
 
@@ -127,16 +126,56 @@ def mindlin_forms(fd, mesh, k, reduction, h, rho, E, nu, kappa):
 
     eps = fd.sym
     dx = fd.dx
-    out = {"spaces": (Vv, Vw, Vm, Vq), "W": W, "tests": (dv, dw, dM, dq), "D": D,
-           "E": (rho * h * dv * v + rho * h ** 3 / 12 * fd.inner(dw, w)
-                 + fd.inner(dM, Cb(Mb)) + Cs * fd.inner(dq, q)) * dx,
-           "J0": (-fd.inner(q, fd.grad(dv)) - fd.inner(Mb, eps(fd.grad(dw)))
-                  + fd.inner(eps(fd.grad(w)), dM) + fd.inner(fd.grad(v), dq)) * dx}
+
+    def m(e, de):
+        (v, w, Mb, q), (dv, dw, dM, dq) = e, de
+        return (rho * h * dv * v + rho * h ** 3 / 12 * fd.inner(dw, w)
+                + fd.inner(dM, Cb(Mb)) + Cs * fd.inner(dq, q)) * dx
+
+    def j(e, de):
+        (v, w, Mb, q), (dv, dw, dM, dq) = e, de
+        return (-fd.inner(q, fd.grad(dv)) - fd.inner(Mb, eps(fd.grad(dw)))
+                + fd.inner(eps(fd.grad(w)), dM) + fd.inner(fd.grad(v), dq)) * dx
+
+    trial, tests = fd.TrialFunctions(W), fd.TestFunctions(W)
+    out = {"spaces": (Vv, Vw, Vm, Vq), "W": W, "tests": tests, "D": D, "m": m, "j": j,
+           "E": m(trial, tests), "J0": j(trial, tests)}
     if reduction == "interpolation":
         out["R"] = fd.interpolate(fd.TrialFunction(Vw), Vq)
         out["Mq"] = fd.inner(fd.TrialFunction(Vq), fd.TestFunction(Vq)) * dx
     else:
         out["P"] = fd.inner(fd.TrialFunction(Vw), fd.TestFunction(Vq)) * dx
+    return out
+
+
+def shear_coupling(fd, forms, off):
+    """The skew coupling of the shear and the rotations over the full mixed space (offsets ``off``
+    of its four fields): the rows ``(-R_h omega, dq)`` of the shear equation and their negative
+    transpose in the rotation rows, ``R_h`` the Nedelec interpolation (``M_q R_h``) or the L2
+    projection (``(omega, dq)``)."""
+    if "R" in forms:
+        MR = sp.coo_matrix(to_scipy(fd.assemble(forms["Mq"], mat_type="aij"))
+                           @ to_scipy(fd.assemble(forms["R"], mat_type="aij")))
+    else:
+        MR = sp.coo_matrix(to_scipy(fd.assemble(forms["P"], mat_type="aij")))
+    n = off[-1]
+    Jqw = sp.csr_matrix((-MR.data, (MR.row + off[3], MR.col + off[1])), shape=(n, n))
+    return Jqw - Jqw.T
+
+
+def mindlin_conditions(fd, mesh, boundary, owner):
+    """The ``(field, marker)`` pairs of :class:`~phmech.fem.FormBody` for ``{marker: condition}``:
+    ``v = 0`` on every supported edge, both rotations on a clamped one, the rotation about the
+    edge normal (``(1, component)``) on a hard simple support; nothing on a free edge."""
+    out = []
+    for m, cond in boundary.items():
+        if cond == "free":
+            continue
+        out.append((0, m))
+        if cond == "clamped":
+            out.append((1, m))
+        elif cond == "simply_supported":
+            out.append(((1, 1 - _edge_axis(fd, mesh, m, owner)), m))    # x = const: omega_y is tangential
     return out
 
 
@@ -151,7 +190,7 @@ class MindlinPlate(PlateBase):
     kappa : float
         Shear correction factor (default 5/6).
     degree : int
-        ``k >= 1``.
+        ``k >= 2``.
     boundary : dict ``{marker: "clamped" | "simply_supported" | "soft_simply_supported" | "free"}``;
         unlisted markers are free (``"simply_supported"`` is the hard support, the rotation
         about the edge normal held; the soft one holds the deflection only).
@@ -161,61 +200,28 @@ class MindlinPlate(PlateBase):
     """
 
     KIND = "MindlinPlate"
+    FIELDS = ("v", "omega", "M", "q")
+    VELOCITY = (0, 1)
+    EXTRA_SOURCES = PlateBase.EXTRA_SOURCES + ("phmech.fem.plate_mindlin",)
 
     def __init__(self, name, mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
                  reduction="interpolation", max_dofs=None):
-        self._setup_mesh(name, mesh, h, rho, E, nu)
+        self._setup_material(name, mesh, h, rho, E, nu)
         check_plate_parameters(name, kappa=kappa)
         self.degree = check_degree(name, degree, 2, " (degree 1 locks in the thin limit)")
         if not isinstance(reduction, str) or reduction not in REDUCTIONS:
             raise ValueError(f"plate '{name}': reduction must be one of {REDUCTIONS}, got {reduction!r}")
         self.reduction = reduction
         self._guard_size(max_dofs)
-        boundary = {} if boundary is None else dict(boundary)
         self.kappa = real_number(kappa)
-        self._load(boundary, MINDLIN_CONDITIONS, degree=self.degree, kappa=self.kappa, reduction=reduction)
+        self._setup_plate(boundary, MINDLIN_CONDITIONS, degree=self.degree, kappa=self.kappa, reduction=reduction)
 
-    def _build_spaces(self, fd):
-        self._forms = forms = mindlin_forms(fd, self.mesh, self.degree, self.reduction, self.h, self.rho,
-                                            self.E_mod, self.nu, self.kappa)
-        self.spaces = forms["spaces"]
-        self._tests = forms["tests"]
-
-    def _assemble(self):
-        fd = self._firedrake()
-        self._set_boundary(self.mesh.exterior_facets.unique_markers, self._boundary_given, self._allowed)
-        forms, mesh, name, reduction = self._forms, self.mesh, self.name, self.reduction
-        Vv, Vw, Vm, Vq = forms["spaces"]
-        Mfull = to_scipy(fd.assemble(forms["E"], mat_type="aij"))
-        Jfull = to_scipy(fd.assemble(forms["J0"], mat_type="aij"))
-        sizes = [V.dim() for V in (Vv, Vw, Vm, Vq)]
-        off = np.cumsum([0] + sizes)
-        # shear strain reduced by the Nedelec interpolation R_h: (C_s q', dq) = (grad v - R_h omega, dq);
-        # its transpose in the rotation rows keeps J skew
-        if reduction == "interpolation":
-            R = to_scipy(fd.assemble(forms["R"], mat_type="aij"))
-            Mq = to_scipy(fd.assemble(forms["Mq"], mat_type="aij"))
-            MR = sp.coo_matrix(Mq @ R)
-        else:   # L2 projection: (omega, dq)
-            MR = sp.coo_matrix(to_scipy(fd.assemble(forms["P"], mat_type="aij")))
-        n = off[-1]
-        Jqw = sp.csr_matrix((-MR.data, (MR.row + off[3], MR.col + off[1])), shape=(n, n))
-        Jfull = sp.csr_matrix(Jfull + Jqw - Jqw.T)
-        vel = {"v": np.arange(off[0], off[1]), "omega": np.arange(off[1], off[2])}
-        stress = {"M": np.arange(off[2], off[3]), "q": np.arange(off[3], off[4])}
-        drop = []
-        for m, cond in self.boundary.items():
-            if cond == "free":
-                continue
-            drop += list(fd.DirichletBC(Vv, 0.0, m).nodes)
-            if cond == "clamped":
-                nodes = fd.DirichletBC(Vw, fd.Constant((0.0, 0.0)), m).nodes
-                drop += [off[1] + 2 * i + c for i in nodes for c in (0, 1)]
-            elif cond == "simply_supported":
-                tangential = 1 - _edge_axis(fd, mesh, m, name)   # x = const: omega_y is tangential
-                nodes = fd.DirichletBC(Vw.sub(tangential), 0.0, m).nodes
-                drop += [off[1] + 2 * i + tangential for i in nodes]
-        return self._finish(Mfull, Jfull, np.unique(drop), vel, stress)
+    def _plate_definition(self, fd, mesh):
+        forms = mindlin_forms(fd, mesh, self.degree, self.reduction, self.h, self.rho, self.E_mod, self.nu,
+                              self.kappa)
+        return {"spaces": forms["spaces"], "space": forms["W"], "m": forms["m"], "j": forms["j"],
+                "fixed": mindlin_conditions(fd, mesh, self.boundary, self.name),
+                "j_operator": lambda off: shear_coupling(fd, forms, off)}
 
     def _velocity_tests(self):
         dv, dw = self._tests[:2]

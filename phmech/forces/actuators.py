@@ -39,7 +39,7 @@ in-plane motion and spin at zero (these rows have the body's side only).
 Both are linear and constant: the assembly takes ``M``, ``J0`` and ``R``
 as they are (no kernel of their own).  ``velocity_dofs`` and
 ``stress_dofs`` split the efforts as a plate's do (for the condensed modes
-of :func:`phmech.fem.plate.condensed_modes`).
+of :func:`phmech.fem.condensed.condensed_modes`).
 
 Examples
 --------

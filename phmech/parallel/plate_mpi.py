@@ -115,7 +115,7 @@ def run(n=6, k_modes=6, steps=100, dt=2e-5, mindlin=True, max_dofs=None):
 
 
 def reference_modes(n=6, k_modes=6, mindlin=True):
-    """The serial scipy frequencies of the same plates (:func:`phmech.fem.plate.condensed_modes`)."""
+    """The serial scipy frequencies of the same plates (:func:`phmech.fem.condensed.condensed_modes`)."""
     from ..fem import KirchhoffPlate, MindlinPlate
     out = {"kirchhoff_omega": KirchhoffPlate("p", mesh(n), H_PLATE, RHO, E_MOD, NU, degree=2,
                                              boundary=CANTILEVER).natural_frequencies(k_modes)[0]}

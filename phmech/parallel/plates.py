@@ -22,7 +22,8 @@ import numpy as np
 from ..fem import plate_size
 from ..fem.plate import (KIRCHHOFF_CONDITIONS, check_boundary, check_degree, check_plate_parameters, check_poisson,
                          patch_weight, real_number)
-from ..fem.plate_mindlin import MINDLIN_CONDITIONS, REDUCTIONS, _edge_axis, mindlin_forms
+from ..fem.plate_forms import kirchhoff_conditions, kirchhoff_forms
+from ..fem.plate_mindlin import MINDLIN_CONDITIONS, REDUCTIONS, mindlin_conditions, mindlin_forms
 
 
 def _mat(form_or_tensor, fd, **kw):
@@ -171,6 +172,19 @@ class DistributedPlate:
         return np.asarray(omega) * length ** 2 * np.sqrt(self.rho_h / self.D)
 
 
+def _dropped(fd, W, conditions):
+    """Global indices of the locally owned unknowns that the ``(field, marker)`` conditions remove (a
+    field ``(field, component)``: one component of a vector field), as the serial form bodies do."""
+    out = [np.zeros(0, int)]
+    for field, marker in conditions:
+        f, comps = (field, None) if isinstance(field, int) else (field[0], (field[1],))
+        V = W.sub(f)
+        bs = V.block_size
+        nodes = fd.DirichletBC(V if comps is None else V.sub(comps[0]), 0.0, marker).nodes
+        out.append(_owned_global(W, f, nodes, bs=bs, comps=comps or tuple(range(bs))))
+    return np.concatenate(out)
+
+
 def _owned_global(W, field, nodes, bs=1, comps=(0,)):
     """Global (monolithic) indices of the locally owned ``nodes`` of a field, components ``comps``."""
     V = W.sub(field)
@@ -196,31 +210,14 @@ def kirchhoff_plate(mesh, h, rho, E, nu, degree=2, boundary=None, name="plate", 
     boundary = {m: boundary.get(m, "free") for m in sorted(markers)}
     k = int(degree)
     D = E * h ** 3 / (12.0 * (1.0 - nu ** 2))
-    Vv = fd.FunctionSpace(mesh, "CG", k)
-    Vm = fd.FunctionSpace(mesh, "HHJ", k - 1)
-    W = Vv * Vm
-    v, Mb = fd.TrialFunctions(W)
+    W, m, j = kirchhoff_forms(mesh, h, rho, E, nu, k)
+    Vv, Vm = (W.sub(i).collapse() for i in range(2))
+    trial = fd.TrialFunctions(W)
     dv, dM = fd.TestFunctions(W)
-    n = fd.FacetNormal(mesh)
-
-    def compliance(m):
-        return (m - nu / (1.0 + nu) * fd.tr(m) * fd.Identity(2)) / (D * (1.0 - nu))
-
-    def b(m, u):   # the HHJ pairing of phmech.fem.plate
-        mnn_i = fd.dot(fd.dot(m("+"), n("+")), n("+"))
-        mnn_b = fd.dot(fd.dot(m, n), n)
-        return (fd.inner(m, fd.grad(fd.grad(u))) * fd.dx - mnn_i * fd.jump(fd.grad(u), n) * fd.dS
-                - mnn_b * fd.dot(fd.grad(u), n) * fd.ds)
-
-    Efull = _mat((rho * h * dv * v + fd.inner(dM, compliance(Mb))) * fd.dx, fd)
-    Jfull = _mat(-b(Mb, dv) + b(dM, v), fd)
-    drop = [np.zeros(0, int)]
-    for m, cond in boundary.items():
-        if cond in ("clamped", "simply_supported"):
-            drop.append(_owned_global(W, 0, fd.DirichletBC(Vv, 0.0, m).nodes))
-        if cond in ("simply_supported", "free"):
-            drop.append(_owned_global(W, 1, fd.DirichletBC(Vm, 0.0, m).nodes))
-    plate = DistributedPlate(name, mesh, W, (0,), (dv, dM), rho * h, D, Efull, Jfull, np.concatenate(drop),
+    Efull = _mat(m(trial, (dv, dM)), fd)
+    Jfull = _mat(j(trial, (dv, dM)), fd)
+    drop = _dropped(fd, W, kirchhoff_conditions(boundary))
+    plate = DistributedPlate(name, mesh, W, (0,), (dv, dM), rho * h, D, Efull, Jfull, drop,
                              lambda: (dv, dv.dx(1), -dv.dx(0)))
     plate.degree, plate.boundary, plate.spaces = k, boundary, (Vv, Vm)
     return plate
@@ -271,19 +268,8 @@ def mindlin_plate(mesh, h, rho, E, nu, kappa=5.0 / 6.0, degree=2, boundary=None,
         blocks[i][i].assemble()
     nest = PETSc.Mat().createNest(blocks, isrows=ises, iscols=ises, comm=Efull.getComm())
     Jfull.axpy(1.0, nest.convert("aij", PETSc.Mat()), structure=PETSc.Mat.Structure.DIFFERENT_NONZERO_PATTERN)
-    drop = [np.zeros(0, int)]
-    for m, cond in boundary.items():
-        if cond == "free":
-            continue
-        drop.append(_owned_global(W, 0, fd.DirichletBC(Vv, 0.0, m).nodes))
-        if cond == "clamped":
-            nodes = fd.DirichletBC(Vw, fd.Constant((0.0, 0.0)), m).nodes
-            drop.append(_owned_global(W, 1, nodes, bs=2, comps=(0, 1)))
-        elif cond == "simply_supported":                 # hard; the soft support holds v only
-            tangential = 1 - _edge_axis(fd, mesh, m, name)
-            nodes = fd.DirichletBC(Vw.sub(tangential), 0.0, m).nodes
-            drop.append(_owned_global(W, 1, nodes, bs=2, comps=(tangential,)))
+    drop = _dropped(fd, W, mindlin_conditions(fd, mesh, boundary, name))
     plate = DistributedPlate(name, mesh, W, (0, 1), (dv, dw, dM, dq), rho * h, D, Efull, Jfull,
-                             np.concatenate(drop), lambda: (dv, dw[1], -dw[0]))
+                             drop, lambda: (dv, dw[1], -dw[0]))
     plate.degree, plate.boundary, plate.spaces = k, boundary, (Vv, Vw, Vm, Vq)
     return plate

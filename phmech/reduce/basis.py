@@ -158,7 +158,7 @@ def normal_modes(split, G, k, eigensolver="auto"):
     """The ``k`` lowest normal modes with the interface rows ``G`` held (``G phi = 0``):
     ``(omega, Phi)``, ``Phi^T M_v Phi = I``.
 
-    ``eigensolver``: ``"scipy"`` (:func:`phmech.fem.plate.condensed_modes`, ARPACK on the
+    ``eigensolver``: ``"scipy"`` (:func:`phmech.fem.condensed.condensed_modes`, ARPACK on the
     bordered saddle-point factor), ``"slepc"``
     (:func:`phmech.solvers.eigen_slepc.condensed_modes_slepc`, Krylov-Schur with MUMPS) or
     ``"auto"`` (SLEPc where it imports)."""
@@ -172,7 +172,7 @@ def normal_modes(split, G, k, eigensolver="auto"):
         from ..solvers.eigen_slepc import condensed_modes_slepc
         omega, Phi = condensed_modes_slepc(split.Mv, split.C, split.D, k=k, G=Gs)
     elif eigensolver == "scipy":
-        from ..fem.plate import condensed_modes
+        from ..fem.condensed import condensed_modes
         omega, Phi = condensed_modes(split.Mv, split.C, split.D, k=k, G=Gs)
     else:
         raise ReductionError(f"body '{split.body.name}': eigensolver must be 'auto', 'slepc' or 'scipy', "

@@ -24,7 +24,7 @@ preconditioner of the spectral transformation's ``preonly`` solver
 (``STSINVERT`` with ``STSetMatMode(SHELL)``: SLEPc applies ``Mv`` and the
 back-transformation ``lambda = sigma + 1/theta`` itself).  Velocity
 constraints ``G v = 0`` border the factor, as in
-:func:`phmech.fem.plate.condensed_modes`: the operator maps into ``ker G``
+:func:`phmech.fem.condensed.condensed_modes`: the operator maps into ``ker G``
 and the multipliers' infinite eigenvalues are its zero eigenvalues, never
 among the largest-magnitude ones returned.
 
@@ -305,7 +305,7 @@ def _as_petsc(A, comm):
 def condensed_modes_slepc(Mv, C, B, k=6, sigma=0.0, G=None, tol=1e-12, comm=None, return_vecs=True, inverse=None):
     """Lowest ``k`` vibration modes of ``J = [[0, -B^T], [B, 0]]``, ``E = diag(Mv, C)`` with SLEPc.
 
-    The SLEPc counterpart of :func:`phmech.fem.plate.condensed_modes` (see
+    The SLEPc counterpart of :func:`phmech.fem.condensed.condensed_modes` (see
     the module docstring for the method).
 
     Parameters

@@ -220,7 +220,7 @@ class ActuatedPlate:
 
     def modes(self, k=6):
         """Lowest ``k`` modes: ``(f [Hz], V)``, ``V`` over ``self.vel`` with ``V^T Mv V = I``."""
-        from ..fem.plate import condensed_modes
+        from ..fem.condensed import condensed_modes
 
         Mv, C, B, Gv = self.blocks()
         omega, V = condensed_modes(Mv, C, B, k, 0.0, Gv)

@@ -18,7 +18,7 @@ lies along the edge x = 1.  Two interconnections:
   give the section; default 2 cm).
 
 Both, and the plate alone (``"no_rod"``, edge x = 1 free) for comparison: the first six natural frequencies (constrained pencil, condensed
-shift-invert :func:`phmech.fem.plate.condensed_modes`), and 10 ms with the
+shift-invert :func:`phmech.fem.condensed.condensed_modes`), and 10 ms with the
 midpoint rule under the pressure ``1e5 (y + 10 (y - 1/2)^2)`` Pa during the
 first 2 ms: Hamiltonian of plate and rod, deflection snapshots and the
 discrete power balance.
@@ -93,7 +93,7 @@ class PlateRod:
 
     def frequencies(self, k=6):
         """Lowest ``k`` natural frequencies [Hz] of the constrained system."""
-        from ..fem.plate import condensed_modes
+        from ..fem.condensed import condensed_modes
 
         v, s = self.vel, self.stress
         omega, _ = condensed_modes(self.M[v][:, v].tocsc(), self.M[s][:, s].tocsc(), self.J[s][:, v].tocsc(),

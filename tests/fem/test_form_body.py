@@ -91,21 +91,6 @@ def test_the_coupled_rod_keeps_its_energy_under_the_midpoint_rule():
     assert np.max(np.abs(H - H[0])) <= 1e-9 * H[0]
 
 
-def test_the_kirchhoff_plate_from_its_forms_has_the_plate_s_matrices():
-    from phmech.fem.plate import KirchhoffPlate
-    from phmech.fem.plate_forms import kirchhoff_forms
-    from phmech.validation import plate_modes as pm
-    mesh = fd.UnitSquareMesh(4, 4)
-    h, rho, E, nu = 0.01, 2700.0, 70e9, 0.3
-    plate = KirchhoffPlate("p", mesh, h, rho, E, nu, degree=2, boundary=pm.SS_ALL)
-    W, m, j = kirchhoff_forms(mesh, h, rho, E, nu)            # the forms, against the hand assembly
-    markers = [int(mk) for mk in mesh.exterior_facets.unique_markers]
-    body = FormBody("pf", W, m, j, fixed=[(f, mk) for mk in markers for f in (0, 1)])
-    assert body.ne == plate.ne
-    for A, B in ((body.M, plate.M), (body.J0, plate.J0)):
-        assert abs(A - B).max() <= 1e-13 * abs(B).max()
-
-
 def test_forms_that_are_no_ph_system_are_named_with_their_defect():
     with pytest.raises(FormError, match="structure form j is not skew-symmetric"):
         rod(4, j_sign=0.5)

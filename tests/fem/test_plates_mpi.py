@@ -48,7 +48,7 @@ def test_slepc_frequencies_equal_scipy_condensed_modes():
     """SLEPc shift-invert with the saddle-point factor: the frequencies of condensed_modes to 1e-10,
     Mv-orthonormal modes with small residuals (Kirchhoff cantilever, Mindlin, free plate with shift)."""
     from phmech.fem import KirchhoffPlate, MindlinPlate
-    from phmech.fem.plate import condensed_modes
+    from phmech.fem.condensed import condensed_modes
     from phmech.solvers.eigen_slepc import condensed_modes_slepc
     mesh = fd.UnitSquareMesh(6, 6)
     cases = [(KirchhoffPlate("p", mesh, 0.05, 2700.0, 70e9, 0.3, degree=2, boundary=pm.CANTILEVER), 0.0),
@@ -72,7 +72,7 @@ def test_slepc_bordered_constraints_are_a_clamped_edge():
     """Multipliers: v = 0 at the velocity nodes of a 'guided' edge (G v = 0, bordered factor) is the
     clamped edge of the serial plate, and the multipliers' infinite eigenvalues never show up."""
     from phmech.fem import KirchhoffPlate
-    from phmech.fem.plate import condensed_modes
+    from phmech.fem.condensed import condensed_modes
     from phmech.solvers.eigen_slepc import condensed_modes_slepc
     mesh = fd.UnitSquareMesh(6, 6)
     guided = KirchhoffPlate("p", mesh, 0.05, 2700.0, 70e9, 0.3, degree=2, boundary={1: "clamped", 2: "guided"})
