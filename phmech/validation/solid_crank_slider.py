@@ -21,7 +21,10 @@ moment of the meshed octagon, computed from the mesh), on several meshes
 (``--levels``): its peak on each mesh, the observed order and the beam's peak
 against the finest mesh, with the change between the two finest meshes (plus
 the beam's shear and rotary-inertia correction, which Euler-Bernoulli leaves
-out) as the bound.
+out) as the bound.  With ``--modes`` the finest mesh runs again with its coupler
+reduced (:func:`phmech.reduce.craig_bampton`, interface: both end faces, that many
+fixed-interface modes): the peak, the energy balance and the time per step against
+the full solid's (``reduced`` in the summary, ``reduced.csv``).
 
 Outputs (in ``--outdir``): ``solid_crank_slider.csv`` (time histories of the
 finest mesh and the beam's deflection), ``convergence.csv`` (peak per mesh),
@@ -77,12 +80,13 @@ def coupler_mesh(level):
     return mesh
 
 
-def build(level=0, degree=2, **overrides):
+def build(level=0, degree=2, coupler=None, **overrides):
     """The crank-slider with the solid coupler: ``(system, bodies)``, bodies crank, coupler, slider.
 
     The crank is a rigid bar (the thesis' mass, a rod's inertia: its axial inertia, which the
     driven joint holds, that of a 6 mm rod); the slider a rigid body of the thesis' mass whose
-    rotation the guide holds (its inertia that of a 1 cm cube, no part of the motion)."""
+    rotation the guide holds (its inertia that of a 1 cm cube, no part of the motion).
+    ``coupler``: a body with the ports ``A`` and ``B`` in place of the solid (its reduction)."""
     from ..bodies import SpatialRigidBody
     from ..fem import ElasticSolid
     from ..joints import Prismatic, Revolute3, Spherical
@@ -93,11 +97,12 @@ def build(level=0, degree=2, **overrides):
     Lc, mc, ms = p["L_crank"], p["m_crank"], p["m_slider"]
     crank = SpatialRigidBody("crank", mc, np.diag([mc * p["d"] ** 2 / 8, mc * Lc**2 / 12, mc * Lc**2 / 12]),
                              center=(Lc / 2, 0.0, 0.0), ports={"A": (0.0, 0.0, 0.0), "B": (Lc, 0.0, 0.0)})
-    coupler = ElasticSolid("coupler", coupler_mesh(level), p["rho"], p["E"], p["nu"], degree=degree, floating=True,
-                           reference=("point", (0.0, 0.0, 0.0)), position=(Lc, 0.0, 0.0),
-                           orientation=quat_from_matrix(FRAME_ROTATION))
-    coupler.add_face_port("A", END_A)
-    coupler.add_face_port("B", END_B, rotation=False)
+    if coupler is None:
+        coupler = ElasticSolid("coupler", coupler_mesh(level), p["rho"], p["E"], p["nu"], degree=degree,
+                               floating=True, reference=("point", (0.0, 0.0, 0.0)), position=(Lc, 0.0, 0.0),
+                               orientation=quat_from_matrix(FRAME_ROTATION))
+        coupler.add_face_port("A", END_A)
+        coupler.add_face_port("B", END_B, rotation=False)
     slider = SpatialRigidBody("slider", ms, np.full(3, ms * 0.01**2 / 6), position=(Lc + p["L"], 0.0, 0.0))
     system = System([crank, coupler, slider])
     z = (0.0, 0.0, 1.0)
@@ -199,14 +204,24 @@ class SolidRun:
 
 
 def simulate(level=0, t_end=0.1, dt=1e-4, dt_out=2e-4, degree=2, progress=False, solver_options=None,
-             **overrides):
-    """Run the solid crank-slider on the mesh ``level`` with the midpoint rule: a :class:`SolidRun`."""
+             modes=None, **overrides):
+    """Run the solid crank-slider on the mesh ``level`` with the midpoint rule: a :class:`SolidRun`;
+    ``modes``: with the coupler reduced to that many fixed-interface modes (interface: its ports
+    ``A`` and ``B``; the reduction's time in the summary)."""
     tic = time.perf_counter()
     system, bodies = build(level, degree, **overrides)
-    coupler = bodies["coupler"]
+    solid = coupler = bodies["coupler"]
     L = DATA["L"] if "L" not in overrides else overrides["L"]
-    rows = section_rows(coupler)
-    area, second = section(coupler)
+    rows = section_rows(solid)
+    area, second = section(solid)
+    t_reduce = None
+    if modes is not None:
+        from ..reduce import craig_bampton
+        tic_r = time.perf_counter()
+        coupler = craig_bampton(solid, ["A", "B"], modes)
+        t_reduce = time.perf_counter() - tic_r
+        system, bodies = build(level, degree, coupler=coupler, **overrides)
+        rows = {k: r[:, solid.velocity_dofs] for k, r in rows.items()}    # on the recovered displacement
     dae = system.assemble()
     y0 = dae.initial_state(velocities=rigid_start(**overrides))
     t_build = time.perf_counter() - tic
@@ -220,8 +235,9 @@ def simulate(level=0, t_end=0.1, dt=1e-4, dt_out=2e-4, degree=2, progress=False,
     slider_pin = pin_gap(slider_pin_points(bodies, res, us["B"]))
     H, bal, cres = res.hamiltonian(), res.energy_balance(), res.constraint_residual()
     k = int(np.argmax(np.abs(uy)))
-    s = {"level": int(level), "degree": int(degree), "cells": int(coupler.mesh.num_cells()),
-         "coupler_unknowns": int(coupler.ne), "n_variables": int(dae.n), "section_area_m2": area,
+    s = {"level": int(level), "degree": int(degree), "cells": int(solid.mesh.num_cells()),
+         "coupler_unknowns": int(coupler.ne), "modes": modes, "reduction_time_s": t_reduce,
+         "time_per_step_s": res.stats["wall_time"] / max(res.stats["nsteps"], 1), "n_variables": int(dae.n), "section_area_m2": area,
          "section_second_moment_m4": second, "coupler_mass_kg": float(coupler.mass), "build_time_s": t_build,
          "stats": res.stats, "uy_mid_max_abs_over_L": float(abs(uy[k])), "uy_mid_peak_over_L": float(uy[k]),
          "t_of_uy_mid_max": float(res.t[k]), "uy_mid_end_over_L": float(uy[-1]),
@@ -269,8 +285,31 @@ class SolidCrankSliderResult(_common.CaseResult):
     uy_beam: np.ndarray
 
 
+def reduced_comparison(full, modes, t_end, dt, dt_out, degree=2, progress=False, **overrides):
+    """The finest mesh's run ``full`` (a :class:`SolidRun`) against its coupler reduced to each number
+    of ``modes``: ``(runs, table)``, the table one dict per reduction (peak and its difference to the
+    full peak, the largest difference of the histories over the full peak, the energy balance,
+    the time per step and the full run's over it)."""
+    runs, table = [], []
+    f = full.summary
+    for k in modes:
+        r = simulate(full.level, t_end, dt, dt_out, degree, progress=progress, modes=int(k), **overrides)
+        s = r.summary
+        runs.append(r)
+        table.append({"modes": int(k), "coupler_unknowns": s["coupler_unknowns"],
+                      "reduction_time_s": s["reduction_time_s"],
+                      "uy_mid_max_abs_over_L": s["uy_mid_max_abs_over_L"],
+                      "peak_rel_difference": s["uy_mid_max_abs_over_L"] / f["uy_mid_max_abs_over_L"] - 1,
+                      "history_difference_over_peak": float(np.max(np.abs(r.uy_mid - full.uy_mid))
+                                                            / f["uy_mid_max_abs_over_L"]),
+                      "energy_balance_max_abs_J": s["energy_balance_max_abs_J"],
+                      "time_per_step_s": s["time_per_step_s"],
+                      "speedup_per_step": f["time_per_step_s"] / s["time_per_step_s"]})
+    return runs, table
+
+
 def run(t_end=0.1, levels=LEVELS, dt=1e-4, dt_out=2e-4, degree=2, n_elem=16, outdir=None, plot=True, vtk=True,
-        vtk_frames=100, progress=False, **overrides):
+        vtk_frames=100, progress=False, modes=(), **overrides):
     """Simulate the solid crank-slider on the meshes ``levels`` and the beam with the solid's
     section; write CSV, figure, ParaView files and summary.json when ``outdir`` is given.
 
@@ -281,7 +320,8 @@ def run(t_end=0.1, levels=LEVELS, dt=1e-4, dt_out=2e-4, degree=2, n_elem=16, out
     observed orders of the peak's changes (three meshes or more), ``beam_model_bound_rel``
     (:func:`timoshenko_correction`: what Euler-Bernoulli leaves out) and
     ``within_mesh_convergence``: the difference to the beam no larger than the change between
-    the two finest meshes plus that bound.
+    the two finest meshes plus that bound; with ``modes``, ``reduced``: the finest mesh against its
+    reductions (:func:`reduced_comparison`).
     """
     levels = sorted(int(v) for v in levels)
     if not levels:
@@ -314,6 +354,8 @@ def run(t_end=0.1, levels=LEVELS, dt=1e-4, dt_out=2e-4, degree=2, n_elem=16, out
                "beam": {"uy_mid_max_abs_over_L": peak_beam, "t_of_uy_mid_max": beam.summary["t_of_uy_mid_max"],
                         "energy_balance_max_abs_J": beam.summary["energy_balance_max_abs_J"]},
                "comparison": cmp}
+    if modes:
+        summary["reduced"] = reduced_comparison(finest, modes, t_end, dt, dt_out, degree, progress, **overrides)[1]
     out = SolidCrankSliderResult(runs=runs, beam=beam, t=finest.result.t, uy_mid=finest.uy_mid, uy_beam=uy_beam,
                                  result=finest.result, summary=summary)
     if outdir is not None:
@@ -331,6 +373,12 @@ def write(out, outdir, plot=True, vtk=True, vtk_frames=100):
         "ux_mid_over_L": finest.ux_mid, "uy_mid_over_L": finest.uy_mid, "uy_mid_beam_over_L": out.uy_beam,
         **finest.histories},
         case="solid_crank_slider", notes=notes + [f"solid histories of the mesh level {finest.level}"])]
+    if s.get("reduced"):
+        keys = list(s["reduced"][0])
+        files.append(_common.write_csv(os.path.join(outdir, "reduced.csv"),
+                                       {k: [row[k] for row in s["reduced"]] for k in keys}, case="solid_crank_slider",
+                                       notes=notes + [f"the coupler of mesh level {finest.level} reduced "
+                                                      "(Craig-Bampton, interface: both end faces)"]))
     files.append(_common.write_csv(os.path.join(outdir, "convergence.csv"), {
         "level": [r.level for r in out.runs], "cells": [r.summary["cells"] for r in out.runs],
         "coupler_unknowns": [r.summary["coupler_unknowns"] for r in out.runs],
@@ -378,13 +426,15 @@ def main(argv=None):
     p.add_argument("--n-elem", type=_common.positive_int, default=16, help="elements of the beam reference")
     p.add_argument("--dt-out", type=_common.positive_float, default=2e-4, help="output spacing [s]")
     p.add_argument("--no-vtk", action="store_true", help="do not write ParaView files")
+    p.add_argument("--modes", type=_common.positive_int, nargs="*", default=[],
+                   help="also run the finest mesh with its coupler reduced to these numbers of modes")
     args = p.parse_args(argv)
     if args.solver != "midpoint":
         p.error("solid_crank_slider runs the midpoint rule only (--solver midpoint)")
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []  # keep PETSc from reading our options
     out = run(args.tfinal, args.levels, args.dt, args.dt_out, args.degree, args.n_elem, outdir=args.outdir,
-              plot=not args.no_plot, vtk=not args.no_vtk, progress=sys.stderr.isatty())
+              plot=not args.no_plot, vtk=not args.no_vtk, progress=sys.stderr.isatty(), modes=args.modes)
     s, c = out.summary, out.summary["comparison"]
     print(f"solid crank-slider: t_end = {args.tfinal} s, midpoint, dt = {args.dt} s")
     for m in s["meshes"]:
@@ -395,6 +445,12 @@ def main(argv=None):
           f"finest mesh against it {c['difference_rel']:+.2%}"
           + (f", change between the two finest meshes {c['mesh_change_rel']:.2%}" if c["mesh_change_rel"] is not None
              else ""))
+    for r in s.get("reduced", []):
+        print(f"  reduced to {r['modes']} modes ({r['coupler_unknowns']} unknowns, reduced in "
+              f"{r['reduction_time_s']:.1f} s): max |u_y(L/2)|/L = {r['uy_mid_max_abs_over_L']:.6f} "
+              f"(relative to the full solid's {r['peak_rel_difference']:+.1e}), histories within "
+              f"{r['history_difference_over_peak']:.1e} of the peak, energy balance "
+              f"{r['energy_balance_max_abs_J']:.2e} J, {r['speedup_per_step']:.0f}x faster per step")
     print(f"  wrote {len(out.files)} files to {args.outdir}")
 
 
