@@ -113,9 +113,11 @@ def petsc_arguments(argv):
     A script's own arguments (``--n-elem 4``, ``-o out``, positional ones) are left to the
     script: PETSc, which Firedrake initializes with the whole command line, would otherwise
     report them at exit as options it did not use ("WARNING! There are options you set that
-    were not used!").  ``PETSC_OPTIONS`` in the environment still reaches PETSc as it is."""
+    were not used!").  ``PETSC_OPTIONS`` in the environment still reaches PETSc as it is.  A
+    program name that looks like an option (``python -c``: ``sys.argv[0]`` is ``"-c"``) is
+    given as ``python``."""
     argv = list(argv)
-    out, k = argv[:1], 1
+    out, k = ["python" if argv[:1] == ["-c"] else a for a in argv[:1]], 1
     while k < len(argv):
         a = argv[k]
         if len(a) > 2 and a[0] == "-" and a[1] != "-" and a[1].isalpha():

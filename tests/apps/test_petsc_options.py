@@ -19,6 +19,7 @@ from phmech._stack import available, petsc_arguments
      ["run.py", "-log_view", "-ksp_type", "gmres"]),
     (["run.py", "-info", "--plot", "-mat_view", "::ascii_info"], ["run.py", "-info", "-mat_view", "::ascii_info"]),
     (["run.py", "-ksp_rtol", "-1e-3"], ["run.py", "-ksp_rtol"]),
+    (["-c"], ["python"]),                               # python -c "...": no option "-c" left to PETSc
 ])
 def test_petsc_takes_its_options_and_leaves_the_script_its_own(argv, want):
     assert petsc_arguments(argv) == want
