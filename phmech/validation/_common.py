@@ -459,12 +459,19 @@ def figure_style():
 
 
 def savefig(fig, outdir, stem):
-    """Save a figure as PNG and PDF; returns the paths."""
+    """Save a figure as PNG and PDF (cropped to what is drawn, a legend below the axes included);
+    returns the paths."""
     os.makedirs(outdir, exist_ok=True)
     paths = [os.path.join(outdir, f"{stem}.{ext}") for ext in ("png", "pdf")]
     for pth in paths:
-        fig.savefig(pth, dpi=150)
+        fig.savefig(pth, dpi=150, bbox_inches="tight")
     return paths
+
+
+def legend_below(ax, **options):
+    """The legend of ``ax`` under its axes, where it covers no data."""
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize="small", frameon=False,
+                     **options)
 
 
 # -- CSV files with their provenance ------------------------------------------------------------
