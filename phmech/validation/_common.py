@@ -468,6 +468,23 @@ def savefig(fig, outdir, stem):
     return paths
 
 
+def slope_triangle(ax, x, y, rate, color="k", side="below"):
+    """A slope triangle of the observed ``rate`` beside the segment between the last two points of
+    a log-log series ``(x, y)`` (its hypotenuse parallel to the segment, a third of a decade
+    ``side="below"`` or ``"above"`` it), labelled with the rate: the eye reads the order off the plot."""
+    xf, xc, yf = float(x[-1]), float(x[-2]), float(y[-1])
+    xa, xb = sorted((xf * (xc / xf) ** 0.2, xf * (xc / xf) ** 0.8))
+    shift = 0.3 if side == "below" else 1 / 0.3
+    ya, yb = shift * yf * (xa / xf) ** rate, shift * yf * (xb / xf) ** rate
+    if side == "below":                   # the right angle under the hypotenuse: the rise on the right
+        ax.plot([xa, xb, xb, xa], [ya, ya, yb, ya], color=color, lw=0.8)
+        ax.text(xb * 1.04, np.sqrt(ya * yb), f"{rate:.2f}", color=color, fontsize="small", va="center")
+    else:                                 # over it: the rise on the left
+        ax.plot([xa, xa, xb, xa], [ya, yb, yb, ya], color=color, lw=0.8)
+        ax.text(xa / 1.04, np.sqrt(ya * yb), f"{rate:.2f}", color=color, fontsize="small", va="center",
+                ha="right")
+
+
 def legend_below(ax, **options):
     """The legend of ``ax`` under its axes, where it covers no data."""
     return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize="small", frameon=False,

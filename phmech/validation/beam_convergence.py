@@ -122,12 +122,20 @@ def run(meshes=(4, 8, 16, 32, 64), outdir=None, plot=True, **overrides):
             plt = _common.figure_style()
             fig, ax = plt.subplots()
             h = np.array([r["h"] for r in errs])
-            for key, lab in (("v", r"$\|v_y - v_y^h\|$"), ("m", r"$\|m - m^h\|$"),
-                             ("omega1", r"$|\omega_1 - \omega_1^h|$")):
-                ax.loglog(h, [r[key] for r in errs], "o-", label=lab)
+            for i, (key, lab) in enumerate((("v", r"$\|v_y - v_y^h\|$"), ("m", r"$\|m - m^h\|$"),
+                                            ("omega1", r"$|\omega_1 - \omega_1^h|$"))):
+                e = np.array([r[key] for r in errs], float)
+                rate = out.summary["rates"][key][-1]
+                ax.loglog(h, e, "o-", color=f"C{i}", label=f"{lab}, observed rate {rate:.2f}")
+                if np.all(e[-2:] > 0) and np.isfinite(rate):
+                    _common.slope_triangle(ax, h, e, rate, color=f"C{i}", side="above" if key == "v" else "below")
+            ax.set_xticks(h)
+            ax.set_xticklabels([f"{x:.3g}" for x in h])
+            ax.minorticks_off()
             ax.set_xlabel("element size h [m]")
-            ax.set_ylabel("relative error")
-            ax.legend()
+            ax.set_ylabel("relative error [-]")
+            ax.set_title("simply supported beam: errors against the closed-form solutions", fontsize="small")
+            _common.legend_below(ax)
             out.files += _common.savefig(fig, outdir, "beam_convergence")
             plt.close(fig)
         out.files.append(_common.write_summary(outdir, "beam_convergence", out.summary))

@@ -123,7 +123,9 @@ def write(out, beam, outdir, plot=True, vtk=True):
                                    f"parameters: {_common.notes_of(out.summary['parameters'])}"])]
     if plot:
         plt = _common.figure_style()
-        for stem, data, lab in (("H_3Dbeam", out.energy, "total energy H"),
+        for stem, data, lab in (("H_3Dbeam", out.energy,
+                                 r"total energy $H$ [$\mathcal{M}\,\mathrm{mm}^2/\mathrm{s}^2$]" "\n"
+                                 r"($\mathcal{M}$: the mass unit of $\rho$ = 7.8e-3)"),
                                 ("omega_zI", out.omega_z, r"$\omega_z$ (inertial vertical) [rad/s]")):
             fig, ax = plt.subplots()
             ax.plot(out.t, data)
