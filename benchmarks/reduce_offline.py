@@ -3,8 +3,9 @@
 The body: the steel cantilever bar of :func:`phmech.validation.reduced_bodies.solid` (``1 x 0.1 x 0.1``
 m, ``5m x m x m`` boxes of six tetrahedra, CG2 velocity and DG1 symmetric stress, clamped at
 ``x = 0``, the face ``x = 1`` its interface port ``tip``), reduced by Craig--Bampton to
-``--modes`` fixed-interface modes with ``python -m phmech.reduce`` (SLEPc shift-invert with MUMPS
-for the modes, PETSc for the static modes), each size and rank count in a fresh process
+``--modes`` fixed-interface modes with ``python -m phmech.reduce`` (``--eigensolver slepc``, the
+default here: SLEPc shift-invert with MUMPS for the modes, PETSc for the static modes, on one
+rank too; ``scipy``: SuperLU and ARPACK, one rank), each size and rank count in a fresh process
 (``mpiexec -n N`` for ``N > 1``; ``PHMECH_CACHE=0``: every body assembled).  Printed per run: the
 unknowns, the build time (mesh, spaces, assembly, the pH checks), the reduction time and the
 peak resident memory of each rank, the lowest fixed-interface frequency; then the log-log slopes
@@ -30,10 +31,10 @@ import numpy as np
 BODY = "phmech.validation.reduced_bodies:solid"
 
 
-def reduce_once(m, ranks, modes, out):
+def reduce_once(m, ranks, modes, out, eigensolver="slepc"):
     """One reduction in its own process: a dict of what ``python -m phmech.reduce`` printed."""
     cmd = [sys.executable, "-m", "phmech.reduce", BODY, "--param", f"m={m}", "--interface", "tip",
-           "--modes", str(modes), "--out", out]
+           "--modes", str(modes), "--eigensolver", eigensolver, "--out", out]
     if ranks > 1:
         cmd = ["mpiexec", "-n", str(ranks), "--oversubscribe"] + cmd
     env = {**os.environ, "PHMECH_CACHE": "0", "OMP_NUM_THREADS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
@@ -58,6 +59,8 @@ def main(argv=None):
     p.add_argument("--m", type=int, nargs="+", default=[2, 4, 6, 8], help="cells across the section")
     p.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
     p.add_argument("--modes", type=int, default=20)
+    p.add_argument("--eigensolver", choices=["slepc", "scipy", "auto"], default="slepc",
+                   help="the reduction's eigen solver (slepc: MUMPS factors, on every rank count)")
     p.add_argument("--json", default=None)
     args = p.parse_args(argv)
     if any(n > 1 for n in args.ranks) and shutil.which("mpiexec") is None:
@@ -70,7 +73,7 @@ def main(argv=None):
               f"{'omega_1':>10}")
         for m in args.m:
             for n in args.ranks:
-                r = reduce_once(m, n, args.modes, out)
+                r = reduce_once(m, n, args.modes, out, args.eigensolver)
                 rows.append(r)
                 mem = "/".join(f"{x:.0f}" for x in r["peak_mb"])
                 print(f"{m:>3} {n:>5} {r['unknowns']:>9} {r['build_s']:>8.1f} {r['reduce_s']:>9.1f} {mem:>14} "

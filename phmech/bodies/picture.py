@@ -88,6 +88,24 @@ class Part:
         return np.vstack(tri) if tri else np.zeros((0, 3), np.int64)
 
 
+#: the components of a symmetric tensor as point data, in VTK's order (XX, YY, ZZ, XY, YZ, XZ)
+SYMMETRIC_COMPONENTS = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))
+
+
+def rotate_symmetric(S, R):
+    """The symmetric tensors ``S`` (``(..., 6)``, :data:`SYMMETRIC_COMPONENTS`) in the axes turned
+    by the rotation ``R`` (``R S R^T``; a 2 x 2 ``R`` turns the plane x-y)."""
+    S = np.asarray(S, float)
+    R3 = np.eye(3)
+    R = np.asarray(R, float)
+    R3[:R.shape[0], :R.shape[1]] = R
+    T = np.zeros(S.shape[:-1] + (3, 3))
+    for c, (a, b) in enumerate(SYMMETRIC_COMPONENTS):
+        T[..., a, b] = T[..., b, a] = S[..., c]
+    T = R3 @ T @ R3.T
+    return np.stack([T[..., a, b] for a, b in SYMMETRIC_COMPONENTS], axis=-1)
+
+
 def pad3(a):
     """Points as rows of three coordinates (planar points get ``z = 0``)."""
     a = np.atleast_2d(np.asarray(a, float))

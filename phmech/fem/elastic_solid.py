@@ -209,6 +209,9 @@ class ElasticSolid(FormBody):
     rho, E, nu, degree : the parameters
     """
 
+    #: the stress field (drawn as the point data ``stress``: :mod:`phmech.fem.stress_picture`)
+    STRESS_FIELD = 1
+
     def __init__(self, name, mesh, rho, E, nu, degree=2, boundary=None, *, floating=False, reference=None,
                  position=None, orientation=None, max_dofs=None):
         import firedrake as fd

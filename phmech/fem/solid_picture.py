@@ -9,15 +9,17 @@ times the displacement; a floating plate's (:mod:`phmech.fem.floating_plate`) it
 frame's plane, its membrane and transverse velocities the three components.
 
 Point data of the part: ``velocity`` (inertial: the frame's rigid motion plus the
-elastic velocity) and ``displacement`` (the elastic displacement in inertial
-components, unmagnified).  Building the drawing data needs Firedrake; it is
+elastic velocity), ``displacement`` (the elastic displacement in inertial
+components, unmagnified) and, for a solid that declares its stress field,
+``stress`` (its six components in inertial axes, :mod:`phmech.fem.stress_picture`).  Building the drawing data needs Firedrake; it is
 kept per solid.
 """
 import weakref
 
 import numpy as np
 
-from ..bodies.picture import Part, pad3
+from ..bodies.picture import Part, pad3, rotate_symmetric
+from .stress_picture import vertex_stress_rows
 
 _SURFACES = weakref.WeakKeyDictionary()
 
@@ -56,6 +58,10 @@ class SolidSurface:
         else:
             tri = cn[:, :3]
         used, self.triangles = np.unique(tri, return_inverse=True)
+        #: rows ``(6 n, ne)`` of the stress at the drawn vertices (:mod:`phmech.fem.stress_picture`), or None
+        self.stress = vertex_stress_rows(solid)
+        if self.stress is not None:
+            self.stress = self.stress[(used[:, None] * 6 + np.arange(6)).ravel()]
         self.triangles = self.triangles.reshape(-1, 3)
         self.X = np.zeros((len(used), dim))
         self.X[:, :gdim] = Xv[used]                 # a plate's mesh lies in its frame's plane z = 0
@@ -119,6 +125,8 @@ def solid_picture(solid, Q, E, rows, scale=1.0):
             R, xP = np.eye(solid.dim), np.zeros(solid.dim)
         v = rigid_velocity(solid, e, surf.X) + surf.nodal(e)
         pts = xP + (surf.X + scale * U[k]) @ R.T
-        return Part(solid.name, "surface", pts, [("triangle", surf.triangles)],
-                    {"velocity": pad3(v @ R.T), "displacement": pad3(U[k] @ R.T)})
+        data = {"velocity": pad3(v @ R.T), "displacement": pad3(U[k] @ R.T)}
+        if surf.stress is not None:
+            data["stress"] = rotate_symmetric((surf.stress @ e).reshape(-1, 6), R)
+        return Part(solid.name, "surface", pts, [("triangle", surf.triangles)], data)
     return part

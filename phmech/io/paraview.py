@@ -12,7 +12,9 @@ displacement.
 Point data: ``velocity`` (inertial, ``[m/s]``; zero where a body does not
 provide it, flagged by the cell field ``has_velocity``), ``displacement``
 (the deformation, unmagnified, inertial components ``[m]``) and
-``deflection`` (a plate's ``w`` ``[m]``, zero on other bodies).  Cell data:
+``deflection`` (a plate's ``w`` ``[m]``, zero on other bodies) and ``stress``
+(an elastic solid's, full or reduced, at the vertices: ``XX, YY, ZZ, XY, YZ, XZ``
+in inertial axes ``[Pa]``, zero on other bodies).  Cell data:
 ``body`` (the body's index in the system), ``energy`` (the stored energy
 ``e^T M e / 2`` of the body the cell belongs to, kinetic plus elastic,
 ``[J]``) and ``bending_moment`` (a plate triangle's ``(M_xx, M_yy, M_xy)``,
@@ -43,7 +45,7 @@ def _grid(parts, energies=None, scale=1.0):
     vp = vtk.vtkPoints()
     vp.SetData(numpy_to_vtk(np.ascontiguousarray(np.vstack([p.points for p in parts])), deep=True))
     grid.SetPoints(vp)
-    point, cell = {"velocity": [], "displacement": [], "deflection": []}, \
+    point, cell = {"velocity": [], "displacement": [], "deflection": [], "stress": []}, \
         {"body": [], "has_velocity": [], "bending_moment": [], "energy": []}
     n = 0
     for b, p in enumerate(parts):
@@ -59,6 +61,7 @@ def _grid(parts, energies=None, scale=1.0):
         point["velocity"].append(pd.get("velocity", np.zeros((m, 3))))
         point["displacement"].append(pd.get("displacement", np.zeros((m, 3))))
         point["deflection"].append(pd.get("deflection", np.zeros(m)))
+        point["stress"].append(pd.get("stress", np.zeros((m, 6))))
         cell["body"].append(np.full(nc, b, np.int32))
         cell["has_velocity"].append(np.full(nc, int("velocity" in pd), np.int32))
         cell["bending_moment"].append(p.cell_data.get("bending_moment", np.zeros((nc, 3))))
@@ -75,6 +78,9 @@ def _grid(parts, energies=None, scale=1.0):
         arr.SetName(name)
         if name == "bending_moment":
             for i, c in enumerate(("Mxx", "Myy", "Mxy")):
+                arr.SetComponentName(i, c)
+        if name == "stress":                        # a symmetric tensor in VTK's component order
+            for i, c in enumerate(("XX", "YY", "ZZ", "XY", "YZ", "XZ")):
                 arr.SetComponentName(i, c)
         target.AddArray(arr)
     return grid

@@ -24,14 +24,15 @@ another kind keeps no mesh and draws itself by its ports.
 
 Point data of the drawn part: ``velocity`` (inertial: the frame's rigid motion
 plus the elastic velocity), ``displacement`` (the elastic displacement, inertial
-components, unmagnified) and, on surfaces, ``deflection`` (its ``z`` component:
+components, unmagnified), ``stress`` (a solid's, when the record keeps its
+vertex stresses: inertial axes) and, on surfaces, ``deflection`` (its ``z`` component:
 a plate's ``w``).  The displacement is the modal one of the stress coordinates
 (exact for a motion that started undeformed); where the velocity basis holds a
 motion without strain, the trapezoidal integral of the stored velocities.
 """
 import numpy as np
 
-from ..bodies.picture import Part, pad3
+from ..bodies.picture import Part, pad3, rotate_symmetric
 from .basis import ReductionError
 
 #: Firedrake's cell names -> the cell type of the part
@@ -81,7 +82,7 @@ class FullMesh:
         axes x, y, z (``-1``: none, or removed by a condition).
     """
 
-    def __init__(self, points, cells, cell_type, rows):
+    def __init__(self, points, cells, cell_type, rows, stress=None):
         points = np.atleast_2d(np.asarray(points, float))
         cells = np.atleast_2d(np.asarray(cells, np.int64))
         rows = np.asarray(rows, np.int64)
@@ -97,9 +98,15 @@ class FullMesh:
             problems.append(f"cells refer to vertices outside [0, {n})")
         if rows.shape != (n, 3) or rows.size and rows.min() < -1:
             problems.append(f"rows must be ({n}, 3) indices (-1: none), got shape {rows.shape}")
+        if stress is not None:
+            stress = np.asarray(stress, float)
+            if stress.ndim != 3 or stress.shape[:2] != (n, 6) or not np.all(np.isfinite(stress)):
+                problems.append(f"stress must be finite ({n}, 6, n_r) rows, got shape {stress.shape}")
         if problems:
             raise ValueError("full mesh: " + "; ".join(problems))
         self.points, self.cells, self.cell_type, self.rows = points, cells, cell_type, rows
+        #: ``(n, 6, n_r)``: the vertex stresses of unit reduced coordinates, or None
+        self.stress = stress
         self._surface = None
 
     @property
@@ -119,13 +126,17 @@ class FullMesh:
     # -- file ---------------------------------------------------------------------------------
     def arrays(self):
         """The datasets of the record (``mesh/...``) and its metadata."""
-        return ({"mesh/points": self.points, "mesh/cells": self.cells, "mesh/rows": self.rows},
-                {"cell_type": self.cell_type, "n_points": len(self.points), "n_cells": len(self.cells)})
+        arrays = {"mesh/points": self.points, "mesh/cells": self.cells, "mesh/rows": self.rows}
+        if self.stress is not None:
+            arrays["mesh/stress"] = self.stress
+        return (arrays, {"cell_type": self.cell_type, "n_points": len(self.points), "n_cells": len(self.cells),
+                         "stress": self.stress is not None})
 
     @classmethod
     def from_arrays(cls, meta, arrays):
         """The record of :meth:`arrays` read back (``ValueError`` when the sizes disagree)."""
-        mesh = cls(arrays["mesh/points"], arrays["mesh/cells"], meta["cell_type"], arrays["mesh/rows"])
+        mesh = cls(arrays["mesh/points"], arrays["mesh/cells"], meta["cell_type"], arrays["mesh/rows"],
+                   arrays["mesh/stress"] if meta.get("stress") else None)
         if (len(mesh.points), len(mesh.cells)) != (meta["n_points"], meta["n_cells"]):
             raise ValueError("full mesh: its sizes differ from the recorded ones")
         return mesh
@@ -144,6 +155,19 @@ class FullMesh:
         have = pos >= 0
         out[have] = basis.Vv[pos[have]]
         return out
+
+
+def with_stress(mesh, body, basis):
+    """``mesh`` with the vertex stresses of the reduction ``basis`` (:mod:`phmech.fem.stress_picture`:
+    the rows of a body that declares its stress field, times the basis), or as it is."""
+    if mesh is None or getattr(body, "STRESS_FIELD", None) is None:
+        return mesh
+    from ..fem.stress_picture import vertex_stress_rows
+    S = vertex_stress_rows(body)
+    if S is None or S.shape[0] != 6 * len(mesh.points):
+        return mesh
+    return FullMesh(mesh.points, mesh.cells, mesh.cell_type, mesh.rows,
+                    basis.rows(S).reshape(len(mesh.points), 6, basis.n))
 
 
 def full_mesh(body):
@@ -282,6 +306,8 @@ def mesh_picture(body, t, Q, E, rows, scale=1.0):
         u = Phi @ Ur[k]
         v = rigid_velocity(body.frame, e[b.rf], X) + Phi @ e[b.rv]
         data = {"velocity": v @ R.T, "displacement": u @ R.T}
+        if mesh.stress is not None:
+            data["stress"] = rotate_symmetric(mesh.stress @ e, R)
         if mesh.kind == "surface":
             data["deflection"] = data["displacement"][:, 2].copy()
         pts = xP + (X + scale * u) @ R.T

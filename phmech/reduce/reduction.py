@@ -14,7 +14,7 @@ from ..bodies.base import Port
 from .basis import (ReductionError, Split, check_mode_count, compatible_basis, constraint_modes, normal_modes,
                     independent_columns)
 from .body import ReducedBody, frame_kind, full_identity
-from .picture import full_mesh
+from .picture import full_mesh, with_stress
 
 
 def _ports(body, ports, what):
@@ -47,10 +47,22 @@ def _comm(comm):
     return comm if comm.getSize() > 1 else None
 
 
+#: elastic unknowns (velocities and stresses) above which one process solves as the distributed path
+#: does (PETSc, MUMPS): SuperLU's factor of a 3D body's bordered saddle-point matrix fills fast (70 s
+#: and 4.4 GB at 5.6e4 unknowns of a CG2 solid, where the MUMPS eigen solve takes 5 s)
+PETSC_MIN_UNKNOWNS = 20_000
+
+
 def _solves(split, G, n_modes, eigensolver, comm, constraint=True):
     """``(Psi, omega, Phi)``: the constraint modes of ``G`` (with ``constraint``) and the normal
-    modes with ``G`` held, on one process or distributed on ``comm``."""
+    modes with ``G`` held, on one process or distributed on ``comm`` (one process with SLEPc above
+    :data:`PETSC_MIN_UNKNOWNS` elastic unknowns: the distributed solves on ``COMM_SELF``)."""
     comm = _comm(comm)
+    if comm is None and eigensolver in ("auto", "slepc") and split.nv + split.C.shape[0] > PETSC_MIN_UNKNOWNS:
+        from ..solvers.eigen_slepc import have_slepc
+        if have_slepc():
+            from petsc4py import PETSc
+            comm = PETSc.COMM_SELF
     if comm is None:
         Psi = constraint_modes(split, G) if constraint else None
         return (Psi, *normal_modes(split, G, int(n_modes), eigensolver))
@@ -102,7 +114,7 @@ def _reduced(body, split, Vv, kind, name, keep, exact, info):
                  "n_full": int(body.ne), "n_reduced": int(basis.n)})
     return ReducedBody(name or body.name, M, J0, R, basis, ports, frame=kind, dim=body.dim,
                        identity=full_identity(body), info=info, K_list=K_list, q0=body.q0, extras=extras,
-                       mesh=full_mesh(body))
+                       mesh=with_stress(full_mesh(body), body, basis))
 
 
 def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="auto", velocity=None, comm=None):

@@ -229,6 +229,36 @@ def test_face_port_rows_follow_the_rigid_motion():
     assert port.W @ e2 == pytest.approx(w, rel=1e-12)
 
 
+@pytest.mark.parametrize("degree", [1, 2])
+def test_the_picture_draws_the_stress_at_the_vertices_in_inertial_axes(degree):
+    """The point data ``stress`` of a floating solid's picture (phmech.fem.stress_picture): a stress
+    field linear over the mesh (constant for degree 1, whose stress is DG0) is reproduced at the
+    drawn vertices to round-off, turned into inertial axes by the frame (R sigma R^T, a quarter
+    turn about z and a tilt)."""
+    from phmech.fem.solid_picture import solid_surface
+    from phmech.math.rotations import quat_from_matrix
+    mesh = fd.BoxMesh(3, 2, 2, 0.3, 0.1, 0.1)
+    c, s_ = np.cos(0.3), np.sin(0.3)
+    R = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]) @ np.array([[1, 0, 0], [0, c, -s_], [0, s_, c]])
+    body = ElasticSolid("f", mesh, RHO, E, NU, degree=degree, floating=True, reference=("clamped", 1),
+                        orientation=quat_from_matrix(R))
+    x = fd.SpatialCoordinate(mesh)
+    lin = (lambda a: a) if degree == 2 else (lambda a: 0.0 * a)
+    sigma = lambda X: np.array([[1 + X[0], 2 * X[1], 0.5], [2 * X[1], 3 - X[2], X[0]], [0.5, X[0], 7.0]]) \
+        if degree == 2 else np.array([[1.0, 2.0, 0.5], [2.0, 3.0, 4.0], [0.5, 4.0, 7.0]])
+    u = fd.Function(body.space)
+    u.subfunctions[1].interpolate(fd.as_matrix([[1 + lin(x[0]), 2 + lin(2 * x[1] - 2), 0.5],
+                                                [2 + lin(2 * x[1] - 2), 3 - lin(x[2]), 4 + lin(x[0] - 4)],
+                                                [0.5, 4 + lin(x[0] - 4), 7.0]]))
+    e = body.efforts(u)
+    part = body.picture(0.0, body.q0[None, :], e[None, :], [0])(0)
+    X = solid_surface(body).X
+    want = np.array([R @ sigma(p) @ R.T for p in X])
+    got = part.point_data["stress"]
+    comps = [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2)]
+    assert np.abs(got - np.array([[w[a, b] for a, b in comps] for w in want])).max() < 1e-12 * 10
+
+
 def test_bad_solid_input_is_named():
     mesh = fd.BoxMesh(2, 1, 1, 0.2, 0.1, 0.1)
     with pytest.raises(ValueError, match=r"body 'bad'.*nu=0.5"):

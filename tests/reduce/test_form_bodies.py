@@ -91,6 +91,26 @@ def test_the_reduction_on_two_ranks_equals_the_serial_one(tmp_path):
         assert abs(X - Y).max() <= 1e-8 * abs(X).max()
 
 
+def test_one_process_above_the_size_limit_solves_as_the_distributed_path(monkeypatch):
+    """A large body on one process takes the PETSc solves (MUMPS, conjugate gradients) instead of
+    SuperLU's bordered saddle-point factor: the limit lowered to zero, the 3D bar's reduction
+    equals the SuperLU and ARPACK one (frequencies to the eigen solvers' tolerance, the reduced
+    matrices to 1e-8)."""
+    pytest.importorskip("slepc4py")
+    from phmech.reduce import reduction
+    body = case.solid(1)
+    a = craig_bampton(body, ["tip"], 5, eigensolver="scipy")
+    monkeypatch.setattr(reduction, "PETSC_MIN_UNKNOWNS", 0)
+
+    def superlu(*args):
+        raise AssertionError("the SuperLU constraint modes ran")
+    monkeypatch.setattr(reduction, "constraint_modes", superlu)
+    b = craig_bampton(body, ["tip"], 5, eigensolver="slepc")
+    assert np.allclose(a.info["omega_fixed_interface"], b.info["omega_fixed_interface"], rtol=1e-9)
+    for X, Y in ((a.M, b.M), (a.J0, b.J0)):
+        assert abs(X - Y).max() <= 1e-8 * abs(X).max()
+
+
 def test_the_command_line_names_a_bad_builder_and_too_many_modes(tmp_path):
     pytest.importorskip("mpi4py")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")])}

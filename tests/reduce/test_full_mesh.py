@@ -46,8 +46,8 @@ def rod_displacement(rod, e_full):
     return np.concatenate([np.zeros(N.shape[:-1] + (1,)), np.cumsum(N * h / ea, axis=-1)], axis=-1)
 
 
-def read_vtu(path):
-    """``(points, cell types, displacement)`` of a written ``.vtu``."""
+def read_vtu(path, field="displacement"):
+    """``(points, cell types, the point field)`` of a written ``.vtu``."""
     import vtk
     from vtk.util.numpy_support import vtk_to_numpy
     reader = vtk.vtkXMLUnstructuredGridReader()
@@ -56,7 +56,7 @@ def read_vtu(path):
     grid = reader.GetOutput()
     types = np.array([grid.GetCellType(i) for i in range(grid.GetNumberOfCells())])
     return (vtk_to_numpy(grid.GetPoints().GetData()), types,
-            vtk_to_numpy(grid.GetPointData().GetArray("displacement")))
+            vtk_to_numpy(grid.GetPointData().GetArray(field)))
 
 
 def test_a_reduced_rod_draws_its_full_mesh_with_the_recovered_displacement(tmp_path):
@@ -161,3 +161,13 @@ def test_a_reduced_solid_writes_its_full_mesh_in_a_process_without_firedrake(tmp
     scale = np.abs(U).max()
     assert scale > 1e-6
     assert np.abs(disp[drawn] - U[order]).max() <= 1e-9 * scale, np.abs(disp[drawn] - U[order]).max() / scale
+    # the stress written from the record's vertex stresses (reduced coordinates) against the full
+    # solid's picture of the recovered full state (its own rows from the stress field): two paths
+    _, _, stress = read_vtu(sorted(glob.glob(str(tmp_path / "run" / "*.vtu")))[-1], "stress")
+    full = body.picture(0.0, np.zeros((1, 0)), e_full[None, :], [0])(0)
+    on_surface = np.lexsort((full.points - full.point_data["displacement"]).T)
+    surface_drawn = {tuple(np.round(x, 12)): i for i, x in enumerate(pts - disp)}
+    idx = [surface_drawn[tuple(np.round(x, 12))] for x in (full.points - full.point_data["displacement"])[on_surface]]
+    top = np.abs(full.point_data["stress"]).max()
+    assert top > 0
+    assert np.abs(stress[idx] - full.point_data["stress"][on_surface]).max() <= 1e-9 * top
