@@ -91,6 +91,37 @@ def test_the_coupled_rod_keeps_its_energy_under_the_midpoint_rule():
     assert np.max(np.abs(H - H[0])) <= 1e-9 * H[0]
 
 
+@pytest.mark.parametrize("defect", [None, "indefinite cell", "singular field"])
+def test_the_definiteness_check_block_by_block_equals_the_dense_one(monkeypatch, defect):
+    """phmech.fem.form_checks._lowest_eigenvalue above its dense size: the blocks of a matrix (here
+    200 cell blocks of 3 unknowns, as a discontinuous stress field, and one chain of 300 coupled
+    unknowns, as a mass matrix) solved apart give the lowest and the largest eigenvalue of the
+    whole Jacobi-scaled matrix (dense eigvalsh of it), with an indefinite cell block or a singular
+    chain among them."""
+    import scipy.sparse as sp
+    from phmech.fem import form_checks as fc
+    monkeypatch.setattr(fc, "DENSE_CHECK_MAX", 100)
+    rng = np.random.default_rng(3)
+    cells = []
+    for k in range(200):
+        B = rng.standard_normal((3, 3))
+        cells.append(B @ B.T + (0.1 if k else (-0.5 if defect == "indefinite cell" else 0.1)) * np.eye(3))
+    n = 300
+    chain = sp.diags([np.full(n - 1, -1.0), np.full(n, 2.0 if defect == "singular field" else 4.0),
+                      np.full(n - 1, -1.0)], [-1, 0, 1]).tolil()
+    if defect == "singular field":
+        chain[0, 0] = chain[n - 1, n - 1] = 1.0                   # a free chain: the constant is a null vector
+    A = sp.block_diag(cells + [chain.tocsr() * 1e-6], format="csr")
+    perm = rng.permutation(A.shape[0])                           # the blocks' unknowns interleaved
+    A = sp.csr_matrix(A[perm][:, perm])
+    low, top = fc._lowest_eigenvalue(A, jacobi=True)
+    d = 1.0 / np.sqrt(A.diagonal())
+    w = np.linalg.eigvalsh((A.toarray() * d[:, None]) * d[None, :])
+    assert top == pytest.approx(np.abs(w).max(), rel=1e-6)
+    assert low == pytest.approx(w[0], rel=1e-5, abs=1e-9 * top)
+    assert (low <= 1e-10 * top) == (defect is not None)
+
+
 def test_forms_that_are_no_ph_system_are_named_with_their_defect():
     with pytest.raises(FormError, match="structure form j is not skew-symmetric"):
         rod(4, j_sign=0.5)
