@@ -120,4 +120,7 @@ try:
 except ImportError:
     html_theme = "alabaster"
 html_title = f"phmech {release}"
-html_static_path = []
+html_static_path = ["_static"]
+# formulas readable offline: MathJax 3.2.2 (Apache-2.0) vendored from the npm registry by
+# scripts/vendor_mathjax.sh into _static/mathjax (the TeX input, CHTML output and its fonts)
+mathjax_path = "mathjax/tex-chtml.js"

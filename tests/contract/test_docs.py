@@ -37,6 +37,10 @@ def test_docs_build_without_import_failures(tmp_path):
     guide = [p for p in sorted(os.listdir(os.path.join(DOCS, "guide"))) if p.endswith(".md")]
     for page in guide:                                # the user guide's pages (myst-nb, a docs extra)
         assert (html / "guide" / page.replace(".md", ".html")).is_file(), page
+    # formulas offline: the vendored MathJax, no CDN
+    page = (html / "generated" / "phmech.fem.plate.html").read_text()
+    assert "_static/mathjax/tex-chtml.js" in page and "cdn.jsdelivr" not in page
+    assert (html / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2" / "MathJax_Main-Regular.woff").is_file()
     gallery = (html / "auto_examples" / "index.html").read_text()
     for example in ("plot_rigid_crank_slider", "plot_four_bar_study", "plot_crank_slider_study", "plot_andrews"):
         assert example in gallery and (html / "auto_examples" / f"{example}.html").is_file()
