@@ -14,7 +14,7 @@ efficiency ``t_1 / (N t_N)`` of each size run on several ranks.  A first size ru
 (Firedrake compiles the forms' kernels).
 
     python benchmarks/reduce_offline.py --m 2 4 6 8 --ranks 1 2
-    python benchmarks/reduce_offline.py --m 11 --ranks 1              # about 1.1e6 unknowns
+    python benchmarks/reduce_offline.py --m 11 --ranks 1              # about 1.1e6 unknowns (max_dofs 2e6)
 """
 import argparse
 import json
@@ -31,9 +31,10 @@ import numpy as np
 BODY = "phmech.validation.reduced_bodies:solid"
 
 
-def reduce_once(m, ranks, modes, out, eigensolver="slepc"):
+def reduce_once(m, ranks, modes, out, eigensolver="slepc", max_dofs=2_000_000):
     """One reduction in its own process: a dict of what ``python -m phmech.reduce`` printed."""
-    cmd = [sys.executable, "-m", "phmech.reduce", BODY, "--param", f"m={m}", "--interface", "tip",
+    cmd = [sys.executable, "-m", "phmech.reduce", BODY, "--param", f"m={m}", "--param", f"max_dofs={max_dofs}",
+           "--interface", "tip",
            "--modes", str(modes), "--eigensolver", eigensolver, "--out", out]
     if ranks > 1:
         cmd = ["mpiexec", "-n", str(ranks), "--oversubscribe"] + cmd

@@ -64,15 +64,17 @@ def plate(n=8, name="plate", h=0.01, rho=2700.0, E=70e9, nu=0.3, comm=None):
     return body
 
 
-def solid(m=2, name="solid", rho=7800.0, E=2.1e11, nu=0.3, comm=None):
+def solid(m=2, name="solid", rho=7800.0, E=2.1e11, nu=0.3, comm=None, max_dofs=None):
     """A steel cantilever bar ``1 x 0.1 x 0.1`` m (:class:`phmech.fem.ElasticSolid`, CG2 velocity,
     DG1 symmetric stress; ``5m x m x m`` hexahedra of six tetrahedra), clamped at ``x = 0``, port
-    ``tip`` the face ``x = 1`` (its mean velocity and rotation: six interface rows)."""
+    ``tip`` the face ``x = 1`` (its mean velocity and rotation: six interface rows); ``max_dofs``
+    as the solid takes it (above a million unknowns)."""
     import firedrake as fd
 
     from ..fem import ElasticSolid
     mesh = fd.BoxMesh(5 * m, m, m, 1.0, 0.1, 0.1, **_comm(comm))
-    body = ElasticSolid(name, mesh, rho, E, nu, degree=2, boundary={1: "clamped"})
+    body = ElasticSolid(name, mesh, rho, E, nu, degree=2, boundary={1: "clamped"},
+                        max_dofs=None if max_dofs is None else int(max_dofs))
     body.add_face_port("tip", 2)
     return body
 
