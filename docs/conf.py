@@ -42,7 +42,7 @@ extensions = [
 
 templates_path = ["_templates"]
 # auto_examples/*.ipynb: the gallery's downloadable notebooks, not pages
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples", "auto_examples/*.ipynb",
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples", "auto_examples/*.ipynb", "api_sections.inc",
                     "jupyter_execute", "**/.ipynb_checkpoints"]
 
 # -- executed notebooks (docs/notebooks/*.ipynb, shown with their stored outputs) ------------
@@ -55,6 +55,62 @@ except ImportError:                # without myst-nb the notebooks and the guide
     exclude_patterns += ["notebooks", "guide"]
 
 # -- API reference: every module of the package, from the docstrings -------------------------
+#: the API page's sections: (title, the parts of the package); the internals come last
+API_SECTIONS = (
+    ("Building a model", ("system", "bodies", "joints", "forces", "fem", "massspring", "contact", "mechanisms")),
+    ("Reduced bodies", ("reduce",)),
+    ("Solving and analysing", ("assembly", "solvers", "math", "parallel")),
+    ("Results, output and studies", ("result", "io", "study", "cli")),
+    ("Validation cases", ("validation",)),
+)
+
+
+def internal_module(name):
+    """Whether a module of the package is an internal one (a private name, compiled kernels, the
+    kernel infrastructure, the warm-up, a ``__main__``)."""
+    parts = name.split(".")[1:]
+    return (any(p.startswith("_") for p in parts) or parts[-1].endswith("kernels") or parts[:1] == ["kernels"]
+            or parts[:1] == ["warm"])
+
+
+def api_modules():
+    """``{section title: [module names]}`` of every module of the package (``pkgutil``) but the
+    private ones, by :data:`API_SECTIONS`, the internals under "Internals"."""
+    import pkgutil
+    names = sorted(m.name for m in pkgutil.walk_packages(phmech.__path__, "phmech."))
+    out = {title: [] for title, _ in API_SECTIONS}
+    out["Internals"] = []
+    for name in names:
+        if any(p.startswith("_") for p in name.split(".")[1:]):
+            continue                              # private modules have no page (autosummary's rule)
+        if internal_module(name):
+            out["Internals"].append(name)
+            continue
+        top = name.split(".")[1]
+        title = next((t for t, parts in API_SECTIONS if top in parts), "Internals")
+        out[title].append(name)
+    return out
+
+
+def write_api_lists(path):
+    """The sections of the API page (``api.rst`` includes the file), written at every build."""
+    lines = []
+    for title, names in api_modules().items():
+        if not names:
+            continue
+        lines += [title, "-" * len(title), ""]
+        if title == "Internals":
+            lines += ["Compiled kernels, the kernel cache and its loading, the warm-up: read them to extend",
+                      "the package, not to use it.", ""]
+        lines += [".. autosummary::", "   :toctree: generated", ""] + [f"   {n}" for n in names] + [""]
+    text = "\n".join(lines)
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+write_api_lists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "api_sections.inc"))
+
 autosummary_generate = True
 autosummary_imported_members = False
 autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}

@@ -1,6 +1,6 @@
 """
 Conical pendulum: relative equilibrium of a rotating assembly and its Campbell diagram
-=====================================================================================
+======================================================================================
 
 A vertical shaft driven at the rate Omega about z carries a uniform rod
 (length L = 0.4965 m) on a horizontal hinge at its top, under gravity along

@@ -69,7 +69,7 @@ class PythonFallbackWarning(UserWarning):
 
 @_jit
 def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
-    """``w . lam + e . f_loads - e . R e``: the power supplied through the ports
+    """``w·lam + e·f_loads - e·R e``: the power supplied through the ports
     (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers);
     ``families`` as in :func:`residual_kernel` (each family's port forces count)."""
     q = y[:nq]

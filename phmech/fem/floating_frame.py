@@ -81,12 +81,12 @@ def _dot(a, b):
 
 
 def kinetic_form(rho, v, dv, dx):
-    """``int rho v . dv``: the kinetic part of the energy metric."""
+    """``int rho v·dv``: the kinetic part of the energy metric."""
     return rho * _dot(v, dv) * dx
 
 
 def gyroscopic_forms(rho, v, dv, dx, dim, zero=0.0):
-    """The forms ``int rho dv . (e_i x v)`` of every rotation axis ``i`` (``K^ff_i``)."""
+    """The forms ``int rho dv·(e_i x v)`` of every rotation axis ``i`` (``K^ff_i``)."""
     return [rho * _dot(dv, cross_axis(i, v, dim, zero)) * dx for i in axes(dim)]
 
 

@@ -99,7 +99,7 @@ class FrameRate(Joint):
 
 @_jit
 def _gauge(q, ptr, gq, gv, m):
-    """``sigma = 1 / (1 + g . q)`` of term ``m`` and ``d sigma / d (g . q)``
+    """``sigma = 1 / (1 + g·q)`` of term ``m`` and ``d sigma / d (g·q)``
     (:func:`~phmech.math.gauge.frame_scale`)."""
     x = 0.0
     for k in range(ptr[m], ptr[m + 1]):
@@ -115,7 +115,7 @@ FrameRateData = namedtuple("FrameRateData", "rows cols sign ptr gq gv")
 def frame_rate_G_triplets(q, fr):
     """``G(q)`` of the packed rows ``fr`` as triplets ``(rows, cols, values)``: the value
     ``sign_m sigma(q)`` of every term ``m`` at row ``fr[0][m]``, column ``fr[1][m]``,
-    ``sigma = 1 / (1 + g . q)``."""
+    ``sigma = 1 / (1 + g·q)``."""
     rows, cols, sign, ptr, gq, gv = fr
     vals = np.empty(rows.size)
     for m in range(rows.size):

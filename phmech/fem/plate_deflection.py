@@ -101,7 +101,7 @@ def recovered_deflection(plate, dS):
 
 
 def momentum_rows(plate):
-    """``(3, ne)`` rows ``int rho h (e_k . u)`` over the plate's efforts for the unit translations
+    """``(3, ne)`` rows ``int rho h (e_k·u)`` over the plate's efforts for the unit translations
     ``e_k``: in-plane rows zero, the vertical row ``int rho h dv`` over the kept velocity unknowns."""
     rows = np.zeros((3, plate.ne))
     rho_h = plate.rho * plate.h

@@ -3,16 +3,16 @@
 One class, :class:`SpatialJoint`, with the joint types as data: a joint
 is a set of *translational* rows and a set of *rotational* rows,
 
-============  ====================  ============================
-type          translation           rotation
-============  ====================  ============================
-spherical     all 3                 --
-revolute      all 3                 2, normal to the axis
-universal     all 3                 1, the two cross axes stay normal
-prismatic     2, normal to the axis all 3
-cylindrical   2, normal to the axis 2, normal to the axis
-weld          all 3                 all 3
-============  ====================  ============================
+===========  =====================  =================================
+type         translation            rotation
+===========  =====================  =================================
+spherical    all 3                  --
+revolute     all 3                  2, normal to the axis
+universal    all 3                  1, the two cross axes stay normal
+prismatic    2, normal to the axis  all 3
+cylindrical  2, normal to the axis  2, normal to the axis
+weld         all 3                  all 3
+===========  =====================  =================================
 
 and optionally a driver row prescribing the relative rotation rate (and
 angle) about the axis of a revolute or cylindrical joint.

@@ -101,7 +101,7 @@ class Chain(Spring):
 
 
 class Dashpot(_Pair):
-    """Axial viscous damper ``c`` [N s/m]: force on ``a`` is ``c (n . (v_b - v_a)) n``."""
+    """Axial viscous damper ``c`` [N s/m]: force on ``a`` is ``c (n·(v_b - v_a)) n``."""
 
     kind = "dashpot"
 

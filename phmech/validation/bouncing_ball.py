@@ -19,19 +19,19 @@ Where each number comes from (``system``: the collection's
 ``bouncing_ball_scenario1.py``, which names cases 1--3 as the paper's
 Figure 1 and Figure 2 left/right and adds case 4 "for benchmarking purposes"):
 
-=====================  ======================  ===============================
-parameter              value                   source
-=====================  ======================  ===============================
-m                      1 kg                    scenario (``mass = 1``)
-r                      0.1 m                   scenario (``radius = 0.1``)
-Theta                  2/5 m r^2 (a ball)      system, ``__init__``
-g                      9.81 m/s^2              system, ``__init__``
-e_N, e_F, mu           table above, e_F = 0    scenario, cases 1--4
-q0 = (x, y, phi)       table above             scenario, cases 1--4
-u0 = (v_x, v_y, omega) table above             scenario, cases 1--4
-t_end                  table above             scenario, ``t1``
-dt (default)           2e-3 s                  scenario, ``dt``
-=====================  ======================  ===============================
+======================  ====================  ===========================
+parameter               value                 source
+======================  ====================  ===========================
+m                       1 kg                  scenario (``mass = 1``)
+r                       0.1 m                 scenario (``radius = 0.1``)
+Theta                   2/5 m r^2 (a ball)    system, ``__init__``
+g                       9.81 m/s^2            system, ``__init__``
+e_N, e_F, mu            table above, e_F = 0  scenario, cases 1--4
+q0 = (x, y, phi)        table above           scenario, cases 1--4
+u0 = (v_x, v_y, omega)  table above           scenario, cases 1--4
+t_end                   table above           scenario, ``t1``
+dt (default)            2e-3 s                scenario, ``dt``
+======================  ====================  ===========================
 
 Exact solution (derived here; :class:`Exact`).  In flight the centre moves
 on a parabola and the spin is constant.  At an impact with pre-impact

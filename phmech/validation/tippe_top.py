@@ -119,11 +119,11 @@ def tilt(res):
 
 def axis_quantities(res, **changes):
     """``(spin, J_sphere, J_stem)`` at the output times: the spin ``Omega_3`` about the symmetry axis
-    and Jellett's quantities ``J_i = L . (a_i e_3 - r_i e_z)`` (``L`` the angular momentum about the
+    and Jellett's quantities ``J_i = L·(a_i e_3 - r_i e_z)`` (``L`` the angular momentum about the
     centre of mass, ``a_i e_3 - r_i e_z`` the vector from the centre of mass to the contact point of
     sphere ``i``).  While only sphere ``i`` touches and the friction is Coulomb's (Contensou radius
     0), ``J_i`` is constant: the contact force passes through the contact point and
-    ``L . (e_3)' = 0`` for an axisymmetric body (Leine & Glocker 2003, Sect. 6; Jellett 1872)."""
+    ``L·(e_3)' = 0`` for an axisymmetric body (Leine & Glocker 2003, Sect. 6; Jellett 1872)."""
     d = {**DATA, **changes}
     q, e = res.y[:, res.dae.sq], res.y[:, res.dae.se]
     Th = np.diag([d["I1"], d["I1"], d["I3"]])

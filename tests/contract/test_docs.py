@@ -28,6 +28,7 @@ def test_docs_build_without_import_failures(tmp_path):
                if re.search(r"failed to import|No module named|autodoc: failed|autosummary: failed|"
                             r"import of module|toctree contains reference to nonexisting", line)]
     assert not missing, "\n".join(missing)
+    assert not text.strip(), text[:3000]                    # warning-free (docstrings, tables, titles)
     html = tmp_path / "html"
     api = (html / "generated" / "phmech.result.html").read_text()
     assert "Result.animate" in api or "animate" in api
@@ -37,6 +38,11 @@ def test_docs_build_without_import_failures(tmp_path):
     guide = [p for p in sorted(os.listdir(os.path.join(DOCS, "guide"))) if p.endswith(".md")]
     for page in guide:                                # the user guide's pages (myst-nb, a docs extra)
         assert (html / "guide" / page.replace(".md", ".html")).is_file(), page
+    # the API page: public modules first, the internals in their own last section
+    api_page = (html / "api.html").read_text()
+    api_page = api_page[api_page.index("Generated from the docstrings"):]       # the page, not the sidebar
+    assert api_page.index("Building a model") < api_page.index("Internals")
+    assert api_page.index("phmech.system") < api_page.index("Internals") < api_page.index("phmech.kernels.jit")
     # formulas offline: the vendored MathJax, no CDN
     page = (html / "generated" / "phmech.fem.plate.html").read_text()
     assert "_static/mathjax/tex-chtml.js" in page and "cdn.jsdelivr" not in page
