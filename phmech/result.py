@@ -232,11 +232,16 @@ class Result:
         from .io.html_viewer import write_html
         return write_html(self, path, **options)
 
-    def to_csv(self, path, columns):
-        """Write ``columns`` (dict name -> array of length N) with a time column.
+    def to_csv(self, path, columns=None):
+        """Write ``columns`` (dict name -> array of length N) with a time column; without
+        ``columns``, every variable of the state under its label (``body.q.x``, ``body.e.vx``,
+        ``joint.lam0``, as :meth:`DescriptorDAE.labels`) and the stored energy ``hamiltonian``.
 
         Refuses to write non-finite numbers: a NaN in the output is an error.
         """
+        if columns is None:
+            columns = dict(zip(self.dae.labels(), self.y.T))
+            columns["hamiltonian"] = self.hamiltonian()
         if "t" in columns:
             raise ValueError("to_csv: column 't' is the time, written first; give your column another name")
         cols = {"t": self.t, **{k: np.asarray(v, float) for k, v in columns.items()}}

@@ -198,6 +198,22 @@ def test_csv_header_records_versions_solver_and_options(tmp_path):
     assert np.loadtxt(path, delimiter=",", comments="#", skiprows=len(head) + 1).shape == (2, 2)
 
 
+def test_result_to_csv_without_columns_writes_the_state(rigid_crank_slider, tmp_path):
+    """``Result.to_csv(path)`` alone: the time, every state variable under its label and the stored
+    energy, read back equal to the run's rows (12 significant digits)."""
+    import csv
+    s = rigid_crank_slider[0]
+    res = s.simulate(0.002, dt=1e-4)
+    path = res.to_csv(tmp_path / "run.csv")
+    with open(path) as fh:
+        rows = list(csv.reader(fh))
+    header, data = rows[0], np.array(rows[1:], float)
+    assert header == ["t"] + list(res.dae.labels()) + ["hamiltonian"]
+    assert np.allclose(data[:, 0], res.t, rtol=1e-11, atol=0)
+    assert np.allclose(data[:, 1:-1], res.y, rtol=1e-11, atol=1e-12 * np.abs(res.y).max())
+    assert np.allclose(data[:, -1], res.hamiltonian(), rtol=1e-11)
+
+
 def test_csv_writer_refuses_nan_and_ragged_columns(tmp_path):
     from phmech.validation._common import read_csv, write_csv, write_table
     with pytest.raises(ValueError, match=r"column 'x' has the non-finite value nan \(row 1\)"):
