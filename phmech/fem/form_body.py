@@ -93,6 +93,21 @@ def _field_key(field):
     return int(field)
 
 
+def condition_field(field):
+    """``(field index, component or None)`` of a condition's field (:func:`_field_key`)."""
+    return (field, None) if isinstance(field, int) else field
+
+
+def condition_nodes(fd, space, field, marker):
+    """``(field index, nodes, block size, components)`` that a ``(field, marker)`` condition removes
+    on a (mixed) ``space``: the nodes of the field, or of one component of it, on the boundary."""
+    f, comp = condition_field(field)
+    V = space.sub(f) if len(space) > 1 else space
+    bs = V.block_size
+    nodes = np.asarray(fd.DirichletBC(V if comp is None else V.sub(comp), 0.0, marker).nodes, int)
+    return f, nodes, bs, tuple(range(bs)) if comp is None else (comp,)
+
+
 def _components(u):
     """The scalar components of a split function (a scalar, a vector or a tensor field)."""
     shape = u.ufl_shape
@@ -338,7 +353,7 @@ class FormBody(FormFrame, FixedBody, CachedFE):
             problems.append(str(err))
             conditions = self._fixed
         for field, marker in conditions:
-            if not 0 <= (field[0] if isinstance(field, tuple) else field) < nfields:
+            if not 0 <= condition_field(field)[0] < nfields:
                 problems.append(f"body '{self.name}': fixed field {field} is not a field of the space "
                                 f"(it has {nfields})")
             if marker != "on_boundary" and marker not in markers:
@@ -408,17 +423,13 @@ class FormBody(FormFrame, FixedBody, CachedFE):
         mat = {k: to_scipy(fd.assemble(f, mat_type="aij")) for k, f in self.forms.items()}
         nf = mat["m"].shape[0]
         off = self._offsets()
-        if getattr(self, "_j_operator", None) is not None:
+        if self._j_operator is not None:
             mat["j"] = sp.csr_matrix(mat["j"] + self._j_operator(off))
         frame = self._frame_fields(mat["m"], off) if self.floating else None
         drop = []
         for field, marker in self._conditions():
-            field, comps = (field, None) if isinstance(field, int) else (field[0], [field[1]])
-            V = self.space.sub(field) if len(self.space) > 1 else self.space
-            bs = V.block_size
-            W = V if comps is None else V.sub(comps[0])
-            nodes = np.asarray(fd.DirichletBC(W, 0.0, marker).nodes, int)
-            drop += list(off[field] + (nodes[:, None] * bs + np.asarray(comps or range(bs))).ravel())
+            f, nodes, bs, comps = condition_nodes(fd, self.space, field, marker)
+            drop += list(off[f] + (nodes[:, None] * bs + np.asarray(comps)).ravel())
         for form in self._fixed_forms:
             b = np.abs(to_numpy(fd.assemble(form)))
             drop += list(np.flatnonzero(b > 1e-12 * b.max())) if b.max() > 0 else []

@@ -22,6 +22,7 @@ import numpy as np
 from ..fem import plate_size
 from ..fem.plate import (KIRCHHOFF_CONDITIONS, check_boundary, check_degree, check_plate_parameters, check_poisson,
                          patch_weight, real_number)
+from ..fem.form_body import condition_nodes
 from ..fem.plate_forms import kirchhoff_conditions, kirchhoff_forms
 from ..fem.plate_mindlin import MINDLIN_CONDITIONS, REDUCTIONS, mindlin_conditions, mindlin_forms
 
@@ -177,11 +178,8 @@ def _dropped(fd, W, conditions):
     field ``(field, component)``: one component of a vector field), as the serial form bodies do."""
     out = [np.zeros(0, int)]
     for field, marker in conditions:
-        f, comps = (field, None) if isinstance(field, int) else (field[0], (field[1],))
-        V = W.sub(f)
-        bs = V.block_size
-        nodes = fd.DirichletBC(V if comps is None else V.sub(comps[0]), 0.0, marker).nodes
-        out.append(_owned_global(W, f, nodes, bs=bs, comps=comps or tuple(range(bs))))
+        f, nodes, bs, comps = condition_nodes(fd, W, field, marker)
+        out.append(_owned_global(W, f, nodes, bs=bs, comps=comps))
     return np.concatenate(out)
 
 

@@ -107,26 +107,26 @@ def _without_multipliers(dae, y):
     return y0
 
 
-def _frame_variables(dae):
-    """Indices in ``y`` of the bodies' frame orientations (the ones a spin turns)."""
+def _orientations(dae):
+    """``(body, index array in y)`` of every body's frame orientation parameters."""
     out = []
     for b in dae.system.bodies:
         kind = getattr(b, "rotation_kind", None)
         if kind is not None and b.nq:
-            k = b.rotation_index
-            out.append(dae.q_slices[b.name].start + np.arange(k, k + kind.n_params))
-    return np.concatenate(out) if out else np.zeros(0, int)
+            k = dae.q_slices[b.name].start + b.rotation_index
+            out.append((b, np.arange(k, k + kind.n_params)))
+    return out
+
+
+def _frame_variables(dae):
+    """Indices in ``y`` of the bodies' frame orientations (the ones a spin turns)."""
+    idx = [i for _, i in _orientations(dae)]
+    return np.concatenate(idx) if idx else np.zeros(0, int)
 
 
 def _quaternions(dae):
     """``(body name, index array in y)`` of every unit-quaternion orientation."""
-    out = []
-    for b in dae.system.bodies:
-        kind = getattr(b, "rotation_kind", None)
-        if kind is not None and b.nq and kind.n_params == 4:
-            k = dae.q_slices[b.name].start + b.rotation_index
-            out.append((b.name, np.arange(k, k + 4)))
-    return out
+    return [(b.name, i) for b, i in _orientations(dae) if len(i) == 4]
 
 
 def _unit_quaternions(where, quats, y, it=None):
