@@ -208,8 +208,17 @@ def finite_vector_or_zero(value, n, what, joint):
 
 
 def _angle(port, q_of):
+    """The angle of ``port``: its body's ``port_angle`` where the material turns at the port
+    (a geometrically exact beam's director), else the frame angle."""
     body = port.body
+    if hasattr(body, "port_angle"):
+        return float(body.port_angle(q_of(body), port))
     return 0.0 if body.rotation_kind is None else float(q_of(body)[body.rotation_index])
+
+
+def _wrapped(angle):
+    """``angle`` in ``(-pi, pi]``."""
+    return float(-(np.remainder(-angle + np.pi, 2.0 * np.pi) - np.pi))
 
 
 class Weld(Revolute):
@@ -227,6 +236,7 @@ class Weld(Revolute):
         if self.b is not None:
             self.blocks.append(Block(slice(2, 3), self.b, True, -1.0))
         self.relative_angle = None
+        self._wraps = any(p is not None and hasattr(p.body, "port_angle") for p in (self.a, self.b))
 
     def bind(self, q_of):
         super().bind(q_of)
@@ -235,7 +245,10 @@ class Weld(Revolute):
 
     def position_residual(self, q_of, t):
         rel = _angle(self.a, q_of) - (_angle(self.b, q_of) if self.b is not None else 0.0)
-        return np.r_[self._translation_residual(q_of), rel - self.relative_angle]
+        rel -= self.relative_angle
+        if self._wraps:         # an angle of a director is known modulo a full turn
+            rel = _wrapped(rel)
+        return np.r_[self._translation_residual(q_of), rel]
 
 
 class Slider(PlanarJoint):

@@ -1,0 +1,361 @@
+r"""The planar geometrically exact (Simo-Reissner) beam in port-Hamiltonian form.
+
+Kinematics
+----------
+The axis is at ``r(X) = (x, y)`` and each section carries a unit director
+``d = (cos theta, sin theta)``, ``X`` in ``[0, L]`` the arc length of the
+straight reference axis.  Rotations are finite: nothing is measured relative
+to a floating frame.  The strains of Reissner's beam theory are exact,
+
+.. math::
+
+    \Gamma_1 = d \cdot r' - 1, \qquad \Gamma_2 = d^\perp \cdot r', \qquad
+    \kappa = d \times d' \;(= \theta'),
+
+(axial strain, shear strain and curvature, invariant under rigid motions).
+The configuration holds the nodal positions and directors,
+``q = (x_i, y_i, c_i, s_i)`` per node, the efforts the inertial velocities
+and angular velocities ``(v_i, omega_i)`` per node and the stress
+resultants ``(N, Q, M)`` (axial force, shear force, bending moment) at the
+quadrature points.  The kinematic equation ``r_i' = v_i``,
+``d_i' = omega_i S d_i`` is linear in ``q`` for given ``e``: the implicit
+midpoint rule applies a Cayley rotation to each director and keeps
+``|d_i| = 1`` exactly.
+
+Structure
+---------
+The Hamiltonian is quadratic in the efforts,
+``H = 1/2 int rho A |v|^2 + rho I omega^2 + N^2 / EA + Q^2 / (k G A) + M^2 / EI``,
+and the strains, interpolated from the nodal values, are quadratic in ``q``.
+Their rates are ``(Gamma_1, Gamma_2, kappa)' = B(q) e_v``; the effort
+equations are
+
+.. math::
+
+    M_v \dot e_v = -\sum_g w_g B_g(q)^T \sigma_g + B u, \qquad
+    C_g \dot\sigma_g = w_g B_g(q) e_v,
+
+a skew interconnection (``e . f = 0`` for every state).  So the implicit
+midpoint rule has an exact discrete power balance, the constitutive
+relation ``C_g sigma_g = w_g Gamma(q)_g`` is an exact invariant of it (the
+strains are quadratic), and the angular momentum of a free beam, a
+quadratic invariant by the objectivity of the strains, is conserved
+exactly.
+
+Discretization
+--------------
+Continuous Lagrange elements of degree ``p`` (``degree``) for the position,
+the director and the velocities; the stresses are discontinuous of degree
+``p - 1``, represented by their values at the ``p`` Gauss points of each
+element with the diagonal compliance ``w_g / EA`` etc. (the mixed form
+with the stresses in ``DG(p - 1)``): the classical reduced integration,
+free of shear and membrane locking.  The director is interpolated
+componentwise (it is unit at the nodes only); the error this adds to the
+strains is of the order of the interpolation error and converges away.
+Firedrake assembles the mass matrix of the velocity space and the values
+and derivatives of the shape functions at the quadrature points, once
+(:class:`ExactBeamFE`).  The state-dependent terms are the kernels of
+:mod:`phmech.fem.beam_exact_kernels`.
+
+Ports ``A`` (``X = 0``) and ``B`` (``X = L``) are the end nodes: their
+velocity and angular-velocity rows are exact for any deformation (they
+select the node's efforts), and their angle is the director's.
+
+The shear-rigid limit (Kirchhoff's elastica) is reached with a large
+shear stiffness; the static reference solution of :mod:`phmech.validation._elastica`
+gives both.
+"""
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..bodies.base import Body, _finite_array, planar_axis
+from ..bodies.picture import Part, pad3
+from . import beam_exact_kernels as _kernels
+from ._petsc import to_numpy, to_scipy
+from .beam_common import _check_positive, check_n_elem
+from .beam_nonlinear import _split_effort_triplets
+from .beam_operators import KernelBeam, triplets_to_dense
+from .cache import CachedFE
+
+__all__ = ["GeometricallyExactBeam", "ExactBeamFE"]
+
+#: the highest polynomial degree of the elements
+MAX_DEGREE = 4
+
+
+class ExactBeamFE(CachedFE):
+    """Shape-function tables of Lagrange elements of ``degree`` on ``[0, L]`` (nodes sorted along ``X``).
+
+    Attributes
+    ----------
+    X : (nn,) nodal coordinates, increasing
+    Mv : CSR (nn, nn): the mass matrix ``int N_i N_j dX``
+    Xg, W : (ng,) quadrature points (``degree`` Gauss points per element, increasing) and weights
+    conn : (ng, degree + 1) the nodes of each quadrature point's element
+    Nt, Dt : (ng, degree + 1) values and ``X``-derivatives of those nodes' shape functions there
+    """
+
+    KIND = "ExactBeamFE"
+    CACHED = ("X", "Mv", "Xg", "W", "conn", "Nt", "Dt")
+    FIREDRAKE_ATTRIBUTES = ("mesh", "V")
+
+    def __init__(self, L, n_elem, degree):
+        self.L, self.n_elem, self.degree = L, n_elem, degree
+        self._load_or_assemble([float(L), int(n_elem), int(degree)])
+
+    def _setup_firedrake(self):
+        if self._fd is not None:
+            return
+        import firedrake as fd
+
+        self._fd = fd
+        self.mesh = fd.IntervalMesh(self.n_elem, self.L)
+        self.V = fd.FunctionSpace(self.mesh, "CG", self.degree)
+
+    def _assemble(self):
+        import finat.ufl
+
+        self._setup_firedrake()
+        fd, mesh, V, p = self._fd, self.mesh, self.V, self.degree
+        u, v = fd.TrialFunction(V), fd.TestFunction(V)
+        X = fd.Function(V).interpolate(fd.SpatialCoordinate(mesh)[0]).dat.data_ro.copy()
+        order = np.argsort(X, kind="stable")
+        node = np.empty_like(order)
+        node[order] = np.arange(order.size)            # Firedrake's dof -> node number along X
+        Mv = to_scipy(fd.assemble(u * v * fd.dx, mat_type="aij"))[order][:, order].tocsr()
+        # p Gauss points per cell: the default scheme exact for degree 2p - 1
+        Qe = finat.ufl.FiniteElement("Quadrature", mesh.ufl_cell(), degree=2 * p - 1, quad_scheme="default")
+        Q = fd.FunctionSpace(mesh, Qe)
+        qdx = fd.dx(metadata={"quadrature_degree": 2 * p - 1})
+        W = to_numpy(fd.assemble(fd.TestFunction(Q) * qdx))
+        Xg = fd.Function(Q).interpolate(fd.SpatialCoordinate(mesh)[0]).dat.data_ro.copy()
+        Nq = to_scipy(fd.assemble(fd.interpolate(u, Q))).tocsr()
+        Dq = to_scipy(fd.assemble(fd.interpolate(u.dx(0), Q))).tocsr()
+        cells_v, cells_q = V.cell_node_map().values, Q.cell_node_map().values
+        ng = Q.dim()
+        conn = np.zeros((ng, p + 1), np.int64)
+        Nt, Dt = np.zeros((ng, p + 1)), np.zeros((ng, p + 1))
+        for cv, cq in zip(cells_v, cells_q):
+            for g in cq:
+                conn[g] = node[cv]
+                Nt[g] = Nq[g, cv].toarray().ravel()
+                Dt[g] = Dq[g, cv].toarray().ravel()
+        og = np.argsort(Xg, kind="stable")
+        return {"X": X[order], "Mv": Mv, "Xg": Xg[og], "W": W[og], "conn": conn[og], "Nt": Nt[og], "Dt": Dt[og]}
+
+
+class GeometricallyExactBeam(KernelBeam, Body):
+    """A planar geometrically exact (Simo-Reissner) beam: large displacements and rotations,
+    exact strains, shear-deformable (see the module docstring).
+
+    ``q = (x_i, y_i, cos theta_i, sin theta_i)`` per node, ``e = (v_x, v_y, omega)`` per node
+    (inertial) followed by ``(N, Q, M)`` per quadrature point.
+
+    Parameters
+    ----------
+    name : str
+    L : float
+        Length [m] of the straight reference axis.
+    n_elem : int
+        Number of elements.
+    rho, A, E, I : float
+        Density [kg/m^3], area [m^2], Young's modulus [Pa], second moment of area [m^4].
+    G : float, optional
+        Shear modulus [Pa] (default ``E / 2.6``, Poisson's ratio 0.3).
+    shear_factor : float
+        Shear correction ``k`` of the shear stiffness ``k G A`` (default 5/6, a rectangle).
+    degree : int
+        Polynomial degree ``p`` of the elements (1 to 4; default 2).
+    position, angle : the root ``X = 0`` and the direction of the straight initial axis.
+
+    Attributes
+    ----------
+    EA, GA, EI : axial, shear (``k G A``) and bending stiffness.
+    n_nodes : number of nodes.
+    velocity_dofs, stress_dofs : local indices in ``e`` of the nodal velocities and of the stresses.
+    """
+
+    dim = 2
+    rotation_kind = None
+    kinematics_group = None
+    omega_indices = ()
+    has_effort_terms = True
+    #: the family's kernels (:mod:`phmech.fem.beam_exact_kernels`)
+    _kernels = _kernels
+    #: the kernel family evaluating the beams' kinematics and effort terms
+    kernel_slot = "planar_exact_beams"
+
+    def __init__(self, name, L, n_elem, rho, A, E, I, G=None, shear_factor=5.0 / 6.0, degree=2,
+                 position=(0.0, 0.0), angle=0.0):
+        Body.__init__(self, name)
+        n_elem = check_n_elem(name, n_elem)
+        G = E / 2.6 if G is None else G
+        _check_positive(name, L=L, rho=rho, A=A, E=E, I=I, G=G, shear_factor=shear_factor)
+        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or not 1 <= degree <= MAX_DEGREE:
+            raise ValueError(f"beam '{name}': degree must be an integer from 1 to {MAX_DEGREE}, got {degree!r}")
+        owner = f"beam '{name}'"
+        root = _finite_array(position, (2,), "position", owner)
+        angle = float(_finite_array(angle, (), "angle", owner))
+        self.L, self.n_elem, self.degree = float(L), n_elem, int(degree)
+        self.rho, self.A, self.E_mod, self.I, self.G_mod, self.shear_factor = rho, A, E, I, G, shear_factor
+        self.rhoA, self.rhoI = rho * A, rho * I
+        self.EA, self.GA, self.EI = E * A, shear_factor * G * A, E * I
+        fe = self.fe = ExactBeamFE(self.L, n_elem, self.degree)
+        nn, ng = len(fe.X), len(fe.W)
+        self.n_nodes = nn
+        self.velocity_dofs = np.arange(3 * nn)
+        self.stress_dofs = 3 * nn + np.arange(3 * ng)
+        self.M = sp.block_diag([sp.kron(fe.Mv, sp.diags([self.rhoA, self.rhoA, self.rhoI])),
+                                sp.diags(np.repeat(fe.W, 3) / np.tile([self.EA, self.GA, self.EI], ng))],
+                               format="csr")
+        self.J0 = sp.csr_matrix((self.ne, self.ne))
+        t = np.array([math.cos(angle), math.sin(angle)])
+        q0 = np.zeros((nn, 4))
+        q0[:, :2] = root + fe.X[:, None] * t
+        q0[:, 2:] = t
+        self.q0 = q0.ravel()
+        self.q_labels = [f"{c}{i}" for i in range(nn) for c in ("x", "y", "c", "s")]
+        self.e_labels = ([f"{c}{i}" for i in range(nn) for c in ("vx", "vy", "omega")]
+                         + [f"{c}{g}" for g in range(ng) for c in ("N", "Q", "M")])
+        self.mass = self.rhoA * self.L
+        self._node_mass = self.rhoA * np.asarray(fe.Mv @ np.ones(nn)).ravel()
+        self._port_node = {}
+        for pname, i in (("A", 0), ("B", nn - 1)):
+            Y, W = np.zeros((2, self.ne)), np.zeros((1, self.ne))
+            Y[0, 3 * i], Y[1, 3 * i + 1], W[0, 3 * i + 2] = 1.0, 1.0, 1.0
+            self.add_port(pname, Y, W, (fe.X[i], 0.0))
+            self._port_node[pname] = i
+
+    # -- configuration -------------------------------------------------------
+    @property
+    def frame_dofs(self):
+        """The nodal velocities: every node moves rigidly (:meth:`retract`); the stresses follow."""
+        return self.velocity_dofs
+
+    @property
+    def flexible_velocity_dofs(self):
+        """None beyond :attr:`frame_dofs` (the deformation is the nodes' configuration)."""
+        return np.zeros(0, int)
+
+    @property
+    def displacement_dofs(self):
+        return np.zeros(0, int)
+
+    def nodes(self, q):
+        """``(positions (nn, 2), directors (nn, 2))`` of the configuration ``q``."""
+        Q = np.asarray(q, float).reshape(self.n_nodes, 4)
+        return Q[:, :2], Q[:, 2:]
+
+    def position(self, q):
+        """The root node ``X = 0``."""
+        return np.asarray(q[:2], float)
+
+    def port_position(self, q, port):
+        i = self._port_node[port.name]
+        return np.asarray(q[4 * i:4 * i + 2], float)
+
+    def port_angle(self, q, port):
+        """The angle of the port node's director (in ``(-pi, pi]``)."""
+        i = self._port_node[port.name]
+        return math.atan2(q[4 * i + 3], q[4 * i + 2])
+
+    def retract(self, q, v):
+        """Each node moved by its velocity and its director turned by its angular velocity over unit time."""
+        out = np.array(q, float).reshape(self.n_nodes, 4)
+        v = np.asarray(v, float).reshape(self.n_nodes, 3)
+        out[:, :2] += v[:, :2]
+        c, s = np.cos(v[:, 2]), np.sin(v[:, 2])
+        d = out[:, 2:].copy()
+        out[:, 2], out[:, 3] = c * d[:, 0] - s * d[:, 1], s * d[:, 0] + c * d[:, 1]
+        return out.ravel()
+
+    def rotation_velocity(self, q, axis, point):
+        """The nodal velocities of the beam turning rigidly at unit rate about the inertial z axis through ``point``."""
+        a = planar_axis(self, axis)
+        r = self.nodes(q)[0] - np.asarray(point, float)[:2]
+        return (a * np.column_stack([-r[:, 1], r[:, 0], np.ones(self.n_nodes)])).ravel()
+
+    def rigid_motion_map(self, q):
+        """``(ne, 3 nn)``: efforts of the nodal velocities (the stresses at rest)."""
+        B = np.zeros((self.ne, 3 * self.n_nodes))
+        B[self.velocity_dofs, np.arange(3 * self.n_nodes)] = 1.0
+        return B
+
+    # -- the kernels -----------------------------------------------------------
+    def qdot(self, q, e):
+        out = np.empty(self.nq)
+        _kernels.qdot(np.asarray(q, float), np.asarray(e, float), self._own_data(), out)
+        return out
+
+    def qdot_jacobians(self, q, e):
+        R, C, V = self._triplets(_kernels.qdot_jacobian, q, e, 0)
+        T = triplets_to_dense(R, C, V, R.size, (self.nq, self.nq + self.ne))
+        return T[:, :self.nq], T[:, self.nq:]
+
+    def effort_force(self, t, q, e):
+        f = np.zeros(self.ne)
+        _kernels.efforts(np.asarray(q, float), np.asarray(e, float), self._own_data(), f)
+        return f
+
+    def effort_terms(self, t, q, e):
+        """``(f, df/dq, df/de)``: the strain-rate coupling ``[[0, -B^T], [B, 0]](q)``, exact derivatives."""
+        R, C, V = self._triplets(_kernels.effort_jacobian, q, e, 1)
+        return self.effort_force(t, q, e), *_split_effort_triplets(R, C, V, self.nq, self.ne)
+
+    # -- strains, stresses and momenta -------------------------------------------
+    def strains(self, q):
+        """``(ng, 3)``: ``(Gamma_1, Gamma_2, kappa)`` at the quadrature points :attr:`fe.Xg <ExactBeamFE.Xg>`."""
+        out = np.empty((len(self.fe.W), 3))
+        _kernels.strains(np.asarray(q, float), self._own_data(), 0, out)
+        return out
+
+    def stresses_of(self, q):
+        """The stresses of the constitutive relation at ``q`` (``N = EA Gamma_1``, ``Q = k G A Gamma_2``,
+        ``M = EI kappa``) as an effort vector with zero velocities."""
+        e = np.zeros(self.ne)
+        e[self.stress_dofs] = (self.strains(q) * np.array([self.EA, self.GA, self.EI])).ravel()
+        return e
+
+    def momentum_rows(self):
+        """``(2, ne)``: the linear momentum ``int rho A v`` from the efforts (gravity's rows)."""
+        rows = np.zeros((2, self.ne))
+        rows[0, 0:3 * self.n_nodes:3] = rows[1, 1:3 * self.n_nodes:3] = self._node_mass
+        return rows
+
+    def first_moment(self):
+        """``(s0, rows, "q")``: the first moment of mass ``int rho A r = rows @ q`` (inertial)."""
+        rows = np.zeros((2, self.nq))
+        rows[0, 0::4] = rows[1, 1::4] = self._node_mass
+        return np.zeros(2), rows, "q"
+
+    def angular_momentum(self, q, e):
+        """``int rho A r x v + rho I omega`` about the inertial origin (z component)."""
+        r = self.nodes(q)[0]
+        E = np.asarray(e, float)[self.velocity_dofs].reshape(self.n_nodes, 3)
+        Mv = self.fe.Mv
+        return float(self.rhoA * (r[:, 0] @ (Mv @ E[:, 1]) - r[:, 1] @ (Mv @ E[:, 0]))
+                     + self.rhoI * np.sum(Mv @ E[:, 2]))
+
+    # -- pictures -----------------------------------------------------------------
+    def deformed_axis(self, q, u=None, n_points=None):
+        """The nodes ``(nn, 2)`` of ``q``, displaced by the velocities of ``u`` (a mode) if given."""
+        r = self.nodes(q)[0].copy()
+        if u is not None:
+            r += np.asarray(u, float)[self.velocity_dofs].reshape(self.n_nodes, 3)[:, :2]
+        return r
+
+    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
+        """A function ``k -> Part``: the poly-line through the nodes at ``rows[k]`` (the
+        displacement from the straight initial axis magnified by ``scale``)."""
+        ref = self.nodes(self.q0)[0]
+
+        def part(k):
+            r = self.nodes(Q[rows[k]])[0]
+            v = np.asarray(E[rows[k]], float)[self.velocity_dofs].reshape(self.n_nodes, 3)[:, :2]
+            return Part.chain(self.name, ref + scale * (r - ref), {"velocity": pad3(v), "displacement": pad3(r - ref)})
+        return part
+
+    def mode_picture(self, q, u, n_points=21):
+        return pad3(self.deformed_axis(q, u))
