@@ -117,6 +117,23 @@ def blade_on_its_frame_rate(mu=1.0, n=2):
     return s
 
 
+def exact_beam_pendulum():
+    """A geometrically exact beam welded to a pinned rigid hub, a point mass pinned at its tip,
+    under gravity (the exact beams' family)."""
+    from .. import PlanarRigidBody, PointMass, System
+    from ..fem.beam_exact import GeometricallyExactBeam
+
+    hub = PlanarRigidBody.rod("hub", 1.0, 0.2)
+    beam = GeometricallyExactBeam("beam", 1.0, 2, 1.0, 1e-2, 1e4, 1e-6, position=(0.2, 0.0))
+    tip = PointMass("tip", 0.1, (1.2, 0.0))
+    s = System([hub, beam, tip])
+    s.pin(hub.port("A"))
+    s.connect(hub.port("B"), beam.port("A"), joint="weld")
+    s.connect(beam.port("B"), tip.port("P"))
+    s.add_gravity((0.0, -9.81))
+    return s
+
+
 def small_network():
     """Masses on springs and a dashpot under gravity, as a body of a System (network family)."""
     from .. import System
@@ -161,6 +178,7 @@ TINY = {
     "two consistent blades": Tiny(spinning_blades, 1e-3, 1e-4, firedrake=True),
     "hinged spatial beam": Tiny(_hinged_beam, 4e-3, 1e-3, firedrake=True),
     "blade on its frame rate": Tiny(blade_on_its_frame_rate, 1e-3, 1e-4, firedrake=True),
+    "exact beam pendulum": Tiny(exact_beam_pendulum, 2e-3, 1e-4, firedrake=True),
 }
 
 
