@@ -40,12 +40,11 @@ LOADS = (1.0, 2.0, 5.0, 10.0)
 MATTIASSON_W = {1.0: 0.30172, 2.0: 0.49346, 5.0: 0.71379, 10.0: 0.81061}
 
 
-def solve(n_elem, force=(0.0, 0.0), moment=0.0, degree=2, load_steps=8, **overrides):
-    """The clamped beam of ``n_elem`` elements under a dead tip force and moment; returns
-    ``(beam, tip (x, y, angle), nodes (nn, 2))``."""
+def build(n_elem, force=(0.0, 0.0), moment=0.0, degree=2, **overrides):
+    """The beam of ``n_elem`` elements clamped at ``X = 0``, a dead force and moment at its tip;
+    returns ``(system, beam)``."""
     from .. import System
     from ..fem.beam_exact import GeometricallyExactBeam
-    from ..solvers.static import equilibrium
 
     p = {**DATA, **overrides}
     beam = GeometricallyExactBeam("beam", p["L"], n_elem, p["rho"], p["A"], p["E"], p["I"], degree=degree)
@@ -55,6 +54,15 @@ def solve(n_elem, force=(0.0, 0.0), moment=0.0, degree=2, load_steps=8, **overri
         s.apply_force(beam.port("B"), force, name="tip force")
     if moment:
         s.apply_moment(beam.port("B"), moment, name="tip moment")
+    return s, beam
+
+
+def solve(n_elem, force=(0.0, 0.0), moment=0.0, degree=2, load_steps=8, **overrides):
+    """The static equilibrium of :func:`build` by load stepping; returns ``(beam, tip (x, y, angle),
+    nodes (nn, 2))``."""
+    from ..solvers.static import equilibrium
+
+    s, beam = build(n_elem, force, moment, degree, **overrides)
     dae = s.assemble()
     q = equilibrium(dae, load_steps=load_steps)[dae.sq]
     tip = beam.port("B")

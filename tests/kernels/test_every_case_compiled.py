@@ -60,6 +60,8 @@ MODELS = {
     "spin_up linear": ("spin_up", _system("spin_up", "linear", 2)),
     "spin_up consistent": ("spin_up", _system("spin_up", "consistent", 2)),
     "spin_up stiffened": ("spin_up", _system("spin_up", "stiffened", 2)),
+    "spin_up exact": ("spin_up", _system("spin_up", "exact", 2)),
+    "elastica loaded cantilever": ("elastica", _system("elastica", 2, (0.0, -1.0), 0.5)),
     "contact_cases block": ("contact_cases", _contact("_contact_simple", "block_model")),
     "contact_cases cradle": ("contact_cases", _contact("_contact_simple", "cradle_model")),
     "contact_cases pendulum": ("contact_cases", lambda: _pendulum().model()[0].dae),
