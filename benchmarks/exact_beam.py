@@ -11,7 +11,8 @@ same nodes, on ``n / 2`` quadratic elements; the implicit midpoint rule at the
 step ``dt``.  The peer: Exudyn's geometrically exact 2D beam on ``n`` elements
 (``NodeRigidBody2D`` nodes), a ``RevoluteJoint2D`` to the ground,
 ``LoadMassProportional`` gravity on every element, implicit generalized-alpha
-(spectral radius 0.9) at the same step, relative Newton tolerance 1e-8.
+(spectral radius 0.9) at the same step, modified Newton with relative tolerance 1e-8
+(the settings of the other Exudyn peers, ``peers/exudyn_crank_slider.py``).
 
 The two codes run alternately in one process, one thread each; a pair is one
 run of each, the time per step is the process CPU time of the solve over its
@@ -73,6 +74,7 @@ def exudyn_run(n_elem, t_end, dt):
     """``(cpu per step, wall per step, tip at t_end)`` of Exudyn's pendulum."""
     import exudyn as exu
     from exudyn import itemInterface as ii
+    from peers.exudyn_crank_slider import settings
     p = DATA
     _, _, EA, GA, EI, rhoA, rhoI = section()
     Le = p["L"] / n_elem
@@ -93,23 +95,13 @@ def exudyn_run(n_elem, t_end, dt):
     tip = mbs.AddSensor(ii.SensorNode(nodeNumber=nodes[-1], outputVariableType=exu.OutputVariableType.Position,
                                       storeInternal=True, writeToFile=False))
     mbs.Assemble()
-    s = exu.SimulationSettings()
-    ti = s.timeIntegration
-    ti.numberOfSteps = int(round(t_end / dt))
-    ti.endTime = t_end
-    ti.adaptiveStep = False
-    ti.verboseMode = 0
-    ti.generalizedAlpha.spectralRadius = 0.9
-    ti.newton.relativeTolerance = 1e-8
-    s.solution.file.write = False
-    s.solution.sensors.writePeriod = t_end / 4
-    s.show.statistics = False
-    s.show.computationTime = False
-    s.parallel.numberOfThreads = 1
+    # fixed step, dense solver, modified Newton (relative tolerance 1e-8), one thread, no output
+    sim, solver_type = settings(dt, t_end, solver="genalpha", rho_inf=0.9)
+    sim.solution.sensors.writePeriod = t_end / 4
     cpu, wall = time.process_time(), time.perf_counter()
-    mbs.SolveDynamic(s, solverType=exu.DynamicSolverType.GeneralizedAlpha)
+    mbs.SolveDynamic(sim, solverType=solver_type)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    n = ti.numberOfSteps
+    n = sim.timeIntegration.numberOfSteps
     return cpu / n, wall / n, mbs.GetSensorStoredData(tip)[-1, 1:3]
 
 

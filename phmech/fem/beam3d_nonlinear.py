@@ -69,8 +69,8 @@ from ..math.rotations import UnitQuaternion
 from ._petsc import to_numpy, to_scipy
 from . import beam3d_nonlinear_kernels as _kernels
 from .beam_common import CellPointEvaluator, _check_positive, check_n_elem
-from .beam_nonlinear import STRAINS, _single_dof, _split_effort_triplets
-from .beam_operators import KernelBeam, triplets_to_dense
+from .beam_nonlinear import STRAINS, _single_dof
+from .beam_operators import KernelBeam
 from .cache import CachedFE
 
 #: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
@@ -256,16 +256,6 @@ class NonlinearSpatialBeam(KernelBeam, AxisPicture, SpatialFrameBody):
         grad[1, k] = grad[2, k] = ds
         return d, grad
 
-    def qdot(self, q, e):
-        out = np.empty(self.nq)
-        _kernels.qdot(np.asarray(q, float), np.asarray(e, float), self._own_data(), out)
-        return out
-
-    def qdot_jacobians(self, q, e):
-        R, C, V = self._triplets(_kernels.qdot_jacobian, q, e, 0)
-        T = triplets_to_dense(R, C, V, R.size, (self.nq, self.nq + self.ne))
-        return T[:, :self.nq], T[:, self.nq:]
-
     def retract(self, q, v):
         d, _ = self.frame_scale(q)
         out = np.array(q, float)
@@ -277,16 +267,6 @@ class NonlinearSpatialBeam(KernelBeam, AxisPicture, SpatialFrameBody):
         return self.position(q) + self.rotation(q) @ (port.position + self._trace_q[port.name] @ q)
 
     # -- structure ------------------------------------------------------------------
-    def effort_force(self, t, q, e):
-        f = np.zeros(self.ne)
-        _kernels.efforts(np.asarray(q, float), np.asarray(e, float), self._own_data(), f)
-        return f
-
-    def effort_terms(self, t, q, e):
-        """``(f, df/dq, df/de)`` of the state-dependent structure (see the module docstring)."""
-        R, C, V = self._triplets(_kernels.effort_jacobian, q, e, 1)
-        return self.effort_force(t, q, e), *_split_effort_triplets(R, C, V, self.nq, self.ne)
-
     # -- rigid motions of the deformed shape (quasi-static start) ---------------------
     @property
     def flexible_velocity_dofs(self):

@@ -75,8 +75,7 @@ from ..bodies.picture import Part, pad3
 from . import beam_exact_kernels as _kernels
 from ._petsc import to_numpy, to_scipy
 from .beam_common import _check_positive, check_n_elem
-from .beam_nonlinear import _split_effort_triplets
-from .beam_operators import KernelBeam, triplets_to_dense
+from .beam_operators import KernelBeam
 from .cache import CachedFE
 
 __all__ = ["GeometricallyExactBeam", "ExactBeamFE"]
@@ -282,27 +281,6 @@ class GeometricallyExactBeam(KernelBeam, Body):
         B = np.zeros((self.ne, 3 * self.n_nodes))
         B[self.velocity_dofs, np.arange(3 * self.n_nodes)] = 1.0
         return B
-
-    # -- the kernels -----------------------------------------------------------
-    def qdot(self, q, e):
-        out = np.empty(self.nq)
-        _kernels.qdot(np.asarray(q, float), np.asarray(e, float), self._own_data(), out)
-        return out
-
-    def qdot_jacobians(self, q, e):
-        R, C, V = self._triplets(_kernels.qdot_jacobian, q, e, 0)
-        T = triplets_to_dense(R, C, V, R.size, (self.nq, self.nq + self.ne))
-        return T[:, :self.nq], T[:, self.nq:]
-
-    def effort_force(self, t, q, e):
-        f = np.zeros(self.ne)
-        _kernels.efforts(np.asarray(q, float), np.asarray(e, float), self._own_data(), f)
-        return f
-
-    def effort_terms(self, t, q, e):
-        """``(f, df/dq, df/de)``: the strain-rate coupling ``[[0, -B^T], [B, 0]](q)``, exact derivatives."""
-        R, C, V = self._triplets(_kernels.effort_jacobian, q, e, 1)
-        return self.effort_force(t, q, e), *_split_effort_triplets(R, C, V, self.nq, self.ne)
 
     # -- strains, stresses and momenta -------------------------------------------
     def strains(self, q):

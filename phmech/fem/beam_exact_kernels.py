@@ -33,7 +33,7 @@ import numpy as np
 
 from ..kernels.families import register_family
 from ..kernels.jit import jit as _jit
-from .beam_operators import beams_jacobian_add, beams_residual_add, counted, emit, has_beams
+from .beam_operators import beams_jacobian_add, beams_residual_add, count_triplets, emit, has_beams
 
 #: the packed beams (:func:`pack`), the data of the kernel family ``"planar_exact_beams"``
 ExactBeamsData = namedtuple("ExactBeamsData", "nb nnz qoff eoff nn ng nl goff conn Nt Dt W")
@@ -64,16 +64,7 @@ def pack(items, dae=None):
                           i64(np.cumsum([0] + [len(b.fe.W) for b, _, _ in items])), stacked("conn", np.int64),
                           stacked("Nt", float), stacked("Dt", float),
                           np.concatenate([b.fe.W for b, _, _ in items]) if items else np.zeros(0))
-    if items:
-        nq = max(sq.stop for _, sq, _ in items)
-        ne = max(se.stop for _, _, se in items)
-        q = np.zeros(nq)
-        for b, sq, _ in items:
-            q[sq] = b.q0
-        e = np.zeros(ne)
-        data[1][0] = counted(qdot_jacobian, data, q, e, nq)
-        data[1][1] = counted(effort_jacobian, data, q, e, nq)
-    return data
+    return count_triplets(data, items, qdot_jacobian, effort_jacobian)
 
 
 @_jit

@@ -79,7 +79,7 @@ from ..bodies.base import FloatingFrameBody
 from ..math.gauge import frame_scale
 from . import beam_nonlinear_kernels as _kernels
 from ._petsc import to_numpy, to_scipy
-from .beam_operators import KernelBeam, triplets_to_dense
+from .beam_operators import KernelBeam
 from .cache import CachedFE
 from .beam_common import _check_positive, check_n_elem
 from .frame_rate import FrameRate
@@ -327,16 +327,6 @@ class NonlinearFloatingBeam(KernelBeam, AxisPicture, FloatingFrameBody):
         """``g`` with the frame rate ``theta' = omega / (1 + g . q)`` (:mod:`phmech.fem.frame_rate`)."""
         return self._cq / self._d
 
-    def qdot(self, q, e):
-        out = np.empty(self.nq)
-        _kernels.qdot(np.asarray(q, float), np.asarray(e, float), self._own_data(), out)
-        return out
-
-    def qdot_jacobians(self, q, e):
-        R, C, V = self._triplets(_kernels.qdot_jacobian, q, e, 0)
-        T = triplets_to_dense(R, C, V, R.size, (self.nq, self.nq + self.ne))
-        return T[:, :self.nq], T[:, self.nq:]
-
     def retract(self, q, v):
         """Move the frame (``v = (v_P, omega)`` over unit time) with the deformed shape unchanged."""
         out = np.array(q, float)
@@ -394,17 +384,6 @@ class NonlinearFloatingBeam(KernelBeam, AxisPicture, FloatingFrameBody):
         return self.position(q) + self.rotation(q) @ (port.position + np.array([tx @ q, ty @ q]))
 
     # -- state-dependent structure -------------------------------------------
-    def effort_force(self, t, q, e):
-        f = np.zeros(self.ne)
-        _kernels.efforts(np.asarray(q, float), np.asarray(e, float), self._own_data(), f)
-        return f
-
-    def effort_terms(self, t, q, e):
-        """``(f, df/dq, df/de)``: the strain-rate coupling ``[[0, -B^T], [B, 0]](q)`` and the
-        rotating-frame term ``-theta' K e`` (see the module docstring); exact derivatives."""
-        R, C, V = self._triplets(_kernels.effort_jacobian, q, e, 1)
-        return self.effort_force(t, q, e), *_split_effort_triplets(R, C, V, self.nq, self.ne)
-
     # -- state helpers ---------------------------------------------------------
     def stresses_of(self, q):
         """Axial force and bending moment in equilibrium with the displacement in ``q``
@@ -453,9 +432,3 @@ class NonlinearFloatingBeam(KernelBeam, AxisPicture, FloatingFrameBody):
         rP = self.rotation(q).T @ q[:2]
         return rel + rP[0] * P[1] - rP[1] * P[0]
 
-
-def _split_effort_triplets(R, C, V, nq, ne):
-    """``(df/dq, df/de)`` (sparse COO) of effort-Jacobian triplets in ``y = (q, e)`` of one body."""
-    r, isq = R - nq, C < nq
-    return (sp.coo_matrix((V[isq], (r[isq], C[isq])), shape=(ne, nq)),
-            sp.coo_matrix((V[~isq], (r[~isq], C[~isq] - nq)), shape=(ne, ne)))

@@ -27,7 +27,7 @@ from ..kernels.jit import jit as _jit
 from ..kernels.families import register_family
 from ..bodies.frames import planar_frames_jacobian, planar_frames_qdot
 from ..math.gauge import frame_scale
-from .beam_operators import (beams_jacobian_add, beams_residual_add, counted, emit, emit_column, emit_entries,
+from .beam_operators import (beams_jacobian_add, beams_residual_add, count_triplets, emit, emit_column, emit_entries,
                              emit_row, emit_sandwich, has_beams, op, rows, rows_mv, rows_mv_to, rows_tmv, rows_tmv_add,
                              stack_all)
 
@@ -54,16 +54,7 @@ def pack(items, dae=None):
             np.array([b.strain == "green" for b, _, _ in items], np.bool_),
             np.concatenate([b.fe.xi for b, _, _ in items]) if items else np.zeros(0),
             np.concatenate([b.fe.wq for b, _, _ in items]) if items else np.zeros(0), ops)
-    if items:
-        nq = max(sq.stop for _, sq, _ in items)
-        ne = max(se.stop for _, _, se in items)
-        q = np.zeros(nq)
-        for b, sq, _ in items:
-            q[sq] = b.q0
-        e = np.zeros(ne)
-        data[1][0] = counted(qdot_jacobian, data, q, e, nq)
-        data[1][1] = counted(effort_jacobian, data, q, e, nq)
-    return data
+    return count_triplets(data, items, qdot_jacobian, effort_jacobian)
 
 
 @_jit

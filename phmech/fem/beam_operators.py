@@ -117,6 +117,21 @@ def counted(count, data, q, e, nq):
     return int(count(q, e, nq, data, z, z, np.zeros(0), 0))
 
 
+def count_triplets(data, items, qdot_jacobian, effort_jacobian):
+    """Fill ``data[1]`` (the ``nnz`` of a family's packed data) with the numbers of triplets of its
+    kinematic and effort Jacobian kernels for the beams ``items`` (counted at their initial
+    configurations: the numbers do not depend on the state); returns ``data``."""
+    if items:
+        nq = max(sq.stop for _, sq, _ in items)
+        q = np.zeros(nq)
+        for b, sq, _ in items:
+            q[sq] = b.q0
+        e = np.zeros(max(se.stop for _, _, se in items))
+        data[1][0] = counted(qdot_jacobian, data, q, e, nq)
+        data[1][1] = counted(effort_jacobian, data, q, e, nq)
+    return data
+
+
 @_jit_inline
 def rows(op, b):
     """The number of rows of beam ``b`` in a packed operator."""
@@ -248,6 +263,13 @@ def triplets_to_dense(R, C, V, k, shape):
     return out
 
 
+def split_effort_triplets(R, C, V, nq, ne):
+    """``(df/dq, df/de)`` (sparse COO) of effort-Jacobian triplets in ``y = (q, e)`` of one body."""
+    r, isq = R - nq, C < nq
+    return (sp.coo_matrix((V[isq], (r[isq], C[isq])), shape=(ne, nq)),
+            sp.coo_matrix((V[~isq], (r[~isq], C[~isq] - nq)), shape=(ne, ne)))
+
+
 class KernelBeam:
     """The kernel data of a consistent beam: the class names its family's kernel module
     (``_kernels``, with ``pack``, which also packs the family's beams for the compiled
@@ -260,6 +282,30 @@ class KernelBeam:
         if getattr(self, "_kernel_data", None) is None:
             self._kernel_data = self._kernels.pack([(self, slice(0, self.nq), slice(0, self.ne))])
         return self._kernel_data
+
+    def qdot(self, q, e):
+        """The kinematic equation ``q' = T(q) e`` by the family's kernel."""
+        out = np.empty(self.nq)
+        self._kernels.qdot(np.asarray(q, float), np.asarray(e, float), self._own_data(), out)
+        return out
+
+    def qdot_jacobians(self, q, e):
+        """Exact dense ``(d qdot/dq, d qdot/de)`` from the family's kinematic Jacobian kernel."""
+        R, C, V = self._triplets(self._kernels.qdot_jacobian, q, e, 0)
+        T = triplets_to_dense(R, C, V, R.size, (self.nq, self.nq + self.ne))
+        return T[:, :self.nq], T[:, self.nq:]
+
+    def effort_force(self, t, q, e):
+        """The effort terms ``f(q, e)`` by the family's kernel."""
+        f = np.zeros(self.ne)
+        self._kernels.efforts(np.asarray(q, float), np.asarray(e, float), self._own_data(), f)
+        return f
+
+    def effort_terms(self, t, q, e):
+        """``(f, df/dq, df/de)``: the state-dependent structure of the beam (its module's docstring),
+        exact derivatives from the family's effort Jacobian kernel."""
+        R, C, V = self._triplets(self._kernels.effort_jacobian, q, e, 1)
+        return self.effort_force(t, q, e), *split_effort_triplets(R, C, V, self.nq, self.ne)
 
     def _triplets(self, kernel, q, e, which):
         """The triplets of one of the family's Jacobian kernels on this beam alone (``which``: the
