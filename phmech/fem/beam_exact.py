@@ -168,6 +168,9 @@ class GeometricallyExactBeam(KernelBeam, Body):
     degree : int
         Polynomial degree ``p`` of the elements (1 to 4; default 2).
     position, angle : the root ``X = 0`` and the direction of the straight initial axis.
+    dim : 2 (this beam) or 3: the spatial beam
+        (:class:`~phmech.fem.beam_exact3d.GeometricallyExactBeam3D`, whose parameters
+        ``Iz``, ``Jt`` and ``orientation`` take the place of ``angle``).
 
     Attributes
     ----------
@@ -186,8 +189,16 @@ class GeometricallyExactBeam(KernelBeam, Body):
     #: the kernel family evaluating the beams' kinematics and effort terms
     kernel_slot = "planar_exact_beams"
 
+    def __new__(cls, *args, dim=2, **options):
+        if dim == 3:                # the spatial beam (its own class)
+            from .beam_exact3d import GeometricallyExactBeam3D
+            return GeometricallyExactBeam3D(*args, **options)
+        if dim != 2:
+            raise ValueError(f"GeometricallyExactBeam: dim must be 2 or 3, got {dim!r}")
+        return super().__new__(cls)
+
     def __init__(self, name, L, n_elem, rho, A, E, I, G=None, shear_factor=5.0 / 6.0, degree=2,
-                 position=(0.0, 0.0), angle=0.0):
+                 position=(0.0, 0.0), angle=0.0, dim=2):
         Body.__init__(self, name)
         n_elem = check_n_elem(name, n_elem)
         G = E / 2.6 if G is None else G

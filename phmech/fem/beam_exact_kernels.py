@@ -39,13 +39,12 @@ from .beam_operators import beams_jacobian_add, beams_residual_add, count_triple
 ExactBeamsData = namedtuple("ExactBeamsData", "nb nnz qoff eoff nn ng nl goff conn Nt Dt W")
 
 
-def pack(items, dae=None):
-    """The kernels' data of the beams ``[(beam, q slice, e slice), ...]`` (any number, also none).
-
-    ``nnz`` holds the number of triplets of the kinematic and the effort Jacobian (filled by
-    counting); the quadrature tables ``conn`` (local node numbers), ``Nt``, ``Dt`` (values and
-    derivatives of the shape functions) and ``W`` (weights) of the beams are stacked, beam
-    ``b``'s rows from ``goff[b]``."""
+def pack_tables(items):
+    """The fields ``nb`` to ``W`` of the data of the exact beams ``[(beam, q slice, e slice), ...]``
+    (planar or spatial; any number, also none): ``nnz`` (to be filled by counting), the offsets of
+    their ``q`` and ``e``, their numbers of nodes, quadrature points and element nodes, and their
+    stacked quadrature tables ``conn`` (local node numbers), ``Nt``, ``Dt`` (values and derivatives
+    of the shape functions) and ``W`` (weights), beam ``b``'s rows from ``goff[b]``."""
     i64 = lambda xs: np.asarray(xs, np.int64)
     width = max([b.fe.conn.shape[1] for b, _, _ in items], default=1)
 
@@ -58,13 +57,18 @@ def pack(items, dae=None):
             r += len(x)
         return out
 
-    data = ExactBeamsData(len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
-                          i64([se.start for _, _, se in items]), i64([b.n_nodes for b, _, _ in items]),
-                          i64([len(b.fe.W) for b, _, _ in items]), i64([b.fe.conn.shape[1] for b, _, _ in items]),
-                          i64(np.cumsum([0] + [len(b.fe.W) for b, _, _ in items])), stacked("conn", np.int64),
-                          stacked("Nt", float), stacked("Dt", float),
-                          np.concatenate([b.fe.W for b, _, _ in items]) if items else np.zeros(0))
-    return count_triplets(data, items, qdot_jacobian, effort_jacobian)
+    return (len(items), np.zeros(2, np.int64), i64([sq.start for _, sq, _ in items]),
+            i64([se.start for _, _, se in items]), i64([b.n_nodes for b, _, _ in items]),
+            i64([len(b.fe.W) for b, _, _ in items]), i64([b.fe.conn.shape[1] for b, _, _ in items]),
+            i64(np.cumsum([0] + [len(b.fe.W) for b, _, _ in items])), stacked("conn", np.int64),
+            stacked("Nt", float), stacked("Dt", float),
+            np.concatenate([b.fe.W for b, _, _ in items]) if items else np.zeros(0))
+
+
+def pack(items, dae=None):
+    """The kernels' data of the beams ``[(beam, q slice, e slice), ...]`` (any number, also none):
+    :func:`pack_tables`, ``nnz`` the numbers of triplets of the kinematic and the effort Jacobian."""
+    return count_triplets(ExactBeamsData(*pack_tables(items)), items, qdot_jacobian, effort_jacobian)
 
 
 @_jit

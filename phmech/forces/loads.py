@@ -137,6 +137,9 @@ class PortForce(Load):
         if frame not in ("inertial", "body"):
             raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
         self.port, self.body = port, port.body
+        check = getattr(port.body, "check_force", None)      # a body whose ports have no common frame
+        if check is not None:
+            check(self.name, frame)
         self.inertial = frame == "inertial" and port.body.rotation_kind is not None
         self.fun = _as_load_function(force, port.dim, "force", self.name)
         self.cols, self.A = port.cols, port.Yc
@@ -156,6 +159,9 @@ class PortMoment(Load):
         if frame not in ("inertial", "body"):
             raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
         self.port, self.body = port, port.body
+        check = getattr(port.body, "check_moment", None)     # rotation rows in the port's own axes
+        if check is not None:
+            check(self.name, frame)
         n = port.W.shape[0]
         self.inertial = frame == "inertial" and n == 3
         self.fun = _as_load_function(moment, n, "moment", self.name)

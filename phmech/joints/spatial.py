@@ -181,6 +181,10 @@ class SpatialJoint(Joint):
                                  "use the planar joints of phmech.joints.planar")
         if b is not None and a.body is b.body:
             raise ValueError(f"joint '{name}': both ports belong to body '{a.body.name}'")
+        for p in (a, b):            # bodies whose ports' rows turn with the port (the exact beams)
+            check = getattr(getattr(p, "body", None), "check_joint", None)
+            if check is not None:
+                check(name, kind, b is None)
         if self.rotation is not None or self.driven or self.translation == "normal":
             require_rotation(a, name)
             require_rotation(b, name)

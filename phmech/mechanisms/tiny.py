@@ -134,6 +134,19 @@ def exact_beam_pendulum():
     return s
 
 
+def exact_spatial_pendulum():
+    """A spatial geometrically exact beam on a spherical joint to the ground under gravity (the
+    spatial exact beams' family)."""
+    from .. import System
+    from ..fem.beam_exact3d import GeometricallyExactBeam3D
+
+    beam = GeometricallyExactBeam3D("beam", 1.0, 2, 1.0, 1e-2, 1e4, 1e-6, Iz=2e-6)
+    s = System([beam])
+    s.sphere(beam.port("A"), name="pivot")
+    s.add_gravity((0.0, 0.0, -9.81))
+    return s
+
+
 def small_network():
     """Masses on springs and a dashpot under gravity, as a body of a System (network family)."""
     from .. import System
@@ -179,6 +192,7 @@ TINY = {
     "hinged spatial beam": Tiny(_hinged_beam, 4e-3, 1e-3, firedrake=True),
     "blade on its frame rate": Tiny(blade_on_its_frame_rate, 1e-3, 1e-4, firedrake=True),
     "exact beam pendulum": Tiny(exact_beam_pendulum, 2e-3, 1e-4, firedrake=True),
+    "exact spatial pendulum": Tiny(exact_spatial_pendulum, 2e-3, 1e-4, firedrake=True),
 }
 
 

@@ -23,7 +23,7 @@ def test_the_declarations_are_found_in_the_package():
     names = [f.name for f in KF.families()]
     assert names == sorted(names)
     assert set(names) >= {"forces", "frame_rates", "inertial_frames", "networks", "planar_consistent_beams",
-                          "planar_exact_beams", "spatial_consistent_beams", "spatial_joints"}
+                          "planar_exact_beams", "spatial_consistent_beams", "spatial_exact_beams", "spatial_joints"}
     mods = KF.declaring_modules()
     assert "phmech.joints.spatial" in mods and "phmech.fem.beam3d_nonlinear_kernels" in mods
     assert all(m in sys.modules for m in mods)
