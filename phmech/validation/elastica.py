@@ -7,7 +7,13 @@ stiffness ``EA = 1e4``, shear stiffness ``k G A = 3.2e3``), clamped at
 * a dead vertical force ``P = alpha EI / L^2`` for ``alpha = 1, 2, 5, 10``
   (the benchmark of Bisshopp & Drucker 1945 and Mattiasson 1981), and
 * an end moment ``2 pi EI / L``, which rolls it into a full circle (the tip
-  returns to the root, exactly, for any axial and shear stiffness).
+  returns to the root, exactly, for any axial and shear stiffness);
+* in space (:class:`~phmech.fem.beam_exact3d.GeometricallyExactBeam3D`, a
+  circular section with ``G = E / 2`` so that ``G J_t = EI``), a follower end
+  moment ``EI kappa`` fixed in the tip section's axes, ``kappa L = 1.4 pi
+  (0.6, 0, 0.8)``: bending and torsion coupled, the beam rolls into the helix of
+  constant material curvature ``kappa``, whose tip position and rotation are the
+  exponential of a 4 x 4 matrix (exact).
 
 The beam is :class:`~phmech.fem.beam_exact.GeometricallyExactBeam`; the static
 solutions come from :func:`~phmech.solvers.static.equilibrium` with load
@@ -19,7 +25,7 @@ observed order is the log2 of the ratios of successive errors of the tip
 (position and angle, the largest component).
 
 Outputs (in ``--outdir``): ``elastica.csv`` (every load and mesh),
-``roll_up.csv``, the figures ``elastica_shapes`` and ``elastica_convergence``
+``roll_up.csv``, ``helix.csv``, the figures ``elastica_shapes`` and ``elastica_convergence``
 and ``summary.json``.
 
     python -m phmech.validation.elastica --outdir out/elastica
@@ -29,6 +35,7 @@ import os
 import sys
 
 import numpy as np
+import scipy.linalg as sla
 
 from . import _common
 from ._elastica import cantilever
@@ -38,6 +45,39 @@ DATA = dict(L=1.0, rho=1.0, A=1.0, E=1e4, I=1e-4)
 LOADS = (1.0, 2.0, 5.0, 10.0)
 #: Mattiasson (1981), Table 1: tip deflection w / L of the inextensible elastica at alpha = 1, 2, 5, 10
 MATTIASSON_W = {1.0: 0.30172, 2.0: 0.49346, 5.0: 0.71379, 10.0: 0.81061}
+#: the helix's material curvature times L
+HELIX = 1.4 * math.pi * np.array([0.6, 0.0, 0.8])
+
+
+def helix_tip(kappa, L=1.0):
+    """Tip position and rotation of the helix ``R' = R [kappa]_x``, ``r' = R e_1`` from the origin
+    with ``R = I``: the exponential of the 4 x 4 matrix ``[[kappa_x, e_1], [0, 0]] L``."""
+    A = np.zeros((4, 4))
+    A[:3, :3] = [[0.0, -kappa[2], kappa[1]], [kappa[2], 0.0, -kappa[0]], [-kappa[1], kappa[0], 0.0]]
+    A[0, 3] = 1.0
+    X = sla.expm(A * L)
+    return X[:3, 3], X[:3, :3]
+
+
+def helix(n_elem, degree=2, load_steps=8):
+    """The spatial cantilever under the follower end moment ``EI kappa``; returns ``(tip position,
+    tip rotation, error against the helix)``."""
+    from .. import System
+    from ..fem.beam_exact3d import GeometricallyExactBeam3D
+    from ..solvers.static import equilibrium
+
+    p = DATA
+    beam = GeometricallyExactBeam3D("beam", p["L"], n_elem, p["rho"], p["A"], p["E"], p["I"], G=p["E"] / 2,
+                                    degree=degree)
+    s = System([beam])
+    s.clamp(beam.port("A"), name="clamp")
+    s.apply_moment(beam.port("B"), beam.stiffness[4] * HELIX / p["L"], frame="body", name="tip moment")
+    dae = s.assemble()
+    q = equilibrium(dae, load_steps=load_steps)[dae.sq]
+    tip = beam.port("B")
+    r, R = beam.port_position(q, tip), beam.port_rotation(q, tip)
+    r_ex, R_ex = helix_tip(HELIX / p["L"], p["L"])
+    return r, R, float(max(np.abs(r - r_ex).max() / p["L"], np.abs(R - R_ex).max()))
 
 
 def build(n_elem, force=(0.0, 0.0), moment=0.0, degree=2, **overrides):
@@ -122,12 +162,18 @@ def run(loads=LOADS, meshes=(4, 8, 16, 32), degree=2, outdir=None, plot=True):
         _, tip, nodes = solve(n, moment=2.0 * math.pi * EI / p["L"], degree=degree)
         roll.append((n, float(math.hypot(tip[0], tip[1])), float(tip[2]), nodes))
     roll_errs = [r[1] for r in roll]
+    hel = [helix(n, degree) for n in meshes]
+    hel_errs = [h[2] for h in hel]
     summary = {"parameters": {**DATA, "EI": EI, "EA": beam.EA, "GA": beam.GA}, "degree": degree,
                "meshes": list(meshes), "loads": [float(a) for a in loads], "cantilever": table,
                "finest_max_error": max(t["error_finest"] for t in table.values()),
                "min_rate": min(min(t["rates"]) for t in table.values()),
                "roll_up": {"tip_distance": {str(n): e for n, e, _, _ in roll}, "rates": _rates(roll_errs),
-                           "tip_distance_finest": roll_errs[-1]}}
+                           "tip_distance_finest": roll_errs[-1]},
+               "helix": {"kappa_L": HELIX.tolist(), "exact_tip": helix_tip(HELIX / p["L"], p["L"])[0].tolist(),
+                         "tip": {str(n): h[0].tolist() for n, h in zip(meshes, hel)},
+                         "error": {str(n): e for n, e in zip(meshes, hel_errs)}, "rates": _rates(hel_errs),
+                         "error_finest": hel_errs[-1]}}
     out = _common.CaseResult(summary=summary, data={"shapes": shapes, "roll_up": roll, "rows": rows})
     if outdir is not None:
         out.files = write(out, outdir, plot)
@@ -142,7 +188,8 @@ def write(out, outdir, plot=True):
              "clockwise tip rotation; error: largest tip difference (position and angle) against the "
              "shooting solution of Reissner's equations with the same stiffnesses",
              f"parameters: {_common.notes_of(s['parameters'])}, degree {s['degree']}"]
-    files = [os.path.join(outdir, "elastica.csv"), os.path.join(outdir, "roll_up.csv")]
+    files = [os.path.join(outdir, "elastica.csv"), os.path.join(outdir, "roll_up.csv"),
+             os.path.join(outdir, "helix.csv")]
     _common.write_table(files[0], ["alpha", "n_elem", "u_over_L", "w_over_L", "theta_rad", "error", "rate"],
                         [[float(v) if v is not None else "" for v in r] for r in out["rows"]],
                         case="elastica", solver="static equilibrium, load stepping", notes=notes)
@@ -152,6 +199,15 @@ def write(out, outdir, plot=True):
                          zip(roll["tip_distance"].items(), [None] + roll["rates"])],
                         case="elastica", solver="static equilibrium, load stepping",
                         notes=["end moment 2 pi EI / L: the exact tip position is the root"])
+    hel = s["helix"]
+    _common.write_table(files[2], ["n_elem", "tip_x", "tip_y", "tip_z", "error", "rate"],
+                        [[int(n), *hel["tip"][n], e, r if r is not None else ""] for (n, e), r in
+                         zip(hel["error"].items(), [None] + hel["rates"])],
+                        case="elastica", solver="static equilibrium, load stepping",
+                        notes=["spatial beam, follower end moment EI kappa, kappa L = "
+                               f"{np.array2string(np.array(hel['kappa_L']), precision=6)}; exact tip "
+                               f"{np.array2string(np.array(hel['exact_tip']), precision=10)}; error: largest "
+                               "difference of the tip position / L and rotation matrix"])
     if plot:
         plt = _common.figure_style()
         fig, ax = plt.subplots()
@@ -174,6 +230,8 @@ def write(out, outdir, plot=True):
             ax.loglog(h, e, "o-", color=f"C{i}", label=f"alpha = {key}, rate {t['rates'][-1]:.2f}")
         e = np.array(list(roll["tip_distance"].values()))
         ax.loglog(h, e, "s--", color="C5", label=f"roll-up, rate {roll['rates'][-1]:.2f}")
+        e = np.array(list(s["helix"]["error"].values()))
+        ax.loglog(h, e, "^:", color="C6", label=f"spatial helix, rate {s['helix']['rates'][-1]:.2f}")
         ax.set_xlabel("element size h / L")
         ax.set_ylabel("tip error / L")
         _common.legend_below(ax)
@@ -215,6 +273,10 @@ def main(argv=None):
     roll = s["roll_up"]
     print("roll-up by 2 pi EI / L, tip distance to the root:")
     for (n, e), r in zip(roll["tip_distance"].items(), [None] + roll["rates"]):
+        print(f"  {n:>4} elements: {e:.3e}" + (f"  rate {r:.2f}" if r is not None else ""))
+    hel = s["helix"]
+    print("spatial beam rolled into a helix by a follower end moment, error of the tip:")
+    for (n, e), r in zip(hel["error"].items(), [None] + hel["rates"]):
         print(f"  {n:>4} elements: {e:.3e}" + (f"  rate {r:.2f}" if r is not None else ""))
     if args.outdir:
         print(f"  wrote {len(out['files'])} files to {args.outdir}")

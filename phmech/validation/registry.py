@@ -99,7 +99,7 @@ CASES = {c.name: c for c in (
          study_metrics=("uy_mid_max_abs_over_L",), units=_CRANK_UNITS,
          model="crank-slider, flexible coupler", solver="midpoint"),
     Case("elastica", firedrake=True, presets={"quick": ("--meshes", "4", "8", "16")},
-         key_figures=("finest_max_error", "min_rate", "roll_up.tip_distance_finest"),
+         key_figures=("finest_max_error", "min_rate", "roll_up.tip_distance_finest", "helix.error_finest"),
          model="cantilever, geometrically exact beam", solver="static equilibrium"),
     Case("four_bar", firedrake=True, presets={"quick": ("--n-angles", "24", "--n-elem", "3")},
          key_figures=("omega_at_deg_rad_s.90",),
