@@ -78,7 +78,7 @@ from .beam_common import _check_positive, check_n_elem
 from .beam_operators import KernelBeam
 from .cache import CachedFE
 
-__all__ = ["GeometricallyExactBeam", "ExactBeamFE"]
+__all__ = ["GeometricallyExactBeam", "ExactBeamFE", "NodalBeam"]
 
 #: the highest polynomial degree of the elements
 MAX_DEGREE = 4
@@ -145,7 +145,101 @@ class ExactBeamFE(CachedFE):
         return {"X": X[order], "Mv": Mv, "Xg": Xg[og], "W": W[og], "conn": conn[og], "Nt": Nt[og], "Dt": Dt[og]}
 
 
-class GeometricallyExactBeam(KernelBeam, Body):
+class NodalBeam(KernelBeam, Body):
+    """What the geometrically exact beams share: nodes that carry the configuration (the position
+    first, ``QN`` numbers per node) and the velocities (the translation first, ``EN`` per node),
+    stresses at the quadrature points (``EN`` per point, of stiffnesses ``stiffness``) and ports at
+    the end nodes (``_port_node``).  The planar and the spatial beam set these and their kernels."""
+
+    rotation_kind = None
+    kinematics_group = None
+    omega_indices = ()
+    has_effort_terms = True
+    #: numbers of ``q`` and of ``e`` per node (set by the beams)
+    QN = EN = None
+
+    @property
+    def frame_dofs(self):
+        """The nodal velocities: every node moves rigidly (:meth:`retract`); the stresses follow."""
+        return self.velocity_dofs
+
+    @property
+    def flexible_velocity_dofs(self):
+        """None beyond :attr:`frame_dofs` (the deformation is the nodes' configuration)."""
+        return np.zeros(0, int)
+
+    @property
+    def displacement_dofs(self):
+        return np.zeros(0, int)
+
+    def _positions(self, q):
+        return np.asarray(q, float).reshape(self.n_nodes, self.QN)[:, :self.dim]
+
+    def position(self, q):
+        """The root node ``X = 0``."""
+        return np.asarray(q[:self.dim], float)
+
+    def port_position(self, q, port):
+        i = self._port_node[port.name]
+        return np.asarray(q[self.QN * i:self.QN * i + self.dim], float)
+
+    def rigid_motion_map(self, q):
+        """``(ne, len(frame_dofs))``: efforts of the nodal velocities (the stresses at rest)."""
+        B = np.zeros((self.ne, len(self.velocity_dofs)))
+        B[self.velocity_dofs, np.arange(len(self.velocity_dofs))] = 1.0
+        return B
+
+    def strains(self, q):
+        """``(ng, EN)``: the strains at the quadrature points :attr:`fe.Xg <ExactBeamFE.Xg>` (the
+        axial and shear strains, then the curvatures)."""
+        out = np.empty((len(self.fe.W), self.EN))
+        self._kernels.strains(np.asarray(q, float), self._own_data(), 0, out)
+        return out
+
+    def stresses_of(self, q):
+        """The stresses of the constitutive relation at ``q`` (the strains times :attr:`stiffness`)
+        as an effort vector with zero velocities."""
+        e = np.zeros(self.ne)
+        e[self.stress_dofs] = (self.strains(q) * self.stiffness).ravel()
+        return e
+
+    def momentum_rows(self):
+        """``(dim, ne)``: the linear momentum ``int rho A v`` from the efforts (gravity's rows)."""
+        rows = np.zeros((self.dim, self.ne))
+        for c in range(self.dim):
+            rows[c, c:self.EN * self.n_nodes:self.EN] = self._node_mass
+        return rows
+
+    def first_moment(self):
+        """``(s0, rows, "q")``: the first moment of mass ``int rho A r = rows @ q`` (inertial)."""
+        rows = np.zeros((self.dim, self.nq))
+        for c in range(self.dim):
+            rows[c, c::self.QN] = self._node_mass
+        return np.zeros(self.dim), rows, "q"
+
+    def deformed_axis(self, q, u=None, n_points=None):
+        """The nodes ``(nn, dim)`` of ``q``, displaced by the velocities of ``u`` (a mode) if given."""
+        r = self._positions(q).copy()
+        if u is not None:
+            r += np.asarray(u, float)[self.velocity_dofs].reshape(self.n_nodes, self.EN)[:, :self.dim]
+        return r
+
+    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
+        """A function ``k -> Part``: the poly-line through the nodes at ``rows[k]`` (the
+        displacement from the straight initial axis magnified by ``scale``)."""
+        ref = self._positions(self.q0)
+
+        def part(k):
+            r = self._positions(Q[rows[k]])
+            v = np.asarray(E[rows[k]], float)[self.velocity_dofs].reshape(self.n_nodes, self.EN)[:, :self.dim]
+            return Part.chain(self.name, ref + scale * (r - ref), {"velocity": pad3(v), "displacement": pad3(r - ref)})
+        return part
+
+    def mode_picture(self, q, u, n_points=21):
+        return pad3(self.deformed_axis(q, u))
+
+
+class GeometricallyExactBeam(NodalBeam):
     """A planar geometrically exact (Simo-Reissner) beam: large displacements and rotations,
     exact strains, shear-deformable (see the module docstring).
 
@@ -180,10 +274,7 @@ class GeometricallyExactBeam(KernelBeam, Body):
     """
 
     dim = 2
-    rotation_kind = None
-    kinematics_group = None
-    omega_indices = ()
-    has_effort_terms = True
+    QN, EN = 4, 3
     #: the family's kernels (:mod:`phmech.fem.beam_exact_kernels`)
     _kernels = _kernels
     #: the kernel family evaluating the beams' kinematics and effort terms
@@ -212,6 +303,8 @@ class GeometricallyExactBeam(KernelBeam, Body):
         self.rho, self.A, self.E_mod, self.I, self.G_mod, self.shear_factor = rho, A, E, I, G, shear_factor
         self.rhoA, self.rhoI = rho * A, rho * I
         self.EA, self.GA, self.EI = E * A, shear_factor * G * A, E * I
+        #: the stiffnesses of ``(Gamma_1, Gamma_2, kappa)``
+        self.stiffness = np.array([self.EA, self.GA, self.EI])
         fe = self.fe = ExactBeamFE(self.L, n_elem, self.degree)
         nn, ng = len(fe.X), len(fe.W)
         self.n_nodes = nn
@@ -239,32 +332,10 @@ class GeometricallyExactBeam(KernelBeam, Body):
             self._port_node[pname] = i
 
     # -- configuration -------------------------------------------------------
-    @property
-    def frame_dofs(self):
-        """The nodal velocities: every node moves rigidly (:meth:`retract`); the stresses follow."""
-        return self.velocity_dofs
-
-    @property
-    def flexible_velocity_dofs(self):
-        """None beyond :attr:`frame_dofs` (the deformation is the nodes' configuration)."""
-        return np.zeros(0, int)
-
-    @property
-    def displacement_dofs(self):
-        return np.zeros(0, int)
-
     def nodes(self, q):
         """``(positions (nn, 2), directors (nn, 2))`` of the configuration ``q``."""
         Q = np.asarray(q, float).reshape(self.n_nodes, 4)
         return Q[:, :2], Q[:, 2:]
-
-    def position(self, q):
-        """The root node ``X = 0``."""
-        return np.asarray(q[:2], float)
-
-    def port_position(self, q, port):
-        i = self._port_node[port.name]
-        return np.asarray(q[4 * i:4 * i + 2], float)
 
     def port_angle(self, q, port):
         """The angle of the port node's director (in ``(-pi, pi]``)."""
@@ -287,38 +358,7 @@ class GeometricallyExactBeam(KernelBeam, Body):
         r = self.nodes(q)[0] - np.asarray(point, float)[:2]
         return (a * np.column_stack([-r[:, 1], r[:, 0], np.ones(self.n_nodes)])).ravel()
 
-    def rigid_motion_map(self, q):
-        """``(ne, 3 nn)``: efforts of the nodal velocities (the stresses at rest)."""
-        B = np.zeros((self.ne, 3 * self.n_nodes))
-        B[self.velocity_dofs, np.arange(3 * self.n_nodes)] = 1.0
-        return B
-
-    # -- strains, stresses and momenta -------------------------------------------
-    def strains(self, q):
-        """``(ng, 3)``: ``(Gamma_1, Gamma_2, kappa)`` at the quadrature points :attr:`fe.Xg <ExactBeamFE.Xg>`."""
-        out = np.empty((len(self.fe.W), 3))
-        _kernels.strains(np.asarray(q, float), self._own_data(), 0, out)
-        return out
-
-    def stresses_of(self, q):
-        """The stresses of the constitutive relation at ``q`` (``N = EA Gamma_1``, ``Q = k G A Gamma_2``,
-        ``M = EI kappa``) as an effort vector with zero velocities."""
-        e = np.zeros(self.ne)
-        e[self.stress_dofs] = (self.strains(q) * np.array([self.EA, self.GA, self.EI])).ravel()
-        return e
-
-    def momentum_rows(self):
-        """``(2, ne)``: the linear momentum ``int rho A v`` from the efforts (gravity's rows)."""
-        rows = np.zeros((2, self.ne))
-        rows[0, 0:3 * self.n_nodes:3] = rows[1, 1:3 * self.n_nodes:3] = self._node_mass
-        return rows
-
-    def first_moment(self):
-        """``(s0, rows, "q")``: the first moment of mass ``int rho A r = rows @ q`` (inertial)."""
-        rows = np.zeros((2, self.nq))
-        rows[0, 0::4] = rows[1, 1::4] = self._node_mass
-        return np.zeros(2), rows, "q"
-
+    # -- momenta -------------------------------------------------------------------
     def angular_momentum(self, q, e):
         """``int rho A r x v + rho I omega`` about the inertial origin (z component)."""
         r = self.nodes(q)[0]
@@ -326,25 +366,3 @@ class GeometricallyExactBeam(KernelBeam, Body):
         Mv = self.fe.Mv
         return float(self.rhoA * (r[:, 0] @ (Mv @ E[:, 1]) - r[:, 1] @ (Mv @ E[:, 0]))
                      + self.rhoI * np.sum(Mv @ E[:, 2]))
-
-    # -- pictures -----------------------------------------------------------------
-    def deformed_axis(self, q, u=None, n_points=None):
-        """The nodes ``(nn, 2)`` of ``q``, displaced by the velocities of ``u`` (a mode) if given."""
-        r = self.nodes(q)[0].copy()
-        if u is not None:
-            r += np.asarray(u, float)[self.velocity_dofs].reshape(self.n_nodes, 3)[:, :2]
-        return r
-
-    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
-        """A function ``k -> Part``: the poly-line through the nodes at ``rows[k]`` (the
-        displacement from the straight initial axis magnified by ``scale``)."""
-        ref = self.nodes(self.q0)[0]
-
-        def part(k):
-            r = self.nodes(Q[rows[k]])[0]
-            v = np.asarray(E[rows[k]], float)[self.velocity_dofs].reshape(self.n_nodes, 3)[:, :2]
-            return Part.chain(self.name, ref + scale * (r - ref), {"velocity": pad3(v), "displacement": pad3(r - ref)})
-        return part
-
-    def mode_picture(self, q, u, n_points=21):
-        return pad3(self.deformed_axis(q, u))

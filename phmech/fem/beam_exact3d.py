@@ -49,12 +49,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bodies.base import Body, _finite_array
-from ..bodies.picture import Part, pad3
 from ..math.rotations import UnitQuaternion
 from . import beam_exact3d_kernels as _kernels
 from .beam_common import _check_positive, check_n_elem
-from .beam_exact import MAX_DEGREE, ExactBeamFE
-from .beam_operators import KernelBeam
+from .beam_exact import MAX_DEGREE, ExactBeamFE, NodalBeam
 
 __all__ = ["GeometricallyExactBeam3D"]
 
@@ -68,7 +66,7 @@ def _rotate(R, phi):
     return R @ (np.eye(3) + np.sin(t) / t * K + (1.0 - np.cos(t)) / t ** 2 * (K @ K))
 
 
-class GeometricallyExactBeam3D(KernelBeam, Body):
+class GeometricallyExactBeam3D(NodalBeam):
     """A spatial geometrically exact (Simo-Reissner) beam: large displacements and rotations,
     exact strains, bending in both planes, torsion and shear (see the module docstring).
 
@@ -92,10 +90,7 @@ class GeometricallyExactBeam3D(KernelBeam, Body):
     """
 
     dim = 3
-    rotation_kind = None
-    kinematics_group = None
-    omega_indices = ()
-    has_effort_terms = True
+    QN, EN = 12, 6
     #: the family's kernels (:mod:`phmech.fem.beam_exact3d_kernels`)
     _kernels = _kernels
     #: the kernel family evaluating the beams' kinematics and effort terms
@@ -177,30 +172,10 @@ class GeometricallyExactBeam3D(KernelBeam, Body):
                              "is given in the section's axes: use frame='body' (a follower moment)")
 
     # -- configuration -------------------------------------------------------
-    @property
-    def frame_dofs(self):
-        """The nodal velocities: every node moves rigidly (:meth:`retract`); the stresses follow."""
-        return self.velocity_dofs
-
-    @property
-    def flexible_velocity_dofs(self):
-        return np.zeros(0, int)
-
-    @property
-    def displacement_dofs(self):
-        return np.zeros(0, int)
-
     def nodes(self, q):
         """``(positions (nn, 3), rotations (nn, 3, 3))`` of the configuration ``q``."""
         Q = np.asarray(q, float).reshape(self.n_nodes, 12)
         return Q[:, :3], np.transpose(Q[:, 3:].reshape(-1, 3, 3), (0, 2, 1))
-
-    def position(self, q):
-        return np.asarray(q[:3], float)
-
-    def port_position(self, q, port):
-        i = self._port_node[port.name]
-        return np.asarray(q[12 * i:12 * i + 3], float)
 
     def port_rotation(self, q, port):
         """The rotation ``R`` of the port node's section."""
@@ -224,38 +199,7 @@ class GeometricallyExactBeam3D(KernelBeam, Body):
         v = np.cross(a, r - np.asarray(point, float))
         return np.column_stack([v, np.einsum("aji,j->ai", R, a)]).ravel()
 
-    def rigid_motion_map(self, q):
-        B = np.zeros((self.ne, 6 * self.n_nodes))
-        B[self.velocity_dofs, np.arange(6 * self.n_nodes)] = 1.0
-        return B
-
-    # -- strains, stresses and momenta -------------------------------------------
-    def strains(self, q):
-        """``(ng, 6)``: ``(Gamma_1, Gamma_2, Gamma_3, kappa_1, kappa_2, kappa_3)`` at the quadrature points."""
-        out = np.empty((len(self.fe.W), 6))
-        _kernels.strains(np.asarray(q, float), self._own_data(), 0, out)
-        return out
-
-    def stresses_of(self, q):
-        """The stresses of the constitutive relation at ``q`` as an effort vector with zero velocities."""
-        e = np.zeros(self.ne)
-        e[self.stress_dofs] = (self.strains(q) * self.stiffness).ravel()
-        return e
-
-    def momentum_rows(self):
-        """``(3, ne)``: the linear momentum ``int rho A v`` from the efforts (gravity's rows)."""
-        rows = np.zeros((3, self.ne))
-        for c in range(3):
-            rows[c, c:6 * self.n_nodes:6] = self._node_mass
-        return rows
-
-    def first_moment(self):
-        """``(s0, rows, "q")``: the first moment of mass ``int rho A r = rows @ q`` (inertial)."""
-        rows = np.zeros((3, self.nq))
-        for c in range(3):
-            rows[c, c::12] = self._node_mass
-        return np.zeros(3), rows, "q"
-
+    # -- momenta -------------------------------------------------------------------
     def angular_momentum(self, q, e):
         """``int rho A r x v + sum_a R_a pi_a`` about the inertial origin (``pi_a``: the nodes'
         angular momenta in their axes), the quadratic invariant of a free beam."""
@@ -265,24 +209,3 @@ class GeometricallyExactBeam3D(KernelBeam, Body):
         lin = self.rhoA * np.cross(r, Mv @ E[:, :3]).sum(axis=0)
         pi = (Mv @ E[:, 3:]) * self.section_inertia
         return lin + np.einsum("aij,aj->i", R, pi)
-
-    # -- pictures -----------------------------------------------------------------
-    def deformed_axis(self, q, u=None, n_points=None):
-        """The nodes ``(nn, 3)`` of ``q``, displaced by the velocities of ``u`` (a mode) if given."""
-        r = self.nodes(q)[0].copy()
-        if u is not None:
-            r += np.asarray(u, float)[self.velocity_dofs].reshape(self.n_nodes, 6)[:, :3]
-        return r
-
-    def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
-        """A function ``k -> Part``: the poly-line through the nodes at ``rows[k]``."""
-        ref = self.nodes(self.q0)[0]
-
-        def part(k):
-            r = self.nodes(Q[rows[k]])[0]
-            v = np.asarray(E[rows[k]], float)[self.velocity_dofs].reshape(self.n_nodes, 6)[:, :3]
-            return Part.chain(self.name, ref + scale * (r - ref), {"velocity": pad3(v), "displacement": pad3(r - ref)})
-        return part
-
-    def mode_picture(self, q, u, n_points=21):
-        return pad3(self.deformed_axis(q, u))

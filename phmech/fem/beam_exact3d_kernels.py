@@ -193,15 +193,23 @@ def _gather(q, e, iq, ie, s0, conn, row, nl, x, u, sig):
 
 
 @_jit
+def _node_momentum(e, data, b, a, pi):
+    """``pi`` (3): the angular momentum ``sum_c M_ac J omega_c`` of node ``a`` of beam ``b`` in its axes."""
+    ie, J, mp, mi, mv, noff = data[3][b], data[12], data[13], data[14], data[15], data[16]
+    pi[:] = 0.0
+    for k in range(mp[noff[b] + a], mp[noff[b] + a + 1]):
+        m = ie + 6 * mi[k] + 3
+        for c in range(3):
+            pi[c] += mv[k] * J[b, c] * e[m + c]
+
+
+@_jit
 def _gyro(e, data, b, fe):
     """``fe +=`` the nodes' gyroscopic terms ``-omega_a x pi_a`` of beam ``b``."""
-    ie, nn, J, mp, mi, mv, noff = data[3][b], data[4][b], data[12], data[13], data[14], data[15], data[16]
+    ie, nn = data[3][b], data[4][b]
+    pi = np.empty(3)
     for a in range(nn):
-        pi = np.zeros(3)
-        for k in range(mp[noff[b] + a], mp[noff[b] + a + 1]):
-            m = ie + 6 * mi[k] + 3
-            for c in range(3):
-                pi[c] += mv[k] * J[b, c] * e[m + c]
+        _node_momentum(e, data, b, a, pi)
         m = ie + 6 * a + 3
         w1, w2, w3 = e[m], e[m + 1], e[m + 2]
         fe[m] -= w2 * pi[2] - w3 * pi[1]
@@ -244,7 +252,7 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
     x, u, sig = np.empty(12 * width), np.empty(6 * width), np.empty(6)
     fs, fu = np.empty(6), np.empty(6 * width)
     fs2, fu2 = np.empty(6), np.empty(6 * width)
-    zu, zs = np.zeros(6 * width), np.zeros(6)
+    zu, zs, pi = np.zeros(6 * width), np.zeros(6), np.empty(3)
     for b in range(nb):
         iq, ie, nl = qoff[b], eoff[b], nl_[b]
         for g in range(ng[b]):
@@ -285,11 +293,7 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
         for a in range(nn[b]):                  # gyroscopic: d(-omega_a x pi_a)
             ra = nq + ie + 6 * a + 3
             w1, w2, w3 = e[ra - nq], e[ra - nq + 1], e[ra - nq + 2]
-            pi = np.zeros(3)
-            for kk in range(mp[noff[b] + a], mp[noff[b] + a + 1]):
-                m = ie + 6 * mi[kk] + 3
-                for c in range(3):
-                    pi[c] += mv[kk] * J[b, c] * e[m + c]
+            _node_momentum(e, data, b, a, pi)
             # d/d omega_a of -omega_a x pi: +[pi]x
             k = emit(R, C, V, k, ra, ra + 1, -pi[2])
             k = emit(R, C, V, k, ra, ra + 2, pi[1])
