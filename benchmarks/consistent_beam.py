@@ -54,7 +54,7 @@ def phmech_run(n_elem, t_end, dt, tip_couple=False):
     ``tip_couple``: the torque replaced by the body-frame tip force ``(0, M(t) / L, 0)`` (the same
     moment about the hinge, a load of the compiled form) instead of the moment on the frame."""
     import warnings
-    from phmech.solvers import solve
+    from _timing import timed_midpoint
     from phmech.validation import hinged_beam as hb
     if tip_couple:
         from phmech import System
@@ -71,16 +71,12 @@ def phmech_run(n_elem, t_end, dt, tip_couple=False):
         warnings.simplefilter("ignore")
         c = dae.compiled_residual()
         path = f"{c.path}" + (f" (Python for: {', '.join(c.leftovers)})" if c.leftovers else "")
-        y0 = dae.initial_state()
-        solve(dae, (0.0, 2 * dt), y0, method="midpoint", dt=dt)          # kernels loaded, caches warm
-        cpu, wall = time.process_time(), time.perf_counter()
-        res = solve(dae, (0.0, t_end), y0, method="midpoint", dt=dt)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        res, cpu, wall = timed_midpoint(dae, dae.initial_state(), t_end, dt)
     n = res.stats["nsteps"]
     q = res.q(beam)[-1]
     ux, uy, uz = beam.displacement_rows([beam.L])
     tip = q[:3] + beam.rotation(q) @ np.array([beam.L + ux[0] @ q, uy[0] @ q, uz[0] @ q])
-    return cpu / n, wall / n, res.stats["nfev"] / n, path, tip
+    return cpu, wall, res.stats["nfev"] / n, path, tip
 
 
 def exudyn_run(n_elem, t_end, dt, ramp=True):

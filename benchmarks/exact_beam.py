@@ -59,7 +59,7 @@ def phmech_run(n_elem, degree, t_end, dt):
     """``(cpu per step, wall per step, tip at t_end, path)`` of phmech's pendulum."""
     from phmech import System
     from phmech.fem import GeometricallyExactBeam
-    from phmech.solvers import solve
+    from _timing import timed_midpoint
     p = DATA
     A, I = section()[:2]
     beam = GeometricallyExactBeam("strip", p["L"], n_elem, p["rho"], A, p["E"], I, degree=degree)
@@ -67,14 +67,9 @@ def phmech_run(n_elem, degree, t_end, dt):
     s.pin(beam.port("A"), name="pin")
     s.add_gravity((0.0, -p["g"]))
     dae = s.assemble()
-    y0 = dae.initial_state()
-    solve(dae, (0.0, 2 * dt), y0, method="midpoint", dt=dt)          # kernels loaded, caches warm
-    cpu, wall = time.process_time(), time.perf_counter()
-    res = solve(dae, (0.0, t_end), y0, method="midpoint", dt=dt)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    n = res.stats["nsteps"]
+    res, cpu, wall = timed_midpoint(dae, dae.initial_state(), t_end, dt)
     q = res.q(beam)[-1]
-    return cpu / n, wall / n, beam.port_position(q, beam.port("B")), res.stats["path"]
+    return cpu, wall, beam.port_position(q, beam.port("B")), res.stats["path"]
 
 
 def exudyn_run(n_elem, t_end, dt):
