@@ -141,7 +141,17 @@ def _trace(port, problems):
         return np.zeros(0, np.int64), out
     if cols:
         out[:body.dim, :len(cols)] = np.array(T).T
-    return np.array(cols, np.int64), out
+    cols = np.array(cols, np.int64)
+    # the elements place the port at x_P + R (s + T u): check it where the body says it is, also
+    # when the frame moves (a body without a frame whose port is not its first point is refused)
+    q1 = q0 + 0.1 * np.cos(np.arange(body.nq) + 1.0)
+    x = body.position(q1) + body.rotation(q1) @ (port.position + out[:body.dim, :len(cols)] @ q1[cols])
+    if np.max(np.abs(x - body.port_position(q1, port))) > 1e-9 * max(1.0, np.max(np.abs(x))):
+        problems.append(f"port '{port.label}': its position is not the frame's point plus an affine "
+                        f"displacement of body '{body.name}' (a force element needs one); use the port at "
+                        "the body's first point or a joint")
+        return np.zeros(0, np.int64), np.zeros((3, 3))
+    return cols, out
 
 
 class ForceElement:
@@ -204,6 +214,10 @@ class ForceElement:
                                 "follows from q)")
             elif rotation and p.W is None:
                 problems.append(f"port '{p.label}' has no rotational degree of freedom")
+            elif rotation and body.rotation_kind is None:
+                problems.append(f"port '{p.label}' turns with its own section, not with a frame of body "
+                                f"'{body.name}' (a torsional spring or bushing needs a port that turns with "
+                                "its body's frame)")
             elif rotation and p.gauge is not None:
                 problems.append(f"port '{p.label}' turns at a rate scaled by the frame gauge of body "
                                 f"'{body.name}' (the root of a consistent spatial beam); weld a rigid body "

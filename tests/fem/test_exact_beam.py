@@ -223,3 +223,23 @@ def test_bad_parameters_name_the_beam():
         GeometricallyExactBeam("x", 1.0, 2, **SECTION, degree=7)
     with pytest.raises(ValueError, match=r"beam 'x': parameters must be positive and finite: G=-1"):
         GeometricallyExactBeam("x", 1.0, 2, **SECTION, G=-1)
+
+
+def test_force_elements_take_the_root_port_only():
+    """A spring at the root port (the body's first point) acts where the root is; at the tip, whose
+    position is a node of its own, and as a torsional spring on a section's rotation, the elements
+    are refused instead of acting at the wrong point or angle."""
+    from phmech.joints import Revolute
+    b = _beam(2, position=(0.3, 0.1))
+    s = System([b])
+    s.add_spring(b.port("A"), None, stiffness=10.0, rest_length=0.25, at=(0.0, 0.0))
+    dae = s.assemble()
+    y = dae.initial_state()
+    y[:2] += (0.2, -0.1)                                    # the root node moved, at rest, unstressed
+    f = dae.compiled_residual().f(0.0, y)[dae.se]
+    assert np.abs(f[:2] - (-2.5, 0.0)).max() <= 1e-12       # -k (|r_0| - l0) r_0 / |r_0|, r_0 = (0.5, 0)
+    with pytest.raises(ValueError, match=r"port 'b.B': its position is not the frame's point plus an affine"):
+        s.add_spring(b.port("B"), None, stiffness=10.0, at=(0.0, 0.0))
+    pin = s.add_joint(Revolute(b.port("A"), None, name="pin"))
+    with pytest.raises(ValueError, match=r"port 'b.A' turns with its own section, not with a frame"):
+        s.add_torsional_spring(pin, 1.0)
