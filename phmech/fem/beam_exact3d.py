@@ -52,7 +52,7 @@ from ..bodies.base import Body, _finite_array
 from ..math.rotations import UnitQuaternion
 from . import beam_exact3d_kernels as _kernels
 from .beam_common import _check_positive, check_n_elem
-from .beam_exact import MAX_DEGREE, ExactBeamFE, NodalBeam
+from .beam_nodal import MAX_DEGREE, ExactBeamFE, NodalBeam
 
 __all__ = ["GeometricallyExactBeam3D"]
 
