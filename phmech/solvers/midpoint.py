@@ -56,6 +56,10 @@ REFRESH_ITERATIONS = 5
 #: dt 1e-3: 5.1 instead of 3.7 iterations per step, a third of the factorizations, 35 % less time;
 #: ``benchmarks/spatial_chain.py``)
 REFRESH_ITERATIONS_SPARSE = 6
+#: a compiled block of steps that stops (a step that does not converge with its factors) hands that
+#: step to the Python iteration, which refreshes or says why it fails, and the compiled steps go on
+#: after it; after this many stops in a row the rest of the run stays in Python
+COMPILED_RETRIES = 3
 
 NONFINITE_INCREMENT = ("the Newton increment became non-finite: the iteration matrix is singular or "
                        "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
@@ -156,6 +160,10 @@ class ImplicitMidpoint(Solver):
         self._block = None       # the points of a compiled run of several steps (_run_block)
         #: step attempts of a compiled model whose Newton iteration ran in Python (:attr:`path`)
         self._python_attempts = 0
+        #: the next step runs in Python after a compiled block stopped (it says why, or refreshes);
+        #: consecutive stops of the compiled steps (after :data:`COMPILED_RETRIES` they stay off)
+        self._python_next = False
+        self._compiled_stops = 0
         #: exact discrete work supplied through the ports up to ``t``
         self.work = 0.0
         self.work_old = 0.0
@@ -263,8 +271,9 @@ class ImplicitMidpoint(Solver):
         if self._interval is None or self._interval[1] != self.t_bound:
             if not self._continue_interval():
                 self._start_interval()
-        if self._kernel is not None and self._run_block():
+        if self._kernel is not None and not self._python_next and self._run_block():
             return
+        self._python_next = False
         d, nd = self.problem, self.nd
         y0, t0 = self.y, self.t
         h, t_new = self._grid_step(t0)
@@ -454,8 +463,13 @@ class ImplicitMidpoint(Solver):
             # iteration, which says why it fails
             if status == 4:
                 self._vanishing_pivot(int(err))
-            self._kernel = None
+            self._compiled_stops += 1
+            if self._compiled_stops >= COMPILED_RETRIES:
+                self._kernel = None         # the compiled steps keep stopping: the rest runs in Python
+            self._python_next = True
             self.lu = None
+        else:
+            self._compiled_stops = 0
         return done > 0
 
     def _call_steps(self, hs, tms, W, U, lu):

@@ -62,3 +62,35 @@ def test_a_step_that_cannot_converge_names_the_iterations_it_took():
                                           r"\(last relative increment [\d.e+-]+ after 2 iterations, also with a "
                                           r"fresh Jacobian\): reduce dt"):
         governor(130.0).simulate(0.01, dt=1e-3, compiled=False, max_newton=1)
+
+
+
+@needs_numba
+def test_a_compiled_block_that_stops_hands_one_step_to_python_and_goes_on(monkeypatch):
+    """When a block of compiled steps stops at a step (here made to stop once, after 10 steps), that
+    step runs in the Python iteration, which refreshes the factors or says why it fails, and the
+    compiled steps go on after it: the run is ``"mixed"`` with one Python step and follows the
+    uninterrupted compiled run to the Newton tolerance (before, the rest of the run stayed in Python)."""
+    from phmech.mechanisms.tiny import loaded_rigid_crank_slider
+    from phmech.solvers.midpoint import ImplicitMidpoint
+
+    def run():
+        s = loaded_rigid_crank_slider()
+        dae = s.assemble()
+        return s.simulate(0.05, y0=dae.initial_state(), dt=1e-4)
+
+    plain = run()
+    original, stopped = ImplicitMidpoint._call_steps, []
+
+    def stop_once(self, hs, *args):
+        if stopped or len(hs) <= 10:
+            return original(self, hs, *args)
+        stopped.append(True)
+        out = original(self, hs[:10], *args)
+        return (out[0], 0) + out[2:]             # as if step 11 of the block had not converged
+    monkeypatch.setattr(ImplicitMidpoint, "_call_steps", stop_once)
+    mixed = run()
+    assert stopped and plain.stats["path"] == "compiled"
+    assert mixed.stats["path"] == "mixed" and mixed.stats["python_steps"] == 1
+    assert mixed.stats["nsteps"] == plain.stats["nsteps"]
+    assert np.abs(mixed.y - plain.y).max() <= 1e-7 * np.abs(plain.y).max()
