@@ -68,12 +68,11 @@ gives both.
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..bodies.base import Body, _finite_array, planar_axis
 from . import beam_exact_kernels as _kernels
 from .beam_common import _check_positive, check_n_elem
-from .beam_nodal import MAX_DEGREE, ExactBeamFE, NodalBeam
+from .beam_nodal import NodalBeam
 
 __all__ = ["GeometricallyExactBeam"]
 
@@ -132,26 +131,17 @@ class GeometricallyExactBeam(NodalBeam):
         n_elem = check_n_elem(name, n_elem)
         G = E / 2.6 if G is None else G
         _check_positive(name, L=L, rho=rho, A=A, E=E, I=I, G=G, shear_factor=shear_factor)
-        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or not 1 <= degree <= MAX_DEGREE:
-            raise ValueError(f"beam '{name}': degree must be an integer from 1 to {MAX_DEGREE}, got {degree!r}")
+        self._check_degree(name, degree)
         owner = f"beam '{name}'"
         root = _finite_array(position, (2,), "position", owner)
         angle = float(_finite_array(angle, (), "angle", owner))
-        self.L, self.n_elem, self.degree = float(L), n_elem, int(degree)
         self.rho, self.A, self.E_mod, self.I, self.G_mod, self.shear_factor = rho, A, E, I, G, shear_factor
         self.rhoA, self.rhoI = rho * A, rho * I
         self.EA, self.GA, self.EI = E * A, shear_factor * G * A, E * I
         #: the stiffnesses of ``(Gamma_1, Gamma_2, kappa)``
         self.stiffness = np.array([self.EA, self.GA, self.EI])
-        fe = self.fe = ExactBeamFE(self.L, n_elem, self.degree)
+        fe = self._set_up_nodes(L, n_elem, degree, [self.rhoA, self.rhoA, self.rhoI])
         nn, ng = len(fe.X), len(fe.W)
-        self.n_nodes = nn
-        self.velocity_dofs = np.arange(3 * nn)
-        self.stress_dofs = 3 * nn + np.arange(3 * ng)
-        self.M = sp.block_diag([sp.kron(fe.Mv, sp.diags([self.rhoA, self.rhoA, self.rhoI])),
-                                sp.diags(np.repeat(fe.W, 3) / np.tile([self.EA, self.GA, self.EI], ng))],
-                               format="csr")
-        self.J0 = sp.csr_matrix((self.ne, self.ne))
         t = np.array([math.cos(angle), math.sin(angle)])
         q0 = np.zeros((nn, 4))
         q0[:, :2] = root + fe.X[:, None] * t
@@ -160,14 +150,6 @@ class GeometricallyExactBeam(NodalBeam):
         self.q_labels = [f"{c}{i}" for i in range(nn) for c in ("x", "y", "c", "s")]
         self.e_labels = ([f"{c}{i}" for i in range(nn) for c in ("vx", "vy", "omega")]
                          + [f"{c}{g}" for g in range(ng) for c in ("N", "Q", "M")])
-        self.mass = self.rhoA * self.L
-        self._node_mass = self.rhoA * np.asarray(fe.Mv @ np.ones(nn)).ravel()
-        self._port_node = {}
-        for pname, i in (("A", 0), ("B", nn - 1)):
-            Y, W = np.zeros((2, self.ne)), np.zeros((1, self.ne))
-            Y[0, 3 * i], Y[1, 3 * i + 1], W[0, 3 * i + 2] = 1.0, 1.0, 1.0
-            self.add_port(pname, Y, W, (fe.X[i], 0.0))
-            self._port_node[pname] = i
 
     # -- configuration -------------------------------------------------------
     def nodes(self, q):

@@ -46,13 +46,12 @@ joints and inertial moments, whose rows turn with the section, are refused with 
 error that says so.
 """
 import numpy as np
-import scipy.sparse as sp
 
 from ..bodies.base import Body, _finite_array
 from ..math.rotations import UnitQuaternion
 from . import beam_exact3d_kernels as _kernels
 from .beam_common import _check_positive, check_n_elem
-from .beam_nodal import MAX_DEGREE, ExactBeamFE, NodalBeam
+from .beam_nodal import NodalBeam
 
 __all__ = ["GeometricallyExactBeam3D"]
 
@@ -105,8 +104,7 @@ class GeometricallyExactBeam3D(NodalBeam):
         G = E / 2.6 if G is None else G
         Jt = Iy + Iz if Jt is None else Jt
         _check_positive(name, L=L, rho=rho, A=A, E=E, I=Iy, Iz=Iz, G=G, Jt=Jt, shear_factor=shear_factor)
-        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or not 1 <= degree <= MAX_DEGREE:
-            raise ValueError(f"beam '{name}': degree must be an integer from 1 to {MAX_DEGREE}, got {degree!r}")
+        self._check_degree(name, degree)
         owner = f"beam '{name}'"
         root = _finite_array(position, (3,), "position", owner)
         p = _finite_array(orientation, (4,), "orientation", owner)
@@ -114,7 +112,6 @@ class GeometricallyExactBeam3D(NodalBeam):
             raise ValueError(f"beam '{name}': orientation must be a unit quaternion, got {orientation!r} "
                              f"(norm {np.linalg.norm(p):.6g})")
         R0 = UnitQuaternion.matrix(p)
-        self.L, self.n_elem, self.degree = float(L), n_elem, int(degree)
         self.rho, self.A, self.E_mod, self.Iy, self.Iz, self.G_mod, self.Jt = rho, A, E, Iy, Iz, G, Jt
         self.shear_factor = shear_factor
         self.rhoA = rho * A
@@ -124,15 +121,8 @@ class GeometricallyExactBeam3D(NodalBeam):
         #: the stiffnesses of ``(Gamma_1, Gamma_2, Gamma_3, kappa_1, kappa_2, kappa_3)``
         self.stiffness = np.array([E * A, GA, GA, G * Jt, E * Iy, E * Iz])
         self.EA, self.GA = E * A, GA
-        fe = self.fe = ExactBeamFE(self.L, n_elem, self.degree)
+        fe = self._set_up_nodes(L, n_elem, degree, np.r_[np.full(3, self.rhoA), self.section_inertia])
         nn, ng = len(fe.X), len(fe.W)
-        self.n_nodes = nn
-        self.velocity_dofs = np.arange(6 * nn)
-        self.stress_dofs = 6 * nn + np.arange(6 * ng)
-        inertia = np.r_[np.full(3, self.rhoA), self.section_inertia]
-        self.M = sp.block_diag([sp.kron(fe.Mv, sp.diags(inertia)),
-                                sp.diags(np.repeat(fe.W, 6) / np.tile(self.stiffness, ng))], format="csr")
-        self.J0 = sp.csr_matrix((self.ne, self.ne))
         q0 = np.zeros((nn, 12))
         q0[:, :3] = root + fe.X[:, None] * R0[:, 0]
         q0[:, 3:] = R0.T.ravel()                      # d_1, d_2, d_3: the columns of R0
@@ -141,14 +131,6 @@ class GeometricallyExactBeam3D(NodalBeam):
                          ("x", "y", "z", *(f"d{k}{a}" for k in (1, 2, 3) for a in "xyz"))]
         self.e_labels = ([f"{c}{i}" for i in range(nn) for c in ("vx", "vy", "vz", "omega1", "omega2", "omega3")]
                          + [f"{c}{g}" for g in range(ng) for c in ("N", "Q2", "Q3", "T", "M2", "M3")])
-        self.mass = self.rhoA * self.L
-        self._node_mass = self.rhoA * np.asarray(fe.Mv @ np.ones(nn)).ravel()
-        self._port_node = {}
-        for pname, i in (("A", 0), ("B", nn - 1)):
-            Y, W = np.zeros((3, self.ne)), np.zeros((3, self.ne))
-            Y[:, 6 * i:6 * i + 3] = W[:, 6 * i + 3:6 * i + 6] = np.eye(3)
-            self.add_port(pname, Y, W, (fe.X[i], 0.0, 0.0))
-            self._port_node[pname] = i
 
     # -- what the ports carry ----------------------------------------------------
     def check_joint(self, joint, kind, ground):

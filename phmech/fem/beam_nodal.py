@@ -1,6 +1,7 @@
 """What the geometrically exact beams share: the shape-function tables of their elements and the
 nodal layout (:class:`NodalBeam`) of :mod:`phmech.fem.beam_exact` and :mod:`phmech.fem.beam_exact3d`."""
 import numpy as np
+import scipy.sparse as sp
 
 from ..bodies.base import Body
 from ..bodies.picture import Part, pad3
@@ -87,6 +88,35 @@ class NodalBeam(KernelBeam, Body):
     has_effort_terms = True
     #: numbers of ``q`` and of ``e`` per node (set by the beams)
     QN = EN = None
+
+    @staticmethod
+    def _check_degree(name, degree):
+        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or not 1 <= degree <= MAX_DEGREE:
+            raise ValueError(f"beam '{name}': degree must be an integer from 1 to {MAX_DEGREE}, got {degree!r}")
+
+    def _set_up_nodes(self, L, n_elem, degree, inertia):
+        """The element tables, the layout of ``e`` (``EN`` velocities per node, then ``EN`` stresses per
+        quadrature point), ``M`` (the nodes' ``inertia`` per length, the compliances ``w / stiffness``),
+        a zero ``J0`` and the ports ``A`` and ``B`` at the end nodes; returns the element tables."""
+        self.L, self.n_elem, self.degree = float(L), n_elem, int(degree)
+        fe = self.fe = ExactBeamFE(self.L, n_elem, self.degree)
+        nn, ng, EN, dim = len(fe.X), len(fe.W), self.EN, self.dim
+        self.n_nodes = nn
+        self.velocity_dofs = np.arange(EN * nn)
+        self.stress_dofs = EN * nn + np.arange(EN * ng)
+        self.M = sp.block_diag([sp.kron(fe.Mv, sp.diags(inertia)),
+                                sp.diags(np.repeat(fe.W, EN) / np.tile(self.stiffness, ng))], format="csr")
+        self.J0 = sp.csr_matrix((self.ne, self.ne))
+        self.mass = self.rhoA * self.L
+        self._node_mass = self.rhoA * np.asarray(fe.Mv @ np.ones(nn)).ravel()
+        self._port_node = {}
+        for pname, i in (("A", 0), ("B", nn - 1)):
+            Y, W = np.zeros((dim, self.ne)), np.zeros((EN - dim, self.ne))
+            Y[:, EN * i:EN * i + dim] = np.eye(dim)
+            W[:, EN * i + dim:EN * (i + 1)] = np.eye(EN - dim)
+            self.add_port(pname, Y, W, np.r_[fe.X[i], np.zeros(dim - 1)])
+            self._port_node[pname] = i
+        return fe
 
     @property
     def frame_dofs(self):
