@@ -205,6 +205,20 @@ class Body(PortPicture):
         """Inertial position of ``port`` on the undeformed body."""
         return self.position(q) + self.rotation(q) @ port.position
 
+    def port_rotation(self, q, port):
+        """Rotation of the axes of ``port``'s rotation rows (the body frame's, :meth:`rotation`)."""
+        return self.rotation(q)
+
+    def port_frame(self, port):
+        """Where the joints' and loads' kernels read ``port``'s frame in the body's ``q``:
+        ``(position index or -1, rotation kind, rotation index, offset)``, the port point being
+        ``q[position:position + dim] + R offset`` with ``R`` of the rotation kind
+        (:data:`~phmech.math.rotations.ROTATION_CODES`) at ``q[rotation index:]``.  The body's frame
+        and the port's body-frame position here; a body whose ports turn with their own sections
+        (the exact spatial beam) gives each port its node."""
+        return (0 if self.nq >= self.dim else -1, self.rotation_kind,
+                self.rotation_index if self.rotation_kind is not None else -1, port.position)
+
     def position(self, q):
         """Inertial position of the frame origin."""
         return np.asarray(q[:self.dim], float)

@@ -139,6 +139,11 @@ class _InertialBody(Body):
     #: port velocities ``v + omega x R r`` in inertial components (see the module docstring)
     port_velocity = "inertial"
 
+    def port_frame(self, port):
+        """The centre and the body's orientation (:attr:`port_orientation`), the port's offset."""
+        kind, k = self.port_orientation
+        return 0, kind, k, port.position
+
     def qdot(self, q, e):
         g = InertialFrames([(0, 0)], [self])
         out = np.empty(self.nq)

@@ -38,17 +38,20 @@ Elements, quadrature and stresses as in the planar beam (Lagrange elements of de
 ``p`` for the kinematic fields, the stresses at the ``p`` Gauss points: locking-free).
 
 Ports ``A`` and ``B`` are the end nodes: their velocity rows are the nodes' inertial
-velocities, their rotation rows the nodes' angular velocities in the section's axes.
-A port can be clamped or held by a spherical joint to the ground
-(:meth:`~phmech.System.clamp`, ``SpatialJoint("spherical", port)``) and take a force
-(inertial components) or a moment in the section's axes (``frame="body"``); other
-joints and inertial moments, whose rows turn with the section, are refused with an
-error that says so.
+velocities, their rotation rows the nodes' angular velocities in the section's axes,
+and a port's frame is its node's section (:meth:`GeometricallyExactBeam3D.port_frame`:
+the node's position and the nine entries of its rotation, read by the joints' and
+loads' kernels, whose rows and derivatives are then exact at any deformation).  So a
+port takes every spatial joint, to the ground or to another body's port, its
+position residual the exact integral of its velocity rows; a force in inertial
+components; a moment in inertial components or in the section's axes
+(``frame="body"``, a follower moment).  An angle driver at a port is refused (the
+section's quaternion has no continuous sign here): a rate driver works.
 """
 import numpy as np
 
 from ..bodies.base import Body, _finite_array
-from ..math.rotations import UnitQuaternion
+from ..math.rotations import RotationMatrix, UnitQuaternion
 from . import beam_exact3d_kernels as _kernels
 from .beam_common import _check_positive, check_n_elem
 from .beam_nodal import NodalBeam
@@ -90,6 +93,9 @@ class GeometricallyExactBeam3D(NodalBeam):
 
     dim = 3
     QN, EN = 12, 6
+    #: the ports' velocity rows are the nodes' inertial velocities (their rotation rows are in the
+    #: sections' axes, :meth:`port_frame`)
+    port_velocity = "inertial"
     #: the family's kernels (:mod:`phmech.fem.beam_exact3d_kernels`)
     _kernels = _kernels
     #: the kernel family evaluating the beams' kinematics and effort terms
@@ -133,25 +139,16 @@ class GeometricallyExactBeam3D(NodalBeam):
                          + [f"{c}{g}" for g in range(ng) for c in ("N", "Q2", "Q3", "T", "M2", "M3")])
 
     # -- what the ports carry ----------------------------------------------------
-    def check_joint(self, joint, kind, ground):
-        """Refuse a joint whose rows would have to turn with a port's section (a clamp and a
-        spherical joint to the ground are exact: their rows are the node's velocities)."""
-        if not (ground and kind in ("weld", "spherical")):
-            raise ValueError(f"joint '{joint}': a {kind} joint {'to the ground' if ground else 'between bodies'} "
-                             f"at a port of the geometrically exact beam '{self.name}' is not supported: only a "
-                             "clamp (weld) or a spherical joint to the ground (its rows would turn with the section)")
+    def port_frame(self, port):
+        """The port node's position and section rotation (its nine entries) in ``q``, no offset."""
+        i = self._port_node[port.name]
+        return 12 * i, RotationMatrix, 12 * i + 3, np.zeros(3)
 
     def check_force(self, load, frame):
         """Refuse body-frame components of a force: the beam has no frame (give them inertial)."""
         if frame != "inertial":
             raise ValueError(f"load '{load}': a force at a port of the geometrically exact beam '{self.name}' "
                              "takes inertial components (frame='inertial'); the beam has no body frame")
-
-    def check_moment(self, load, frame):
-        """Refuse an inertial moment: the ports' rotation rows are in the section's axes."""
-        if frame != "body":
-            raise ValueError(f"load '{load}': a moment at a port of the geometrically exact beam '{self.name}' "
-                             "is given in the section's axes: use frame='body' (a follower moment)")
 
     # -- configuration -------------------------------------------------------
     def nodes(self, q):

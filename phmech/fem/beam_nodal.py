@@ -143,6 +143,21 @@ class NodalBeam(KernelBeam, Body):
         i = self._port_node[port.name]
         return np.asarray(q[self.QN * i:self.QN * i + self.dim], float)
 
+    def steady_effort_rate(self, axis):
+        """``C`` (sparse, ``ne x ne``) with ``e' = C e`` along a rigid rotation at unit rate about the
+        inertial ``axis``: the nodes' inertial velocities turn with it (``v' = a x v``), their angular
+        velocities (in the sections' axes) and the stresses stay (the balance of a relative
+        equilibrium, :func:`~phmech.solvers.static.relative_equilibrium`)."""
+        a = np.asarray(axis, float)
+        if self.dim == 2:
+            turn = a[2] * np.array([[0.0, -1.0], [1.0, 0.0]])
+        else:
+            turn = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+        node = np.zeros((self.EN, self.EN))
+        node[:self.dim, :self.dim] = turn
+        return sp.block_diag([sp.kron(sp.identity(self.n_nodes), node),
+                              sp.csr_matrix((len(self.stress_dofs), len(self.stress_dofs)))], format="csr")
+
     def rigid_motion_map(self, q):
         """``(ne, len(frame_dofs))``: efforts of the nodal velocities (the stresses at rest)."""
         B = np.zeros((self.ne, len(self.velocity_dofs)))

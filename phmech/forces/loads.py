@@ -53,8 +53,9 @@ class Load:
         pack = self._own_pack()
         if pack is None:            # a body whose rotation kind has no kernel: by its rotation matrix
             u = self.fun(t)
-            if self.inertial:
-                u = self.body.rotation(q).T @ u
+            kind, k = self.rotation_frame()
+            if self.inertial and kind is not None:
+                u = kind.matrix(q[k:k + kind.n_params]).T @ u
             return self.A.T @ u
         fe = np.zeros(self.body.ne)
         loads_add(np.asarray(q, float), pack.kernel_data(t), fe)
@@ -68,9 +69,10 @@ class Load:
         pack = self._own_pack()
         if pack is None:
             u = self.fun(t)
-            idx, dR = self.body.rotation_derivatives(q)
-            for k, i in enumerate(idx):
-                out[:, i] = self.A.T @ (dR[k].T @ u)
+            kind, k = self.rotation_frame()
+            if kind is not None:
+                for m, dR in enumerate(kind.derivatives(q[k:k + kind.n_params])):
+                    out[:, k + m] = self.A.T @ (dR.T @ u)
             return out
         r, c, v = pack.jacobian_triplets(t, q)
         np.add.at(out, (self._row_of[r], c), v)
@@ -91,8 +93,13 @@ class Load:
         rotation of this class on a body whose rotation kind has a kernel), else None."""
         cls = type(self)
         own = cls.force is Load.force and cls.force_q is Load.force_q and cls.force_e is Load.force_e
-        rotation = not self.inertial or getattr(self.body, "rotation_kind", None) in KINDS
+        rotation = not self.inertial or self.rotation_frame()[0] in KINDS
         return PACKED_SLOT if own and rotation else None
+
+    def rotation_frame(self):
+        """``(rotation kind, index in the body's q)`` of the axes the inertial input is turned into
+        (the body frame's; a moment takes its port's, :meth:`~phmech.bodies.base.Body.port_frame`)."""
+        return getattr(self.body, "rotation_kind", None), getattr(self.body, "rotation_index", None)
 
     @property
     def constant_input(self):
@@ -105,8 +112,9 @@ class Load:
         dense input matrix ``A`` and its columns in the assembled ``e`` (``sq``, ``se``: the
         body's slices)."""
         A = np.asarray(self.A.toarray() if hasattr(self.A, "toarray") else self.A, float)
-        kind = KINDS[self.body.rotation_kind] if self.inertial else 0
-        rot = sq.start + (self.body.rotation_index if self.inertial else 0)
+        frame, index = self.rotation_frame()
+        kind = KINDS[frame] if self.inertial else 0
+        rot = sq.start + (index if self.inertial and frame is not None else 0)
         return kind, rot, A, se.start + np.asarray(self.cols, np.int64)
 
     def kernel_gauge(self, sq):
@@ -159,13 +167,14 @@ class PortMoment(Load):
         if frame not in ("inertial", "body"):
             raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
         self.port, self.body = port, port.body
-        check = getattr(port.body, "check_moment", None)     # rotation rows in the port's own axes
-        if check is not None:
-            check(self.name, frame)
         n = port.W.shape[0]
         self.inertial = frame == "inertial" and n == 3
         self.fun = _as_load_function(moment, n, "moment", self.name)
         self.cols, self.A = port.cols, port.Wc
+
+    def rotation_frame(self):
+        """The axes of the port's rotation rows (a section's at a port of the exact spatial beam)."""
+        return self.body.port_frame(self.port)[1:3]
 
     def kernel_gauge(self, sq):
         """The port's gauge of its rotation rows (:attr:`~phmech.bodies.base.Port.gauge`, the root of

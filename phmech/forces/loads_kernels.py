@@ -17,14 +17,12 @@ import numpy as np
 from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.jacobian_target import jac_add
-from ..math.rotations import PlanarAngle, UnitQuaternion, quadratic_halfgrad_into, quadratic_into
+from ..math.rotations import N_ROTATION as N_ROT, ROTATION_CODES as KINDS, quadratic_halfgrad_into, quadratic_into
 
-#: the codes of the rotation kinds: no rotation, planar angle, quaternion
-KINDS = {None: 0, PlanarAngle: 1, UnitQuaternion: 2}
 #: the slot of the loads of the packed form
 PACKED_SLOT = "port_loads"
-#: rotation coordinates per rotation code
-N_ROT = (0, 1, 4)
+#: values per effort column in :func:`loads_jacobian_values`: the rotation coordinates, then the gauge's
+STRIDE = 10
 
 
 class PackedLoads:
@@ -80,10 +78,10 @@ class PackedLoads:
             nrot[ptr[k]:ptr[k + 1]] = N_ROT[kind[k]]
             o[ptr[k]:ptr[k + 1]] = rot[k]
             gcol[ptr[k]:ptr[k + 1]] = gq[k] if np.any(gs[k] != 0) else -1
-        m = np.arange(4)
+        m = np.arange(STRIDE - 1)
         keep = np.hstack([m[None, :] < nrot[:, None], (gcol >= 0)[:, None]]).ravel()
         colq = np.hstack([o[:, None] + m[None, :], gcol[:, None]]).ravel()
-        self._pattern = (np.repeat(cols, 5)[keep], colq[keep], keep)
+        self._pattern = (np.repeat(cols, STRIDE)[keep], colq[keep], keep)
 
     def inputs(self, t):
         """The inputs ``u(t)`` of the packed loads, rows padded to 3."""
@@ -122,8 +120,8 @@ def _gauge_scale(q, loads, k):
 @_jit_inline
 def _body_input(q, kind, o, u, ub, Q):
     """``ub = R(q)^T u``, the input in body components (kind 0: no rotation, 1: planar angle
-    ``q[o]``, 2: quaternion ``q[o:o + 4]`` with ``R = Q(p) / |p|^2``, ``Q`` filled); returns
-    ``|p|^2`` (1 for the other kinds)."""
+    ``q[o]``, 2: quaternion ``q[o:o + 4]`` with ``R = Q(p) / |p|^2``, ``Q`` filled, 3: the
+    section matrix of columns ``q[o:o + 9]``); returns ``|p|^2`` (1 for the other kinds)."""
     ub[:] = 0.0
     if kind == 0:
         for i in range(3):
@@ -133,6 +131,10 @@ def _body_input(q, kind, o, u, ub, Q):
         c, s = np.cos(q[o]), np.sin(q[o])
         ub[0] = c * u[0] + s * u[1]
         ub[1] = -s * u[0] + c * u[1]
+        return 1.0
+    if kind == 3:
+        for i in range(3):
+            ub[i] = q[o + 3 * i] * u[0] + q[o + 3 * i + 1] * u[1] + q[o + 3 * i + 2] * u[2]
         return 1.0
     pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
     n2 = pw * pw + px * px + py * py + pz * pz
@@ -172,19 +174,19 @@ def loads_add(q, loads, fe):
 
 @_jit
 def loads_jacobian_values(q, loads, vals):
-    """``d(A^T R(q)^T u)/dq`` of the compiled loads: ``vals[5 j + m]`` is the derivative of
-    the force on column ``cols[j]`` by rotation coordinate ``rot[k] + m`` of its load ``k``
-    (zero for loads without rotation and for ``m`` beyond a planar angle), ``vals[5 j + 4]``
-    its derivative by the gauge coordinate ``gq[k]`` (zero where the row has no gauge)."""
+    """``d(A^T R(q)^T u)/dq`` of the compiled loads: ``vals[S j + m]`` (``S`` = :data:`STRIDE`) is
+    the derivative of the force on column ``cols[j]`` by rotation coordinate ``rot[k] + m`` of its
+    load ``k`` (zero beyond the kind's coordinates), ``vals[S j + S - 1]`` its derivative by the
+    gauge coordinate ``gq[k]`` (zero where the row has no gauge)."""
     kind, rot, dim, ptr, AT, gs, U = loads[0], loads[1], loads[2], loads[3], loads[5], loads[9], loads[10]
     ub = np.empty(3)
-    dub = np.empty((3, 4))                    # d(R^T u)_i / d(rotation coordinate m)
+    dub = np.empty((3, STRIDE - 1))           # d(R^T u)_i / d(rotation coordinate m)
     Q, dQ = np.empty((3, 3)), np.empty((4, 3, 3))
     vals[:] = 0.0
     for k in range(kind.size):
         u = U[k]
         o = rot[k]
-        nrot = 0 if kind[k] == 0 else (1 if kind[k] == 1 else 4)
+        nrot = N_ROT[kind[k]]
         dub[:, :] = 0.0
         n2 = _body_input(q, kind[k], o, u, ub, Q)
         if kind[k] == 1:                  # d(R^T u)/d theta: (ub_1, -ub_0)
@@ -198,6 +200,10 @@ def loads_jacobian_values(q, loads, vals):
                 for m in range(4):
                     dqu = dQ[m, 0, i] * u[0] + dQ[m, 1, i] * u[1] + dQ[m, 2, i] * u[2]
                     dub[i, m] = 2 * (dqu - p[m] * ub[i]) / n2
+        elif kind[k] == 3:                # (R^T u)_i = q[o + 3 i + a] u_a
+            for i in range(3):
+                for a in range(3):
+                    dub[i, 3 * i + a] = u[a]
         sigma, dsigma = _gauge_scale(q, loads, k)
         for i in range(3):
             if gs[k, i] != 0.0:
@@ -211,11 +217,11 @@ def loads_jacobian_values(q, loads, vals):
                 acc = 0.0
                 for i in range(dim[k]):
                     acc += AT[j, i] * dub[i, m]
-                vals[5 * j + m] = acc
+                vals[STRIDE * j + m] = acc
             acc = 0.0
             for i in range(dim[k]):
                 acc += AT[j, i] * ub[i]
-            vals[5 * j + 4] = acc
+            vals[STRIDE * j + STRIDE - 1] = acc
 
 
 @_jit
@@ -223,11 +229,11 @@ def loads_jacobian_add(q, loads, J, r0):
     """:func:`loads_jacobian_values` added to ``J[r0 + cols, q]``."""
     J = borrowed(J)              # no reference counts of the target's arrays in the writes
     kind, rot, ptr, cols, gq = loads[0], loads[1], loads[3], loads[4], loads[6]
-    vals = np.empty(5 * cols.size)
+    vals = np.empty(STRIDE * cols.size)
     loads_jacobian_values(q, loads, vals)
     for k in range(kind.size):
         for j in range(ptr[k], ptr[k + 1]):
-            for m in range(0 if kind[k] == 0 else (1 if kind[k] == 1 else 4)):
-                jac_add(J, r0 + cols[j], rot[k] + m, vals[5 * j + m])
+            for m in range(N_ROT[kind[k]]):
+                jac_add(J, r0 + cols[j], rot[k] + m, vals[STRIDE * j + m])
             if gq[k] >= 0:
-                jac_add(J, r0 + cols[j], gq[k], vals[5 * j + 4])
+                jac_add(J, r0 + cols[j], gq[k], vals[STRIDE * j + STRIDE - 1])

@@ -23,7 +23,8 @@ Notation: ``R_A``, ``R_B`` are the frame rotations of the bodies of ports
 the axis fixed in body A (``a = d1 x d2`` the axis).  The rows are
 
 * translation, all: ``R_A Y_a e_a - R_B Y_b e_b`` (inertial components of
-  the relative velocity; multipliers are the inertial joint force);
+  the relative velocity; multipliers are the inertial joint force; a port whose
+  rows ``Y`` are inertial already, ``port_velocity = "inertial"``, is not turned);
 * translation, normal to the axis: ``D^T rho'`` with
   ``rho = R_A^T (x_b - x_a)`` the relative position in A's frame,
   ``rho' = P Y_b e_b - Y_a e_a + rho x W_a e_a``;
@@ -46,7 +47,7 @@ compiled residual both call them.
 import numpy as np
 
 from ..kernels.families import register_family
-from ..math.rotations import UnitQuaternion, quat_multiply
+from ..math.rotations import ROTATION_CODES, RotationMatrix, UnitQuaternion, quat_from_matrix, quat_multiply
 from . import spatial_kernels as K
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 
@@ -181,10 +182,6 @@ class SpatialJoint(Joint):
                                  "use the planar joints of phmech.joints.planar")
         if b is not None and a.body is b.body:
             raise ValueError(f"joint '{name}': both ports belong to body '{a.body.name}'")
-        for p in (a, b):            # bodies whose ports' rows turn with the port (the exact beams)
-            check = getattr(getattr(p, "body", None), "check_joint", None)
-            if check is not None:
-                check(name, kind, b is None)
         if self.rotation is not None or self.driven or self.translation == "normal":
             require_rotation(a, name)
             require_rotation(b, name)
@@ -215,6 +212,11 @@ class SpatialJoint(Joint):
             self._w.constant = getattr(full, "constant", False)
             self._w.what, self._w.value = full.what, full.value
             self._angle = None if angle is None else as_function(angle, 1, "angle", name)
+            sections = [p.label for p in (a, b) if p is not None and p.body.port_frame(p)[1] is RotationMatrix]
+            if angle is not None and sections:
+                raise ValueError(f"joint '{name}': an angle driver at port(s) {sections}, whose rotation is "
+                                 "a section's (defined up to the sign of its quaternion), would wrap at half "
+                                 "a turn: drive the rate alone (rate=...)")
         else:
             self._w = as_function(None, self.n_rows, "velocity", name)
         self._bound = False
@@ -224,10 +226,10 @@ class SpatialJoint(Joint):
         return [self.a] if self.b is None else [self.a, self.b]
 
     def _RB(self, q_of):
-        return np.eye(3) if self.b is None else self.b.body.rotation(q_of(self.b.body))
+        return np.eye(3) if self.b is None else self.b.body.port_rotation(q_of(self.b.body), self.b)
 
     def bind(self, q_of):
-        RA = self.a.body.rotation(q_of(self.a.body))
+        RA = self.a.body.port_rotation(q_of(self.a.body), self.a)
         RB = self._RB(q_of)
         if self.b is None and self.at is None:
             self.at = self.a.body.port_position(q_of(self.a.body), self.a)
@@ -260,7 +262,8 @@ class SpatialJoint(Joint):
         F row, port rows Y_a, W_a, Y_b, W_b flattened, global e columns)``; the group sets
         the offsets in ``ints``."""
         ints = np.zeros(K.N_INT, np.int64)
-        ints[K.T_MODE] = {"all": 0 if self.b is None else 1, "normal": 2}[self.translation]
+        inertial = [_inertial_rows(p) for p in self.ports()]
+        ints[K.T_MODE] = {"all": 0 if self.b is None and not inertial[0] else 1, "normal": 2}[self.translation]
         ints[K.R_MODE] = {None: 0, "normal": 1, "cross": 2, "all": 3}[self.rotation]
         ints[K.DRIVEN] = int(self.driven)
         ints[K.NR] = self.n_rows
@@ -271,15 +274,24 @@ class SpatialJoint(Joint):
         for k, port in enumerate(self.ports()):
             body = port.body
             q0 = layout.q_slices[body.name].start
-            if body.nq >= 3:
-                qi[7 * k:7 * k + 3] = q0 + np.arange(3)
-            kind = body.rotation_kind
+            pos, kind, rot, offset = body.port_frame(port)
+            o = K.NQP * k
+            if pos >= 0:
+                qi[o:o + 3] = q0 + pos + np.arange(3)
+            code = ROTATION_CODES.get(kind)
             if kind is not None:
-                if kind.n_params != 4:
-                    raise ValueError(f"joint '{self.name}': body '{body.name}' has no quaternion orientation")
-                qi[7 * k + 3:7 * k + 7] = q0 + body.rotation_index + np.arange(4)
+                if code not in (2, 3):
+                    raise ValueError(f"joint '{self.name}': body '{body.name}' has no spatial orientation "
+                                     f"(a quaternion or section rotations) at port '{port.label}'")
+                qi[o + 3:o + 3 + kind.n_params] = q0 + rot + np.arange(kind.n_params)
+            ints[(K.KIND_A, K.KIND_B)[k]] = code
+            ints[(K.YI_A, K.YI_B)[k]] = int(inertial[k])
+            if inertial[k] and np.any(np.asarray(offset) != 0.0):
+                raise ValueError(f"joint '{self.name}': port '{port.label}' of body '{body.name}' lies off the "
+                                 "point whose inertial velocity the body's efforts carry: joints at such ports are "
+                                 "not supported (join the body at that point, its port 'C')")
             ints[K.NA + k] = len(port.cols)
-            f[(K.F_POS_A, K.F_POS_B)[k] + np.arange(3)] = port.position
+            f[(K.F_POS_A, K.F_POS_B)[k] + np.arange(3)] = offset
             W = port.Wc if port.Wc is not None else np.zeros_like(port.Yc)
             pool += [port.Yc.ravel(), W.ravel()]
             if port.gauge is not None:              # rotation rows scaled by the body's frame gauge
@@ -299,14 +311,14 @@ class SpatialJoint(Joint):
     # -- position level ------------------------------------------------------
     def position_residual(self, q_of, t):
         a, b = self.a, self.b
-        RA = a.body.rotation(q_of(a.body))
+        RA = a.body.port_rotation(q_of(a.body), a)
         RB = self._RB(q_of)
         xa = a.body.port_position(q_of(a.body), a)
         xb = self.at if b is None else b.body.port_position(q_of(b.body), b)
         P = RA.T @ RB
         out = []
         if self.translation == "all":
-            out.append(RA.T @ (xa - xb) if b is None else xa - xb)
+            out.append(RA.T @ (xa - xb) if b is None and not _inertial_rows(a) else xa - xb)
         else:
             out.append(self.D.T @ (RA.T @ (xb - xa)))
         if self.rotation == "all":
@@ -342,10 +354,20 @@ class SpatialJoint(Joint):
         return float(2.0 * np.arctan2(n @ p[1:], p[0]))
 
 
+def _inertial_rows(port):
+    """True where the port's velocity rows give inertial components (the body's
+    ``port_velocity``), not components in its frame."""
+    return getattr(port.body, "port_velocity", "body") == "inertial"
+
+
 def _frame_quaternion(port, q_of):
-    """The quaternion of the frame of ``port``'s body (the identity for the ground)."""
+    """The quaternion of the frame of ``port``'s body (the identity for the ground), or of the
+    port's section (determined up to its sign: continuous only within half a turn)."""
     body = getattr(port, "body", None)
-    if body is None or body.rotation_kind is not UnitQuaternion:
+    kind = None if body is None else body.port_frame(port)[1]
+    if kind is RotationMatrix:
+        return quat_from_matrix(body.port_rotation(q_of(body), port))
+    if kind is not UnitQuaternion:
         return np.array([1.0, 0.0, 0.0, 0.0])
     k = body.rotation_index
     return np.asarray(q_of(body)[k:k + 4], float)

@@ -6,11 +6,16 @@ packs its joints with :meth:`~phmech.joints.spatial.SpatialGroup.kernel_data`
 into the tuple ``sj = (I, QI, F, PP, CI, Gr, Gc, Ar, Ac, Br, Bc)``:
 
 * ``I[j]``: integers of joint ``j`` (the columns ``T_MODE ... ROW0`` below);
-* ``QI[j]``: the 16 global ``q`` indices the rows depend on: position (3)
-  and quaternion (4) of the body of port ``a``, then of port ``b``, then the
-  gauge coordinates of the ports' rotation rows (see below); ``-1`` where
-  there is none (the ground, a body without orientation, a port without
-  gauge);
+* ``QI[j]``: the 26 global ``q`` indices the rows depend on: the position (3)
+  and the rotation parameters (up to 9: a quaternion's 4, a section matrix's 9,
+  codes ``I[j, KIND_A]``, ``I[j, KIND_B]`` of :data:`~phmech.math.rotations.ROTATION_CODES`)
+  of port ``a``'s frame (:meth:`~phmech.bodies.base.Body.port_frame`), then of port
+  ``b``'s, then the gauge coordinates of the ports' rotation rows (see below);
+  ``-1`` where there is none (the ground, a body without orientation, a port
+  without gauge);
+* ``I[j, YI_A]``, ``I[j, YI_B]``: 1 where a port's velocity rows ``Y`` give inertial
+  components (the nodes of the exact spatial beam), 0 where they give components in the
+  port's frame (every framed body); the translation rows turn ``Y e`` by the frame only then;
 * ``F[j]``: the geometry (port positions, ground point, normal directions
   ``D``, axis, second cross axis) and the ports' gauges at the offsets ``F_*``;
 * ``PP``: the port rows ``Y_a, W_a, Y_b, W_b`` (3 x columns each, row-major)
@@ -43,7 +48,7 @@ import numpy as np
 from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.jacobian_target import jac_add
-from ..math.rotations import quat_rotation
+from ..math.rotations import N_ROTATION, frame_rotation
 from .constraint_kernels import add_G_jacobian, add_G_terms
 
 #: the packed joints ``sj`` (see above)
@@ -52,41 +57,40 @@ SpatialJointsData = namedtuple("SpatialJointsData", "I QI F PP CI Gr Gc Ar Ac Br
 #: columns of ``I``: translation rows (0 all, to the ground in body axes; 1 all; 2 normal to the
 #: axis), rotation rows (0 none; 1 normal to the axis; 2 cross axes; 3 all), driver (0/1), rows,
 #: columns of port a and b, offsets into the values of G, into PP, into the values of
-#: d(G^T lam)/dq and of d(G e)/dq, port b present (0/1), offset into CI, first multiplier row
-T_MODE, R_MODE, DRIVEN, NR, NA, NB, GOFF, POFF, AOFF, BOFF, HAS_B, COFF, ROW0 = range(13)
-N_INT = 13
+#: d(G^T lam)/dq and of d(G e)/dq, port b present (0/1), offset into CI, first multiplier row,
+#: the rotation codes of the frames of ports a and b, and whether their velocity rows ``Y`` give
+#: inertial components (1, the exact beam's nodes) or components in the port's frame (0)
+T_MODE, R_MODE, DRIVEN, NR, NA, NB, GOFF, POFF, AOFF, BOFF, HAS_B, COFF, ROW0, KIND_A, KIND_B, YI_A, YI_B = range(17)
+N_INT = 17
 #: offsets into ``F``: port positions of a and b (body frames), ground point, the normal
 #: directions d1, d2 and the axis (A's frame), the second cross axis (B's frame), the gauges of
 #: the rotation rows of ports a and b (``d, c`` and a flag per row of ``W``)
 F_POS_A, F_POS_B, F_AT, F_D1, F_D2, F_AXIS, F_CROSS, F_GAUGE = 0, 3, 6, 9, 12, 15, 18, 21
 N_FLOAT = 31
-#: ``q`` columns of a joint (position and quaternion of both bodies, the ports' gauge coordinates)
-NQJ = 16
+#: ``q`` columns of a port's frame (its position and up to 9 rotation parameters)
+NQP = 12
+#: ``q`` columns of a joint (the frames of both ports, the ports' gauge coordinates)
+NQJ = 2 * NQP + 2
 #: the first of the gauge columns
-QG = 14
+QG = 2 * NQP
 
 
 @_jit
-def _port_frame(q, qi, o, f, fo, R, dR, x, dx, deriv):
-    """Rotation ``R`` (with ``deriv`` also ``dR/dp``) and the port point ``x = r + R s`` with
-    ``dx`` over the body's 7 columns ``qi[o:o + 7]`` (``s = f[fo:fo + 3]``)."""
-    if qi[o + 3] >= 0:
-        quat_rotation(q, qi[o + 3], R, dR, deriv)
-    else:
-        R[:, :] = 0.0
-        dR[:, :, :] = 0.0
-        for a in range(3):
-            R[a, a] = 1.0
+def _port_frame(q, qi, o, code, f, fo, R, dR, x, dx, deriv):
+    """Rotation ``R`` of code ``code`` (with ``deriv`` also ``dR/dp``) and the port point
+    ``x = r + R s`` with ``dx`` over the port frame's :data:`NQP` columns ``qi[o:o + NQP]``
+    (``s = f[fo:fo + 3]``)."""
+    frame_rotation(q, code, qi[o + 3] if code != 0 else 0, R, dR, deriv)
     for a in range(3):
         x[a] = q[qi[o + a]] if qi[o + a] >= 0 else 0.0
         for b in range(3):
             x[a] += R[a, b] * f[fo + b]
         if deriv:
-            for k in range(7):
+            for k in range(NQP):
                 dx[a, k] = 0.0
             if qi[o + a] >= 0:
                 dx[a, a] = 1.0
-            for m in range(4):
+            for m in range(N_ROTATION[code]):
                 s = 0.0
                 for b in range(3):
                     s += dR[m, a, b] * f[fo + b]
@@ -127,8 +131,8 @@ def workspace(I):
     ncmax = 1
     for j in range(I.shape[0]):
         ncmax = max(ncmax, I[j, NA] + I[j, NB])
-    return (np.empty((6, ncmax)), np.empty((6, ncmax, NQJ)), np.empty((3, 3, 3)), np.empty((4, 4, 3, 3)),
-            np.empty((16, 3)), np.empty((2, 3, 7)), np.empty((3, NQJ)))
+    return (np.empty((6, ncmax)), np.empty((6, ncmax, NQJ)), np.empty((3, 3, 3)), np.empty((4, 9, 3, 3)),
+            np.empty((16, 3)), np.empty((2, 3, NQP)), np.empty((3, NQJ)))
 
 
 @_jit
@@ -144,14 +148,17 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
     dxa, dxb = X[0], X[1]
     tmode, rmode, driven, nr, na, nb = ij[T_MODE], ij[R_MODE], ij[DRIVEN], ij[NR], ij[NA], ij[NB]
     hasb = ij[HAS_B] == 1
+    npa, npb = N_ROTATION[ij[KIND_A]], N_ROTATION[ij[KIND_B]] if hasb else 0
+    yia, yib = ij[YI_A] == 1, ij[YI_B] == 1
+    ob = NQP + 3                         # the first rotation column of port b
     ya = ij[POFF]
     wa = ya + 3 * na
     yb = wa + 3 * na
     wb = yb + 3 * nb
     nc = na + nb
-    _port_frame(q, qi, 0, f, F_POS_A, RA, dRA, xa, dxa, deriv)
+    _port_frame(q, qi, 0, ij[KIND_A], f, F_POS_A, RA, dRA, xa, dxa, deriv)
     if hasb:
-        _port_frame(q, qi, 7, f, F_POS_B, RB, dRB, xb, dxb, deriv)
+        _port_frame(q, qi, NQP, ij[KIND_B], f, F_POS_B, RB, dRB, xb, dxb, deriv)
     else:
         RB[:, :] = 0.0
         dRB[:, :, :] = 0.0
@@ -162,15 +169,21 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
     for a in range(3):                   # P = R_A^T R_B
         for b in range(3):
             P[a, b] = RA[0, a] * RB[0, b] + RA[1, a] * RB[1, b] + RA[2, a] * RB[2, b]
-    if deriv:                            # dP over the quaternions of a (dPa) and b (dPb)
-        for m in range(4):
+    if deriv:                            # dP over the rotations of a (dPa) and b (dPb)
+        for m in range(npa):
             for a in range(3):
                 for b in range(3):
-                    sa, sb = 0.0, 0.0
+                    sa = 0.0
                     for i in range(3):
                         sa += dRA[m, i, a] * RB[i, b]
+                    dPa[m, a, b] = sa
+        for m in range(npb):
+            for a in range(3):
+                for b in range(3):
+                    sb = 0.0
+                    for i in range(3):
                         sb += RA[i, a] * dRB[m, i, b]
-                    dPa[m, a, b], dPb[m, a, b] = sa, sb
+                    dPb[m, a, b] = sb
     for r in range(nr):
         for c in range(nc):
             G[r, c] = 0.0
@@ -186,15 +199,17 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
         row = 3
     elif tmode == 1:                     # inertial relative velocity of the port points
         for i in range(3):
-            _dot_cols(RA[i], PP, ya, na, G, i, 0)
             for b in range(3):
-                u[b] = -RB[i, b]
+                u[b] = (1.0 if b == i else 0.0) if yia else RA[i, b]
+            _dot_cols(u, PP, ya, na, G, i, 0)
+            for b in range(3):
+                u[b] = -((1.0 if b == i else 0.0) if yib else RB[i, b])
             _dot_cols(u, PP, yb, nb, G, i, na)
             if deriv:
-                for m in range(4):
+                for m in range(0 if yia else npa):
                     _dot_cols_d(dRA[m, i], PP, ya, na, dG, i, 0, 3 + m, 1.0)
-                    if hasb:
-                        _dot_cols_d(dRB[m, i], PP, yb, nb, dG, i, na, 10 + m, -1.0)
+                for m in range(0 if yib else npb):
+                    _dot_cols_d(dRB[m, i], PP, yb, nb, dG, i, na, ob + m, -1.0)
         row = 3
     else:                                # normal to the axis: D^T rho'
         for i in range(3):
@@ -202,30 +217,34 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
         _tmul(RA, delta, rho)
         if deriv:
             drho[:, :] = 0.0
-            for k in range(7):
+            for k in range(NQP):
                 for a in range(3):
                     sa, sb = 0.0, 0.0
                     for i in range(3):
                         sa += RA[i, a] * dxa[i, k]
                         sb += RA[i, a] * dxb[i, k]
                     drho[a, k] = -sa
-                    drho[a, 7 + k] = sb
-            for m in range(4):
+                    drho[a, NQP + k] = sb
+            for m in range(npa):
                 for a in range(3):
                     drho[a, 3 + m] += dRA[m, 0, a] * delta[0] + dRA[m, 1, a] * delta[1] + dRA[m, 2, a] * delta[2]
         for r in range(2):
             for i in range(3):
                 d[i] = f[F_D1 + 3 * r + i]
-            # a: d . (-Y_a s + rho x W_a s) = (-d) . Y_a s + (d x rho) . W_a s
+            # a: d . (-Y_a s + rho x W_a s) = (-d) . Y_a s + (d x rho) . W_a s (R_A^T Y_a s for
+            # inertial rows Y_a; P Y_b s, or R_A^T Y_b s, for b)
             for i in range(3):
-                u[i] = -d[i]
+                u[i] = -(RA[i, 0] * d[0] + RA[i, 1] * d[1] + RA[i, 2] * d[2]) if yia else -d[i]
             _dot_cols(u, PP, ya, na, G, row + r, 0)
             _cross(d, rho, v)
             for c in range(na):
                 G[row + r, c] += v[0] * PP[wa + c] + v[1] * PP[wa + na + c] + v[2] * PP[wa + 2 * na + c]
             if hasb:
                 for b in range(3):
-                    u[b] = P[0, b] * d[0] + P[1, b] * d[1] + P[2, b] * d[2]
+                    if yib:
+                        u[b] = RA[b, 0] * d[0] + RA[b, 1] * d[1] + RA[b, 2] * d[2]
+                    else:
+                        u[b] = P[0, b] * d[0] + P[1, b] * d[1] + P[2, b] * d[2]
                 _dot_cols(u, PP, yb, nb, G, row + r, na)
             if deriv:
                 for k in range(NQJ):
@@ -235,12 +254,21 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
                         dr[i] = drho[i, k]
                     _cross(d, dr, v)          # d . (drho x w) = (d x drho) . w
                     _dot_cols_d(v, PP, wa, na, dG, row + r, 0, k, 1.0)
-                if hasb:
-                    for m in range(4):
+                if yia or (hasb and yib):     # R_A d of the inertial rows, by R_A's parameters
+                    for m in range(npa):
+                        for i in range(3):
+                            u[i] = dRA[m, i, 0] * d[0] + dRA[m, i, 1] * d[1] + dRA[m, i, 2] * d[2]
+                        if yia:
+                            _dot_cols_d(u, PP, ya, na, dG, row + r, 0, 3 + m, -1.0)
+                        if hasb and yib:
+                            _dot_cols_d(u, PP, yb, nb, dG, row + r, na, 3 + m, 1.0)
+                if hasb and not yib:
+                    for m in range(npa):
                         _tmul(dPa[m], d, u)
                         _dot_cols_d(u, PP, yb, nb, dG, row + r, na, 3 + m, 1.0)
+                    for m in range(npb):
                         _tmul(dPb[m], d, u)
-                        _dot_cols_d(u, PP, yb, nb, dG, row + r, na, 10 + m, 1.0)
+                        _dot_cols_d(u, PP, yb, nb, dG, row + r, na, ob + m, 1.0)
         row = 2
     # -- rotation
     if rmode == 1 or rmode == 3:
@@ -255,11 +283,12 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
                     u[i] = -u[i]
                 _dot_cols(u, PP, wb, nb, G, row + r, na)
                 if deriv:
-                    for m in range(4):
+                    for m in range(npa):
                         _tmul(dPa[m], d, u)
                         _dot_cols_d(u, PP, wb, nb, dG, row + r, na, 3 + m, -1.0)
+                    for m in range(npb):
                         _tmul(dPb[m], d, u)
-                        _dot_cols_d(u, PP, wb, nb, dG, row + r, na, 10 + m, -1.0)
+                        _dot_cols_d(u, PP, wb, nb, dG, row + r, na, ob + m, -1.0)
         row += nrot
     elif rmode == 2:                     # universal: n . (R_A W_a e_a - R_B W_b e_b)
         for i in range(3):
@@ -275,8 +304,8 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
             v[i] = -v[i]
         _dot_cols(v, PP, wb, nb, G, row, na)
         if deriv:
-            for m in range(4):
-                # over the quaternion of a: c1 and R_A change
+            for m in range(npa):
+                # over the rotation of a: c1 and R_A change
                 for i in range(3):
                     dc[i] = dRA[m, i, 0] * ax[0] + dRA[m, i, 1] * ax[1] + dRA[m, i, 2] * ax[2]
                 _cross(dc, c2, dn)
@@ -286,16 +315,16 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
                 _dot_cols_d(u, PP, wa, na, dG, row, 0, 3 + m, 1.0)
                 _tmul(RB, dn, u)
                 _dot_cols_d(u, PP, wb, nb, dG, row, na, 3 + m, -1.0)
-                if hasb:                 # over the quaternion of b: c2 and R_B change
-                    for i in range(3):
-                        dc[i] = dRB[m, i, 0] * cr[0] + dRB[m, i, 1] * cr[1] + dRB[m, i, 2] * cr[2]
-                    _cross(c1, dc, dn)
-                    _tmul(RA, dn, u)
-                    _dot_cols_d(u, PP, wa, na, dG, row, 0, 10 + m, 1.0)
-                    _tmul(RB, dn, u)
-                    _dot_cols_d(u, PP, wb, nb, dG, row, na, 10 + m, -1.0)
-                    _tmul(dRB[m], n, u)
-                    _dot_cols_d(u, PP, wb, nb, dG, row, na, 10 + m, -1.0)
+            for m in range(npb):         # over the rotation of b: c2 and R_B change
+                for i in range(3):
+                    dc[i] = dRB[m, i, 0] * cr[0] + dRB[m, i, 1] * cr[1] + dRB[m, i, 2] * cr[2]
+                _cross(c1, dc, dn)
+                _tmul(RA, dn, u)
+                _dot_cols_d(u, PP, wa, na, dG, row, 0, ob + m, 1.0)
+                _tmul(RB, dn, u)
+                _dot_cols_d(u, PP, wb, nb, dG, row, na, ob + m, -1.0)
+                _tmul(dRB[m], n, u)
+                _dot_cols_d(u, PP, wb, nb, dG, row, na, ob + m, -1.0)
         row += 1
     # -- driver: a . (P W_b e_b - W_a e_a)
     if driven == 1:
@@ -307,11 +336,12 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
             _tmul(P, d, u)
             _dot_cols(u, PP, wb, nb, G, row, na)
             if deriv:
-                for m in range(4):
+                for m in range(npa):
                     _tmul(dPa[m], d, u)
                     _dot_cols_d(u, PP, wb, nb, dG, row, na, 3 + m, 1.0)
+                for m in range(npb):
                     _tmul(dPb[m], d, u)
-                    _dot_cols_d(u, PP, wb, nb, dG, row, na, 10 + m, 1.0)
+                    _dot_cols_d(u, PP, wb, nb, dG, row, na, ob + m, 1.0)
 
 
 @_jit

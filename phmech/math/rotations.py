@@ -23,6 +23,13 @@ The quadratic form, its gradient, ``(R, dR/dp)`` and the quaternion rate
 :func:`quat_rate_into`, :func:`quat_rate_jacobian_into`): the one
 implementation used by the bodies, the frame kinematics, the joints, the
 loads and the compiled residual.
+
+A third kind, :class:`RotationMatrix`, is the rotation stored as its nine
+entries (the columns ``d_1, d_2, d_3`` one after the other): the sections of the
+geometrically exact spatial beam, whose kinematics keep them rotations.  It has
+no rate of its own here (the beam's kernel integrates it); joints and loads at
+such a section read ``R`` and its derivatives (the unit matrices) through
+:func:`frame_rotation`, by the codes :data:`ROTATION_CODES`.
 """
 import numpy as np
 
@@ -165,6 +172,26 @@ def quat_from_matrix(R):
     return p / np.linalg.norm(p)
 
 
+@_jit
+def frame_rotation(q, code, o, R, dR, deriv):
+    """``R`` (3, 3) of the spatial rotation of kind ``code`` (:data:`ROTATION_CODES`: 2 the
+    quaternion ``q[o:o + 4]``, 3 the matrix of columns ``q[o:o + 9]``, 0 none: the identity) and,
+    with ``deriv``, ``dR[m] = dR/dq[o + m]`` for its :data:`N_ROTATION` parameters into ``dR``
+    (at least (9, 3, 3))."""
+    if code == 2:
+        quat_rotation(q, o, R, dR, deriv)
+        return
+    for a in range(3):
+        for b in range(3):
+            R[a, b] = (q[o + 3 * b + a] if code == 3 else (1.0 if a == b else 0.0))
+    if deriv and code == 3:
+        for m in range(9):
+            for a in range(3):
+                for b in range(3):
+                    dR[m, a, b] = 0.0
+            dR[m, m % 3, m // 3] = 1.0
+
+
 class PlanarAngle:
     """Planar orientation ``theta``: one parameter, ``theta' = omega``."""
 
@@ -241,3 +268,30 @@ class UnitQuaternion:
         dq = np.r_[1.0, 0.0, 0.0, 0.0] if a == 0 else np.r_[np.cos(a / 2), np.sin(a / 2) * dphi / a]
         out = quat_multiply(p, dq)
         return out / np.linalg.norm(out)
+
+
+class RotationMatrix:
+    """A spatial rotation stored as its nine entries, the columns ``d_1, d_2, d_3`` one after the
+    other (a section of :class:`~phmech.fem.beam_exact3d.GeometricallyExactBeam3D`): ``R`` is
+    linear in the parameters, its derivatives the unit matrices."""
+
+    dim = 3
+    n_params = 9
+
+    @staticmethod
+    def matrix(p):
+        return np.asarray(p, float).reshape(3, 3).T
+
+    @staticmethod
+    def derivatives(p):
+        """``dR/dp_k``, shape (9, 3, 3): ``p_k`` is the entry ``(k % 3, k // 3)``."""
+        dR = np.zeros((9, 3, 3))
+        for k in range(9):
+            dR[k, k % 3, k // 3] = 1.0
+        return dR
+
+
+#: the codes of the rotation kinds in the kernels: none, planar angle, quaternion, matrix
+ROTATION_CODES = {None: 0, PlanarAngle: 1, UnitQuaternion: 2, RotationMatrix: 3}
+#: the number of rotation parameters per code
+N_ROTATION = (0, 1, 4, 9)

@@ -89,6 +89,22 @@ class _Conditions:
         self.has = _position_level(dae, t)
         #: subtracted from the residual: ``(1 - s) r(y_start)`` on a load step's path (:func:`_load_steps`)
         self.offset = None
+        #: ``M e'`` along the steady rotation, ``MC e``: the efforts in inertial components turn
+        #: with the assembly (the bodies' ``steady_effort_rate``), None when none do
+        self.MC = None
+        if turning is not None:
+            rows, cols, vals = [], [], []
+            for b in dae.layout.bodies:
+                if hasattr(b, "steady_effort_rate"):
+                    C = sp.coo_matrix(b.steady_effort_rate(turning[0]))
+                    o = dae.e_slices[b.name].start
+                    rows.append(o + C.row)
+                    cols.append(o + C.col)
+                    vals.append(C.data)
+            if rows:
+                C = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                                  shape=(dae.ne, dae.ne))
+                self.MC = (sp.csr_matrix(dae.M) @ (turning[2] * C)).tocsr()
 
     def state(self, q, e, lam_act):
         dae = self.dae
@@ -104,6 +120,8 @@ class _Conditions:
         vel = dae._active_G(q) @ e - dae.w(self.t)[self.act]
         rows = np.where(self.has, dae._position_vector(self.t, q), vel)
         balance = dae.f(self.t, y)[dae.se]
+        if self.MC is not None:
+            balance = balance - self.MC @ e
         for b, sq, se, sd in self.laws:         # the constitutive stresses for their idle rate rows
             balance[se] = e[se] - b.stresses_of(q[sq])[sd]
         r = np.concatenate([balance, e[self.motions] - self.frame_velocity(q), rows])
@@ -155,7 +173,7 @@ class _Conditions:
         nf = len(self.motions)
         Ief = sp.csr_matrix((np.ones(nf), (np.arange(nf), self.motions)), shape=(nf, ne))
         Vf = None if self.turning is None else sp.csr_matrix(-self.frame_velocity_motion(y[dae.sq]))
-        top = [A[se, :nq] @ T, A[se, se], A[se][:, sl]]
+        top = [A[se, :nq] @ T, A[se, se] if self.MC is None else A[se, se] - self.MC, A[se][:, sl]]
         if self.laws and constitutive:
             stress = np.zeros(ne, bool)
             stress[self.stress_rows] = True
@@ -220,10 +238,21 @@ def _solve(J, r):
         if np.all(np.isfinite(x)):
             return x, False
     Jd = J.toarray()
-    U, s, Vt = np.linalg.svd(Jd)
+    # rows and columns equilibrated first: the stress rows' compliances and the stiff joints
+    # differ by many orders, and an unscaled singular-value cut would drop a regular direction
+    dr = _inverse_max(np.abs(Jd).max(axis=1, initial=0.0))
+    dc = _inverse_max(np.abs(dr[:, None] * Jd).max(axis=0, initial=0.0))
+    U, s, Vt = np.linalg.svd(dr[:, None] * Jd * dc[None, :])
     keep = s > 1e-12 * max(s[0] if s.size else 0.0, 1e-300)
-    x = Vt[keep].T @ ((U[:, keep].T @ r) / s[keep])
+    x = dc * (Vt[keep].T @ ((U[:, keep].T @ (dr * r)) / s[keep]))
     return x, not bool(np.all(keep))
+
+
+def _inverse_max(m):
+    """``1 / m`` where ``m > 0``, 1 elsewhere (the scaling of a zero row or column)."""
+    out = np.ones_like(m)
+    np.divide(1.0, m, out=out, where=m > 0)
+    return out
 
 
 def equilibrium(dae, q0=None, t=0.0, tol=1e-10, max_iter=50, max_rotation=0.5, load_steps=1):
@@ -448,8 +477,9 @@ def relative_modes(dae, y, axis=(0.0, 0.0, 1.0), rate=0.0, point=(0.0, 0.0, 0.0)
 
 def _start(cond, q0, caller):
     """``(q, e, lam)`` to start from: the configuration ``q0`` (checked; default the initial
-    one), the frames moving as the conditions want (at rest for a static equilibrium), no
-    reactions."""
+    one), the frames moving as the conditions want (at rest for a static equilibrium), the
+    stresses of the bodies with a constitutive law those of ``q0`` (a deformed start, as on a
+    continuation path, begins with its own stresses), no reactions."""
     dae = cond.dae
     q = np.array(dae.q0 if q0 is None else q0, float)
     if q.shape != (dae.nq,):
@@ -458,6 +488,8 @@ def _start(cond, q0, caller):
         raise ValueError(f"{caller}: q0 has non-finite values at {dae.labels()[int(np.argmin(np.isfinite(q)))]}")
     e, lam = np.zeros(dae.ne), np.zeros(len(cond.act))
     e[cond.motions] = cond.frame_velocity(q)
+    for b, sq, se, sd in cond.laws:
+        e[se] = b.stresses_of(q[sq])[sd]
     return q, e, lam
 
 

@@ -40,6 +40,20 @@ and the centrifugal softening ``M_xy`` of the in-plane motions.  Flapwise
 (``z``) motions decouple; the axial and chordwise ones are solved as one
 gyroscopic problem in first-order form.
 
+The continuum of the geometrically exact beam (``continuum="exact"``, the reference of
+:class:`~phmech.fem.beam_exact3d.GeometricallyExactBeam3D` in its shear-rigid limit):
+the axial strain is the stretch ``lambda - 1`` (``lambda = |p'|``, so the steady
+force is ``N_0 = EA U'``), the curvatures the rates of the sections' angles
+(``theta = u_y' / lambda_0`` to first order, ``lambda_0 = 1 + U'``), and the sections
+carry their rotary inertia ``rho I``.  To second order about the steady state
+``lambda - 1 = U' + u_x' + (u_y'^2 + u_z'^2) / (2 lambda_0)``: the axial stiffness is
+``EA`` (no ``N_0`` term), the geometric stiffness of the transverse motions
+``N_0 / lambda_0``, the bending energy ``EI ((u'/lambda_0)')^2``; the sections' rotary
+inertia adds ``rho I_z (u_y' / lambda_0)^2`` and ``rho I_y (u_z' / lambda_0)^2`` to the
+mass, and the flapwise tilt of a section spinning about ``e3`` the softening
+``-rho I_y Omega^2 (u_z' / lambda_0)^2`` (its spin passes to the axis of larger
+inertia: ``T = 1/2 rho (I_y theta'^2 + I_z Omega^2 + I_y Omega^2 sin^2 theta)``).
+
 Bases (Legendre polynomials on ``[0, 1]`` for conditioning):
 ``xi P_k(2 xi - 1)`` for ``u_x`` and ``xi^2 P_k(2 xi - 1)`` for ``u_y``,
 ``u_z`` (the clamp's conditions), ``k = 0 .. n - 1``.  Integrals by
@@ -54,18 +68,23 @@ from numpy.polynomial import legendre
 
 @dataclass
 class RitzBeam:
-    """A uniform beam: length, mass per length, axial and bending stiffnesses."""
+    """A uniform beam: length, mass per length, axial and bending stiffnesses, the sections'
+    rotary inertias per length (used by the exact continuum)."""
 
     L: float
     rhoA: float
     EA: float
     EIy: float
     EIz: float
+    rhoIy: float = 0.0
+    rhoIz: float = 0.0
 
     @classmethod
     def dimensionless(cls, slenderness):
-        """``L = rho A = EI = 1`` and ``EA = slenderness^2`` (``L / r`` with ``r^2 = I / A``)."""
-        return cls(1.0, 1.0, float(slenderness) ** 2, 1.0, 1.0)
+        """``L = rho A = EI = 1`` and ``EA = slenderness^2`` (``L / r`` with ``r^2 = I / A``), so
+        ``rho I = 1 / slenderness^2``."""
+        s2 = float(slenderness) ** 2
+        return cls(1.0, 1.0, s2, 1.0, 1.0, 1.0 / s2, 1.0 / s2)
 
 
 def _basis(n, power, xi):
@@ -101,11 +120,17 @@ class RotatingCantilever:
         Distance ``R`` of the clamp from the spin axis.
     tip_mass : float
         Point mass ``m_t`` at the free end.
+    continuum : ``"consistent"`` (Green strain, linear curvature, no rotary inertia: the
+        geometrically consistent beam) or ``"exact"`` (the stretch, the sections' angles and
+        their rotary inertia: the geometrically exact beam, shear-rigid); module docstring.
     """
 
-    def __init__(self, beam, n, hub_radius=0.0, tip_mass=0.0):
+    def __init__(self, beam, n, hub_radius=0.0, tip_mass=0.0, continuum="consistent"):
         if int(n) < 2:
             raise ValueError(f"Ritz model: n must be at least 2, got {n!r}")
+        if continuum not in ("consistent", "exact"):
+            raise ValueError(f"Ritz model: continuum must be 'consistent' or 'exact', got {continuum!r}")
+        self.exact = continuum == "exact"
         self.beam, self.n = beam, int(n)
         self.R, self.mt = float(hub_radius), float(tip_mass)
         xg, wg = legendre.leggauss(2 * self.n + 8)
@@ -113,9 +138,9 @@ class RotatingCantilever:
         L = beam.L
         self.X = L * xi
         self.w = 0.5 * L * wg
-        Vx, Dx, _ = _basis(self.n, 1, xi)
+        Vx, Dx, D2x = _basis(self.n, 1, xi)
         Vb, Db, D2b = _basis(self.n, 2, xi)
-        self.Px, self.dPx = Vx, Dx / L                     # axial: values and d/dX
+        self.Px, self.dPx, self.d2Px = Vx, Dx / L, D2x / L ** 2          # axial: values and d/dX
         self.Pb, self.dPb, self.d2Pb = Vb, Db / L, D2b / L ** 2
         self.tx, self.tb = _basis(self.n, 1, np.ones(1))[0][:, 0], _basis(self.n, 2, np.ones(1))[0][:, 0]
 
@@ -129,17 +154,25 @@ class RotatingCantilever:
         for _ in range(max_iter):
             dU = a @ self.dPx
             U = a @ self.Px
-            eps = dU + 0.5 * dU ** 2
-            r = self._gram(self.dPx, (b.EA * eps * (1 + dU))[None, :]).ravel() \
+            eps, deps, stiff = self._axial(dU)
+            r = self._gram(self.dPx, (b.EA * eps * deps)[None, :]).ravel() \
                 - self._gram(self.Px, (b.rhoA * Omega ** 2 * (self.R + self.X + U))[None, :]).ravel() \
                 - self.mt * Omega ** 2 * (self.R + b.L + a @ self.tx) * self.tx
-            K = self._gram(self.dPx, self.dPx, b.EA * ((1 + dU) ** 2 + eps)) \
+            K = self._gram(self.dPx, self.dPx, b.EA * stiff) \
                 - b.rhoA * Omega ** 2 * self._gram(self.Px, self.Px) - self.mt * Omega ** 2 * np.outer(self.tx, self.tx)
             step = np.linalg.solve(K, -r)
             a += step
             if np.max(np.abs(step)) <= tol * max(1.0, np.max(np.abs(a))):
                 return a
         raise RuntimeError(f"Ritz model: steady stretch at Omega = {Omega} did not converge")
+
+    def _axial(self, dU):
+        """The steady axial strain, its derivative by ``U'`` and ``d(eps deps)/dU'``: Green's
+        ``U' + U'^2 / 2`` or the stretch ``U'`` (exact)."""
+        if self.exact:
+            return dU, np.ones_like(dU), np.ones_like(dU)
+        eps = dU + 0.5 * dU ** 2
+        return eps, 1 + dU, (1 + dU) ** 2 + eps
 
     def steady_path(self, speeds):
         """Steady stretches along increasing speeds (each Newton iteration starts from the last)."""
@@ -150,9 +183,9 @@ class RotatingCantilever:
         return out
 
     def root_strain(self, a):
-        """Axial Green-Lagrange strain at the clamp of the stretch ``a``."""
-        dU0 = a @ self._basis_at_root()
-        return dU0 + 0.5 * dU0 ** 2
+        """Axial strain at the clamp of the stretch ``a`` (Green-Lagrange; the stretch ``U'(0)``
+        for the exact continuum)."""
+        return float(self._axial(np.atleast_1d(a @ self._basis_at_root()))[0][0])
 
     def _basis_at_root(self):
         _, D, _ = _basis(self.n, 1, np.zeros(1))
@@ -167,21 +200,35 @@ class RotatingCantilever:
         b = self.beam
         a = self.steady(Omega) if a is None else a
         dU = a @ self.dPx
-        N0 = b.EA * (dU + 0.5 * dU ** 2)
+        N0 = b.EA * self._axial(dU)[0]
         mass = (lambda P, t: b.rhoA * self._gram(P, P) + self.mt * np.outer(t, t))
         Mb = mass(self.Pb, self.tb)
-        Kg = self._gram(self.dPb, self.dPb, N0)
+        if self.exact:           # the sections' angles u'/lambda_0, their rates along X
+            lam0 = 1.0 + dU
+            T = self.dPb / lam0
+            dT = self.d2Pb / lam0 - self.dPb * ((a @ self.d2Px) / lam0 ** 2)
+            Kg = self._gram(self.dPb, self.dPb, N0 / lam0)
+            Kby, Kbz = b.EIy * self._gram(dT, dT), b.EIz * self._gram(dT, dT)
+            Rot = self._gram(T, T)
+            Mz, My = Mb + b.rhoIy * Rot, Mb + b.rhoIz * Rot
+            Kz = Kby + Kg - Omega ** 2 * b.rhoIy * Rot
+            EAx = b.EA * np.ones_like(dU)
+        else:
+            Kg = self._gram(self.dPb, self.dPb, N0)
+            Kby = b.EIy * self._gram(self.d2Pb, self.d2Pb)
+            Kbz = b.EIz * self._gram(self.d2Pb, self.d2Pb)
+            Mz = My = Mb
+            Kz = Kby + Kg
+            EAx = b.EA * (1 + dU) ** 2 + N0
         # flapwise
-        Kz = b.EIy * self._gram(self.d2Pb, self.d2Pb) + Kg
-        flap = np.sqrt(np.clip(sla.eigh(Kz, Mb, eigvals_only=True), 0.0, None))[:k]
+        flap = np.sqrt(np.clip(sla.eigh(Kz, Mz, eigvals_only=True), 0.0, None))[:k]
         # axial + chordwise, gyroscopic
         n = self.n
         Mx = mass(self.Px, self.tx)
         Mxy = b.rhoA * self._gram(self.Px, self.Pb) + self.mt * np.outer(self.tx, self.tb)
-        Kx = self._gram(self.dPx, self.dPx, b.EA * (1 + dU) ** 2) + self._gram(self.dPx, self.dPx, N0) \
-            - Omega ** 2 * Mx
-        Ky = b.EIz * self._gram(self.d2Pb, self.d2Pb) + Kg - Omega ** 2 * Mb
-        M = sla.block_diag(Mx, Mb)
+        Kx = self._gram(self.dPx, self.dPx, EAx) - Omega ** 2 * Mx
+        Ky = Kbz + Kg - Omega ** 2 * Mb
+        M = sla.block_diag(Mx, My)
         K = sla.block_diag(Kx, Ky)
         W = np.zeros((2 * n, 2 * n))
         W[:n, n:] = -Mxy
@@ -206,10 +253,11 @@ class RotatingCantilever:
         return flap, np.array(chord)
 
 
-def dimensionless_table(slenderness, speeds, n=12):
+def dimensionless_table(slenderness, speeds, n=12, continuum="consistent"):
     """``omega T`` of the first flapwise and chordwise modes for the dimensionless speeds ``mu``
-    (``T = sqrt(rho A L^4 / EI)``; with the dimensionless beam ``T = 1``, ``Omega = mu``)."""
-    model = RotatingCantilever(RitzBeam.dimensionless(slenderness), n)
+    (``T = sqrt(rho A L^4 / EI)``; with the dimensionless beam ``T = 1``, ``Omega = mu``) of the
+    ``continuum`` (:class:`RotatingCantilever`)."""
+    model = RotatingCantilever(RitzBeam.dimensionless(slenderness), n, continuum=continuum)
     rows = []
     a = None
     for mu in speeds:

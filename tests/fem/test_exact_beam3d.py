@@ -1,7 +1,8 @@
 """The spatial geometrically exact beam (:mod:`phmech.fem.beam_exact3d`): exact Jacobians, a skew
 structure and objective strains; the planar beam as its plane case; a helix rolled by a follower
 end moment against its closed form (bending and torsion coupled); free flight and a spherical
-pendulum keep their energy; the joints it cannot take are refused."""
+pendulum keep their energy; body-frame forces are refused (its joints and moments:
+:mod:`tests.fem.test_exact_beam3d_joints`)."""
 import math
 
 import numpy as np
@@ -154,21 +155,9 @@ def test_the_spherical_pendulum_under_gravity_conserves_its_energy():
     assert max(np.abs(r).max() for r in dae.position_residuals(res.t[-1], res.y[-1, dae.sq]).values()) <= 1e-8
 
 
-def test_joints_and_loads_it_cannot_take_are_refused():
-    from phmech import SpatialRigidBody
-    from phmech.joints import SpatialJoint
+def test_body_frame_forces_are_refused():
     b = GeometricallyExactBeam("b", 1.0, 2, **SECTION, dim=3)
-    box = SpatialRigidBody("box", 1.0, np.eye(3), position=(1.0, 0.0, 0.0))
-    s = System([b, box])
-    with pytest.raises(ValueError, match=r"joint 'w': a weld joint between bodies at a port of the geometrically "
-                                         r"exact beam 'b' is not supported"):
-        SpatialJoint("weld", b.port("B"), box.port("P") if "P" in box.ports else next(iter(box.ports.values())),
-                     name="w")
-    with pytest.raises(ValueError, match=r"joint 'h': a revolute joint to the ground"):
-        SpatialJoint("revolute", b.port("A"), None, axis=(0, 0, 1), name="h")
-    with pytest.raises(ValueError, match=r"load 'm': a moment at a port of the geometrically exact beam 'b' is "
-                                         r"given in the section's axes: use frame='body'"):
-        s.apply_moment(b.port("B"), (0.0, 0.0, 1.0), name="m")
+    s = System([b])
     with pytest.raises(ValueError, match=r"load 'f': a force at a port .* takes inertial components"):
         s.apply_force(b.port("B"), (0.0, 0.0, 1.0), frame="body", name="f")
     with pytest.raises(ValueError, match=r"GeometricallyExactBeam: dim must be 2 or 3, got 4"):

@@ -54,6 +54,7 @@ MODELS = {
     "hinged_beam consistent": ("hinged_beam", _system("hinged_beam", 2, geometric_stiffness=True)),
     "rotating_beam consistent": ("rotating_beam", _system("rotating_beam", "consistent", 2, 10.0)),
     "rotating_beam linear": ("rotating_beam", _system("rotating_beam", "linear", 2, 10.0)),
+    "rotating_beam exact": ("rotating_beam", _system("rotating_beam", "exact", 2, 10.0)),
     "spatial_pendulum box": ("spatial_pendulum", _system("spatial_pendulum", "box")),
     "spatial_pendulum equivalent": ("spatial_pendulum", _system("spatial_pendulum", "equivalent")),
     "spatial_pendulum flexible": ("spatial_pendulum", _system("spatial_pendulum", "flexible", EI=1e3, n_elem=2)),
