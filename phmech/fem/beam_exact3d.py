@@ -39,7 +39,7 @@ Elements, quadrature and stresses as in the planar beam (Lagrange elements of de
 
 Ports ``A`` and ``B`` are the end nodes: their velocity rows are the nodes' inertial
 velocities, their rotation rows the nodes' angular velocities in the section's axes,
-and a port's frame is its node's section (:meth:`GeometricallyExactBeam3D.port_frame`:
+and a port's frame is its node's section (:meth:`~phmech.fem.beam_nodal.NodalBeam.port_frame`:
 the node's position and the nine entries of its rotation, read by the joints' and
 loads' kernels, whose rows and derivatives are then exact at any deformation).  So a
 port takes every spatial joint, to the ground or to another body's port, its
@@ -93,6 +93,8 @@ class GeometricallyExactBeam3D(NodalBeam):
 
     dim = 3
     QN, EN = 12, 6
+    #: the sections' rotations in ``q`` (:meth:`~phmech.fem.beam_nodal.NodalBeam.port_frame`)
+    section_rotation = RotationMatrix
     #: the ports' velocity rows are the nodes' inertial velocities (their rotation rows are in the
     #: sections' axes, :meth:`port_frame`)
     port_velocity = "inertial"
@@ -139,11 +141,6 @@ class GeometricallyExactBeam3D(NodalBeam):
                          + [f"{c}{g}" for g in range(ng) for c in ("N", "Q2", "Q3", "T", "M2", "M3")])
 
     # -- what the ports carry ----------------------------------------------------
-    def port_frame(self, port):
-        """The port node's position and section rotation (its nine entries) in ``q``, no offset."""
-        i = self._port_node[port.name]
-        return 12 * i, RotationMatrix, 12 * i + 3, np.zeros(3)
-
     def check_force(self, load, frame):
         """Refuse body-frame components of a force: the beam has no frame (give them inertial)."""
         if frame != "inertial":

@@ -139,6 +139,17 @@ class NodalBeam(KernelBeam, Body):
         """The root node ``X = 0``."""
         return np.asarray(q[:self.dim], float)
 
+    #: the kind of the sections' rotations in ``q`` after each node's position (None: the planar
+    #: beam's director, which no spatial kernel reads)
+    section_rotation = None
+
+    def port_frame(self, port):
+        """The port node's position and, spatial, its section's rotation (nine entries) in ``q``; no
+        offset: the port is the node."""
+        i = self._port_node[port.name]
+        kind = self.section_rotation
+        return self.QN * i, kind, self.QN * i + self.dim if kind is not None else -1, np.zeros(self.dim)
+
     def port_position(self, q, port):
         i = self._port_node[port.name]
         return np.asarray(q[self.QN * i:self.QN * i + self.dim], float)

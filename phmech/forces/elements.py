@@ -104,22 +104,45 @@ def _spd_matrix(value, n, what, problems):
     return a
 
 
+def element_frame(port):
+    """``(position index, rotation kind, rotation index, offset)`` of the frame the elements place
+    ``port`` in (:meth:`~phmech.bodies.base.Body.port_frame`): the port point is
+    ``q[position:] + R (offset + T u)``; a port whose velocity rows are inertial (the exact beam's
+    nodes) is not turned (rotation kind None)."""
+    pos, kind, rot, offset = port.body.port_frame(port)
+    if getattr(port.body, "port_velocity", "body") == "inertial":
+        return pos, None, -1, np.asarray(offset, float)
+    return pos, kind, rot, np.asarray(offset, float)
+
+
+def _frame_rotation(port, q):
+    """``R`` of :func:`element_frame` in the body's configuration ``q`` (dim x dim)."""
+    _, kind, rot, _ = element_frame(port)
+    if kind is None:
+        return np.eye(port.dim)
+    return kind.matrix(np.asarray(q, float)[rot:rot + kind.n_params])
+
+
 def _trace(port, problems):
     """``(columns, T)``: the deformation variables ``u`` (columns of the body's ``q``) that move
-    the port point in the body frame, ``s(q) = s + T u`` (``T`` 3 x 3, zero-padded), found from
-    :meth:`~phmech.bodies.Body.port_position` (affine in ``u``); none for ports fixed in the frame."""
+    the port point in its frame (:func:`element_frame`), ``s(q) = s + T u`` (``T`` 3 x 3,
+    zero-padded), found from :meth:`~phmech.bodies.Body.port_position` (affine in ``u``); none for
+    ports fixed in the frame."""
     body = port.body
-    kind = body.rotation_kind
-    frame = set(range(min(body.nq, body.dim)))
+    pos, kind, rot, offset = element_frame(port)
+    frame = set(range(pos, pos + body.dim)) if pos >= 0 else set()
     if kind is not None:
-        frame |= set(range(body.rotation_index, body.rotation_index + kind.n_params))
+        frame |= set(range(rot, rot + kind.n_params))
     q0 = np.asarray(body.q0, float)
     out = np.zeros((3, 3))
-    if len(frame) >= body.nq:
+    if body.nq == 0:
         return np.zeros(0, np.int64), out
 
+    def origin(q):
+        return np.asarray(q[pos:pos + body.dim], float) if pos >= 0 else np.zeros(body.dim)
+
     def local(q):
-        return body.rotation(q).T @ (body.port_position(q, port) - body.position(q))
+        return _frame_rotation(port, q).T @ (body.port_position(q, port) - origin(q))
 
     base = local(q0)
     cols, T = [], []
@@ -145,7 +168,7 @@ def _trace(port, problems):
     # the elements place the port at x_P + R (s + T u): check it where the body says it is, also
     # when the frame moves (a body without a frame whose port is not its first point is refused)
     q1 = q0 + 0.1 * np.cos(np.arange(body.nq) + 1.0)
-    x = body.position(q1) + body.rotation(q1) @ (port.position + out[:body.dim, :len(cols)] @ q1[cols])
+    x = origin(q1) + _frame_rotation(port, q1) @ (offset + out[:body.dim, :len(cols)] @ q1[cols])
     if np.max(np.abs(x - body.port_position(q1, port))) > 1e-9 * max(1.0, np.max(np.abs(x))):
         problems.append(f"port '{port.label}': its position is not the frame's point plus an affine "
                         f"displacement of body '{body.name}' (a force element needs one); use the port at "
@@ -202,8 +225,15 @@ class ForceElement:
                 problems.append(f"{what} must be a port, got {p!r}")
                 continue
             body = p.body
-            if body.rotation_kind not in _ROT_KIND or (body.nq < body.dim and body.nq != 0):
+            kind = element_frame(p)[1]
+            if kind not in _ROT_KIND or (body.nq < body.dim and body.nq != 0):
                 problems.append(f"port '{p.label}': body '{body.name}' has no frame of a supported kind")
+                continue
+            if kind is None and getattr(body, "port_velocity", "body") == "inertial" \
+                    and np.any(element_frame(p)[3] != 0.0):
+                problems.append(f"port '{p.label}' lies off the point of body '{body.name}' whose inertial "
+                                "velocity its efforts carry (its velocity there needs the body's rotation): "
+                                "attach the element at that point")
                 continue
             frame = np.asarray(body.frame_dofs)
             flexible = np.setdiff1d(np.arange(body.ne), frame)
@@ -214,10 +244,10 @@ class ForceElement:
                                 "follows from q)")
             elif rotation and p.W is None:
                 problems.append(f"port '{p.label}' has no rotational degree of freedom")
-            elif rotation and body.rotation_kind is None:
-                problems.append(f"port '{p.label}' turns with its own section, not with a frame of body "
-                                f"'{body.name}' (a torsional spring or bushing needs a port that turns with "
-                                "its body's frame)")
+            elif rotation and kind is None:
+                problems.append(f"port '{p.label}' of body '{body.name}' has no frame rotation that the "
+                                "elements read (its rotation rows are in its own section's or body's axes): a "
+                                "torsional spring or bushing needs a port that turns with its body's frame")
             elif rotation and p.gauge is not None:
                 problems.append(f"port '{p.label}' turns at a rate scaled by the frame gauge of body "
                                 f"'{body.name}' (the root of a consistent spatial beam); weld a rigid body "
@@ -275,19 +305,20 @@ class ForceElement:
             body = port.body
             q0 = layout.q_slices[body.name].start
             o = K.NQP * k
-            if body.nq >= body.dim:
-                qi[o:o + body.dim] = q0 + np.arange(body.dim)
-            kind = _ROT_KIND[body.rotation_kind]
+            pos, frame_kind, rot, offset = element_frame(port)
+            if pos >= 0:
+                qi[o:o + body.dim] = q0 + pos + np.arange(body.dim)
+            kind = _ROT_KIND[frame_kind]
             ints[(K.KA, K.KB)[k]] = kind
             if kind:
-                n = body.rotation_kind.n_params
-                qi[o + 3:o + 3 + n] = q0 + body.rotation_index + np.arange(n)
+                n = frame_kind.n_params
+                qi[o + 3:o + 3 + n] = q0 + rot + np.arange(n)
             cols_u, T = self._traces[k]
             qi[o + 7:o + 7 + len(cols_u)] = q0 + cols_u
             f[(K.F_TA, K.F_TB)[k] + np.arange(9)] = T.ravel()
             nc = len(port.cols)
             ints[(K.NCA, K.NCB)[k]] = nc
-            f[(K.F_SA, K.F_SB)[k] + np.arange(port.dim)] = port.position
+            f[(K.F_SA, K.F_SB)[k] + np.arange(port.dim)] = offset
             Y, W = np.zeros((3, nc)), np.zeros((3, nc))
             Y[:port.dim] = port.Yc
             if port.Wc is not None:
@@ -323,7 +354,7 @@ class ForceElement:
             else:
                 qb = q_of(p.body)
                 R = np.eye(3)
-                R[:self.dim, :self.dim] = p.body.rotation(qb)
+                R[:self.dim, :self.dim] = _frame_rotation(p, qb)
                 x = np.zeros(3)
                 x[:self.dim] = p.body.port_position(qb, p)
             out.append((R, x))

@@ -225,21 +225,26 @@ def test_bad_parameters_name_the_beam():
         GeometricallyExactBeam("x", 1.0, 2, **SECTION, G=-1)
 
 
-def test_force_elements_take_the_root_port_only():
-    """A spring at the root port (the body's first point) acts where the root is; at the tip, whose
-    position is a node of its own, and as a torsional spring on a section's rotation, the elements
-    are refused instead of acting at the wrong point or angle."""
+def test_force_elements_act_at_the_port_nodes():
+    """A spring at the root port and one at the tip port act where those nodes are (the elements
+    read each port's node, :meth:`~phmech.fem.beam_nodal.NodalBeam.port_frame`): on a beam moved
+    rigidly and at rest, each node's force is ``-k (|r| - l0) r / |r|``; a torsional spring on a
+    section's rotation is refused instead of acting at a wrong angle."""
     from phmech.joints import Revolute
     b = _beam(2, position=(0.3, 0.1))
     s = System([b])
     s.add_spring(b.port("A"), None, stiffness=10.0, rest_length=0.25, at=(0.0, 0.0))
+    s.add_spring(b.port("B"), None, stiffness=4.0, rest_length=0.5, at=(0.0, 0.0))
     dae = s.assemble()
     y = dae.initial_state()
-    y[:2] += (0.2, -0.1)                                    # the root node moved, at rest, unstressed
+    q = y[dae.q_slices["b"]].reshape(b.n_nodes, 4)
+    q[:, :2] += (0.2, -0.1)                                 # every node moved, at rest, unstressed
+    y[dae.q_slices["b"]] = q.ravel()
     f = dae.compiled_residual().f(0.0, y)[dae.se]
     assert np.abs(f[:2] - (-2.5, 0.0)).max() <= 1e-12       # -k (|r_0| - l0) r_0 / |r_0|, r_0 = (0.5, 0)
-    with pytest.raises(ValueError, match=r"port 'b.B': its position is not the frame's point plus an affine"):
-        s.add_spring(b.port("B"), None, stiffness=10.0, at=(0.0, 0.0))
+    r = q[-1, :2]                                           # the tip node, (1.5, 0)
+    assert np.abs(f[3 * (b.n_nodes - 1):3 * (b.n_nodes - 1) + 2] + 4.0 * (np.linalg.norm(r) - 0.5) * r
+                  / np.linalg.norm(r)).max() <= 1e-12
     pin = s.add_joint(Revolute(b.port("A"), None, name="pin"))
-    with pytest.raises(ValueError, match=r"port 'b.A' turns with its own section, not with a frame"):
+    with pytest.raises(ValueError, match=r"port 'b.A' of body 'b' has no frame rotation that the elements read"):
         s.add_torsional_spring(pin, 1.0)

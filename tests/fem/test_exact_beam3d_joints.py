@@ -157,3 +157,20 @@ def test_an_angle_driver_at_a_section_is_refused():
     b = GeometricallyExactBeam("b", 1.0, 2, **SECTION, dim=3)
     with pytest.raises(ValueError, match=r"joint 'm': an angle driver at port\(s\) \['b.A'\].*rate="):
         SpatialJoint("revolute", b.port("A"), None, axis=(0, 0, 1), rate=1.0, angle=lambda t: t, name="m")
+
+
+def test_a_spring_at_the_tip_node_carries_its_share_of_the_load():
+    """A cantilever (EI = 1, shear-rigid) with a spring of stiffness k from its tip node to the
+    ground, under a small tip force P along the spring: the tip deflects by P / (3 EI / L^3 + k),
+    the spring taking k / (3 + k) of the load (small deflection: the closed form to the
+    discretization error of 8 quadratic elements)."""
+    k, P = 2.0, 1e-4
+    b = GeometricallyExactBeam("b", 1.0, 8, rho=1.0, A=1.0, E=1e4, I=1e-4, G=1e9, dim=3)
+    s = System([b])
+    s.clamp(b.port("A"))
+    s.add_spring(b.port("B"), None, stiffness=k, at=(1.0, 0.0, -1.0), name="k")   # along z, unstretched
+    s.apply_force(b.port("B"), (0.0, 0.0, -P), name="P")
+    dae = s.assemble()
+    q = equilibrium(dae)[dae.sq]
+    dz = b.port_position(q[dae.q_slices["b"]], b.port("B"))[2]
+    assert abs(dz / (-P / (3.0 + k)) - 1.0) <= 1e-4
