@@ -49,13 +49,24 @@ weld or hinge the beam at either end (:func:`~phmech.joints.spatial.Weld3`,
 rows carry the factor ``sigma(q)`` (its :attr:`~phmech.bodies.base.Port.gauge`,
 evaluated by the joint kernels), so a weld or a driven hinge at ``A`` holds
 the section exactly, also on a fast hub where the root stretches.  At ``B``
-the rows are constant, the exact rate where the tangent is the undeformed
-``e1`` (first order in the deformation there).  The frame's own rate can
+the port's rows ``W`` are constant, the exact rate where the tangent is the
+undeformed ``e1``.  For the joints the section at ``B`` is exact: it is the
+frame of the deformed tangent ``t = e1 + u'(L)`` and the twist ``phi(L)``
+(:meth:`NonlinearSpatialBeam.tangent_section`, :mod:`phmech.math.tangent_frame`),
+``R_B = R Lambda(t, phi)``, and the joints' rotation rows there are its exact
+angular velocity, so a weld or hinge at a deformed tip holds the section its
+position residual measures (a chain of welded beams, each frame carrying its
+share of the rotation, converges to the elastica).  What stays first order at
+``B``: a moment applied there (:class:`~phmech.forces.loads.PortMoment`) acts
+through the constant rows ``W``; and the beam's own curvature is linear in its
+frame (small rotations relative to the frame).  The frame's own rate can
 also be driven by :class:`~phmech.fem.frame_rate.FrameRate3` (gauge
 :meth:`frame_rate_gauge`) beside a :func:`~phmech.joints.spatial.Revolute3`
 that holds the axis.
 Moments may also act on the frame through :class:`FrameMoment`.
 """
+from collections import namedtuple
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
@@ -66,12 +77,19 @@ from ..bodies.base import SpatialFrameBody
 from ..forces.loads import Load, _as_load_function
 from ..math.gauge import frame_scale
 from ..math.rotations import UnitQuaternion
+from ..math.tangent_frame import tangent_frame
 from ._petsc import to_numpy, to_scipy
 from . import beam3d_nonlinear_kernels as _kernels
 from .beam_common import CellPointEvaluator, _check_positive, check_n_elem
 from .beam_nonlinear import STRAINS, _single_dof
 from .beam_operators import KernelBeam
 from .cache import CachedFE
+
+#: the data of a port whose section follows the beam's tangent ``t = e1 + u'`` and twist ``phi``
+#: (:meth:`NonlinearSpatialBeam.tangent_section`): ``(t, phi)_j = theta_0[j] + theta_c[j]
+#: q[theta_q[j]]``; the rows (over ``e``) of the tangent's rate ``a'`` (``A``, 3), of the frame's
+#: angular velocity (``Wf``, 3) and of the spin (``s``); the frame gauge ``(q entry, d, c, flags)``
+TangentSection = namedtuple("TangentSection", "theta_q theta_c theta_0 A Wf s gauge")
 
 #: Omega x p for p = (px, py, pz): rows of (Omega_i, p_j) products with their signs
 _CROSS = {0: ((1, 2, 1.0), (2, 1, -1.0)),      # (Omega x p)_x = Omega_2 p_z - Omega_3 p_y (0-based: 1, 2)
@@ -225,6 +243,16 @@ class NonlinearSpatialBeam(KernelBeam, AxisPicture, SpatialFrameBody):
             port = self.add_port(pname, Y, W, (X, 0.0, 0.0))
             if pname == "A":
                 port.gauge = (self._gauge_q, 1.0, float(self._cq[self._gauge_q]), (0.0, 1.0, 1.0))
+            else:                # the end section: its tangent and twist, and the rows of their rates
+                tq = [np.asarray(P.T @ slope).ravel() for P in self.Pq] + [np.asarray(self.Pq_phi.T @ spin_at).ravel()]
+                idx = [_single_dof(r, "the slope or twist at X = L", name) for r in tq]
+                Wf = np.zeros((3, ne))
+                Wf[0, 3] = Wf[1, 4] = Wf[2, 5] = 1.0
+                self._tip = TangentSection(
+                    tuple(idx), tuple(float(r[i]) for r, i in zip(tq, idx)), (1.0, 0.0, 0.0, 0.0),
+                    np.vstack([np.asarray(P.T @ slope).ravel() for P in self.Pe]), Wf,
+                    np.asarray(spin_field @ spin_at).ravel(), port.gauge or
+                    (self._gauge_q, 1.0, float(self._cq[self._gauge_q]), (0.0, 1.0, 1.0)))
         self._trace_q = {pn: np.vstack([P.T @ trv[pn] for P in self.Pq]) for pn in ("A", "B")}
         self._Mfield = rhoA * MV
         self._one, self._spin_row = one, spin
@@ -265,6 +293,24 @@ class NonlinearSpatialBeam(KernelBeam, AxisPicture, SpatialFrameBody):
 
     def port_position(self, q, port):
         return self.position(q) + self.rotation(q) @ (port.position + self._trace_q[port.name] @ q)
+
+    def tangent_section(self, port):
+        """Port ``B``'s :data:`TangentSection`: its section is the frame of the deformed tangent and
+        the twist there (:mod:`phmech.math.tangent_frame`), so the joints' rotation rows at ``B`` are
+        exact at any deformation; None at ``A``, whose section is the frame."""
+        return self._tip if port.name == "B" else None
+
+    def port_rotation(self, q, port):
+        """The section's rotation: the frame's at ``A``; at ``B`` the frame's times ``Lambda(t, phi)``
+        of the deformed tangent and twist."""
+        R = self.rotation(q)
+        if port.name != "B":
+            return R
+        tip = self._tip
+        th = np.array([c0 + c * q[i] for i, c, c0 in zip(tip.theta_q, tip.theta_c, tip.theta_0)])
+        Lam = np.empty((3, 3))
+        tangent_frame(th, Lam)
+        return R @ Lam
 
     # -- structure ------------------------------------------------------------------
     # -- rigid motions of the deformed shape (quasi-static start) ---------------------

@@ -195,6 +195,11 @@ class SpatialJoint(Joint):
         if axis_frame == "b" and b is None:
             raise ValueError(f"joint '{name}': axis_frame='b' needs a body b (it is the ground)")
         self.a, self.b = a, b
+        tips = [p.label for p in (a, b) if p is not None and _tangent_section(p) is not None]
+        if tips and self.translation == "normal":
+            raise ValueError(f"joint '{name}': a {kind} joint at port(s) {tips}, whose section follows the "
+                             "beam's tangent, is not supported (its sliding rows would need the deformed tip's "
+                             "position in the section's axes): use a revolute, spherical, universal or weld joint")
         self.axis = None if axis is None else finite_vector(axis, 3, "axis", name)
         self.axis2 = None if axis2 is None else finite_vector(axis2, 3, "axis2", name)
         self.axis_frame = axis_frame
@@ -212,7 +217,8 @@ class SpatialJoint(Joint):
             self._w.constant = getattr(full, "constant", False)
             self._w.what, self._w.value = full.what, full.value
             self._angle = None if angle is None else as_function(angle, 1, "angle", name)
-            sections = [p.label for p in (a, b) if p is not None and p.body.port_frame(p)[1] is RotationMatrix]
+            sections = [p.label for p in (a, b) if p is not None and (p.body.port_frame(p)[1] is RotationMatrix
+                                                                       or _tangent_section(p) is not None)]
             if angle is not None and sections:
                 raise ValueError(f"joint '{name}': an angle driver at port(s) {sections}, whose rotation is "
                                  "a section's (defined up to the sign of its quaternion), would wrap at half "
@@ -263,14 +269,17 @@ class SpatialJoint(Joint):
         the offsets in ``ints``."""
         ints = np.zeros(K.N_INT, np.int64)
         inertial = [_inertial_rows(p) for p in self.ports()]
-        ints[K.T_MODE] = {"all": 0 if self.b is None and not inertial[0] else 1, "normal": 2}[self.translation]
+        tips = [_tangent_section(p) for p in self.ports()]
+        ints[K.T_MODE] = {"all": 1 if self.b is not None or not _rows_in_port_axes(self.a) else 0,
+                          "normal": 2}[self.translation]
+        ints[K.TIP_A] = ints[K.TIP_B] = -1
         ints[K.R_MODE] = {None: 0, "normal": 1, "cross": 2, "all": 3}[self.rotation]
         ints[K.DRIVEN] = int(self.driven)
         ints[K.NR] = self.n_rows
         ints[K.HAS_B] = int(self.b is not None)
         qi = np.full(K.NQJ, -1, np.int64)
         f = np.zeros(K.N_FLOAT)
-        pool, cols = [], []
+        pool, cols, extra = [], [], []
         for k, port in enumerate(self.ports()):
             body = port.body
             q0 = layout.q_slices[body.name].start
@@ -279,7 +288,13 @@ class SpatialJoint(Joint):
             if pos >= 0:
                 qi[o:o + 3] = q0 + pos + np.arange(3)
             code = ROTATION_CODES.get(kind)
-            if kind is not None:
+            tip = tips[k]
+            if tip is not None:                     # a section that follows its tangent and twist
+                code = K.TANGENT_SECTION
+                qi[o + 3:o + 7] = q0 + body.rotation_index + np.arange(4)
+                qi[o + 7:o + 11] = q0 + np.asarray(tip.theta_q)
+                f[K.F_TIP + 8 * k:K.F_TIP + 8 * k + 8] = (*tip.theta_c, *tip.theta_0)
+            elif kind is not None:
                 if code not in (2, 3):
                     raise ValueError(f"joint '{self.name}': body '{body.name}' has no spatial orientation "
                                      f"(a quaternion or section rotations) at port '{port.label}'")
@@ -290,15 +305,25 @@ class SpatialJoint(Joint):
                 raise ValueError(f"joint '{self.name}': port '{port.label}' of body '{body.name}' lies off the "
                                  "point whose inertial velocity the body's efforts carry: joints at such ports are "
                                  "not supported (join the body at that point, its port 'C')")
-            ints[K.NA + k] = len(port.cols)
+            pc = port.cols if tip is None else np.union1d(port.cols, np.flatnonzero(np.any(
+                np.vstack([tip.A, tip.Wf, tip.s]) != 0, axis=0)))
+            ints[K.NA + k] = len(pc)
             f[(K.F_POS_A, K.F_POS_B)[k] + np.arange(3)] = offset
-            W = port.Wc if port.Wc is not None else np.zeros_like(port.Yc)
-            pool += [port.Yc.ravel(), W.ravel()]
-            if port.gauge is not None:              # rotation rows scaled by the body's frame gauge
-                kg, d, c, rows = port.gauge
+            W = np.zeros((3, body.ne)) if port.W is None else port.W
+            pool += [port.Y[:, pc].ravel(), W[:, pc].ravel()]
+            gauge = port.gauge if tip is None else tip.gauge
+            if gauge is not None:                   # rotation rows scaled by the body's frame gauge
+                kg, d, c, rows = gauge
                 qi[K.QG + k] = q0 + kg
                 f[K.F_GAUGE + 5 * k:K.F_GAUGE + 5 * k + 5] = (d, c, *rows)
-            cols.append(layout.e_slices[body.name].start + port.cols)
+            if tip is not None:
+                extra.append((k, np.vstack([tip.A, tip.Wf, tip.s])[:, pc].ravel()))
+            cols.append(layout.e_slices[body.name].start + pc)
+        base = sum(x.size for x in pool)
+        for k, rows in extra:                       # the tangent sections' base rows after the blocks
+            ints[(K.TIP_A, K.TIP_B)[k]] = base
+            pool.append(rows)
+            base += rows.size
         if self.b is None:
             f[K.F_AT:K.F_AT + 3] = self.at
         if self.axis is not None:
@@ -318,7 +343,7 @@ class SpatialJoint(Joint):
         P = RA.T @ RB
         out = []
         if self.translation == "all":
-            out.append(RA.T @ (xa - xb) if b is None and not _inertial_rows(a) else xa - xb)
+            out.append(RA.T @ (xa - xb) if b is None and _rows_in_port_axes(a) else xa - xb)
         else:
             out.append(self.D.T @ (RA.T @ (xb - xa)))
         if self.rotation == "all":
@@ -354,6 +379,19 @@ class SpatialJoint(Joint):
         return float(2.0 * np.arctan2(n @ p[1:], p[0]))
 
 
+def _tangent_section(port):
+    """The port's :class:`~phmech.fem.beam3d_nonlinear.TangentSection` (its section follows its
+    body's tangent and twist: the end B of a consistent spatial beam), or None."""
+    section = getattr(port.body, "tangent_section", None)
+    return None if section is None else section(port)
+
+
+def _rows_in_port_axes(port):
+    """True where the port's velocity rows give components in the axes of its rotation rows (a
+    framed body's port), not inertial ones or the body frame's (a tangent section)."""
+    return not _inertial_rows(port) and _tangent_section(port) is None
+
+
 def _inertial_rows(port):
     """True where the port's velocity rows give inertial components (the body's
     ``port_velocity``), not components in its frame."""
@@ -365,7 +403,7 @@ def _frame_quaternion(port, q_of):
     port's section (determined up to its sign: continuous only within half a turn)."""
     body = getattr(port, "body", None)
     kind = None if body is None else body.port_frame(port)[1]
-    if kind is RotationMatrix:
+    if kind is RotationMatrix or (body is not None and _tangent_section(port) is not None):
         return quat_from_matrix(body.port_rotation(q_of(body), port))
     if kind is not UnitQuaternion:
         return np.array([1.0, 0.0, 0.0, 0.0])

@@ -39,7 +39,18 @@ sigma omega_3)``, :mod:`phmech.math.gauge`) has ``sigma = d / (d + c q_g)``
 on chosen rows of ``W``.  ``G`` is linear in the port rows, so the kernels
 evaluate a gauged joint on its rows with ``W`` scaled by ``sigma`` and the
 derivative by ``q_g`` as ``d sigma / d q_g`` times ``G`` of the unscaled
-gauged rows alone (:func:`_joint_blocks_gauged`).
+gauged rows alone (:func:`_joint_blocks_rows`).
+
+A *tangent section* (code :data:`TANGENT_SECTION`: the end ``B`` of a consistent spatial beam)
+turns with ``R = R_f Lambda(t, phi)``, its body frame's rotation times the frame of its tangent
+``t`` and twist ``phi`` (:mod:`phmech.math.tangent_frame`; ``t``, ``phi`` affine in one ``q``
+entry each, after the quaternion in the port's ``q`` columns), and its rotation rows in its own
+axes are exact: ``W(q) e = Lambda^T Omega + P(t, phi) t' + e_1 phi'`` with the frame's rate
+``Omega`` (gauged), ``t' = A e + t x Omega`` and ``phi' = s e - Omega_1`` from its base rows
+``A`` (the tangent's rate ``a'``), ``Wf`` (the frame's angular velocity) and ``s`` (the spin),
+stored after the joint's four blocks at ``I[j, TIP_A]``, ``I[j, TIP_B]``.  Its velocity rows are
+in the body frame's axes (turned by ``R_f``).  The derivatives of ``W(q)`` by the tangent, the
+twist and the gauge are complex steps (exact to round-off); those of ``Lambda`` too.
 """
 from collections import namedtuple
 
@@ -48,7 +59,8 @@ import numpy as np
 from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.jacobian_target import jac_add
-from ..math.rotations import N_ROTATION, frame_rotation
+from ..math.rotations import N_ROTATION, frame_rotation, quat_rotation
+from ..math.tangent_frame import COMPLEX_STEP, frame_derivatives, tangent_frame, tangent_rate_map
 from .constraint_kernels import add_G_jacobian, add_G_terms
 
 #: the packed joints ``sj`` (see above)
@@ -60,13 +72,18 @@ SpatialJointsData = namedtuple("SpatialJointsData", "I QI F PP CI Gr Gc Ar Ac Br
 #: d(G^T lam)/dq and of d(G e)/dq, port b present (0/1), offset into CI, first multiplier row,
 #: the rotation codes of the frames of ports a and b, and whether their velocity rows ``Y`` give
 #: inertial components (1, the exact beam's nodes) or components in the port's frame (0)
-T_MODE, R_MODE, DRIVEN, NR, NA, NB, GOFF, POFF, AOFF, BOFF, HAS_B, COFF, ROW0, KIND_A, KIND_B, YI_A, YI_B = range(17)
-N_INT = 17
+#: and the offsets (from the joint's ``POFF``) of a section port's base rows (-1: none; below)
+T_MODE, R_MODE, DRIVEN, NR, NA, NB, GOFF, POFF, AOFF, BOFF, HAS_B, COFF, ROW0, KIND_A, KIND_B, YI_A, YI_B, \
+    TIP_A, TIP_B = range(19)
+N_INT = 19
+#: the code of a port whose section follows its body's tangent and twist (:data:`KIND_A`)
+TANGENT_SECTION = 4
 #: offsets into ``F``: port positions of a and b (body frames), ground point, the normal
 #: directions d1, d2 and the axis (A's frame), the second cross axis (B's frame), the gauges of
 #: the rotation rows of ports a and b (``d, c`` and a flag per row of ``W``)
-F_POS_A, F_POS_B, F_AT, F_D1, F_D2, F_AXIS, F_CROSS, F_GAUGE = 0, 3, 6, 9, 12, 15, 18, 21
-N_FLOAT = 31
+#: and of the section ports' tangent and twist ``th_j = F[F_TIP + 8 p + 4 + j] + F[F_TIP + 8 p + j] q_j``
+F_POS_A, F_POS_B, F_AT, F_D1, F_D2, F_AXIS, F_CROSS, F_GAUGE, F_TIP = 0, 3, 6, 9, 12, 15, 18, 21, 31
+N_FLOAT = 47
 #: ``q`` columns of a port's frame (its position and up to 9 rotation parameters)
 NQP = 12
 #: ``q`` columns of a joint (the frames of both ports, the ports' gauge coordinates)
@@ -76,25 +93,75 @@ QG = 2 * NQP
 
 
 @_jit
-def _port_frame(q, qi, o, code, f, fo, R, dR, x, dx, deriv):
-    """Rotation ``R`` of code ``code`` (with ``deriv`` also ``dR/dp``) and the port point
-    ``x = r + R s`` with ``dx`` over the port frame's :data:`NQP` columns ``qi[o:o + NQP]``
-    (``s = f[fo:fo + 3]``)."""
-    frame_rotation(q, code, qi[o + 3] if code != 0 else 0, R, dR, deriv)
+def n_params(code):
+    """The rotation parameters of a port frame of code ``code`` (a tangent section's: the
+    quaternion, then its tangent and twist)."""
+    return 8 if code == TANGENT_SECTION else N_ROTATION[code]
+
+
+@_jit
+def tangent_of(q, qi, o, f, ft, th):
+    """A tangent section's ``th = (t, phi)`` from its ``q`` columns ``qi[o + 7:o + 11]``."""
+    for j in range(4):
+        th[j] = f[ft + 4 + j] + f[ft + j] * q[qi[o + 7 + j]]
+
+
+@_jit
+def _port_frame(q, qi, o, code, f, fo, ft, R, dR, RY, dRY, x, dx, deriv):
+    """Rotation ``R`` of code ``code`` (with ``deriv`` also ``dR/dp``), the rotation ``RY`` that
+    turns the port's velocity rows (``R``; the identity for inertial rows, set by the caller; the
+    body frame's for a tangent section, whose ``R = R_f Lambda(t, phi)``, ``th`` from
+    ``f[ft:ft + 8]``) and the port point ``x = r + RY s`` with ``dx`` over the port frame's
+    :data:`NQP` columns ``qi[o:o + NQP]`` (``s = f[fo:fo + 3]``)."""
+    if code == TANGENT_SECTION:
+        quat_rotation(q, qi[o + 3], RY, dRY, deriv)
+        th = np.empty(4)
+        tangent_of(q, qi, o, f, ft, th)
+        Lam = np.empty((3, 3))
+        tangent_frame(th, Lam)
+        for a in range(3):
+            for b in range(3):
+                R[a, b] = RY[a, 0] * Lam[0, b] + RY[a, 1] * Lam[1, b] + RY[a, 2] * Lam[2, b]
+        if deriv:
+            dL = np.empty((4, 3, 3))
+            frame_derivatives(th, dL)
+            for m in range(4):
+                for a in range(3):
+                    for b in range(3):
+                        dR[m, a, b] = dRY[m, a, 0] * Lam[0, b] + dRY[m, a, 1] * Lam[1, b] + dRY[m, a, 2] * Lam[2, b]
+                        dR[4 + m, a, b] = f[ft + m] * (RY[a, 0] * dL[m, 0, b] + RY[a, 1] * dL[m, 1, b]
+                                                       + RY[a, 2] * dL[m, 2, b])
+        ny = 4
+    else:
+        frame_rotation(q, code, qi[o + 3] if code != 0 else 0, R, dR, deriv)
+        for a in range(3):
+            for b in range(3):
+                RY[a, b] = R[a, b]
+                if deriv:
+                    for m in range(N_ROTATION[code]):
+                        dRY[m, a, b] = dR[m, a, b]
+        ny = N_ROTATION[code]
     for a in range(3):
         x[a] = q[qi[o + a]] if qi[o + a] >= 0 else 0.0
         for b in range(3):
-            x[a] += R[a, b] * f[fo + b]
+            x[a] += RY[a, b] * f[fo + b]
         if deriv:
             for k in range(NQP):
                 dx[a, k] = 0.0
             if qi[o + a] >= 0:
                 dx[a, a] = 1.0
-            for m in range(N_ROTATION[code]):
+            for m in range(ny):
                 s = 0.0
                 for b in range(3):
-                    s += dR[m, a, b] * f[fo + b]
+                    s += dRY[m, a, b] * f[fo + b]
                 dx[a, 3 + m] = s
+
+
+@_jit_inline
+def _identity(R):
+    for a in range(3):
+        for b in range(3):
+            R[a, b] = 1.0 if a == b else 0.0
 
 
 @_jit_inline
@@ -131,7 +198,7 @@ def workspace(I):
     ncmax = 1
     for j in range(I.shape[0]):
         ncmax = max(ncmax, I[j, NA] + I[j, NB])
-    return (np.empty((6, ncmax)), np.empty((6, ncmax, NQJ)), np.empty((3, 3, 3)), np.empty((4, 9, 3, 3)),
+    return (np.empty((6, ncmax)), np.empty((6, ncmax, NQJ)), np.empty((5, 3, 3)), np.empty((6, 9, 3, 3)),
             np.empty((16, 3)), np.empty((2, 3, NQP)), np.empty((3, NQJ)))
 
 
@@ -141,28 +208,37 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
     ``deriv``, ``dG[r, c, k] = dG[r, c]/dq_k`` over its :data:`NQJ` columns into ``ws[1]``
     (``ws`` from :func:`workspace`)."""
     G, dG, M3, M4, V, X, drho = ws
-    RA, RB, P = M3[0], M3[1], M3[2]
-    dRA, dRB, dPa, dPb = M4[0], M4[1], M4[2], M4[3]
+    RA, RB, P, RYa, RYb = M3[0], M3[1], M3[2], M3[3], M3[4]
+    dRA, dRB, dPa, dPb, dRYa, dRYb = M4[0], M4[1], M4[2], M4[3], M4[4], M4[5]
     xa, xb, d, u, v, rho, delta, dr = V[0], V[1], V[2], V[3], V[4], V[5], V[6], V[7]
     ax, cr, c1, c2, n, dc, dn = V[8], V[9], V[10], V[11], V[12], V[13], V[14]
     dxa, dxb = X[0], X[1]
     tmode, rmode, driven, nr, na, nb = ij[T_MODE], ij[R_MODE], ij[DRIVEN], ij[NR], ij[NA], ij[NB]
     hasb = ij[HAS_B] == 1
-    npa, npb = N_ROTATION[ij[KIND_A]], N_ROTATION[ij[KIND_B]] if hasb else 0
+    npa, npb = n_params(ij[KIND_A]), n_params(ij[KIND_B]) if hasb else 0
     yia, yib = ij[YI_A] == 1, ij[YI_B] == 1
+    # the parameters that turn the velocity rows (none for inertial rows; a tangent section's: its
+    # body frame's quaternion)
+    nya = 0 if yia else (4 if ij[KIND_A] == TANGENT_SECTION else npa)
+    nyb = 0 if (yib or not hasb) else (4 if ij[KIND_B] == TANGENT_SECTION else npb)
     ob = NQP + 3                         # the first rotation column of port b
     ya = ij[POFF]
     wa = ya + 3 * na
     yb = wa + 3 * na
     wb = yb + 3 * nb
     nc = na + nb
-    _port_frame(q, qi, 0, ij[KIND_A], f, F_POS_A, RA, dRA, xa, dxa, deriv)
+    _port_frame(q, qi, 0, ij[KIND_A], f, F_POS_A, F_TIP, RA, dRA, RYa, dRYa, xa, dxa, deriv)
+    if yia:
+        _identity(RYa)
     if hasb:
-        _port_frame(q, qi, NQP, ij[KIND_B], f, F_POS_B, RB, dRB, xb, dxb, deriv)
+        _port_frame(q, qi, NQP, ij[KIND_B], f, F_POS_B, F_TIP + 8, RB, dRB, RYb, dRYb, xb, dxb, deriv)
+        if yib:
+            _identity(RYb)
     else:
         RB[:, :] = 0.0
         dRB[:, :, :] = 0.0
         dxb[:, :] = 0.0
+        _identity(RYb)
         for a in range(3):
             RB[a, a] = 1.0
             xb[a] = f[F_AT + a]
@@ -199,17 +275,15 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
         row = 3
     elif tmode == 1:                     # inertial relative velocity of the port points
         for i in range(3):
+            _dot_cols(RYa[i], PP, ya, na, G, i, 0)
             for b in range(3):
-                u[b] = (1.0 if b == i else 0.0) if yia else RA[i, b]
-            _dot_cols(u, PP, ya, na, G, i, 0)
-            for b in range(3):
-                u[b] = -((1.0 if b == i else 0.0) if yib else RB[i, b])
+                u[b] = -RYb[i, b]
             _dot_cols(u, PP, yb, nb, G, i, na)
             if deriv:
-                for m in range(0 if yia else npa):
-                    _dot_cols_d(dRA[m, i], PP, ya, na, dG, i, 0, 3 + m, 1.0)
-                for m in range(0 if yib else npb):
-                    _dot_cols_d(dRB[m, i], PP, yb, nb, dG, i, na, ob + m, -1.0)
+                for m in range(nya):
+                    _dot_cols_d(dRYa[m, i], PP, ya, na, dG, i, 0, 3 + m, 1.0)
+                for m in range(nyb):
+                    _dot_cols_d(dRYb[m, i], PP, yb, nb, dG, i, na, ob + m, -1.0)
         row = 3
     else:                                # normal to the axis: D^T rho'
         for i in range(3):
@@ -345,28 +419,68 @@ def joint_blocks(q, ij, qi, f, PP, deriv, ws):
 
 
 @_jit
-def _gauged(qi):
-    """True for a joint with a gauged port."""
-    return qi[QG] >= 0 or qi[QG + 1] >= 0
+def _rows_of_q(ij, qi):
+    """True for a joint whose port rows depend on ``q``: a gauged port or a tangent section."""
+    return qi[QG] >= 0 or qi[QG + 1] >= 0 or ij[KIND_A] == TANGENT_SECTION or ij[KIND_B] == TANGENT_SECTION
 
 
 @_jit
-def _gauged_pool(q, ij, qi, f, PP, pool, keep):
-    """The joint's port rows ``Y_a, W_a, Y_b, W_b`` into ``pool``: with ``keep`` -1 all of them,
-    the gauged rows of ``W`` times ``sigma``; with ``keep`` 0 or 1 only the gauged rows of ``W`` of
-    port a or b (unscaled), the rest zero.  Returns ``(d sigma_a / dq, d sigma_b / dq)``."""
+def _tangent_rows(th, sig, PP, off, nc, Lam, Pm, out):
+    """The rotation rows of a tangent section in its axes, ``W(q) e = Lambda^T Omega + P t' + e_1
+    phi'`` with the frame's rate ``Omega = S Wf e`` (``S = diag(1, sig, sig)``, the gauge),
+    ``t' = A e + t x Omega`` and ``phi' = s e - Omega_1`` (the base rows ``A, Wf, s`` at
+    ``PP[off:]``, 7 x ``nc``), into ``out`` (3 x ``nc``); real or complex ``th``, ``sig``."""
+    tangent_frame(th, Lam)
+    tangent_rate_map(th, Pm)
+    for c in range(nc):
+        om0 = PP[off + 3 * nc + c] + 0.0 * sig
+        om1 = sig * PP[off + 4 * nc + c]
+        om2 = sig * PP[off + 5 * nc + c]
+        td0 = PP[off + c] + th[1] * om2 - th[2] * om1
+        td1 = PP[off + nc + c] + th[2] * om0 - th[0] * om2
+        td2 = PP[off + 2 * nc + c] + th[0] * om1 - th[1] * om0
+        for r in range(3):
+            out[r, c] = (Lam[0, r] * om0 + Lam[1, r] * om1 + Lam[2, r] * om2
+                         + Pm[r, 0] * td0 + Pm[r, 1] * td1 + Pm[r, 2] * td2)
+        out[0, c] += PP[off + 6 * nc + c] - om0
+
+
+@_jit
+def _scale(q, qi, f, p):
+    """``(sigma, d sigma / dq)`` of port ``p``'s gauge (1, 0 without one)."""
+    if qi[QG + p] < 0:
+        return 1.0, 0.0
+    g = F_GAUGE + 5 * p
+    return frame_scale(f[g], f[g + 1], q[qi[QG + p]])
+
+
+@_jit
+def _rows_pool(q, ij, qi, f, PP, pool, keep):
+    """The joint's port rows ``Y_a, W_a, Y_b, W_b`` into ``pool``: with ``keep`` -1 all of them at
+    ``q`` (the gauged rows of ``W`` times ``sigma``, a tangent section's ``W(q)``); with ``keep``
+    0 or 1 only the gauged rows of ``W`` of port a or b (unscaled), the rest zero."""
     na, nb, o = ij[NA], ij[NB], ij[POFF]
     n = 6 * (na + nb)
     for i in range(n):
         pool[i] = PP[o + i] if keep < 0 else 0.0
-    ds = np.zeros(2)
     for p in range(2):
+        nc = na if p == 0 else nb
+        w0 = 3 * na if p == 0 else 6 * na + 3 * nb          # the W rows of the port in the pool
+        if ij[KIND_A + p] == TANGENT_SECTION:
+            if keep < 0:
+                th = np.empty(4)
+                tangent_of(q, qi, NQP * p, f, F_TIP + 8 * p, th)
+                W = np.empty((3, nc))
+                _tangent_rows(th, _scale(q, qi, f, p)[0], PP, o + ij[TIP_A + p], nc, np.empty((3, 3)),
+                              np.empty((3, 3)), W)
+                for r in range(3):
+                    for c in range(nc):
+                        pool[w0 + r * nc + c] = W[r, c]
+            continue
         if qi[QG + p] < 0:
             continue
         g = F_GAUGE + 5 * p
-        s, ds[p] = frame_scale(f[g], f[g + 1], q[qi[QG + p]])
-        nc = na if p == 0 else nb
-        w0 = 3 * na if p == 0 else 6 * na + 3 * nb          # the W rows of the port in the pool
+        s = _scale(q, qi, f, p)[0]
         for r in range(3):
             if f[g + 2 + r] == 0.0:
                 continue
@@ -375,31 +489,70 @@ def _gauged_pool(q, ij, qi, f, PP, pool, keep):
                     pool[w0 + r * nc + c] = s * PP[o + w0 + r * nc + c]
                 elif keep == p:
                     pool[w0 + r * nc + c] = PP[o + w0 + r * nc + c]
-    return ds[0], ds[1]
 
 
 @_jit
-def _joint_blocks_gauged(q, ij, qi, f, PP, deriv, ws, ws2):
-    """:func:`joint_blocks` of a joint with a gauged port (see the module docstring); the
-    derivatives by the gauge coordinates go to columns :data:`QG`, ``QG + 1`` of ``ws[1]``."""
+def _add_rows_derivative(q, local, qi, f, pool, ws2, dG, col, scale, nr, nc):
+    """``dG[:, :, col] += scale * G(pool)`` (``G`` is linear in the port rows)."""
+    joint_blocks(q, local, qi, f, pool, False, ws2)
+    G2 = ws2[0]
+    for r in range(nr):
+        for c in range(nc):
+            dG[r, c, col] += scale * G2[r, c]
+
+
+@_jit
+def _joint_blocks_rows(q, ij, qi, f, PP, deriv, ws, ws2):
+    """:func:`joint_blocks` of a joint whose port rows depend on ``q`` (a gauged port, see the module
+    docstring, or a tangent section); the derivatives by the gauge coordinates go to columns
+    :data:`QG`, ``QG + 1`` of ``ws[1]``, those of a tangent section's rows by its tangent and
+    twist (complex steps of :func:`_tangent_rows`) to the columns of those parameters."""
     local = ij.copy()
     local[POFF] = 0
-    pool = np.empty(6 * (ij[NA] + ij[NB]))
-    dsa, dsb = _gauged_pool(q, ij, qi, f, PP, pool, -1)
+    na, nb = ij[NA], ij[NB]
+    pool = np.empty(6 * (na + nb))
+    _rows_pool(q, ij, qi, f, PP, pool, -1)
     joint_blocks(q, local, qi, f, pool, deriv, ws)
     if not deriv:
         return
-    dG, G2 = ws[1], ws2[0]
-    nr, nc = ij[NR], ij[NA] + ij[NB]
+    dG = ws[1]
+    nr, nc = ij[NR], na + nb
     for p in range(2):
+        if ij[KIND_A + p] == TANGENT_SECTION:
+            npc = na if p == 0 else nb
+            w0 = 3 * na if p == 0 else 6 * na + 3 * nb
+            o = NQP * p
+            th = np.empty(4)
+            tangent_of(q, qi, o, f, F_TIP + 8 * p, th)
+            sig, dsig = _scale(q, qi, f, p)
+            z = np.empty(4, np.complex128)
+            Lc, Pc = np.empty((3, 3), np.complex128), np.empty((3, 3), np.complex128)
+            Wc = np.empty((3, npc), np.complex128)
+            for j in range(5):                       # the tangent and twist, then the gauge
+                if j == 4 and qi[QG + p] < 0:
+                    continue
+                for i in range(4):
+                    z[i] = th[i]
+                sz = sig + 0j
+                if j < 4:
+                    z[j] = z[j] + 1j * COMPLEX_STEP
+                else:
+                    sz = sz + 1j * COMPLEX_STEP
+                _tangent_rows(z, sz, PP, ij[POFF] + ij[TIP_A + p], npc, Lc, Pc, Wc)
+                for i in range(pool.size):
+                    pool[i] = 0.0
+                for r in range(3):
+                    for c in range(npc):
+                        pool[w0 + r * npc + c] = Wc[r, c].imag / COMPLEX_STEP
+                if j < 4:
+                    _add_rows_derivative(q, local, qi, f, pool, ws2, dG, o + 7 + j, f[F_TIP + 8 * p + j], nr, nc)
+                else:
+                    _add_rows_derivative(q, local, qi, f, pool, ws2, dG, QG + p, dsig, nr, nc)
+            continue
         if qi[QG + p] < 0:
             continue
-        _gauged_pool(q, ij, qi, f, PP, pool, p)
-        joint_blocks(q, local, qi, f, pool, False, ws2)
-        ds = dsa if p == 0 else dsb
-        for r in range(nr):
-            for c in range(nc):
-                dG[r, c, QG + p] += ds * G2[r, c]
+        _rows_pool(q, ij, qi, f, PP, pool, p)
+        _add_rows_derivative(q, local, qi, f, pool, ws2, dG, QG + p, _scale(q, qi, f, p)[1], nr, nc)
 
 
 @_jit
@@ -411,8 +564,8 @@ def spatial_joints_G_triplets(q, sj):
     ws = workspace(I)
     G = ws[0]
     for j in range(I.shape[0]):
-        if _gauged(QI[j]):
-            _joint_blocks_gauged(q, I[j], QI[j], F[j], PP, False, ws, ws)
+        if _rows_of_q(I[j], QI[j]):
+            _joint_blocks_rows(q, I[j], QI[j], F[j], PP, False, ws, ws)
         else:
             joint_blocks(q, I[j], QI[j], F[j], PP, False, ws)
         nr, nc, o = I[j, NR], I[j, NA] + I[j, NB], I[j, GOFF]
@@ -431,8 +584,8 @@ def spatial_joints_derivatives(q, e, lam, sj, Gv, Av, Bv):
     ws2 = workspace(I)
     G, dG = ws[0], ws[1]
     for j in range(I.shape[0]):
-        if _gauged(QI[j]):
-            _joint_blocks_gauged(q, I[j], QI[j], F[j], PP, True, ws, ws2)
+        if _rows_of_q(I[j], QI[j]):
+            _joint_blocks_rows(q, I[j], QI[j], F[j], PP, True, ws, ws2)
         else:
             joint_blocks(q, I[j], QI[j], F[j], PP, True, ws)
         nr, nc = I[j, NR], I[j, NA] + I[j, NB]

@@ -52,6 +52,8 @@ from ._newton import converged
 
 #: above this many unknowns the Newton systems are solved sparse
 DENSE_MAX = 400
+#: singular values of the equilibrated Newton matrix below this share of the largest are neutral motions
+NEUTRAL = 1e-9
 
 
 class EquilibriumError(RuntimeError):
@@ -240,10 +242,12 @@ def _solve(J, r):
     Jd = J.toarray()
     # rows and columns equilibrated first: the stress rows' compliances and the stiff joints
     # differ by many orders, and an unscaled singular-value cut would drop a regular direction
+    # (a spinning blade's: 1e-12 of the largest unscaled, 1.6e-5 scaled); a neutral motion is
+    # round-off, 1e-10 or less scaled (a hanging rod's spin about itself), so the cut is NEUTRAL
     dr = _inverse_max(np.abs(Jd).max(axis=1, initial=0.0))
     dc = _inverse_max(np.abs(dr[:, None] * Jd).max(axis=0, initial=0.0))
     U, s, Vt = np.linalg.svd(dr[:, None] * Jd * dc[None, :])
-    keep = s > 1e-12 * max(s[0] if s.size else 0.0, 1e-300)
+    keep = s > NEUTRAL * max(s[0] if s.size else 0.0, 1e-300)
     x = dc * (Vt[keep].T @ ((U[:, keep].T @ (dr * r)) / s[keep]))
     return x, not bool(np.all(keep))
 
