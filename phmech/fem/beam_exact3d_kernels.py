@@ -104,17 +104,28 @@ def qdot_jacobian(q, e, nq, data, R, C, V, k):
 
 
 @_jit
-def _point(x, u, sig, Nr, Dr, nl, w, fs, fu):
+def point_workspace(width):
+    """The scratch arrays of :func:`_point` for elements of ``width`` nodes (allocated once per
+    kernel call, not per quadrature point)."""
+    return (np.empty(3), np.empty((3, 3)), np.empty((3, 3)), np.empty(3), np.empty((3, 3)), np.empty((3, 3)),
+            np.empty((width, 3, 3)), np.empty(3), np.empty((3, 3)))
+
+
+@_jit
+def _point(x, u, sig, Nr, Dr, nl, w, fs, fu, ws):
     """The terms of one quadrature point from the local configuration ``x`` (12 nl), velocities
     ``u`` (6 nl) and stresses ``sig`` (6): ``fs = w (Gamma, kappa)'`` and ``fu = -w B^T sig``
-    (overwritten)."""
-    rp = np.zeros(3)
-    db = np.zeros((3, 3))       # d_i at the point (rows)
-    dp = np.zeros((3, 3))       # d_i'
-    rr = np.zeros(3)            # r'' rate: the velocity's derivative
-    tb = np.zeros((3, 3))       # d_i rate
-    tp = np.zeros((3, 3))       # d_i' rate
-    t = np.zeros((nl, 3, 3))    # nodal rates of the directors
+    (overwritten; ``ws`` from :func:`point_workspace`)."""
+    rp, db, dp, rr, tb, tp, t, SG, ca = ws
+    # rp: r', db: d_i at the point (rows), dp: d_i', rr: the rate of r', tb, tp: the rates of
+    # d_i and d_i', t: the nodal rates of the directors
+    rp[:] = 0.0
+    db[:, :] = 0.0
+    dp[:, :] = 0.0
+    rr[:] = 0.0
+    tb[:, :] = 0.0
+    tp[:, :] = 0.0
+    t[:nl] = 0.0
     for a in range(nl):
         Na, Da = Nr[a], Dr[a]
         o = 12 * a
@@ -149,11 +160,10 @@ def _point(x, u, sig, Nr, Dr, nl, w, fs, fu):
                     for c in range(3):
                         acc += s * (tb[p, c] * dp[n, c] + db[p, c] * tp[n, c])
         fs[3 + m] = 0.5 * w * acc
-    SG = np.zeros(3)
+    SG[:] = 0.0
     for i in range(3):
         for c in range(3):
             SG[c] += sig[i] * db[i, c]
-    ca = np.zeros((3, 3))
     for a in range(nl):
         Na, Da = Nr[a], Dr[a]
         for c in range(3):
@@ -225,13 +235,14 @@ def efforts(q, e, data, fe):
     width = conn.shape[1]
     x, u, sig = np.empty(12 * width), np.empty(6 * width), np.empty(6)
     fs, fu = np.empty(6), np.empty(6 * width)
+    ws = point_workspace(width)
     for b in range(nb):
         iq, ie, nl = qoff[b], eoff[b], nl_[b]
         for g in range(ng[b]):
             row = goff[b] + g
             s0 = ie + 6 * nn[b] + 6 * g
             _gather(q, e, iq, ie, s0, conn, row, nl, x, u, sig)
-            _point(x, u, sig, Nt[row], Dt[row], nl, W[row], fs, fu)
+            _point(x, u, sig, Nt[row], Dt[row], nl, W[row], fs, fu, ws)
             for c in range(6):
                 fe[s0 + c] += fs[c]
             for a in range(nl):
@@ -253,6 +264,7 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
     fs, fu = np.empty(6), np.empty(6 * width)
     fs2, fu2 = np.empty(6), np.empty(6 * width)
     zu, zs, pi = np.zeros(6 * width), np.zeros(6), np.empty(3)
+    ws = point_workspace(width)
     for b in range(nb):
         iq, ie, nl = qoff[b], eoff[b], nl_[b]
         for g in range(ng[b]):
@@ -264,9 +276,9 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
                 h = 1.0 + abs(x[j])
                 xj = x[j]
                 x[j] = xj + h
-                _point(x, u, sig, Nr, Dr, nl, w, fs, fu)
+                _point(x, u, sig, Nr, Dr, nl, w, fs, fu, ws)
                 x[j] = xj - h
-                _point(x, u, sig, Nr, Dr, nl, w, fs2, fu2)
+                _point(x, u, sig, Nr, Dr, nl, w, fs2, fu2, ws)
                 x[j] = xj
                 col = iq + 12 * conn[row, j // 12] + j % 12
                 for c in range(6):
@@ -277,14 +289,14 @@ def effort_jacobian(q, e, nq, data, R, C, V, k):
                         k = emit(R, C, V, k, m + c, col, (fu[6 * a + c] - fu2[6 * a + c]) / (2.0 * h))
             for j in range(6 * nl):             # velocities: the stress rows are linear in them
                 zu[j] = 1.0
-                _point(x, zu, sig, Nr, Dr, nl, w, fs, fu)
+                _point(x, zu, sig, Nr, Dr, nl, w, fs, fu, ws)
                 zu[j] = 0.0
                 col = nq + ie + 6 * conn[row, j // 6] + j % 6
                 for c in range(6):
                     k = emit(R, C, V, k, nq + s0 + c, col, fs[c])
             for j in range(6):                  # stresses: the velocity rows are linear in them
                 zs[j] = 1.0
-                _point(x, u, zs, Nr, Dr, nl, w, fs, fu)
+                _point(x, u, zs, Nr, Dr, nl, w, fs, fu, ws)
                 zs[j] = 0.0
                 for a in range(nl):
                     m = nq + ie + 6 * conn[row, a]

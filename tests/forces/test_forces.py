@@ -405,3 +405,19 @@ def test_a_parameter_changed_after_a_run_is_used_by_the_next_one():
     y0 = s.assemble().initial_state(q0=[1.1, 0.0], e0=e0)
     r = s.simulate(np.pi / 12.0, dt=1e-4, y0=y0)      # half a period at omega = 12 (a quarter at 6)
     assert abs(r.y[-1, 0] - 0.9) < 1e-4
+
+
+def test_a_spring_off_the_centre_of_a_body_with_inertial_velocities_is_refused():
+    """A Disc carries the inertial velocity of its centre: a spring at another of its points would
+    need the body's rotation in that point's velocity, so it is refused by name (at the centre it
+    acts there: -k (|x| - l0) x / |x|)."""
+    from phmech import System
+    from phmech.bodies.inertial import Disc
+    d = Disc("d", 1.0, 0.1, position=(0.5, 0.0), angle=0.3, ports={"rim": (0.1, 0.0)})
+    s = System([d])
+    with pytest.raises(ValueError, match=r"port 'd.rim' lies off the point of body 'd' whose inertial velocity"):
+        s.add_spring(d.port("rim"), None, stiffness=10.0, at=(0.0, 0.0))
+    s.add_spring(d.port("C"), None, stiffness=10.0, rest_length=0.25, at=(0.0, 0.0))
+    dae = s.assemble()
+    f = dae.f(0.0, dae.initial_state())[dae.se]
+    assert np.abs(f[:2] - (-2.5, 0.0)).max() <= 1e-12
