@@ -322,7 +322,7 @@ def write(out, outdir, plot=True):
         ax.set_yscale("log")
         ax.set_xlabel(r"$\mu = \Omega T$")
         ax.set_ylabel(r"$\omega T$")
-        ax.legend(fontsize="small")
+        _common.legend_below(ax, ncol=2)
         files += _common.savefig(fig, outdir, "rotating_beam")
         plt.close(fig)
     files.append(_common.write_summary(outdir, "rotating_beam", s))
