@@ -407,7 +407,7 @@ def _frame_quaternion(port, q_of):
         return quat_from_matrix(body.port_rotation(q_of(body), port))
     if kind is not UnitQuaternion:
         return np.array([1.0, 0.0, 0.0, 0.0])
-    k = body.rotation_index
+    k = body.port_frame(port)[2]
     return np.asarray(q_of(body)[k:k + 4], float)
 
 
