@@ -267,3 +267,15 @@ def test_crank_slider_figures_name_the_model_and_compare_the_other():
     assert out.summary["compared_model"]["uy_mid_max_abs_over_L"] == np.max(np.abs(out.other.uy_mid))
     # the geometric stiffening of the consistent coupler lowers the peak deflection, by less than half
     assert 0.5 < np.max(np.abs(out.other.uy_mid)) / np.max(np.abs(out.uy_mid)) < 1.0
+
+
+def test_python_dash_m_phmech_is_the_command():
+    """``python -m phmech list`` runs the ``phmech`` command (as installed, ``phmech list``)."""
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(cli.__file__))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-m", "phmech", "list"], capture_output=True, text=True, timeout=300,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("case ") and "crank_slider" in proc.stdout
