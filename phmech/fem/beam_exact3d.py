@@ -43,9 +43,8 @@ and a port's frame is its node's section (:meth:`~phmech.fem.beam_nodal.NodalBea
 the node's position and the nine entries of its rotation, read by the joints' and
 loads' kernels, whose rows and derivatives are then exact at any deformation).  So a
 port takes every spatial joint, to the ground or to another body's port, its
-position residual the exact integral of its velocity rows; a force in inertial
-components; a moment in inertial components or in the section's axes
-(``frame="body"``, a follower moment).  An angle driver at a port is refused (the
+position residual the exact integral of its velocity rows; a force or a moment in
+inertial components or in the section's axes (``frame="body"``, a follower load).  An angle driver at a port is refused (the
 section's quaternion has no continuous sign here): a rate driver works.
 """
 import numpy as np
@@ -95,9 +94,6 @@ class GeometricallyExactBeam3D(NodalBeam):
     QN, EN = 12, 6
     #: the sections' rotations in ``q`` (:meth:`~phmech.fem.beam_nodal.NodalBeam.port_frame`)
     section_rotation = RotationMatrix
-    #: the ports' velocity rows are the nodes' inertial velocities (their rotation rows are in the
-    #: sections' axes, :meth:`port_frame`)
-    port_velocity = "inertial"
     #: the family's kernels (:mod:`phmech.fem.beam_exact3d_kernels`)
     _kernels = _kernels
     #: the kernel family evaluating the beams' kinematics and effort terms
@@ -141,12 +137,6 @@ class GeometricallyExactBeam3D(NodalBeam):
                          + [f"{c}{g}" for g in range(ng) for c in ("N", "Q2", "Q3", "T", "M2", "M3")])
 
     # -- what the ports carry ----------------------------------------------------
-    def check_force(self, load, frame):
-        """Refuse body-frame components of a force: the beam has no frame (give them inertial)."""
-        if frame != "inertial":
-            raise ValueError(f"load '{load}': a force at a port of the geometrically exact beam '{self.name}' "
-                             "takes inertial components (frame='inertial'); the beam has no body frame")
-
     # -- configuration -------------------------------------------------------
     def nodes(self, q):
         """``(positions (nn, 3), rotations (nn, 3, 3))`` of the configuration ``q``."""

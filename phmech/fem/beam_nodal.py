@@ -5,6 +5,7 @@ import scipy.sparse as sp
 
 from ..bodies.base import Body
 from ..bodies.picture import Part, pad3
+from ..forces.loads_kernels import FOLLOWER_DIRECTOR, FOLLOWER_SECTION
 from ._petsc import to_numpy, to_scipy
 from .beam_operators import KernelBeam
 from .cache import CachedFE
@@ -142,6 +143,16 @@ class NodalBeam(KernelBeam, Body):
     #: the kind of the sections' rotations in ``q`` after each node's position (None: the planar
     #: beam's director, which no spatial kernel reads)
     section_rotation = None
+    #: the ports' velocity rows are the nodes' inertial velocities (their rotation rows are in the
+    #: sections' axes, :meth:`port_frame`)
+    port_velocity = "inertial"
+
+    def follower_frame(self, port):
+        """``(code, index in q)`` of the port node's section for a load given in its axes (a follower
+        load, :mod:`phmech.forces.loads_kernels`): the nine entries of a spatial section, the
+        director ``(cos, sin)`` of a planar one."""
+        i = self._port_node[port.name]
+        return (FOLLOWER_SECTION if self.dim == 3 else FOLLOWER_DIRECTOR), self.QN * i + self.dim
 
     def port_frame(self, port):
         """The port node's position and, spatial, its section's rotation (nine entries) in ``q``; no

@@ -35,6 +35,9 @@ class Load:
 
     #: inertial components (rotated into the body frame) or body-frame components
     inertial = True
+    #: ``(code, index)`` of a follower input turned by a section of the body's ``q`` into inertial
+    #: rows (:mod:`phmech.forces.loads_kernels`), or None
+    follower = None
 
     def _own_pack(self):
         """This load alone as :class:`~phmech.forces.loads_kernels.PackedLoads` on the body's own ``q`` and
@@ -63,7 +66,7 @@ class Load:
 
     def force_q(self, t, q, e=None):
         """Exact ``d force / d q`` (None: independent of ``q``)."""
-        if not self.inertial and self.kernel_gauge(slice(0, self.body.nq)) is None:
+        if not self.inertial and self.follower is None and self.kernel_gauge(slice(0, self.body.nq)) is None:
             return None
         out = np.zeros((len(self.cols), self.body.nq))
         pack = self._own_pack()
@@ -112,6 +115,8 @@ class Load:
         dense input matrix ``A`` and its columns in the assembled ``e`` (``sq``, ``se``: the
         body's slices)."""
         A = np.asarray(self.A.toarray() if hasattr(self.A, "toarray") else self.A, float)
+        if self.follower is not None:
+            return self.follower[0], sq.start + self.follower[1], A, se.start + np.asarray(self.cols, np.int64)
         frame, index = self.rotation_frame()
         kind = KINDS[frame] if self.inertial else 0
         rot = sq.start + (index if self.inertial and frame is not None else 0)
@@ -145,9 +150,14 @@ class PortForce(Load):
         if frame not in ("inertial", "body"):
             raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
         self.port, self.body = port, port.body
-        check = getattr(port.body, "check_force", None)      # a body whose ports have no common frame
-        if check is not None:
-            check(self.name, frame)
+        rows_inertial = getattr(port.body, "port_velocity", "body") == "inertial"
+        if frame == "body" and rows_inertial:       # a follower in the port's section axes
+            follower = getattr(port.body, "follower_frame", None)
+            self.follower = None if follower is None else follower(port)
+            if self.follower is None:
+                raise ValueError(f"load '{self.name}': a force at port '{port.label}' of body '{port.body.name}', "
+                                 "whose efforts carry inertial velocities, takes inertial components "
+                                 "(frame='inertial')")
         self.inertial = frame == "inertial" and port.body.rotation_kind is not None
         self.fun = _as_load_function(force, port.dim, "force", self.name)
         self.cols, self.A = port.cols, port.Yc

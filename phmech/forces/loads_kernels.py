@@ -17,8 +17,14 @@ import numpy as np
 from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit
 from ..math.gauge import frame_scale
 from ..math.jacobian_target import jac_add
-from ..math.rotations import N_ROTATION as N_ROT, ROTATION_CODES as KINDS, quadratic_halfgrad_into, quadratic_into
+from ..math.rotations import N_ROTATION, ROTATION_CODES as KINDS, quadratic_halfgrad_into, quadratic_into
 
+#: the codes of the follower inputs, given in a node's section axes at a port whose rows are inertial
+#: (:meth:`~phmech.bodies.base.Body.follower_frame`): turned by the section's rotation ``R u``, the
+#: nine entries of a spatial section (4) or the director ``(cos, sin)`` of a planar one (5)
+FOLLOWER_SECTION, FOLLOWER_DIRECTOR = 4, 5
+#: rotation coordinates per code
+N_ROT = (*N_ROTATION, 9, 2)
 #: the slot of the loads of the packed form
 PACKED_SLOT = "port_loads"
 #: values per effort column in :func:`loads_jacobian_values`: the rotation coordinates, then the gauge's
@@ -121,7 +127,9 @@ def _gauge_scale(q, loads, k):
 def _body_input(q, kind, o, u, ub, Q):
     """``ub = R(q)^T u``, the input in body components (kind 0: no rotation, 1: planar angle
     ``q[o]``, 2: quaternion ``q[o:o + 4]`` with ``R = Q(p) / |p|^2``, ``Q`` filled, 3: the
-    section matrix of columns ``q[o:o + 9]``); returns ``|p|^2`` (1 for the other kinds)."""
+    section matrix of columns ``q[o:o + 9]``); the followers turn a section-axes input to the
+    inertial rows, ``ub = R u`` (4: the section matrix, 5: the director ``(cos, sin) = q[o:o + 2]``);
+    returns ``|p|^2`` (1 for the other kinds)."""
     ub[:] = 0.0
     if kind == 0:
         for i in range(3):
@@ -135,6 +143,14 @@ def _body_input(q, kind, o, u, ub, Q):
     if kind == 3:
         for i in range(3):
             ub[i] = q[o + 3 * i] * u[0] + q[o + 3 * i + 1] * u[1] + q[o + 3 * i + 2] * u[2]
+        return 1.0
+    if kind == FOLLOWER_SECTION:
+        for i in range(3):
+            ub[i] = q[o + i] * u[0] + q[o + 3 + i] * u[1] + q[o + 6 + i] * u[2]
+        return 1.0
+    if kind == FOLLOWER_DIRECTOR:
+        ub[0] = q[o] * u[0] - q[o + 1] * u[1]
+        ub[1] = q[o + 1] * u[0] + q[o] * u[1]
         return 1.0
     pw, px, py, pz = q[o], q[o + 1], q[o + 2], q[o + 3]
     n2 = pw * pw + px * px + py * py + pz * pz
@@ -204,6 +220,13 @@ def loads_jacobian_values(q, loads, vals):
             for i in range(3):
                 for a in range(3):
                     dub[i, 3 * i + a] = u[a]
+        elif kind[k] == FOLLOWER_SECTION:  # (R u)_i = q[o + 3 b + i] u_b
+            for i in range(3):
+                for b in range(3):
+                    dub[i, 3 * b + i] = u[b]
+        elif kind[k] == FOLLOWER_DIRECTOR:
+            dub[0, 0], dub[0, 1] = u[0], -u[1]
+            dub[1, 0], dub[1, 1] = u[1], u[0]
         sigma, dsigma = _gauge_scale(q, loads, k)
         for i in range(3):
             if gs[k, i] != 0.0:

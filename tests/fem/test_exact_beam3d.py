@@ -1,8 +1,7 @@
 """The spatial geometrically exact beam (:mod:`phmech.fem.beam_exact3d`): exact Jacobians, a skew
 structure and objective strains; the planar beam as its plane case; a helix rolled by a follower
 end moment against its closed form (bending and torsion coupled); free flight and a spherical
-pendulum keep their energy; body-frame forces are refused (its joints and moments:
-:mod:`tests.fem.test_exact_beam3d_joints`)."""
+pendulum keep their energy (its joints, loads and springs: :mod:`tests.fem.test_exact_beam3d_joints`)."""
 import math
 
 import numpy as np
@@ -155,10 +154,6 @@ def test_the_spherical_pendulum_under_gravity_conserves_its_energy():
     assert max(np.abs(r).max() for r in dae.position_residuals(res.t[-1], res.y[-1, dae.sq]).values()) <= 1e-8
 
 
-def test_body_frame_forces_are_refused():
-    b = GeometricallyExactBeam("b", 1.0, 2, **SECTION, dim=3)
-    s = System([b])
-    with pytest.raises(ValueError, match=r"load 'f': a force at a port .* takes inertial components"):
-        s.apply_force(b.port("B"), (0.0, 0.0, 1.0), frame="body", name="f")
+def test_a_bad_dimension_is_refused():
     with pytest.raises(ValueError, match=r"GeometricallyExactBeam: dim must be 2 or 3, got 4"):
         GeometricallyExactBeam("x", 1.0, 2, **SECTION, dim=4)

@@ -200,3 +200,32 @@ def test_a_spinning_blade_stretches_as_its_closed_form(dim):
     exact = math.tan(k) / k - 1.0
     assert exact > 0.015
     assert abs(tip[0] - 1.0 - exact) <= 1e-6 * exact and np.abs(tip[1:]).max() <= 1e-10
+
+
+@pytest.mark.parametrize("dim", (2, 3))
+def test_a_follower_force_is_the_dead_force_turned_by_the_section(dim):
+    """A tip force given in the tip section's axes (``frame="body"``, a follower load: ``R u``
+    with the section's rotation, exact derivatives in the Jacobian) has the equilibrium of the
+    dead force ``R(q*) u`` of the section it ends up turning; the two differ from the dead ``u``
+    itself.  The planar beam turns it by its director, the spatial one by its section."""
+    u = (0.0, -2.0) if dim == 2 else (0.0, -1.5, 1.0)
+
+    def solve(force, frame):
+        b = GeometricallyExactBeam("b", 1.0, 8, **SECTION, dim=dim)
+        s = System([b])
+        s.clamp(b.port("A"))
+        s.apply_force(b.port("B"), force, frame=frame, name="P")
+        dae = s.assemble()
+        q = equilibrium(dae, load_steps=8)[dae.sq]
+        if frame == "body":
+            y = np.r_[q, np.zeros(dae.ne + dae.nl)]
+            y[dae.sq] += 0.01 * RNG.standard_normal(dae.nq)
+            J = dae.jacobian(0.0, y).toarray()
+            assert np.abs(J - _probe(lambda x: dae.f(0.0, x), y)).max() <= 1e-6 * max(1.0, np.abs(J).max())
+        return b, q
+
+    b, q = solve(u, "body")
+    R = b.port_rotation(q, b.port("B")) if dim == 3 else np.array([[q[-2], -q[-1]], [q[-1], q[-2]]])
+    _, q_dead = solve(R @ np.asarray(u), "inertial")
+    assert np.abs(q - q_dead).max() <= 1e-8
+    assert np.abs(q - solve(u, "inertial")[1]).max() > 1e-2

@@ -421,3 +421,14 @@ def test_a_spring_off_the_centre_of_a_body_with_inertial_velocities_is_refused()
     dae = s.assemble()
     f = dae.f(0.0, dae.initial_state())[dae.se]
     assert np.abs(f[:2] - (-2.5, 0.0)).max() <= 1e-12
+
+
+def test_a_body_frame_force_on_a_body_with_inertial_velocities_and_no_sections_is_refused():
+    """A Disc's velocity rows are inertial and it names no section for a follower load: a force in
+    its body frame is refused instead of being applied as if inertial."""
+    from phmech import System
+    from phmech.bodies.inertial import Disc
+    d = Disc("d", 1.0, 0.1, angle=0.3)
+    with pytest.raises(ValueError, match=r"load 'f': a force at port 'd.C' of body 'd', whose efforts carry "
+                                         r"inertial velocities, takes inertial components"):
+        System([d]).apply_force(d.port("C"), (1.0, 0.0), frame="body", name="f")
