@@ -189,7 +189,7 @@ def test_no_cycle_between_subpackages():
 #: also inside functions); a new part or top-level module is placed here
 FLOORS = (("kernels",), ("_checks", "_stack", "_moved"), ("math",), ("bodies",), ("joints",), ("forces",),
           ("fem",), ("assembly",), ("io",), ("result",), ("solvers",), ("contact", "massspring", "reduce"),
-          ("system",), ("mechanisms",), ("validation",), ("parallel", "study"), ("warm",), ("cli",))
+          ("system",), ("mechanisms",), ("validation",), ("parallel", "study"), ("warm",), ("cli",), ("__main__",))
 
 
 def test_every_part_has_a_floor():
