@@ -88,6 +88,12 @@ class Port:
         return f"{self.body.name}.{self.name}"
 
     @property
+    def inertial_rows(self):
+        """True where the velocity rows ``Y`` give inertial components (the body's
+        :attr:`~Body.port_velocity`), not components in the body's frame."""
+        return self.body.port_velocity == "inertial"
+
+    @property
     def dim(self):
         return self.Y.shape[0]
 
@@ -117,6 +123,8 @@ class Body(PortPicture):
     rotation_kind = None
     #: index of the first orientation parameter in ``q``
     rotation_index = None
+    #: the components of the ports' velocity rows: ``"body"`` (the body frame's) or ``"inertial"``
+    port_velocity = "body"
     #: indices of ``e`` multiplying the gyroscopic matrices ``K_list``
     omega_indices = ()
     #: the group class of :mod:`phmech.bodies.frames` evaluating the kinematics of many bodies

@@ -268,7 +268,7 @@ class PortTable:
         ip[P_DIM], ip[P_OQ], ip[P_ROT] = dim, oq if body.nq else -1, _KINDS[kind]
         ip[P_RI] = oq + ri if kind is not None else 0
         ip[P_OE], ip[P_NE], ip[P_NQ] = L.e_slices[body.name].start, ne, body.nq
-        ip[P_INERTIAL] = int(getattr(body, "port_velocity", "body") == "inertial")
+        ip[P_INERTIAL] = int(port.inertial_rows)
         W = np.zeros((1 if dim == 2 else 3, ne)) if port.W is None else port.W
         ip[P_F] = self.append(np.r_[port.position, np.ravel(port.Y), np.ravel(W)])
         Tr = self._displacement_rows(port, owner) if body.nq else None

@@ -146,7 +146,7 @@ class GeometricallyExactBeam3D(NodalBeam):
     def port_rotation(self, q, port):
         """The rotation ``R`` of the port node's section."""
         i = self._port_node[port.name]
-        return np.asarray(q[12 * i + 3:12 * i + 12], float).reshape(3, 3).T
+        return RotationMatrix.matrix(q[12 * i + 3:12 * i + 12])
 
     def retract(self, q, v):
         """Each node moved by its velocity and its section turned by ``expm([omega])`` over unit time."""

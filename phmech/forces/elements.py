@@ -110,7 +110,7 @@ def element_frame(port):
     ``q[position:] + R (offset + T u)``; a port whose velocity rows are inertial (the exact beam's
     nodes) is not turned (rotation kind None)."""
     pos, kind, rot, offset = port.body.port_frame(port)
-    if getattr(port.body, "port_velocity", "body") == "inertial":
+    if port.inertial_rows:
         return pos, None, -1, np.asarray(offset, float)
     return pos, kind, rot, np.asarray(offset, float)
 
@@ -229,8 +229,7 @@ class ForceElement:
             if kind not in _ROT_KIND or (body.nq < body.dim and body.nq != 0):
                 problems.append(f"port '{p.label}': body '{body.name}' has no frame of a supported kind")
                 continue
-            if kind is None and getattr(body, "port_velocity", "body") == "inertial" \
-                    and np.any(element_frame(p)[3] != 0.0):
+            if kind is None and p.inertial_rows and np.any(element_frame(p)[3] != 0.0):
                 problems.append(f"port '{p.label}' lies off the point of body '{body.name}' whose inertial "
                                 "velocity its efforts carry (its velocity there needs the body's rotation): "
                                 "attach the element at that point")

@@ -150,8 +150,7 @@ class PortForce(Load):
         if frame not in ("inertial", "body"):
             raise ValueError(f"load '{self.name}': frame must be 'inertial' or 'body', got {frame!r}")
         self.port, self.body = port, port.body
-        rows_inertial = getattr(port.body, "port_velocity", "body") == "inertial"
-        if frame == "body" and rows_inertial:       # a follower in the port's section axes
+        if frame == "body" and port.inertial_rows:  # a follower in the port's section axes
             follower = getattr(port.body, "follower_frame", None)
             self.follower = None if follower is None else follower(port)
             if self.follower is None:

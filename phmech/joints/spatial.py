@@ -217,8 +217,7 @@ class SpatialJoint(Joint):
             self._w.constant = getattr(full, "constant", False)
             self._w.what, self._w.value = full.what, full.value
             self._angle = None if angle is None else as_function(angle, 1, "angle", name)
-            sections = [p.label for p in (a, b) if p is not None and (p.body.port_frame(p)[1] is RotationMatrix
-                                                                       or _tangent_section(p) is not None)]
+            sections = [p.label for p in (a, b) if p is not None and _turns_with_a_section(p)]
             if angle is not None and sections:
                 raise ValueError(f"joint '{name}': an angle driver at port(s) {sections}, whose rotation is "
                                  "a section's (defined up to the sign of its quaternion), would wrap at half "
@@ -268,7 +267,7 @@ class SpatialJoint(Joint):
         F row, port rows Y_a, W_a, Y_b, W_b flattened, global e columns)``; the group sets
         the offsets in ``ints``."""
         ints = np.zeros(K.N_INT, np.int64)
-        inertial = [_inertial_rows(p) for p in self.ports()]
+        inertial = [p.inertial_rows for p in self.ports()]
         tips = [_tangent_section(p) for p in self.ports()]
         ints[K.T_MODE] = {"all": 1 if self.b is not None or not _rows_in_port_axes(self.a) else 0,
                           "normal": 2}[self.translation]
@@ -291,7 +290,7 @@ class SpatialJoint(Joint):
             tip = tips[k]
             if tip is not None:                     # a section that follows its tangent and twist
                 code = K.TANGENT_SECTION
-                qi[o + 3:o + 7] = q0 + body.rotation_index + np.arange(4)
+                qi[o + 3:o + 7] = q0 + rot + np.arange(4)          # the frame's quaternion
                 qi[o + 7:o + 11] = q0 + np.asarray(tip.theta_q)
                 f[K.F_TIP + 8 * k:K.F_TIP + 8 * k + 8] = (*tip.theta_c, *tip.theta_0)
             elif kind is not None:
@@ -389,23 +388,24 @@ def _tangent_section(port):
 def _rows_in_port_axes(port):
     """True where the port's velocity rows give components in the axes of its rotation rows (a
     framed body's port), not inertial ones or the body frame's (a tangent section)."""
-    return not _inertial_rows(port) and _tangent_section(port) is None
+    return not port.inertial_rows and _tangent_section(port) is None
 
 
-def _inertial_rows(port):
-    """True where the port's velocity rows give inertial components (the body's
-    ``port_velocity``), not components in its frame."""
-    return getattr(port.body, "port_velocity", "body") == "inertial"
+def _turns_with_a_section(port):
+    """True where the port's rotation is its own section's (a node of the exact spatial beam, the
+    tangent section of a consistent one), whose quaternion has no continuous sign."""
+    return port.body.port_frame(port)[1] is RotationMatrix or _tangent_section(port) is not None
 
 
 def _frame_quaternion(port, q_of):
     """The quaternion of the frame of ``port``'s body (the identity for the ground), or of the
     port's section (determined up to its sign: continuous only within half a turn)."""
     body = getattr(port, "body", None)
-    kind = None if body is None else body.port_frame(port)[1]
-    if kind is RotationMatrix or (body is not None and _tangent_section(port) is not None):
+    if body is None:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    if _turns_with_a_section(port):
         return quat_from_matrix(body.port_rotation(q_of(body), port))
-    if kind is not UnitQuaternion:
+    if body.port_frame(port)[1] is not UnitQuaternion:
         return np.array([1.0, 0.0, 0.0, 0.0])
     k = body.port_frame(port)[2]
     return np.asarray(q_of(body)[k:k + 4], float)
