@@ -4,32 +4,29 @@ This is the one evaluation of the assembled model: :meth:`DescriptorDAE.f
 <phmech.assembly.dae.DescriptorDAE.f>`, :meth:`DescriptorDAE.jacobian
 <phmech.assembly.dae.DescriptorDAE.jacobian>` and :meth:`power
 <phmech.assembly.energy.EnergyMixin.power>` call it, and the compiled Newton
-iterations of the solvers contain it.  The parts whose structure is known at
-assembly are packed into flat arrays and evaluated by :func:`residual_kernel`:
+iterations of the solvers contain it.  :func:`residual_kernel` ``(t, y, model,
+inputs, out)`` reads two records: the compiled :data:`Model` (what no call
+changes) and the :data:`Inputs` of the call's time (the prescribed velocities
+``w(t)`` and the loads' inputs ``u(t)``).  It evaluates
 
-* kinematics of planar frames, point masses and spatial (quaternion) frames
-  by the kernels of :mod:`phmech.bodies.frames`;
 * ``J0 e - sum_slot e[w_slot] K_slot e - R e`` (CSR products);
-* ``G(q)`` of the planar joints from their cos/sin decomposition
-  ``G = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k`` (values on the
-  fixed sparsity pattern), with ``G^T lam`` and ``w - G e``
-  (:mod:`phmech.joints.constraint_kernels`);
-* the kernel families (:mod:`phmech.kernels.families`): contributions whose
-  terms are evaluated by kernels of their own module, each family's data packed
-  by the family (the spatial and frame-rate joints, the bodies with inertial
-  velocities, the consistent planar and spatial beams, the network bodies, the
-  force elements with their compiled user laws).  The kernel loops over the data
-  of every registered family and calls its kernels; the assembly knows neither
-  the families nor their data;
+* the kernel families (:mod:`phmech.kernels.families`), the one road of every
+  contribution with a kernel: each family's terms are evaluated by kernels of
+  its own module and its data packed by the family -- the kinematics of frames
+  and points (:mod:`phmech.bodies.frames`), the planar joints
+  (:mod:`phmech.joints.planar`), the spatial and frame-rate joints, the bodies
+  with inertial velocities, the beams, the network bodies, the force elements
+  with their compiled user laws.  The kernel loops over the data of every
+  registered family and calls its kernels; the assembly knows neither the
+  families nor their data;
 * the loads ``A^T R(q)^T u(t)`` (:mod:`phmech.forces.loads_kernels`);
 * the rows of redundant constraints (``-lam_i``).
 
 Each group of kinematics or joints, each body with effort terms and each load
-names its slot of the kernel (``kernel_slot``): one of the slots above or a
-kernel family.  Without numba (or with ``NUMBA_DISABLE_JIT=1``) the same kernel
-source runs as Python.
+names its family (``kernel_slot``).  Without numba (or with
+``NUMBA_DISABLE_JIT=1``) the same kernel source runs as Python.
 
-A contribution that names no slot (a user's class with its own ``force``,
+A contribution that names no family (a user's class with its own ``force``,
 ``qdot``, ``effort_force`` or joint group; none of phmech's own) has no kernel:
 it is a *leftover*, evaluated by its own methods and added to the kernel's values
 (:meth:`CompiledResidual.f`, :meth:`CompiledResidual.dense_jacobian`,
@@ -47,16 +44,15 @@ rule); ``tests/kernels/test_every_case_compiled.py`` checks that every validatio
 case's model has no leftovers.
 """
 import warnings
+from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..bodies.frames import planar_frames_qdot, points_qdot, spatial_frames_qdot
 from ..joints.constraint_kernels import add_G_terms
-from ..joints.planar import planar_G_values
 from ..kernels.families import (families, family_has, family_port_forces_add, family_residual_add,
                                literal_unroll, pack_all)
-from ..forces.loads_kernels import PackedLoads, has_loads, loads_add
+from ..forces.loads_kernels import PackedLoads, loads_add
 from ..kernels.jit import jit as _jit, numba
 from ..math.jacobian_target import record_writes
 from ..math.sparse_kernels import csr_mv, csr_mv_add
@@ -67,23 +63,40 @@ class PythonFallbackWarning(UserWarning):
     """Parts of a model have no compiled kernel: its residual is evaluated partly in Python."""
 
 
+#: the compiled model: what the residual's kernels read and no call changes (:meth:`CompiledResidual.model`).
+#: ``nq, ne, nl``: the sizes of ``q``, ``e``, ``lam``; ``J0``, ``R``: CSR ``(indptr, indices, data)``;
+#: ``K``: the gyroscopic slots stacked as one CSR of ``nslot * ne`` rows, ``Kw`` the index of each
+#: row's weighting effort (``ne`` meaning none); ``X``: ``G`` triplets ``(rows, cols, values)`` of the
+#: joint groups without a kernel (empty for a pure model); ``inactive``: the redundant rows;
+#: ``families``: the data of every kernel family (:func:`~phmech.kernels.families.pack_all`);
+#: ``loads``: the packed loads' arrays (:attr:`PackedLoads.arrays
+#: <phmech.forces.loads_kernels.PackedLoads.arrays>`)
+Model = namedtuple("Model", "nq ne nl J0 K Kw nslot R X inactive families loads")
+#: the inputs of one evaluation at a time ``t``: the prescribed velocities ``w(t)`` and the packed
+#: loads' inputs ``u(t)`` (one row of 3 per load; :meth:`CompiledResidual.inputs`)
+Inputs = namedtuple("Inputs", "w u")
+
+
 @_jit
-def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
+def power_kernel(y, model, inputs):
     """``w·lam + e·f_loads - e·R e``: the power supplied through the ports
-    (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers);
-    ``families`` as in :func:`residual_kernel` (each family's port forces count)."""
+    (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers;
+    each family's port forces count)."""
+    nq, ne = model.nq, model.ne
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
+    w = inputs.w
     P = 0.0
     for i in range(lam.size):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
-    if has_loads(loads):
-        loads_add(q, loads, fl)
-    for data in literal_unroll(families):
+    if model.loads[0].size:
+        loads_add(q, model.loads + (inputs.u,), fl)
+    for data in literal_unroll(model.families):
         if family_has(data):
             family_port_forces_add(q, e, data, fl)
+    Rp, Ri, Rd = model.R
     if Rp.size > 1:
         csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
     for i in range(ne):
@@ -92,71 +105,52 @@ def power_kernel(y, nq, ne, w, Rp, Ri, Rd, loads, families):
 
 
 @_jit
-def power_rows_kernel(Y, nq, ne, W, Rp, Ri, Rd, U, loads, families, out):
+def power_rows_kernel(Y, model, W, U, out):
     """:func:`power_kernel` at each row ``Y[j]`` with the prescribed velocities ``W[j]`` and the
     loads' inputs ``U[j]`` (``U[0]`` for all when ``U`` has one row) into ``out[j]``."""
     one = U.shape[0] == 1
     for j in range(Y.shape[0]):
-        Uj = U[0] if one else U[j]
-        out[j] = power_kernel(Y[j], nq, ne, W[j], Rp, Ri, Rd, loads[:-1] + (Uj,), families)
+        out[j] = power_kernel(Y[j], model, Inputs(W[j], U[0] if one else U[j]))
 
 
 @_jit
-def residual_kernel(t_unused, y, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
-                    J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd,
-                    Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, families, loads, out):
-    """The compiled part of ``f(t, y)`` written into ``out`` (see the module docstring).
-
-    ``pf_*``: (3, k) planar frame indices; ``pt_*``: point indices;
-    ``sf_*``: offsets of spatial frames; ``J0``, ``R``: CSR; ``K``: the
-    gyroscopic slots stacked as one CSR of ``nslot * ne`` rows with the
-    index ``Kw`` of the weighting effort (``ne`` meaning none); ``G*``: the
-    planar joints (:meth:`phmech.joints.planar.PlanarGroup.kernel_data`), ``X*``: extra ``G`` triplets; ``w``: prescribed
-    velocities at ``t``; ``inactive``: redundant rows; ``families``: the data of every kernel
-    family (:func:`phmech.kernels.families.pack_all`); ``loads``: the port loads
-    ``f = A^T R(q)^T u`` with ``u`` evaluated at the call's time (:meth:`CompiledResidual.load_args`).
-    """
+def residual_kernel(t_unused, y, model, inputs, out):
+    """The compiled part of ``f(t, y)`` written into ``out`` (see the module docstring):
+    the :data:`Model` ``model`` with the :data:`Inputs` ``inputs`` at ``t``."""
+    nq, ne = model.nq, model.ne
     q = y[:nq]
     e = y[nq:nq + ne]
     lam = y[nq + ne:]
-    # kinematics (a family is called only when it has members)
-    if pf_q.shape[1]:
-        planar_frames_qdot(q, e, pf_q, pf_e, out)
-    if pt_q.size:
-        points_qdot(q, e, pt_q, pt_e, out)
-    if sf_q.size:
-        spatial_frames_qdot(q, e, sf_q, sf_e, out)
     # efforts: J(e) e - R e + G^T lam
     fe = np.zeros(ne)
+    J0p, J0i, J0d = model.J0
     csr_mv_add(J0p, J0i, J0d, e, fe, 1.0)
-    if nslot:
+    if model.nslot:
+        Kp, Ki, Kd = model.K
+        Kw = model.Kw
         Ke = csr_mv(Kp, Ki, Kd, e)                 # K_slot e of the slots, stacked
-        for s in range(nslot):
+        for s in range(model.nslot):
             for i in range(ne):
                 r = s * ne + i
                 if Kw[r] < ne:
                     fe[i] -= e[Kw[r]] * Ke[r]
+    Rp, Ri, Rd = model.R
     if Rp.size > 1:
         csr_mv_add(Rp, Ri, Rd, e, fe, -1.0)
-    fl = w.copy()
-    G = planar_G_values(q, Gv0, Gvcs, Gang)
-    add_G_terms(Gr, Gc, G, e, lam, fe, fl)
+    fl = inputs.w.copy()
+    Xr, Xc, Xv = model.X
     add_G_terms(Xr, Xc, Xv, e, lam, fe, fl)
-    for data in literal_unroll(families):
+    # the families: kinematics (every q row), joints, bodies, force elements
+    for data in literal_unroll(model.families):
         if family_has(data):
             family_residual_add(q, e, lam, data, out, fe, fl)
+    inactive = model.inactive
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
-    if has_loads(loads):
-        loads_add(q, loads, fe)
+    if model.loads[0].size:
+        loads_add(q, model.loads + (inputs.u,), fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl
-
-
-#: names of :func:`residual_kernel`'s arguments between ``(t, y)`` and ``out`` (:meth:`kernel_args`)
-_KERNEL_ARGS = ("nq", "ne", "nl", "pf_q", "pf_e", "pt_q", "pt_e", "sf_q", "sf_e", "J0p", "J0i", "J0d",
-                "Kp", "Ki", "Kd", "Kw", "nslot", "Rp", "Ri", "Rd", "Gr", "Gc", "Gv0", "Gvcs", "Gang",
-                "Xr", "Xc", "Xv", "w", "inactive", "families", "loads")
 
 
 def _csr(A, shape):
@@ -190,18 +184,10 @@ class CompiledResidual:
         the leftovers in :meth:`f` is its check).
     """
 
-    #: the slots of the kernel's arguments for kinematics groups
-    KINEMATICS_SLOTS = ("planar_frames", "points", "spatial_frames")
-    #: the slot of the kernel's arguments for a joint group
-    JOINT_SLOTS = ("planar_joints",)
-
     def __init__(self, dae):
         self.dae = d = dae
         self.leftovers = []
         i0 = np.zeros(0, np.int64)
-        slots = {"planar_frames": (np.zeros((3, 0), np.int64), np.zeros((3, 0), np.int64)),
-                 "points": (i0, i0), "spatial_frames": (i0, i0),
-                 "planar_joints": (i0, i0, np.zeros(0), np.zeros((2, 0)), np.zeros((2, 0), np.int64))}
         #: the members of the kernel families (:mod:`phmech.kernels.families`)
         members = {fam.name: [] for fam in families()}
         self.other_kin_groups, self.other_groups = [], []
@@ -214,27 +200,13 @@ class CompiledResidual:
             return group is not None
 
         for g in d.kinematics.groups:
-            slot = getattr(g, "kernel_slot", None)
-            if joins(g, g):
-                continue
-            if slot in self.KINEMATICS_SLOTS:
-                # C order always: a Fortran-ordered index array would compile a second version
-                # of every kernel that takes it
-                slots[slot] = tuple(np.ascontiguousarray(a, np.int64) for a in g.kernel_data())
-            else:
+            if not joins(g, g):
                 self.other_kin_groups.append(g)
                 self.leftovers.append(f"kinematics group {type(g).__name__}")
         for g in d.joint_groups:
-            slot = getattr(g, "kernel_slot", None)
-            if joins(g, g):
-                continue
-            if slot in self.JOINT_SLOTS:
-                slots[slot] = g.kernel_data()
-            else:
+            if not joins(g, g):
                 self.other_groups.append(g)
                 self.leftovers.append(f"joint group {type(g).__name__}")
-        self.pf, self.pt, self.sf = slots["planar_frames"], slots["points"], slots["spatial_frames"]
-        self.G = slots["planar_joints"]
         # bodies with effort terms: a family's kernels give their effort terms and kinematics
         self.effort, compiled_bodies = [], set()
         for item in d.effort_bodies:
@@ -282,7 +254,7 @@ class CompiledResidual:
         #: the dense Jacobian is compiled too
         self.has_jacobian = self.pure
         self._no_x = (i0, i0, np.zeros(0))
-        self._fixed_args = None
+        self._model = None
         self._inactive = (None, i0)
         self._recorded = {}               # the sparse Jacobian's recorded writes by the redundant rows
         self._warned = False
@@ -344,30 +316,31 @@ class CompiledResidual:
             self._inactive = (mask, np.flatnonzero(~self.dae.active).astype(np.int64))
         return self._inactive[1]
 
-    def kernel_args(self, t, X=None, inactive=None):
-        """Arguments of :func:`residual_kernel` after ``(t, y)`` (without ``out``); the
-        prescribed velocities and the loads' inputs are those at ``t``."""
+    def model(self, X=None):
+        """The :data:`Model` record of the kernels (``X``: the ``G`` triplets of the joint groups
+        without a kernel at the call's ``q``; the redundant rows as the DAE's ``active`` mask says)."""
         d = self.dae
-        X = self._no_x if X is None else X
-        inactive = self.inactive() if inactive is None else inactive
-        if self._fixed_args is None:     # the arguments that never change
-            self._fixed_args = (d.nq, d.ne, d.nl, *self.pf, *self.pt, *self.sf, *self.J0, *self.K, self.Kw,
-                                self.nslot, *self.R, *self.G)
-        return (*self._fixed_args, *X, np.asarray(d.w(t), float), inactive, self.families, self.load_args(t))
+        inactive = self.inactive()
+        if self._model is None or self._model[0] is not inactive:
+            self._model = (inactive, Model(d.nq, d.ne, d.nl, self.J0, self.K, self.Kw, self.nslot, self.R,
+                                           self._no_x, inactive, self.families, self.packed_loads.arrays))
+        model = self._model[1]
+        return model if X is None else model._replace(X=X)
 
-    def power(self, y, args):
-        """Supplied power at ``y`` of the kernel's parts, with the :meth:`kernel_args` ``args`` of the
-        same time (prescribed velocities and load inputs)."""
-        d = self.dae
-        a = dict(zip(_KERNEL_ARGS, args))
-        return power_kernel(np.ascontiguousarray(y, float), d.nq, d.ne, a["w"], a["Rp"], a["Ri"], a["Rd"],
-                            a["loads"], a["families"])
+    def inputs(self, t):
+        """The :data:`Inputs` record at ``t``: ``w(t)`` and the loads' inputs ``u(t)``."""
+        return Inputs(np.asarray(self.dae.w(t), float), self.load_args(t)[-1])
+
+    def power(self, y, t):
+        """Supplied power at ``y`` of the kernel's parts, with the prescribed velocities and load
+        inputs at ``t``."""
+        return power_kernel(np.ascontiguousarray(y, float), self.model(), self.inputs(t))
 
     def supplied_power(self, t, y):
         """``w . lam + e . f_loads - e . R e`` at ``(t, y)`` with the force elements' and the
         families' port forces: the kernel's power plus that of the loads left over."""
         t, y = float(t), np.ascontiguousarray(y, float)
-        return self.power(y, self.kernel_args(t)) + self._other_loads_power(t, y)
+        return self.power(y, t) + self._other_loads_power(t, y)
 
     def _other_loads_power(self, t, y):
         """The power of the loads left over (their own ``force``) at ``(t, y)``."""
@@ -385,10 +358,9 @@ class CompiledResidual:
         W, U = self.step_inputs(ts)
         m = W.shape[0]
         if m:
-            power_rows_kernel(Y[:m], d.nq, d.ne, np.ascontiguousarray(W), *self.R, np.ascontiguousarray(U),
-                              self.load_args(float(ts[0])), self.families, P[:m])
+            power_rows_kernel(Y[:m], self.model(), np.ascontiguousarray(W), np.ascontiguousarray(U), P[:m])
         for k in range(m, ts.size):       # an input that raises: the one call says where
-            P[k] = self.power(Y[k], self.kernel_args(float(ts[k])))
+            P[k] = self.power(Y[k], float(ts[k]))
         if self.other_loads:
             P += [self._other_loads_power(t, y) for t, y in zip(ts, Y)]
         return P
@@ -410,7 +382,7 @@ class CompiledResidual:
         t, y = float(t), np.ascontiguousarray(y, float)      # one compiled version: float t, C-ordered y
         J = np.zeros((d.n, d.n))
         X = self.extra_G(y[d.sq]) if self.other_groups else None
-        jacobian_kernel(t, y, *self.kernel_args(t, X), J)
+        jacobian_kernel(t, y, self.model(X), self.inputs(t), J)
         if not self.pure:
             self._leftover_jacobian(t, y, J)
         return J
@@ -423,11 +395,11 @@ class CompiledResidual:
         d = self.dae
         t, y = float(t), np.ascontiguousarray(y, float)
         X = self.extra_G(y[d.sq]) if self.other_groups else None
-        args = self.kernel_args(t, X)
+        model, inputs = self.model(X), self.inputs(t)
         for fresh in (False, True):
-            writes = self._writes(t, y, args, fresh)
+            writes = self._writes(t, y, model, inputs, fresh)
             target = writes.target()
-            jacobian_kernel(t, y, *args, target)
+            jacobian_kernel(t, y, model, inputs, target)
             if writes.values_complete(target):
                 break
         J = sp.csr_matrix((target[2], writes.indices, writes.indptr), shape=(d.n, d.n))
@@ -436,7 +408,7 @@ class CompiledResidual:
             J = J + sp.csr_matrix((v, (r, c)), shape=(d.n, d.n))
         return J
 
-    def _writes(self, t, y, args, fresh):
+    def _writes(self, t, y, model, inputs, fresh):
         """The recorded writes of the kernels' Jacobian (by the redundant rows; ``fresh``:
         recorded again at ``(t, y)``)."""
         d = self.dae
@@ -444,7 +416,7 @@ class CompiledResidual:
         kept = self._recorded.get(key)
         if kept is None or fresh:
             room = kept.slot.size if kept is not None else 2 * (self.J0[1].size + self.R[1].size) + 32 * d.n
-            kept = self._recorded[key] = record_writes(lambda target: jacobian_kernel(t, y, *args, target),
+            kept = self._recorded[key] = record_writes(lambda target: jacobian_kernel(t, y, model, inputs, target),
                                                        d.n, room)
         return kept
 
@@ -505,11 +477,11 @@ class CompiledResidual:
         t, y = float(t), np.ascontiguousarray(y, float)      # one compiled version: float t, C-ordered y
         out = np.empty(d.n)
         if self.pure:
-            residual_kernel(t, y, *self.kernel_args(t), out)
+            residual_kernel(t, y, self.model(), self.inputs(t), out)
             return out
         q, e = y[d.sq], y[d.se]
         X = self.extra_G(q) if self.other_groups else None
-        residual_kernel(t, y, *self.kernel_args(t, X), out)
+        residual_kernel(t, y, self.model(X), self.inputs(t), out)
         for g in self.other_kin_groups:
             g(q, e, out)
         for b, sq, se in self.other_kin:

@@ -4,8 +4,9 @@ A body names its family in :attr:`~phmech.bodies.Body.kinematics_group` (one
 of the classes here, or None for its own :meth:`~phmech.bodies.Body.qdot`);
 :class:`~phmech.assembly.kinematics.Kinematics` makes one group per family
 from the ``(q offset, e offset)`` of its bodies.  A group evaluates
-``T(q) e`` (``__call__``) and gives the data of the compiled residual's slot
-:attr:`kernel_slot` (:meth:`kernel_data`).
+``T(q) e`` (``__call__``) and gives its data (:meth:`kernel_data`) to the kernel
+family ``"frames"`` (:data:`FramesData`, :mod:`phmech.kernels.families`), which
+the compiled residual calls like every other family.
 
 The frame kinematics and their exact Jacobians are written once, as kernels:
 planar frames ``(x, y)' = R(theta) v_P``, ``theta' = omega``
@@ -18,8 +19,11 @@ planar frames ``(x, y)' = R(theta) v_P``, ``theta' = omega``
 these groups (hence :meth:`DescriptorDAE.f <phmech.assembly.dae.DescriptorDAE.f>`
 and its sparse Jacobian) and the compiled residual all call them.
 """
+from collections import namedtuple
+
 import numpy as np
 
+from ..kernels.families import register_family
 from ..kernels.jit import borrowed, jit as _jit
 from ..math.jacobian_target import jac_add
 from ..math.rotations import quadratic_halfgrad_into, quadratic_into, quat_rate_into, quat_rate_jacobian_into
@@ -128,7 +132,7 @@ def spatial_frames_jacobian_add(q, e, oq, oe, J, ce):
 class SpatialFrames:
     """``r' = R(p) v_P``, ``p' = 1/2 p (x) (0, omega)`` for many spatial frames (the kernels above)."""
 
-    kernel_slot = "spatial_frames"
+    kernel_slot = "frames"
 
     def __init__(self, items, bodies):
         self.oq = np.array([oq for oq, oe in items], np.int64)
@@ -156,7 +160,7 @@ class SpatialFrames:
 class PlanarFrames:
     """``(x, y)' = R(theta) v_P``, ``theta' = omega`` for many planar frames (the kernels above)."""
 
-    kernel_slot = "planar_frames"
+    kernel_slot = "frames"
 
     def __init__(self, items, bodies):
         self.q = np.array([[oq, oq + 1, oq + 2] for oq, oe in items], np.int64).reshape(-1, 3).T.copy()
@@ -182,7 +186,7 @@ class PlanarFrames:
 class Points:
     """``x' = v`` for point masses."""
 
-    kernel_slot = "points"
+    kernel_slot = "frames"
 
     def __init__(self, items, bodies):
         dims = [b.nq for b in bodies]          # one body may carry many points (a network)
@@ -198,3 +202,55 @@ class Points:
 
     def kernel_data(self):
         return self.q, self.e
+
+
+#: the frame family's data: indices of the planar frames (``pq``, ``pe``: (3, k)), of the point
+#: masses (``iq``, ``ie``) and offsets of the spatial frames (``oq``, ``oe``)
+FramesData = namedtuple("FramesData", "pq pe iq ie oq oe")
+
+
+def _pack_frames(groups, dae):
+    """The data of the kinematics groups (at most one of each class), C-ordered: a Fortran-ordered
+    index array would compile a second version of every kernel that takes it."""
+    i0 = np.zeros(0, np.int64)
+    parts = {PlanarFrames: (np.zeros((3, 0), np.int64),) * 2, Points: (i0, i0), SpatialFrames: (i0, i0)}
+    for g in groups:
+        parts[type(g)] = tuple(np.ascontiguousarray(a, np.int64) for a in g.kernel_data())
+    return FramesData(*parts[PlanarFrames], *parts[Points], *parts[SpatialFrames])
+
+
+@_jit
+def has_frames(data):
+    """Whether the model has frames or points of this family."""
+    return data.pq.shape[1] + data.iq.size + data.oq.size > 0
+
+
+@_jit
+def frames_residual_add(q, e, lam, data, out, fe, fl):
+    """The rows ``q' = T(q) e`` of the family's frames and points written into ``out``."""
+    if data.pq.shape[1]:
+        planar_frames_qdot(q, e, data.pq, data.pe, out)
+    if data.iq.size:
+        points_qdot(q, e, data.iq, data.ie, out)
+    if data.oq.size:
+        spatial_frames_qdot(q, e, data.oq, data.oe, out)
+
+
+@_jit
+def frames_jacobian_add(q, e, lam, data, act, J, nq):
+    """The exact derivatives of :func:`frames_residual_add` added to the Jacobian target ``J``."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
+    pq, pe = data.pq, data.pe
+    P = np.empty((pq.shape[1], 3, 6))
+    planar_frames_jacobian(q, e, pq, pe, P)
+    for k in range(pq.shape[1]):
+        for a in range(3):
+            for b in range(6):
+                jac_add(J, pq[a, k], pq[b, k] if b < 3 else nq + pe[b - 3, k], P[k, a, b])
+    for k in range(data.iq.size):
+        jac_add(J, data.iq[k], nq + data.ie[k], 1.0)
+    spatial_frames_jacobian_add(q, e, data.oq, data.oe, J, nq)
+
+
+register_family("frames", FramesData, pack=_pack_frames, has=has_frames, residual_add=frames_residual_add,
+                jacobian_add=frames_jacobian_add)

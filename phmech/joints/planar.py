@@ -7,11 +7,14 @@ constraint matrix is ``G(q) = G0 + sum_k cos(theta_k) Gc_k + sin(theta_k) Gs_k``
 over the frame angles involved: :class:`PlanarGroup` evaluates it, and its
 exact derivatives, with a few array operations for all planar joints at once.
 """
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.jit import jit as _jit
+from ..kernels.families import register_family
+from ..kernels.jit import borrowed, jit as _jit
+from ..math.jacobian_target import jac_add
 from ..math.rotations import S2
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
 
@@ -84,14 +87,13 @@ class PlanarGroup:
         self._mq = np.vstack([m_of, self.angles[k_of_term]]).astype(np.int64)
         self._shape = (nl, ne)
 
-    #: the compiled residual's slot for :meth:`kernel_data`
+    #: the kernel family of the planar joints (:data:`PlanarJointsData`)
     kernel_slot = "planar_joints"
 
     def kernel_data(self):
-        """``(rows, cols, values at rest, (c, s) of the angle terms, (entry, angle index) of the
-        angle terms)`` on the pattern of ``G`` (:func:`planar_G_values`)."""
-        return (self._r.astype(np.int64), self._c.astype(np.int64), self._v0.astype(float),
-                np.ascontiguousarray(self._cs), np.ascontiguousarray(self._mq))
+        """:data:`PlanarJointsData` on the pattern of ``G`` (:func:`planar_G_values`)."""
+        return PlanarJointsData(self._r.astype(np.int64), self._c.astype(np.int64), self._v0.astype(float),
+                                np.ascontiguousarray(self._cs, float), np.ascontiguousarray(self._mq, np.int64))
 
     def add_G(self, q, G):
         r, c, v = self.G_triplets(q)
@@ -128,6 +130,60 @@ def planar_G_derivatives(q, cs, mq, dv):
     for t in range(mq.shape[1]):
         th = q[mq[1, t]]
         dv[t] = -cs[0, t] * np.sin(th) + cs[1, t] * np.cos(th)
+
+
+#: the planar joints' family data: rows ``r``, columns ``c`` and values at rest ``v0`` of ``G``'s
+#: pattern, ``(c, s)`` of the angle terms ``cs`` and their ``(entry, angle index)`` ``mq``
+PlanarJointsData = namedtuple("PlanarJointsData", "r c v0 cs mq")
+
+
+def _pack_planar(groups, dae):
+    """The data of the model's planar joint group (there is at most one), or empty."""
+    if groups:
+        return groups[0].kernel_data()
+    i0 = np.zeros(0, np.int64)
+    return PlanarJointsData(i0, i0, np.zeros(0), np.zeros((2, 0)), np.zeros((2, 0), np.int64))
+
+
+@_jit
+def has_planar_joints(data):
+    """Whether the model has planar joints."""
+    return data.r.size > 0
+
+
+@_jit
+def planar_joints_residual_add(q, e, lam, data, out, fe, fl):
+    """``fe += G(q)^T lam`` and ``fl -= G(q) e`` of the planar joints."""
+    G = planar_G_values(q, data.v0, data.cs, data.mq)
+    for m in range(G.size):
+        fe[data.c[m]] += G[m] * lam[data.r[m]]
+        fl[data.r[m]] -= G[m] * e[data.c[m]]
+
+
+@_jit
+def planar_joints_jacobian_add(q, e, lam, data, act, J, nq):
+    """The exact derivatives of :func:`planar_joints_residual_add` by ``lam``, ``e`` and the angles,
+    added to the Jacobian target ``J`` (the rows of the inactive constraints, ``act`` false, left)."""
+    J = borrowed(J)              # no reference counts of the target's arrays in the writes
+    r, c, mq = data.r, data.c, data.mq
+    cl = nq + e.size
+    G = planar_G_values(q, data.v0, data.cs, mq)
+    for m in range(r.size):
+        g = G[m]
+        jac_add(J, nq + c[m], cl + r[m], g)
+        if act[r[m]]:
+            jac_add(J, cl + r[m], nq + c[m], -g)
+    dG = np.empty(mq.shape[1])
+    planar_G_derivatives(q, data.cs, mq, dG)
+    for t in range(dG.size):
+        m, a = mq[0, t], mq[1, t]
+        jac_add(J, nq + c[m], a, dG[t] * lam[r[m]])
+        if act[r[m]]:
+            jac_add(J, cl + r[m], a, -dG[t] * e[c[m]])
+
+
+register_family("planar_joints", PlanarJointsData, pack=_pack_planar, has=has_planar_joints,
+                residual_add=planar_joints_residual_add, jacobian_add=planar_joints_jacobian_add)
 
 
 def _require_planar(port, joint):

@@ -137,7 +137,7 @@ class FirstOrderForm:
         from .genalpha_kernels import NEED_LU, NONFINITE, CONVERGED, genalpha_newton
         c = self._kernel
         t_af = self.t + self.af * h
-        args_af, args_1 = c.kernel_args(t_af), c.kernel_args(t1)
+        model, inputs_af, inputs_1 = c.model(), c.inputs(t_af), c.inputs(t1)
         fresh, it, prev, r_given = lu is None, 0, 0.0, False
         r = np.empty(self.problem.n)
         while True:
@@ -148,7 +148,7 @@ class FirstOrderForm:
             status, it, err, prev, nres = genalpha_newton(
                 self.y, self.xd, y1, h, self.gamma, self.am, self.af, t_af, t1, *self._Ed_csr, lu_a, piv,
                 lu is not None, fresh, it, prev, r, r_given, scale, self.newton_tol, self.max_newton,
-                args_af, args_1)
+                model, inputs_af, inputs_1)
             self.nfev += 2 * nres
             if status == NONFINITE:
                 raise SolverError(self.name, self.t, self._NONFINITE)

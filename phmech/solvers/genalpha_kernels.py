@@ -41,7 +41,7 @@ CONVERGED, NOT_CONVERGED, NONFINITE, NEED_LU = 1, 0, 2, 4
 
 @_jit
 def genalpha_newton(y0, xd0, y1, h, gamma, am, af, t_af, t1, Ep, Ei, Ex, lu, piv, has_lu, fresh,
-                    it0, prev, r, r_given, scale, tol, max_newton, args_af, args_1):
+                    it0, prev, r, r_given, scale, tol, max_newton, model, inputs_af, inputs_1):
     """Simplified Newton iteration of one first-order generalized-alpha step attempt.
 
     Parameters
@@ -58,8 +58,8 @@ def genalpha_newton(y0, xd0, y1, h, gamma, am, af, t_af, t1, Ep, Ei, Ex, lu, piv
         iteration uses it as passed (left there by the previous call at ``y1``).
     scale : the floors of the relative increment ``|dy| / (|y+| + scale)``.
     tol, max_newton : Newton tolerance and iteration limit.
-    args_af, args_1 : :meth:`~phmech.assembly.compiled.CompiledResidual.kernel_args` at
-        ``t_af`` and ``t1``.
+    model, inputs_af, inputs_1 : the compiled model and its inputs at ``t_af`` and ``t1``
+        (:meth:`~phmech.assembly.compiled.CompiledResidual.model`, ``inputs``).
 
     Returns
     -------
@@ -85,8 +85,8 @@ def genalpha_newton(y0, xd0, y1, h, gamma, am, af, t_af, t1, Ep, Ei, Ex, lu, piv
                 xd_am[i] = xd0[i] + am * (xd1 - xd0[i])
             for i in range(n):
                 y_af[i] = y0[i] + af * (y1[i] - y0[i])
-            residual_kernel(t_af, y_af, *args_af, f_af)
-            residual_kernel(t1, y1, *args_1, f_1)
+            residual_kernel(t_af, y_af, model, inputs_af, f_af)
+            residual_kernel(t1, y1, model, inputs_1, f_1)
             nres += 1
             finite = True
             for i in range(nd):

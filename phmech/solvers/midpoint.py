@@ -238,7 +238,7 @@ class ImplicitMidpoint(Solver):
         from .midpoint_kernels import TransposedLU, iteration_matrix
         lu = TransposedLU(self.problem.n)
         bad = iteration_matrix(np.asarray(ym, float), h, t, self._Ed_dense, self._rsc, self._dcol, lu.F,
-                               lu.ipiv, lu.nz, *self._kernel.kernel_args(t))
+                               lu.ipiv, lu.nz, self._kernel.model(), self._kernel.inputs(t))
         self.njev += 1
         if bad:
             self._vanishing_pivot(bad)
@@ -377,7 +377,7 @@ class ImplicitMidpoint(Solver):
         self.dae_scale = np.asarray(self.dae_scale, float)
         status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, *self._no_dense, self.lu.factors,
                                           self.newton_tol, self.max_newton, self.dae_scale, floor,
-                                          *self._newton_kernel.kernel_args(tm))
+                                          self._newton_kernel.model(), self._newton_kernel.inputs(tm))
         self.nfev += it + 1
         return status, it, err
 
@@ -478,9 +478,7 @@ class ImplicitMidpoint(Solver):
         ones).  Returns its results, the factors, the point of a factorization and the end points
         and work after each step; of the solver only the Newton scales ``dae_scale`` change (in
         place, as the steps need)."""
-        from ..assembly.compiled import _KERNEL_ARGS
         from .midpoint_kernels import TransposedLU, midpoint_steps
-        iw = _KERNEL_ARGS.index("w")             # given per step
         n = self.problem.n
         has_lu = lu is not None
         lu = lu if has_lu else TransposedLU(n)
@@ -493,12 +491,11 @@ class ImplicitMidpoint(Solver):
             self.dae_scale = scale = np.asarray(self.dae_scale, float)
         else:                                    # before the first step
             scale = self._scales(y)
-        args = self._kernel.kernel_args(tms[0] if m else self.t)
         out = midpoint_steps(
             y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h, hs, tms, W, U,
             *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, lu.nz, has_lu,
             self.newton_tol, self.max_newton, scale, ym_lu, self.fresh_jacobian,
-            self.refresh_iterations, self._iterations, float(self.work), Y, works, *args[:iw], *args[iw + 1:])
+            self.refresh_iterations, self._iterations, float(self.work), Y, works, self._kernel.model())
         return (*out, lu, ym_lu, Y, works)
 
     # -- checkpoints ---------------------------------------------------------

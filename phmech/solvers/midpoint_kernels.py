@@ -29,7 +29,7 @@ of LAPACK's ``getrf``.
 import numpy as np
 
 from ..kernels.jit import borrowed, jit as _jit, numba
-from ..assembly.compiled import power_kernel, residual_kernel
+from ..assembly.compiled import Inputs, power_kernel, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add
 from ._newton import MIDPOINT_SLOW, block_scales, newton_converged, newton_slow
@@ -206,8 +206,7 @@ def no_sparse_factors():
 
 @_jit
 def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, dae_scale, floor,
-                    nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
-                    nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
+                    model, inputs):
     """Simplified Newton iteration of one midpoint step with fixed factors (the Python loop of
     :meth:`ImplicitMidpoint._step`, same tests): the dense ``F``, ``ipiv`` of
     :func:`iteration_matrix` with their pattern ``nz``, or SuperLU's ``S`` (the arrays of
@@ -221,6 +220,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, d
     contracting (refresh and start again), 2 non-finite residual, 3 non-finite increment.
     """
     sparse = S[0].size > 1
+    nq, ne = model.nq, model.ne
     nd = nq + ne
     n = y0.size
     Edy0 = np.zeros(n)
@@ -235,9 +235,7 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, d
     for it in range(max_newton):
         for i in range(n):
             ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-        residual_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
-                        Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
-                        inactive, nlb, loads, fz)
+        residual_kernel(tm, ym, model, inputs, fz)
         r[:] = 0.0
         csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
         finite = True
@@ -271,18 +269,14 @@ def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, d
 
 
 @_jit
-def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz,
-                     nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
-                     nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w, inactive, nlb, loads):
+def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz, model, inputs):
     """Factorize ``A = E/h - D_r J(t_m, y_m) D_c`` at the step's midpoint ``ym`` into ``F``,
     ``ipiv``, and their nonzeros into ``nz`` (:func:`factor_pattern`).  Returns 0, or
     ``k + 1`` for a (numerically) zero pivot in column ``k`` (the test of
     :class:`~phmech.solvers._dense.DenseLU`)."""
     n = ym.size
     J = np.zeros((n, n))
-    jacobian_kernel(tm, ym, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
-                    Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
-                    inactive, nlb, loads, J)
+    jacobian_kernel(tm, ym, model, inputs, J)
     col = np.zeros(n)
     for i in range(n):
         for j in range(n):
@@ -320,9 +314,7 @@ class TransposedLU:
 
 @_jit
 def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_lu, tol, max_newton,
-                  dae_scale, ym_lu, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
-                  Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, w,
-                  inactive, nlb, loads):
+                  dae_scale, ym_lu, model, inputs):
     """The two attempts of a midpoint step (:meth:`ImplicitMidpoint._step`): the Newton
     iteration with the factors at hand (``has_lu``), else or after a failure from ``y0`` with
     factors at the new midpoint (written to ``F``, ``ipiv``; the point to ``ym_lu``).
@@ -336,7 +328,7 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_
     2 or 3 a non-finite residual or increment, 4 a vanishing pivot (column ``err - 1``).
     """
     n = y0.size
-    nd = nq + ne
+    nd = model.nq + model.ne
     nfev = 0
     nlu = 0
     err = np.nan
@@ -346,19 +338,13 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_
         if not has_lu:
             for i in range(n):
                 ym_lu[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-            bad = iteration_matrix(ym_lu, h, tm, Edense, rsc, dcol, F, ipiv, nz,
-                                   nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
-                                   Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
-                                   Xr, Xc, Xv, w, inactive, nlb, loads)
+            bad = iteration_matrix(ym_lu, h, tm, Edense, rsc, dcol, F, ipiv, nz, model, inputs)
             nlu += 1
             if bad:
                 return 4, nfev, nlu, float(bad), 0, 0.0
             has_lu = True
         status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, no_sparse_factors(), tol,
-                                          max_newton, dae_scale, attempt == 1,
-                                          nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d,
-                                          Kp, Ki, Kd, Kw, nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
-                                          Xr, Xc, Xv, w, inactive, nlb, loads)
+                                          max_newton, dae_scale, attempt == 1, model, inputs)
         nfev += it + 1
         if status != 0 and status != 5:
             break
@@ -373,15 +359,14 @@ def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_
         ym = np.empty(n)
         for i in range(n):
             ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-        power = power_kernel(ym, nq, ne, w, Rp, Ri, Rd, loads, nlb)
+        power = power_kernel(ym, model, inputs)
     return status, nfev, nlu, err, it + 1, power
 
 
 @_jit
 def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz,
                    has_lu, tol, max_newton, dae_scale, ym_lu, fresh, refresh, iterations, work, Y, works,
-                   nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw,
-                   nslot, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, inactive, nlb, loads):
+                   model):
     """Several midpoint steps in one call: step ``j`` has size ``hs[j]``, midpoint time ``tms[j]``,
     prescribed velocities ``W[j]`` and load inputs ``U[j]`` (``U[0]`` for all when ``U`` has one
     row).  Each step is :meth:`ImplicitMidpoint._step` with its compiled attempt
@@ -398,17 +383,14 @@ def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense,
     factorization (-1: none in this call).
     """
     n = y.size
-    nd = nq + ne
+    nd = model.nq + model.ne
     nfev = 0
     nlu = 0
     lu_step = -1
     z = np.empty(n)
     # the arguments as views without an owner for the calls of the steps (the caller holds them)
-    (W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e,
-     J0p, J0i, J0d, Kp, Ki, Kd, Kw, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, inactive, nlb,
-     loads) = borrowed((W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, pf_q, pf_e, pt_q,
-                        pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw, Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang,
-                        Xr, Xc, Xv, inactive, nlb, loads))
+    (W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, model) = borrowed(
+        (W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, model))
     one = U.shape[0] == 1
     for j in range(hs.size):
         h = hs[j]
@@ -421,12 +403,9 @@ def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense,
                 z[i] = 2.0 * y[i] - z_prev[i]
         if fresh or iterations > refresh:
             has_lu = False
-        Uj = U[0] if one else U[j]
-        loads_j = loads[:-1] + (Uj,)
         status, nf, nl_, err, its, power = midpoint_step(
             y, z, h, tms[j], Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_lu, tol, max_newton, dae_scale,
-            ym_lu, nq, ne, nl, pf_q, pf_e, pt_q, pt_e, sf_q, sf_e, J0p, J0i, J0d, Kp, Ki, Kd, Kw, nslot,
-            Rp, Ri, Rd, Gr, Gc, Gv0, Gvcs, Gang, Xr, Xc, Xv, W[j], inactive, nlb, loads_j)
+            ym_lu, model, Inputs(W[j], U[0] if one else U[j]))
         nfev += nf
         nlu += nl_
         if nl_:

@@ -43,7 +43,7 @@ import math
 import numpy as np
 
 from ..kernels.jit import jit as _jit, numba
-from ..assembly.compiled import _KERNEL_ARGS, residual_kernel
+from ..assembly.compiled import Inputs, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add
 from ._dense import DenseLU
@@ -109,10 +109,6 @@ def python_stage(i, t, Y, f, out):
     out[:] = f(t, Y)
 
 
-#: positions of the time-dependent residual kernel arguments: ``w(t)`` and the loads (inputs ``u(t)`` last)
-_IW, _IL = _KERNEL_ARGS.index("w"), _KERNEL_ARGS.index("loads")
-
-
 def _is_assembled(data):
     return (isinstance(data, tuple) and len(data) == 3 and isinstance(data[0], tuple)
             and isinstance(data[1], np.ndarray) and isinstance(data[2], np.ndarray))
@@ -124,29 +120,21 @@ def _is_assembled_type(data):
             and isinstance(data[1], types.Array) and isinstance(data[2], types.Array))
 
 
-@_jit
-def stage_inputs(data, i):
-    """The residual kernel's arguments of assembled stage data ``data = (args, w, U)`` with the
-    prescribed velocities ``w[i]`` and the loads' inputs ``U[i]`` of stage ``i`` written in."""
-    args, w, U = data
-    args[_IW][:] = w[i]
-    args[_IL][-1][:, :] = U[i]
-    return args
-
-
 def assembled_jacobian(t, y, data, J):
     """``J = df/dy`` of an assembled system whose stage data are the same at every stage
     (:meth:`AssembledStages.run_data`): the Jacobian kernel with the inputs of stage 0."""
     J[:, :] = 0.0
-    jacobian_kernel(t, y, *(stage_inputs(data, 0) + (J,)))
+    model, W, U = data
+    jacobian_kernel(t, y, model, Inputs(W[0], U[0]), J)
 
 
 @stage_kind(_is_assembled, _is_assembled_type, jacobian=assembled_jacobian)
 def assembled_stage(i, t, Y, data, out):
-    """Stage value of an assembled system, ``data = (args, w, U)``: the residual kernel with
-    its arguments after ``(t, y)`` ``args``, into which the prescribed velocities ``w[i]`` and
-    the loads' inputs ``U[i]`` of the stage time are written first."""
-    residual_kernel(t, Y, *(stage_inputs(data, i) + (out,)))
+    """Stage value of an assembled system, ``data = (model, W, U)``: the residual kernel on the
+    compiled model with the prescribed velocities ``W[i]`` and the loads' inputs ``U[i]`` of
+    the stage time."""
+    model, W, U = data
+    residual_kernel(t, Y, model, Inputs(W[i], U[i]), out)
 
 
 class AssembledStages:
@@ -173,18 +161,13 @@ class AssembledStages:
         return self.compiled.jacobian(y, t=t)
 
     def stage_data(self, times):
-        """``(args, w, U)``: the residual kernel's arguments (those that depend on time: arrays
-        of this call, not the possibly cached ones of ``kernel_args``) and the prescribed
-        velocities and loads' inputs at the three stage times (stacked: one argument tuple
-        instead of three keeps the cost of the call small)."""
+        """``(model, W, U)``: the compiled model and the prescribed velocities and loads' inputs at
+        the three stage times (rows)."""
         c = self.compiled
-        t0, t1, t2 = (float(t) for t in times)
-        a0 = c.kernel_args(t0)
-        w = np.array([a0[_IW], c.dae.w(t1), c.dae.w(t2)], float)
-        loads = a0[_IL]
-        U = np.array([loads[-1], c.load_args(t1)[-1], c.load_args(t2)[-1]], float)
-        args = a0[:_IW] + (w[0].copy(),) + a0[_IW + 1:_IL] + (loads[:-1] + (U[0].copy(),),) + a0[_IL + 1:]
-        return args, w, U
+        ts = [float(t) for t in times]
+        W = np.array([np.asarray(c.dae.w(t), float) for t in ts], float).reshape(3, c.dae.nl)
+        U = np.array([c.load_args(t)[-1] for t in ts], float).reshape(3, -1, 3)
+        return c.model(), W, U
 
     def run_data(self):
         """The stage data of every time when neither the prescribed velocities nor the loads'
