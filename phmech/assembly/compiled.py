@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from ..joints.constraint_kernels import add_G_terms
 from ..kernels.families import (families, family_has, family_port_forces_add, family_residual_add,
                                literal_unroll, pack_all)
-from ..forces.loads_kernels import PackedLoads, loads_add
+from ..forces.loads_kernels import PackedLoads, has_loads, loads_add
 from ..kernels.jit import jit as _jit, numba
 from ..math.jacobian_target import record_writes
 from ..math.sparse_kernels import csr_mv, csr_mv_add
@@ -91,7 +91,7 @@ def power_kernel(y, model, inputs):
     for i in range(lam.size):
         P += w[i] * lam[i]
     fl = np.zeros(ne)
-    if model.loads[0].size:
+    if has_loads(model.loads):
         loads_add(q, model.loads + (inputs.u,), fl)
     for data in literal_unroll(model.families):
         if family_has(data):
@@ -147,7 +147,7 @@ def residual_kernel(t_unused, y, model, inputs, out):
     inactive = model.inactive
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
-    if model.loads[0].size:
+    if has_loads(model.loads):
         loads_add(q, model.loads + (inputs.u,), fe)
     out[nq:nq + ne] = fe
     out[nq + ne:] = fl

@@ -17,7 +17,7 @@ import numpy as np
 from ..kernels.jit import borrowed, jit as _jit
 from ..joints.constraint_kernels import add_G_jacobian
 from ..kernels.families import family_has, family_jacobian_add, literal_unroll
-from ..forces.loads_kernels import loads_jacobian_add
+from ..forces.loads_kernels import has_loads, loads_jacobian_add
 from ..math.jacobian_target import jac_add
 from ..math.sparse_kernels import csr_add_dense, csr_mv
 
@@ -59,7 +59,7 @@ def jacobian_kernel(t_unused, y, model, inputs, J):
     for data in literal_unroll(model.families):
         if family_has(data):
             family_jacobian_add(q, e, lam, data, act, J, nq)
-    if model.loads[0].size:
+    if has_loads(model.loads):
         loads_jacobian_add(q, model.loads + (inputs.u,), J, nq)
 
 

@@ -17,6 +17,7 @@ from ..kernels.jit import borrowed, jit as _jit
 from ..math.jacobian_target import jac_add
 from ..math.rotations import S2
 from .base import Joint, as_function, as_port, finite_vector, require_rotation
+from .constraint_kernels import add_G_jacobian, add_G_terms
 
 
 @dataclass
@@ -154,10 +155,7 @@ def has_planar_joints(data):
 @_jit
 def planar_joints_residual_add(q, e, lam, data, out, fe, fl):
     """``fe += G(q)^T lam`` and ``fl -= G(q) e`` of the planar joints."""
-    G = planar_G_values(q, data.v0, data.cs, data.mq)
-    for m in range(G.size):
-        fe[data.c[m]] += G[m] * lam[data.r[m]]
-        fl[data.r[m]] -= G[m] * e[data.c[m]]
+    add_G_terms(data.r, data.c, planar_G_values(q, data.v0, data.cs, data.mq), e, lam, fe, fl)
 
 
 @_jit
@@ -167,12 +165,7 @@ def planar_joints_jacobian_add(q, e, lam, data, act, J, nq):
     J = borrowed(J)              # no reference counts of the target's arrays in the writes
     r, c, mq = data.r, data.c, data.mq
     cl = nq + e.size
-    G = planar_G_values(q, data.v0, data.cs, mq)
-    for m in range(r.size):
-        g = G[m]
-        jac_add(J, nq + c[m], cl + r[m], g)
-        if act[r[m]]:
-            jac_add(J, cl + r[m], nq + c[m], -g)
+    add_G_jacobian(nq, cl, r, c, planar_G_values(q, data.v0, data.cs, mq), act, J)
     dG = np.empty(mq.shape[1])
     planar_G_derivatives(q, data.cs, mq, dG)
     for t in range(dG.size):
