@@ -450,15 +450,21 @@ def _borrowed_value(context, builder, ty, value):
 
 
 def _make_borrowed():
+    def borrowed(x):
+        return x
     if numba is None or numba.config.DISABLE_JIT:
-        return lambda x: x
-    from numba.extending import intrinsic
+        return borrowed
+    from numba.extending import intrinsic, overload
 
     @intrinsic
-    def borrowed(typingctx, x):
+    def _views(typingctx, x):
         def codegen(context, builder, signature, args):
             return _borrowed_value(context, builder, signature.args[0], args[0])
         return x(x), codegen
+
+    @overload(borrowed, inline="always")
+    def _typed(x):
+        return lambda x: _views(x)
     return borrowed
 
 
@@ -470,5 +476,6 @@ def _make_borrowed():
 #: only hands on; for the crank-slider's residual these are some 400 a call.  A view without
 #: an owner (as numba's ``carray``) has no count to keep, so the calls skip it.  The views
 #: are valid while the caller's own references live: they must not be returned or stored.
-#: Same type, so no new compiled versions; the identity without numba.
+#: Same type, so no new compiled versions; the identity in interpreted code (a loop written once
+#: for both, such as :func:`~phmech.solvers.midpoint_kernels.midpoint_steps`) and without numba.
 borrowed = _make_borrowed()

@@ -10,7 +10,7 @@ slow iteration's matrix.  :func:`newton_hopeless` abandons a
 contracting iteration that cannot reach the tolerance in the iterations left
 (Radau IIA's stage iteration, compiled and interpreted alike).
 """
-from ..kernels.jit import jit as _jit
+from ..kernels.jit import jit as _jit, numba
 
 #: contraction rate below which the error left after an increment is estimated from it
 RATE_MAX = 0.9
@@ -106,6 +106,38 @@ def lu_solve(lu, piv, b):
             s -= lu[i, j] * x[j]
         x[i] = s / lu[i, i]
     return x
+
+
+def solve(lu, r, dz):
+    """``dz = A^-1 r`` with the factors ``lu`` of ``A``, in every Newton loop written once for
+    the compiled and the interpreted iterations: an object with ``solve`` (interpreted), or the
+    arrays of compiled factors, whose kind registers a numba overload: LAPACK's ``getrf``
+    factors ``(lu, piv)`` here (:func:`lu_solve`), the transposed factors of
+    :func:`~phmech.solvers.midpoint_kernels.iteration_matrix` and SuperLU's
+    (:class:`~phmech.solvers._sparse_lu.SparseLU`) in their modules."""
+    dz[:] = lu.solve(r)
+
+
+def factor_kind(size):
+    """Register the decorated ``solve(lu, r, dz)`` for compiled factors: tuples of ``size``
+    arrays (a numba overload of :func:`solve`; nothing without numba)."""
+    def register(compiled_solve):
+        if numba is not None and not numba.config.DISABLE_JIT:
+            from numba import types
+            from numba.extending import overload
+
+            @overload(solve)
+            def _typed(lu, r, dz):
+                if isinstance(lu, types.BaseTuple) and len(lu) == size:
+                    return compiled_solve
+                return None
+        return compiled_solve
+    return register
+
+
+@factor_kind(2)
+def _lapack_solve(lu, r, dz):
+    dz[:] = lu_solve(lu[0], lu[1], r)
 
 
 @_jit

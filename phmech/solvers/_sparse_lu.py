@@ -12,6 +12,7 @@ sec. 3.1).
 import numpy as np
 
 from ..kernels.jit import jit as _jit
+from ._newton import factor_kind
 
 
 @_jit
@@ -39,6 +40,11 @@ def lu_solve_csc(Lp, Li, Lx, Up, Ui, Ux, Ud, perm_r, perm_c, b, x):
                     y[i] -= Ux[k] * yj
     for i in range(n):
         x[i] = y[perm_c[i]]
+
+
+@factor_kind(9)
+def _superlu_solve(lu, r, dz):
+    lu_solve_csc(lu[0], lu[1], lu[2], lu[3], lu[4], lu[5], lu[6], lu[7], lu[8], r, dz)
 
 
 class SparseLU:

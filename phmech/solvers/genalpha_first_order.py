@@ -3,16 +3,16 @@
 :class:`FirstOrderForm` holds the part of
 :class:`~phmech.solvers.genalpha.GeneralizedAlpha` that integrates problems
 ``E y' = f(t, y)`` (see that module's docstring for the method): the start,
-the step, the simplified Newton iteration in Python (the reference) and as
-compiled calls (:mod:`phmech.solvers.genalpha_kernels`, for assembled
-systems whose residual is completely compiled, with dense factors up to
-:data:`phmech.math.sizes.DENSE_MAX` unknowns), and the iteration matrix.
+the step, the driver of the simplified Newton iteration (one loop,
+:func:`~phmech.solvers.genalpha_kernels.genalpha_newton`, compiled for
+assembled systems whose residual is completely compiled, with dense factors
+up to :data:`phmech.math.sizes.DENSE_MAX` unknowns, interpreted with
+:class:`PythonStage` otherwise), and the iteration matrix.
 """
 import numpy as np
 import scipy.sparse as sp
 
 from ..math.sizes import DENSE_MAX
-from ._newton import GENALPHA_SLOW, converged as newton_converged, slow
 from .base import SolverError
 
 
@@ -68,13 +68,12 @@ class FirstOrderForm:
         h, t1 = self._step_times()
         t0, y0, xd0 = self.t, self.y, self.xd
         scale = np.maximum(np.abs(y0), 1e-8)
-        newton = self._newton_compiled if self._kernel is not None else self._newton_first_order
         lu = self._lu if (self.reuse_jacobian and self._lu_h == h) else None   # simplified Newton over steps
         for attempt in range(2):
             started_fresh = lu is None
             y1 = y0.copy()
             y1[:nd] += h * xd0
-            lu, err, ok = newton(h, t1, y1, lu, scale)
+            lu, err, ok = self._newton_first_order(h, t1, y1, lu, scale)
             if ok or started_fresh:
                 break
             lu = None
@@ -94,66 +93,42 @@ class FirstOrderForm:
         xd1 = xd0 + (y1[:nd] - y0[:nd] - h * xd0) / (h * self.gamma)
         return xd1, xd0 + self.am * (xd1 - xd0), y0 + self.af * (y1 - y0)
 
-    def _newton_first_order(self, h, t1, y1, lu, scale):
-        """Simplified Newton iteration of one step attempt from the predictor ``y1`` (updated in
-        place) with the factors ``lu`` (None: factorize at the first iterate); returns the
-        factors used, the last relative increment and whether it converged.  The reference
-        of :func:`~phmech.solvers.genalpha_kernels.genalpha_newton`."""
-        d, nd = self.problem, self.nd
-        t_af = self.t + self.af * h
-        c = self.am / (h * self.gamma)
-
-        def residual(y1):
-            _, xd_am, y_af = self._parts(h, y1)
-            self.nfev += 2
-            return np.r_[self.Ed_d @ xd_am - d.f(t_af, y_af)[:nd], -d.f(t1, y1)[nd:]]
-
-        fresh = lu is None
-        prev, err = None, np.inf
-        for it in range(self.max_newton):
-            with np.errstate(all="ignore"):
-                r = residual(y1)
-            if not np.all(np.isfinite(r)):
-                raise SolverError(self.name, self.t, self._NONFINITE)
-            if lu is None:
-                lu, fresh = self._factor_first_order(t_af, t1, self._parts(h, y1)[2], y1, c), True
-            dy = lu.solve(r)
-            y1 -= dy
-            err = float(np.max(np.abs(dy) / (np.abs(y1) + scale)))
-            if newton_converged(err, prev or 0.0, self.newton_tol, fresh):
-                return lu, err, True
-            if slow(err, prev or 0.0, it, *GENALPHA_SLOW):
-                lu = None
-            prev = err
-        return lu, err, False
-
     _NONFINITE = ("the residual became non-finite (diverging Newton iterates, or the model returns NaN): "
                   "reduce dt")
 
-    def _newton_compiled(self, h, t1, y1, lu, scale):
-        """:meth:`_newton_first_order` as compiled calls
-        (:func:`~phmech.solvers.genalpha_kernels.genalpha_newton`): one per step attempt, one
-        more after each new factorization."""
-        from .genalpha_kernels import NEED_LU, NONFINITE, CONVERGED, genalpha_newton
+    def _newton_first_order(self, h, t1, y1, lu, scale):
+        """Simplified Newton iteration of one step attempt from the predictor ``y1`` (updated in
+        place) with the factors ``lu`` (None: factorize at the first iterate); returns the
+        factors used, the last relative increment and whether it converged.
+
+        The loop is :func:`~phmech.solvers.genalpha_kernels.genalpha_newton`, compiled for a
+        compiled residual with dense factors, else interpreted with :class:`PythonStage`; it
+        returns here for each new iteration matrix and is resumed after the factorization."""
+        from . import genalpha_kernels as gk
         c = self._kernel
         t_af = self.t + self.af * h
-        model, inputs_af, inputs_1 = c.model(), c.inputs(t_af), c.inputs(t1)
+        if c is not None:
+            data, run = gk.GenalphaData(*self._Ed_csr, c.model(), c.inputs(t_af), c.inputs(t1)), gk.genalpha_newton
+        else:
+            data, run = PythonStage(self), gk.genalpha_newton_py
         fresh, it, prev, r_given = lu is None, 0, 0.0, False
         r = np.empty(self.problem.n)
         while True:
-            if lu is not None and self._lu_c[0] is not lu:       # row-major copy for the kernel
-                lu_piv = lu.lu_piv
-                self._lu_c = (lu, np.ascontiguousarray(lu_piv[0]), np.asarray(lu_piv[1], np.int64))
-            _, lu_a, piv = self._lu_c if lu is not None else (None, self._no_lu, self._no_piv)
-            status, it, err, prev, nres = genalpha_newton(
-                self.y, self.xd, y1, h, self.gamma, self.am, self.af, t_af, t1, *self._Ed_csr, lu_a, piv,
-                lu is not None, fresh, it, prev, r, r_given, scale, self.newton_tol, self.max_newton,
-                model, inputs_af, inputs_1)
-            self.nfev += 2 * nres
-            if status == NONFINITE:
+            factors = lu
+            if c is not None:                   # row-major LAPACK arrays for the compiled loop
+                if lu is not None and self._lu_c[0] is not lu:
+                    lu_piv = lu.lu_piv
+                    self._lu_c = (lu, np.ascontiguousarray(lu_piv[0]), np.asarray(lu_piv[1], np.int64))
+                factors = self._lu_c[1:] if lu is not None else (self._no_lu, self._no_piv)
+            status, it, err, prev, nres = run(
+                data, factors, lu is not None, self.y, self.xd, y1, h, self.gamma, self.am, self.af, t_af, t1,
+                fresh, it, prev, r, r_given, scale, self.newton_tol, self.max_newton)
+            if c is not None:                   # the Python data count their own calls
+                self.nfev += 2 * nres
+            if status == gk.NONFINITE:
                 raise SolverError(self.name, self.t, self._NONFINITE)
-            if status != NEED_LU:
-                return lu, err, status == CONVERGED
+            if status != gk.NEED_LU:
+                return lu, err, status == gk.CONVERGED
             lu, fresh, r_given = self._factor_first_order(t_af, t1, self._parts(h, y1)[2], y1,
                                                           self.am / (h * self.gamma)), True, True
 
@@ -177,3 +152,22 @@ class FirstOrderForm:
     def _compiled_jacobian(self, t, y):
         """The compiled dense ``df/dy`` at ``(t, y)`` (``t``: the loads' inputs)."""
         return self._kernel.jacobian(y, t=t)
+
+
+class PythonStage:
+    """The step data of the interpreted generalized-alpha iteration
+    (:func:`~phmech.solvers.genalpha_kernels.genalpha_newton` run as Python): the problem's
+    residual at ``t_{n+af}`` and ``t_{n+1}`` and ``E_d``, counting the evaluations in the
+    solver's statistics."""
+
+    def __init__(self, solver):
+        self.solver = solver
+
+    def f(self, k, t, y, out):
+        s = self.solver
+        with np.errstate(all="ignore"):
+            out[:] = s.problem.f(t, y)
+        s.nfev += 1
+
+    def ed_product(self, x, out):
+        out[:x.size] = self.solver.Ed_d @ x

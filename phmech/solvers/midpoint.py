@@ -39,7 +39,6 @@ import scipy.sparse as sp
 
 from ..math.sizes import DENSE_MAX
 from ._dense import DenseLU as _DenseLU, sparse_factor
-from ._newton import MIDPOINT_SLOW, converged as newton_converged, slow
 from .base import (Solver, SolverError, count_option, linear_interpolant, piecewise_linear,
                    positive_option)
 
@@ -56,10 +55,6 @@ REFRESH_ITERATIONS = 5
 #: dt 1e-3: 5.1 instead of 3.7 iterations per step, a third of the factorizations, 35 % less time;
 #: ``benchmarks/spatial_chain.py``)
 REFRESH_ITERATIONS_SPARSE = 6
-#: a compiled block of steps that stops (a step that does not converge with its factors) hands that
-#: step to the Python iteration, which refreshes or says why it fails, and the compiled steps go on
-#: after it; after this many stops in a row the rest of the run stays in Python
-COMPILED_RETRIES = 3
 
 NONFINITE_INCREMENT = ("the Newton increment became non-finite: the iteration matrix is singular or "
                        "ill-conditioned (a singular mass matrix on the allowed motions, or dependent "
@@ -143,9 +138,7 @@ class ImplicitMidpoint(Solver):
                     self._kernel = c
                     self._Ed_dense = self.Ed.toarray()
                 else:
-                    from .midpoint_kernels import PIVOT_TYPE
                     self._newton_kernel = c
-                    self._no_dense = (np.empty((0, 0)), np.empty(0, PIVOT_TYPE), np.empty(0, np.int64))   # factors unused
         self.Ed_mv = self.Ed.toarray() if d.n <= DENSE_MAX else self.Ed
         if refresh_iterations is None:
             refresh_iterations = REFRESH_ITERATIONS if self._newton_kernel is None else REFRESH_ITERATIONS_SPARSE
@@ -160,17 +153,20 @@ class ImplicitMidpoint(Solver):
         self._block = None       # the points of a compiled run of several steps (_run_block)
         #: step attempts of a compiled model whose Newton iteration ran in Python (:attr:`path`)
         self._python_attempts = 0
-        #: the next step runs in Python after a compiled block stopped (it says why, or refreshes);
-        #: consecutive stops of the compiled steps (after :data:`COMPILED_RETRIES` they stay off)
-        self._python_next = False
-        self._compiled_stops = 0
         #: exact discrete work supplied through the ports up to ``t``
         self.work = 0.0
         self.work_old = 0.0
+        self._python = PythonSteps(self)
         if self._kernel is not None:
             # load the compiled steps for this model's argument types now, with the set-up and the
             # other kernels (a call of no steps), rather than inside the first step
-            self._call_steps(np.zeros(0), np.zeros(0), *self._kernel.step_inputs(()), None)
+            from .midpoint_kernels import TransposedLU, midpoint_steps
+            n = d.n
+            midpoint_steps(self._record(self._kernel, *self._kernel.step_inputs(()), True),
+                           TransposedLU(n).factors, np.zeros(n), np.zeros(n), False, np.nan, False,
+                           np.zeros(0), np.zeros(0), d.nq, d.ne, self.newton_tol, self.max_newton,
+                           np.ones(n), np.empty(n), False, 0, 0, 0.0, np.empty(n), np.empty((0, n)),
+                           np.empty(0))
 
     def _scales(self, y):
         d = self.problem
@@ -267,128 +263,12 @@ class ImplicitMidpoint(Solver):
                 "(reduce dt)")
 
     def _step(self):
-        """One step of size ``h``; the last step of an interval ends exactly on ``t_bound``."""
+        """The next steps (:meth:`_run_block`); the last step of an interval ends exactly on
+        ``t_bound``."""
         if self._interval is None or self._interval[1] != self.t_bound:
             if not self._continue_interval():
                 self._start_interval()
-        if self._kernel is not None and not self._python_next and self._run_block():
-            return
-        self._python_next = False
-        d, nd = self.problem, self.nd
-        y0, t0 = self.y, self.t
-        h, t_new = self._grid_step(t0)
-        if self.lu_h is not None and h != self.lu_h:
-            self.lu = None
-        extrapolate = self.z_prev is not None and h == self.lu_h
-        tm = t0 + 0.5 * h
-        # predictor: linear extrapolation of the differential part
-        z = y0.copy()
-        if extrapolate:
-            z[:nd] = 2.0 * y0[:nd] - self.z_prev[:nd]
-        if self.fresh_jacobian or self._iterations > self.refresh_iterations:
-            self.lu = None
-        Edy0 = self.Ed_mv @ y0
-
-        def residual(z):
-            ym = z.copy()
-            ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
-            fz = self._fun(tm, ym)
-            self.nfev += 1
-            r = (self.Ed_mv @ z - Edy0) / h - fz
-            if self.endpoint:
-                q1, e1 = z[d.sq], z[d.se]
-                r[d.sl] = d.G(q1) @ e1 - d.w(t0 + h)
-            return r, ym
-
-        iterations = 0
-        for attempt in range(2):
-            cause = None
-            floor = attempt == 1            # fresh factors at the last iterate: the round-off floor counts
-            if self.lu is None:
-                ym = z.copy()
-                ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
-                self._factor(tm, ym, h)
-            converged = False
-            contracting = False
-            prev = None
-            err = np.nan
-            compiled = self._newton_kernel is not None and hasattr(self.lu, "factors")
-            if not compiled and (self._newton_kernel is not None or self._kernel is not None):
-                self._python_attempts += 1     # a compiled model iterated in Python (e.g. bordered factors)
-            if compiled:                   # the same iteration, compiled (sparse factors)
-                status, it, err = self._newton_compiled(y0, z, h, tm, floor)
-                iterations += it + 1
-                if status == 1:
-                    converged = True
-                    self._iterations = it + 1
-                elif status == 2:
-                    with np.errstate(all="ignore"):
-                        cause = self._nonfinite_cause(tm, y0, residual(z)[0])
-                elif status == 3:
-                    cause = NONFINITE_INCREMENT
-                contracting = status == 0
-            for it in range(0 if compiled else self.max_newton):
-                with np.errstate(all="ignore"):
-                    r, ym = residual(z)
-                if not np.all(np.isfinite(r)):
-                    cause = self._nonfinite_cause(tm, y0, r)
-                    break
-                dz = self.lu.solve(r)
-                z -= dz
-                if it == 0:  # block scales follow the solution (multipliers may start at zero)
-                    self.dae_scale = np.maximum(self.dae_scale, self._scales(z))
-                err = np.max(np.abs(dz) / (np.abs(z) + self.dae_scale))
-                if not np.isfinite(err):
-                    cause = NONFINITE_INCREMENT
-                    break
-                iterations += 1
-                if newton_converged(err, prev or 0.0, self.newton_tol, floor):
-                    converged = True
-                    self._iterations = it + 1
-                    break
-                contracting = prev is not None and err < prev
-                if slow(err, prev or 0.0, it, *MIDPOINT_SLOW):
-                    break  # slow contraction: refresh the Jacobian
-                prev = err
-            if converged:
-                break
-            if cause is not None and "model returns" in cause:
-                break                  # a fresh Jacobian cannot help
-            self.lu = None
-            if cause is not None or not contracting:   # else go on from the last iterate, factors there
-                z = y0.copy()
-        if not converged:
-            raise SolverError(self.name, t0, cause or (
-                f"Newton iteration converged too slowly (last relative increment {err:.3g} after "
-                f"{iterations} iterations, also with a fresh Jacobian): reduce dt"))
-        # exact discrete supplied work of the step (power at the midpoint)
-        ym = z.copy()
-        ym[:nd] = 0.5 * (y0[:nd] + z[:nd])
-        self.work_old = self.work
-        self.work += h * d.power(tm, ym)
-        self._accept(t0, y0, z, h, t_new)
-
-    def _newton_compiled(self, y0, z, h, tm, floor):
-        """The Newton iteration of :meth:`_step` in one compiled call with SuperLU's factors
-        (:func:`~phmech.solvers.midpoint_kernels.midpoint_newton`; ``floor``: the retry with fresh
-        factors, where a stall at the round-off floor has converged); ``z`` is updated in place.  Returns ``(status, iterations, err)``
-        of that function."""
-        from .midpoint_kernels import midpoint_newton
-        self.dae_scale = np.asarray(self.dae_scale, float)
-        status, it, err = midpoint_newton(y0, z, h, tm, *self._E_csr, *self._no_dense, self.lu.factors,
-                                          self.newton_tol, self.max_newton, self.dae_scale, floor,
-                                          self._newton_kernel.model(), self._newton_kernel.inputs(tm))
-        self.nfev += it + 1
-        return status, it, err
-
-    def _accept(self, t0, y0, z, h, t_new):
-        self.z_prev = y0
-        self.t_old, self.y_old = t0, y0
-        self.y = z
-        self._h_last = h
-        self.t = t_new
-        self.nsteps += 1
-        self._block = None
+        self._run_block()
 
     def _grid(self, t, room):
         """``(hs, t0s, ends)``: sizes, starts and ends of the next steps from ``t`` (at most
@@ -412,11 +292,6 @@ class ImplicitMidpoint(Solver):
                 hs[j] = bound - t0s[j]
         return hs, t0s, ends
 
-    def _grid_step(self, t):
-        """``(h, t_new)`` of the step from ``t`` (:meth:`_grid`)."""
-        hs, _, ends = self._grid(t, 1)
-        return float(hs[0]), float(ends[0])
-
     def _block_grid(self):
         """The next steps, up to ``t_bound`` and at most :data:`BLOCK_MAX` (one when the driver
         needs ``single_steps``): their sizes, midpoints and ends (:meth:`_grid`).  The driver's
@@ -425,30 +300,57 @@ class ImplicitMidpoint(Solver):
         hs, t0s, ends = self._grid(self.t, 1 if self.single_steps else BLOCK_MAX)
         return hs, t0s + 0.5 * hs, ends
 
+    def _record(self, kernel, W, U, dense):
+        """The compiled step data (:data:`~phmech.solvers.midpoint_kernels.MidpointData`) with
+        the inputs ``W``, ``U`` of the steps; ``dense``: with ``E`` as a dense matrix for the
+        compiled factorization."""
+        from .midpoint_kernels import MidpointData
+        return MidpointData(*self._E_csr, self._Ed_dense if dense else np.empty((0, 0)), self._rsc,
+                            self._dcol, kernel.model(), W, U)
+
     def _run_block(self):
-        """The compiled steps (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`, the
-        operations of the Python iteration of :meth:`_step`): several in one call when the
-        driver does not need to see every step (no events, no callbacks), else one.  The dense
-        output is that of the steps, one by one; the step points inside are the interior
-        points.  False when not even one step was taken: the Python iteration then repeats the
-        step and says why it fails."""
+        """The next steps from the solver's state, by the loop written once for both paths
+        (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`): compiled, several in one call
+        when the driver does not need to see every step (no events, no callbacks); interpreted
+        (:class:`PythonSteps`: a Python residual, endpoint constraints, sparse factors, or a
+        step whose inputs raise), one.  The dense output is that of the steps, one by one; the
+        step points inside are the interior points.  A step that fails after others of the
+        block were taken is tried again by the next call; a first step that fails raises
+        :class:`~phmech.solvers.base.SolverError` with the cause."""
+        from .midpoint_kernels import TransposedLU, midpoint_steps, midpoint_steps_py
         hs, tms, ends = self._block_grid()
-        W, U = self._kernel.step_inputs(tms)
-        m = W.shape[0]
-        if m == 0:
-            return False
-        hs, tms, ends = hs[:m], tms[:m], ends[:m]
-        done, status, err, nfev, nlu, iterations, lu_h, lu_step, lu, ym_lu, Y, works = self._call_steps(
-            hs, tms, W, U, self.lu)
-        self.nfev += nfev
-        self.njev += nlu
-        self.nlu += nlu
-        if lu_step >= 0:
-            self.lu, self.lu_h = lu, lu_h
-            self._lu_point = (tms[lu_step], np.array(ym_lu))
+        compiled = self._kernel is not None
+        if compiled:
+            W, U = self._kernel.step_inputs(tms)
+            m = W.shape[0]
+            compiled = m > 0             # an input raises at the first step: the Python step says so
+        if compiled:
+            hs, tms, ends = hs[:m], tms[:m], ends[:m]
+            lu = self.lu if self.lu is not None else TransposedLU(self.problem.n)
+            data, factors, run = self._record(self._kernel, W, U, True), lu.factors, midpoint_steps
+        else:
+            hs, tms, ends = hs[:1], tms[:1], ends[:1]
+            data = factors = self._python
+            run = midpoint_steps_py
+        n = self.problem.n
+        y, ym_lu, z = self.y.copy(), np.empty(n), np.empty(n)
+        z_prev = np.array(self.z_prev if self.z_prev is not None else y, float)
+        Y, works = np.empty((hs.size, n)), np.empty(hs.size)
+        d = self.problem
+        done, status, err, taken, nfev, nlu, iterations, lu_h, lu_step = run(
+            data, factors, y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h,
+            self.lu is not None, hs, tms, d.nq, d.ne, self.newton_tol, self.max_newton, self.dae_scale, ym_lu,
+            self.fresh_jacobian, self.refresh_iterations, self._iterations, float(self.work), z, Y, works)
+        if compiled:                     # the Python step data count their own calls
+            self.nfev += nfev
+            self.njev += nlu
+            self.nlu += nlu
+            if lu_step >= 0:
+                self.lu, self.lu_h = lu, lu_h
+                self._lu_point = (tms[lu_step], np.array(ym_lu))
         if done:
             self._iterations = iterations
-            ts, ys, ws = np.empty(done + 1), np.empty((done + 1, self.problem.n)), np.empty(done + 1)
+            ts, ys, ws = np.empty(done + 1), np.empty((done + 1, n)), np.empty(done + 1)
             ts[0], ys[0], ws[0] = self.t, self.y, self.work
             ts[1:], ys[1:], ws[1:] = ends[:done], Y[:done], works[:done]
             self.z_prev = ys[-2]
@@ -458,45 +360,43 @@ class ImplicitMidpoint(Solver):
             self.work_old, self.work = ws[-2], ws[-1]
             self.nsteps += done
             self._block = (ts, ys, hs[:done], ws)
-        if status != 1:
-            # a vanishing pivot is reported, any other failure repeats the step in the Python
-            # iteration, which says why it fails
-            if status == 4:
-                self._vanishing_pivot(int(err))
-            self._compiled_stops += 1
-            if self._compiled_stops >= COMPILED_RETRIES:
-                self._kernel = None         # the compiled steps keep stopping: the rest runs in Python
-            self._python_next = True
-            self.lu = None
-        else:
-            self._compiled_stops = 0
-        return done > 0
+            return
+        self._fail(status, err, taken, hs[0], tms[0], z)
 
-    def _call_steps(self, hs, tms, W, U, lu):
-        """:func:`~phmech.solvers.midpoint_kernels.midpoint_steps` on the steps ``hs`` (midpoints
-        ``tms``, inputs ``W``, ``U``) from the solver's state, with the factors ``lu`` (None: new
-        ones).  Returns its results, the factors, the point of a factorization and the end points
-        and work after each step; of the solver only the Newton scales ``dae_scale`` change (in
-        place, as the steps need)."""
-        from .midpoint_kernels import TransposedLU, midpoint_steps
-        n = self.problem.n
-        has_lu = lu is not None
-        lu = lu if has_lu else TransposedLU(n)
-        y = self.y.copy()
-        z_prev = np.array(self.z_prev if self.z_prev is not None else y, float)
-        m = hs.size
-        Y, works = np.empty((m, n)), np.empty(m)
-        ym_lu = np.empty(n)
-        if hasattr(self, "dae_scale"):           # the Newton scales, updated in place
-            self.dae_scale = scale = np.asarray(self.dae_scale, float)
-        else:                                    # before the first step
-            scale = self._scales(y)
-        out = midpoint_steps(
-            y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h, hs, tms, W, U,
-            *self._E_csr, self._Ed_dense, self._rsc, self._dcol, lu.F, lu.ipiv, lu.nz, has_lu,
-            self.newton_tol, self.max_newton, scale, ym_lu, self.fresh_jacobian,
-            self.refresh_iterations, self._iterations, float(self.work), Y, works, self._kernel.model())
-        return (*out, lu, ym_lu, Y, works)
+    def _fail(self, status, err, iterations, h, tm, z):
+        """Raise for the step from the solver's state that ended with ``status`` of
+        :func:`~phmech.solvers.midpoint_kernels.midpoint_steps` (``z`` its last iterate)."""
+        from .midpoint_kernels import step_residual
+        if status == 4:
+            self._vanishing_pivot(int(err))
+        if status == 2:
+            y0, n = self.y, self.problem.n
+            r, ym, fz = np.empty(n), np.empty(n), np.empty(n)
+            with np.errstate(all="ignore"):
+                step_residual(self._python, 0, tm, h, self.nd, y0, self.Ed_mv @ y0, z, ym, fz, r)
+            cause = self._nonfinite_cause(tm, y0, r)
+        elif status == 3:
+            cause = NONFINITE_INCREMENT
+        else:
+            cause = (f"Newton iteration converged too slowly (last relative increment {err:.3g} after "
+                     f"{iterations} iterations, also with a fresh Jacobian): reduce dt")
+        raise SolverError(self.name, self.t, cause)
+
+    def _newton_sparse(self, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor):
+        """The Newton iteration of a step of the interpreted loop compiled
+        (:func:`~phmech.solvers.midpoint_kernels.midpoint_newton`) on SuperLU's factors, for a
+        compiled residual; None where it cannot run there (other factors, such as the bordered
+        factors of a floating FE body)."""
+        if self._newton_kernel is None or not hasattr(self.lu, "factors"):
+            return None
+        from .midpoint_kernels import midpoint_newton
+        c = self._newton_kernel
+        inputs = c.inputs(tm)
+        data = self._record(c, inputs.w[None], inputs.u[None], False)
+        status, it, err = midpoint_newton(data, self.lu.factors, 0, y0, z, h, tm, nq, ne, tol, max_newton,
+                                          scale, floor)
+        self.nfev += it + 1
+        return status, it, err
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):
@@ -579,6 +479,54 @@ class ImplicitMidpoint(Solver):
             return (), (), ()
         ts, ys, _, ws = self._block
         return ts[1:-1], ys[1:-1], ws[1:-1]
+
+
+class PythonSteps:
+    """The step data of the interpreted midpoint steps
+    (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`, run as Python): the operations of
+    the loop on the solver's problem -- its Python residual (the compiled one as a callable for
+    a compiled model, whose Newton iteration still runs compiled on SuperLU's factors),
+    ``E`` dense or sparse, the endpoint constraints, the solver's factors (dense, SuperLU or
+    bordered), counting the calls in the solver's statistics.  It is also the factors' argument
+    of the loop (:meth:`solve`)."""
+
+    def __init__(self, solver):
+        self.solver = solver
+
+    def f(self, j, t, y, out):
+        s = self.solver
+        with np.errstate(all="ignore"):
+            out[:] = s._fun(t, y)
+        s.nfev += 1
+
+    def e_product(self, x, out):
+        out[:] = self.solver.Ed_mv @ x
+
+    def endpoint_rows(self, t1, z, r):
+        s = self.solver
+        if s.endpoint:
+            d = s.problem
+            r[d.sl] = d.G(z[d.sq]) @ z[d.se] - d.w(t1)
+
+    def power(self, j, t, ym):
+        return self.solver.problem.power(t, ym)
+
+    def factor(self, lu, j, t, ym, h):
+        self.solver._factor(t, ym, h)        # raises for a singular matrix
+        return 0
+
+    def solve(self, r):
+        return self.solver.lu.solve(r)
+
+    def newton(self, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor):
+        from .midpoint_kernels import midpoint_newton_py
+        s = self.solver
+        out = s._newton_sparse(y0, z, h, tm, nq, ne, tol, max_newton, scale, floor)
+        if out is not None:
+            return out
+        if s._newton_kernel is not None or s._kernel is not None:
+            s._python_attempts += 1            # a compiled model iterated in Python (e.g. bordered factors)
+        return midpoint_newton_py(self, self, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor)
 
 
 def _scaled(J, rows, cols):

@@ -1,39 +1,49 @@
-"""The implicit midpoint rule's step for compiled systems (numba).
+"""The implicit midpoint rule's steps and Newton iteration, one source for every problem, and
+their compiled pieces (numba).
 
-:class:`~phmech.solvers.midpoint.ImplicitMidpoint` runs the steps of a
-system whose residual is compiled completely (:attr:`CompiledResidual.pure
-<phmech.assembly.compiled.CompiledResidual.pure>`) and small enough for dense
-factors through :func:`midpoint_steps` (one step, or a run of steps when
-the driver does not need to see each), each step one call of
-:func:`midpoint_step`: the simplified Newton
-iteration of the step (:func:`midpoint_newton`) and, when it fails or no
-factor is at hand, the exact Jacobian (:func:`~phmech.assembly.compiled_jacobian.
-jacobian_kernel`), the iteration matrix
+:func:`midpoint_steps` (predictor, refresh rules, the two attempts of a step, the supplied
+work) and :func:`midpoint_newton` (the simplified Newton iteration) are written once and run
 
-.. math::
+* compiled, for the systems whose residual is compiled completely
+  (:attr:`CompiledResidual.pure <phmech.assembly.compiled.CompiledResidual.pure>`) and small
+  enough for dense factors: the step data are a :data:`MidpointData` record, the factors
+  those of :func:`iteration_matrix` -- the exact Jacobian
+  (:func:`~phmech.assembly.compiled_jacobian.jacobian_kernel`), the iteration matrix
 
-    A = E / h - D_r \\, \\frac{\\partial f}{\\partial y}(t_{1/2}, y_{1/2}) \\, D_c
+  .. math::
 
-(``D_c`` halves the differential columns, ``D_r`` scales the constraint
-rows) and its LU factorization with partial pivoting (:func:`getrf`: an
-elimination that skips the updates by zeros of these sparse matrices up to
-:data:`ELIMINATION_MAX` unknowns, LAPACK's ``getrf`` through numba's own
-LAPACK binding above) -- the operations of the Python step, which stays the
-reference (``tests/kernels/test_compiled.py`` checks that both take the same
-iterations and the same trajectory).
+      A = E / h - D_r \\, \\frac{\\partial f}{\\partial y}(t_{1/2}, y_{1/2}) \\, D_c
+
+  (``D_c`` halves the differential columns, ``D_r`` scales the constraint rows) and its LU
+  factorization with partial pivoting (:func:`getrf`: an elimination that skips the updates
+  by zeros of these sparse matrices up to :data:`ELIMINATION_MAX` unknowns, LAPACK's
+  ``getrf`` through numba's own LAPACK binding above);
+* interpreted (``midpoint_steps.py_func``, the same source) for every other problem, with the
+  step data of :class:`~phmech.solvers.midpoint.PythonSteps`: a Python residual, endpoint
+  constraints, SuperLU's or bordered factors.  On SuperLU's factors of a compiled residual
+  the Newton iteration itself runs compiled.
+
+What the loop does with the model goes through a few functions taking the step data first
+(:func:`step_f`, :func:`e_product`, :func:`factor`, ...; the solve is
+:func:`~phmech.solvers._newton.solve`): for the record,
+numba overloads chosen by its type; for Python data, their methods.  The overloads have no
+disk cache of their own; their code is stored inside the cached loop, in the directory that
+follows every kernel module (:mod:`phmech.kernels.jit`).
 
 The factors are kept in Fortran order: ``F`` (C order) holds ``A^T``, so
 that :func:`getrf` on ``F`` factors ``A`` itself, with the 1-based pivots
 of LAPACK's ``getrf``.
 """
+from collections import namedtuple
+
 import numpy as np
 
-from ..kernels.jit import borrowed, jit as _jit, numba
+from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit, numba
 from ..assembly.compiled import Inputs, power_kernel, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add
-from ._newton import MIDPOINT_SLOW, block_scales, newton_converged, newton_slow
-from ._sparse_lu import lu_solve_csc
+from ._newton import MIDPOINT_SLOW, block_scales, factor_kind, newton_converged, newton_slow, solve
+from ._sparse_lu import lu_solve_csc  # noqa: F401 (registers SuperLU's factors with solve)
 
 try:
     from numba import _helperlib, types
@@ -198,77 +208,6 @@ def lu_solve_t(F, ipiv, nz, b, x):
 
 
 @_jit
-def no_sparse_factors():
-    """The sparse factors' argument of :func:`midpoint_newton` for dense factors (empty)."""
-    one, none, empty = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    return (one, none, empty, one, none, empty, empty, none, none)
-
-
-@_jit
-def midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, S, tol, max_newton, dae_scale, floor,
-                    model, inputs):
-    """Simplified Newton iteration of one midpoint step with fixed factors (the Python loop of
-    :meth:`ImplicitMidpoint._step`, same tests): the dense ``F``, ``ipiv`` of
-    :func:`iteration_matrix` with their pattern ``nz``, or SuperLU's ``S`` (the arrays of
-    :class:`~phmech.solvers._sparse_lu.SparseLU`; :func:`no_sparse_factors` for none).  ``z``
-    is updated in place.  ``floor``: the retry with factors at the last iterate, where an
-    iteration stalled at the round-off floor has converged
-    (:func:`~phmech.solvers._newton.newton_converged`).
-
-    Returns ``(status, iterations, err)``: 1 converged, 0 not converged or slow but
-    contracting (refresh the iteration matrix and go on from ``z``), 5 slow and not
-    contracting (refresh and start again), 2 non-finite residual, 3 non-finite increment.
-    """
-    sparse = S[0].size > 1
-    nq, ne = model.nq, model.ne
-    nd = nq + ne
-    n = y0.size
-    Edy0 = np.zeros(n)
-    csr_mv_add(Ep, Ei, Ed, y0, Edy0, 1.0)
-    ym = np.empty(n)
-    fz = np.empty(n)
-    r = np.empty(n)
-    dz = np.empty(n)
-    prev = 0.0
-    err = np.nan
-    contracting = False
-    for it in range(max_newton):
-        for i in range(n):
-            ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-        residual_kernel(tm, ym, model, inputs, fz)
-        r[:] = 0.0
-        csr_mv_add(Ep, Ei, Ed, z, r, 1.0)
-        finite = True
-        for i in range(n):
-            r[i] = (r[i] - Edy0[i]) / h - fz[i]
-            if not np.isfinite(r[i]):
-                finite = False
-        if not finite:
-            return 2, it, err
-        if sparse:
-            lu_solve_csc(S[0], S[1], S[2], S[3], S[4], S[5], S[6], S[7], S[8], r, dz)
-        else:
-            lu_solve_t(F, ipiv, nz, r, dz)
-        for i in range(n):
-            z[i] -= dz[i]
-        if it == 0:
-            block_scales(z, nq, ne, dae_scale)
-        err = 0.0
-        for i in range(n):
-            term = abs(dz[i]) / (abs(z[i]) + dae_scale[i])
-            if not np.isfinite(term):
-                return 3, it, term
-            err = max(err, term)
-        if newton_converged(err, prev, tol, floor):
-            return 1, it, err
-        contracting = prev > 0.0 and err < prev
-        if newton_slow(err, prev, it, MIDPOINT_SLOW[0], MIDPOINT_SLOW[1]):
-            return 0 if contracting else 5, it, err
-        prev = err
-    return 0 if contracting else 5, max_newton - 1, err
-
-
-@_jit
 def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz, model, inputs):
     """Factorize ``A = E/h - D_r J(t_m, y_m) D_c`` at the step's midpoint ``ym`` into ``F``,
     ``ipiv``, and their nonzeros into ``nz`` (:func:`factor_pattern`).  Returns 0, or
@@ -297,6 +236,11 @@ def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz, model, inputs):
     return 0
 
 
+@factor_kind(3)
+def _transposed_solve(lu, r, dz):
+    lu_solve_t(lu[0], lu[1], lu[2], r, dz)
+
+
 class TransposedLU:
     """The factors of :func:`iteration_matrix` with the ``solve`` of the solvers' LU objects."""
 
@@ -305,6 +249,12 @@ class TransposedLU:
         self.ipiv = np.empty(n, PIVOT_TYPE)
         self.nz = np.empty(n * n + n + 2, np.int64)
 
+    @property
+    def factors(self):
+        """The arrays :func:`solve` takes (as :attr:`SparseLU.factors
+        <phmech.solvers._sparse_lu.SparseLU.factors>`)."""
+        return (self.F, self.ipiv, self.nz)
+
     def solve(self, b):
         b = np.ascontiguousarray(b, float)
         x = np.empty(b.size)
@@ -312,114 +262,298 @@ class TransposedLU:
         return x
 
 
+
+
+# -- the step's operations: chosen by the type of the step data -----------------------------------
+#
+# The Newton iteration and the steps below are written once.  What they do with the model goes
+# through the functions of this section, which take the step data first: compiled, the data are
+# a :class:`MidpointData` record and numba selects the overloads at the end of this module;
+# interpreted (``midpoint_steps.py_func``), the data are a Python object with methods of the same
+# names (:class:`~phmech.solvers.midpoint.PythonSteps`: a Python residual, endpoint constraints,
+# sparse or bordered factors).
+
+#: the compiled step data: ``E`` in CSR arrays (``Ep``, ``Ei``, ``Ed``) and dense (``Edense``;
+#: empty for sparse factors), the iteration matrix's row and column scales ``rsc`` and ``dcol``,
+#: the compiled model (:class:`~phmech.assembly.compiled.Model`), and the prescribed velocities
+#: ``W`` and load inputs ``U`` of each step (one row of ``U`` for all when it has one)
+MidpointData = namedtuple("MidpointData", "Ep Ei Ed Edense rsc dcol model W U")
+
+
+def step_f(data, j, t, y, out):
+    """``out = f(t, y)``, the DAE's right-hand side in step ``j``."""
+    data.f(j, t, y, out)
+
+
+def e_product(data, x, out):
+    """``out = E x``."""
+    data.e_product(x, out)
+
+
+def endpoint_rows(data, t1, z, r):
+    """The constraint rows of the residual at the end point ``z`` (time ``t1``) where the
+    velocity constraint is imposed there (``constraints="endpoint"``)."""
+    data.endpoint_rows(t1, z, r)
+
+
+def step_power(data, j, t, ym):
+    """The supplied power at the midpoint ``ym`` of step ``j`` (time ``t``)."""
+    return data.power(j, t, ym)
+
+
+def factor(data, lu, j, t, ym, h):
+    """Factorize the iteration matrix of step ``j`` at its midpoint ``ym`` into ``lu``; returns
+    0, or ``k + 1`` for a vanishing pivot in column ``k``."""
+    return data.factor(lu, j, t, ym, h)
+
+
+def newton(data, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor):
+    """:func:`midpoint_newton` for the data (interpreted data may run it compiled on factors it
+    can take)."""
+    return data.newton(lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor)
+
+
+# -- helpers on arrays (compiled, and called as they are by the interpreted loop) ------------------
+
 @_jit
-def midpoint_step(y0, z, h, tm, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_lu, tol, max_newton,
-                  dae_scale, ym_lu, model, inputs):
-    """The two attempts of a midpoint step (:meth:`ImplicitMidpoint._step`): the Newton
-    iteration with the factors at hand (``has_lu``), else or after a failure from ``y0`` with
-    factors at the new midpoint (written to ``F``, ``ipiv``; the point to ``ym_lu``).
+def midpoint_of(y0, z, nd, ym):
+    """``ym``: the midpoint of ``y0`` and ``z`` in the differential variables (the first
+    ``nd``), ``z`` in the multipliers (which belong to the midpoint)."""
+    for i in range(y0.size):
+        ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
 
-    The second attempt goes on from the last iterate of the first where that one was
-    contracting, else starts again from ``y0``; it accepts an iteration stalled at the
-    round-off floor.
 
-    Returns ``(status, nfev, nlu, err, iterations, power)``: status 1 converged (``z`` the
-    end point, ``power`` the supplied power at the step's midpoint), 0 not converged,
-    2 or 3 a non-finite residual or increment, 4 a vanishing pivot (column ``err - 1``).
+@_jit
+def step_rows(r, Edy0, fz, h):
+    """``r = (r - E y0) / h - f`` in place (``r`` holding ``E z``)."""
+    for i in range(r.size):
+        r[i] = (r[i] - Edy0[i]) / h - fz[i]
+
+
+@_jit
+def all_finite(x):
+    """Whether every entry of ``x`` is finite."""
+    for i in range(x.size):
+        if not np.isfinite(x[i]):
+            return False
+    return True
+
+
+@_jit
+def take_increment(z, dz, scale, nq, ne, first):
+    """``z -= dz``, after the first increment (``first``) with the block scales following the
+    solution (:func:`~phmech.solvers._newton.block_scales`: multipliers may start at zero);
+    returns the increment's size ``max |dz_i| / (|z_i| + scale_i)`` (not finite as soon as one
+    term is not)."""
+    for i in range(z.size):
+        z[i] -= dz[i]
+    if first:
+        block_scales(z, nq, ne, scale)
+    err = 0.0
+    for i in range(z.size):
+        term = abs(dz[i]) / (abs(z[i]) + scale[i])
+        if not np.isfinite(term):
+            return term
+        err = max(err, term)
+    return err
+
+
+def step_residual(data, j, tm, h, nd, y0, Edy0, z, ym, fz, r):
+    """The residual ``r = E (z - y0) / h - f(t_m, y_m)`` of step ``j`` at the end point ``z``
+    (``ym``: its midpoint, :func:`midpoint_of`, written; ``Edy0 = E y0``), with the endpoint
+    constraint rows where they apply.  Returns whether it is finite."""
+    midpoint_of(y0, z, nd, ym)
+    e_product(data, z, r)
+    step_f(data, j, tm, ym, fz)
+    step_rows(r, Edy0, fz, h)
+    endpoint_rows(data, tm + 0.5 * h, z, r)
+    return all_finite(r)
+
+
+@_jit
+def midpoint_newton(data, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor):
+    """The simplified Newton iteration of midpoint step ``j`` from ``y0`` (size ``h``, midpoint
+    time ``tm``) with the factors ``lu`` at hand; ``z`` (the predictor) is updated in place, the
+    block scales ``scale`` of the increments' norm after the first increment.  ``floor``: the
+    retry with factors at the last iterate, where an iteration stalled at the round-off floor
+    has converged (:func:`~phmech.solvers._newton.newton_converged`).
+
+    Returns ``(status, iteration, err)``: status 1 converged, 0 not converged or slow but
+    contracting (refresh the iteration matrix and go on from ``z``), 5 slow and not
+    contracting (refresh and start again), 2 non-finite residual, 3 non-finite increment;
+    the 0-based iteration of the last increment and its size.
     """
     n = y0.size
-    nd = model.nq + model.ne
-    nfev = 0
-    nlu = 0
+    Edy0 = np.empty(n)
+    e_product(data, y0, Edy0)
+    ym, fz, r, dz = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    prev = 0.0
     err = np.nan
-    it = 0
-    status = 0
-    for attempt in range(2):
-        if not has_lu:
-            for i in range(n):
-                ym_lu[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-            bad = iteration_matrix(ym_lu, h, tm, Edense, rsc, dcol, F, ipiv, nz, model, inputs)
-            nlu += 1
-            if bad:
-                return 4, nfev, nlu, float(bad), 0, 0.0
-            has_lu = True
-        status, it, err = midpoint_newton(y0, z, h, tm, Ep, Ei, Ed, F, ipiv, nz, no_sparse_factors(), tol,
-                                          max_newton, dae_scale, attempt == 1, model, inputs)
-        nfev += it + 1
-        if status != 0 and status != 5:
-            break
-        has_lu = False
-        if status == 5:
-            for i in range(n):
-                z[i] = y0[i]
-    if status == 5:
-        status = 0
-    power = 0.0
-    if status == 1:
-        ym = np.empty(n)
-        for i in range(n):
-            ym[i] = 0.5 * (y0[i] + z[i]) if i < nd else z[i]
-        power = power_kernel(ym, model, inputs)
-    return status, nfev, nlu, err, it + 1, power
+    contracting = False
+    for it in range(max_newton):
+        if not step_residual(data, j, tm, h, nq + ne, y0, Edy0, z, ym, fz, r):
+            return 2, it, err
+        solve(lu, r, dz)
+        err = take_increment(z, dz, scale, nq, ne, it == 0)
+        if not np.isfinite(err):
+            return 3, it, err
+        if newton_converged(err, prev, tol, floor):
+            return 1, it, err
+        contracting = prev > 0.0 and err < prev
+        if newton_slow(err, prev, it, MIDPOINT_SLOW[0], MIDPOINT_SLOW[1]):
+            return (0 if contracting else 5), it, err
+        prev = err
+    return (0 if contracting else 5), max_newton - 1, err
 
 
 @_jit
-def midpoint_steps(y, z_prev, has_prev, lu_h, hs, tms, W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz,
-                   has_lu, tol, max_newton, dae_scale, ym_lu, fresh, refresh, iterations, work, Y, works,
-                   model):
-    """Several midpoint steps in one call: step ``j`` has size ``hs[j]``, midpoint time ``tms[j]``,
-    prescribed velocities ``W[j]`` and load inputs ``U[j]`` (``U[0]`` for all when ``U`` has one
-    row).  Each step is :meth:`ImplicitMidpoint._step` with its compiled attempt
-    (:func:`midpoint_step`): the same refresh rules of the iteration matrix (a new step size, a
-    fresh matrix every step with ``fresh``, after more than ``refresh`` iterations), the same
-    predictor (linear extrapolation from ``z_prev`` when ``has_prev`` and the step size is that
-    of the factors, ``lu_h``; NaN for none).  ``y``, ``z_prev``, ``dae_scale``, ``F``, ``ipiv``
-    and ``ym_lu`` are updated in place; the end points go to the rows of ``Y``, the supplied
-    work after each step to ``works``.
+def midpoint_steps(data, lu, y, z_prev, has_prev, lu_h, has_lu, hs, tms, nq, ne, tol, max_newton, scale,
+                   ym_lu, fresh, refresh, iterations, work, z, Y, works):
+    """Midpoint steps from ``y``: step ``j`` has size ``hs[j]`` and midpoint time ``tms[j]``.
 
-    Returns ``(done, status, err, nfev, nlu, iterations, lu_h, lu_step)``: ``done`` steps
-    taken; ``status`` 1 when all were, else that of :func:`midpoint_step` for step ``done``
-    (which the caller repeats in Python to report); ``lu_step`` the step of the last
-    factorization (-1: none in this call).
+    Each step starts from the predictor (linear extrapolation from ``z_prev`` when ``has_prev``
+    and the step size is that of the factors, ``lu_h``; NaN for none) and tries twice: the
+    Newton iteration (:func:`midpoint_newton`) with the factors at hand (``has_lu``), else or
+    after a failure with factors at the new midpoint (its point to ``ym_lu``), going on from the
+    last iterate where the first attempt contracted, else from ``y``; a non-finite residual
+    ends the step at once where ``f`` is not finite at ``y`` itself (a fresh matrix cannot
+    help).  The iteration matrix is refreshed for a new step size, every step with ``fresh``,
+    and after a step of more than ``refresh`` iterations.  ``y``, ``z_prev``, ``scale`` and
+    ``ym_lu`` are updated in place; the end points go to the rows of ``Y``, the supplied work
+    after each step to ``works``; ``z`` holds the last iterate of a failed step.
+
+    Returns ``(done, status, err, taken, nfev, nlu, iterations, lu_h, lu_step)``: ``done``
+    steps taken; ``status`` 1 when all were, else that of step ``done``: 0 not converged, 2 or
+    3 a non-finite residual or increment, 4 a vanishing pivot (column ``err - 1``), ``taken``
+    the iterations of its attempts; ``iterations`` those of the last step taken (the refresh
+    rule's memory); ``lu_step`` the step of the last factorization (-1: none).
     """
     n = y.size
-    nd = model.nq + model.ne
+    nd = nq + ne
     nfev = 0
     nlu = 0
     lu_step = -1
-    z = np.empty(n)
-    # the arguments as views without an owner for the calls of the steps (the caller holds them)
-    (W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, model) = borrowed(
-        (W, U, Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, dae_scale, ym_lu, model))
-    one = U.shape[0] == 1
+    ym = np.empty(n)
+    fz = np.empty(n)
+    # the arrays as views without an owner for the calls of the steps (the caller holds them)
+    data, lu, scale, ym_lu = borrowed((data, lu, scale, ym_lu))
     for j in range(hs.size):
-        h = hs[j]
+        h, tm = hs[j], tms[j]
         if lu_h == lu_h and h != lu_h:
             has_lu = False
-        for i in range(n):
-            z[i] = y[i]
+        z[:] = y
         if has_prev and h == lu_h:
             for i in range(nd):
                 z[i] = 2.0 * y[i] - z_prev[i]
         if fresh or iterations > refresh:
             has_lu = False
-        status, nf, nl_, err, its, power = midpoint_step(
-            y, z, h, tms[j], Ep, Ei, Ed, Edense, rsc, dcol, F, ipiv, nz, has_lu, tol, max_newton, dae_scale,
-            ym_lu, model, Inputs(W[j], U[0] if one else U[j]))
-        nfev += nf
-        nlu += nl_
-        if nl_:
-            has_lu = True
-            lu_h = h
-            lu_step = j
+        status, err, taken = 0, np.nan, 0
+        for attempt in range(2):
+            if not has_lu:
+                midpoint_of(y, z, nd, ym_lu)
+                bad = factor(data, lu, j, tm, ym_lu, h)
+                nlu += 1
+                if bad:
+                    return j, 4, float(bad), taken, nfev, nlu, iterations, lu_h, lu_step
+                has_lu, lu_h, lu_step = True, h, j
+            status, it, err = newton(data, lu, j, y, z, h, tm, nq, ne, tol, max_newton, scale, attempt == 1)
+            nfev += it + 1
+            taken += it + 1
+            if status == 1:
+                iterations = it + 1
+                break
+            has_lu = False
+            if status != 0:                 # not contracting or not finite: start again from y
+                z[:] = y
+            if status == 2:
+                midpoint_of(y, z, nd, ym)
+                step_f(data, j, tm, ym, fz)
+                nfev += 1
+                if not all_finite(fz):
+                    break
         if status != 1:
-            return j, status, err, nfev, nlu, iterations, lu_h, lu_step
-        iterations = its
-        work = work + h * power
+            return j, (0 if status == 5 else status), err, taken, nfev, nlu, iterations, lu_h, lu_step
+        midpoint_of(y, z, nd, ym)
+        work = work + h * step_power(data, j, tm, ym)
         works[j] = work
-        for i in range(n):
-            z_prev[i] = y[i]
-            y[i] = z[i]
-            Y[j, i] = z[i]
+        z_prev[:] = y
+        y[:] = z
+        Y[j] = z
         has_prev = True
-    return hs.size, 1, 0.0, nfev, nlu, iterations, lu_h, lu_step
+    return hs.size, 1, 0.0, 0, nfev, nlu, iterations, lu_h, lu_step
+
+
+#: :func:`midpoint_steps` and :func:`midpoint_newton` interpreted (the same source), for the
+#: Python step data
+midpoint_steps_py = getattr(midpoint_steps, "py_func", midpoint_steps)
+midpoint_newton_py = getattr(midpoint_newton, "py_func", midpoint_newton)
+
+
+# -- the compiled step data's operations -------------------------------------------------------
+
+def _step_inputs(data, j):
+    return Inputs(data.W[j], data.U[0] if data.U.shape[0] == 1 else data.U[j])
+
+
+if numba is not None:
+    from numba import types as _types
+    from numba.extending import overload
+
+    def _record(data):
+        return isinstance(data, _types.BaseNamedTuple) and data.instance_class is MidpointData
+
+    @overload(step_f)
+    def _step_f(data, j, t, y, out):
+        if _record(data):
+            def compiled(data, j, t, y, out):
+                residual_kernel(t, y, data.model, _inputs(data, j), out)
+            return compiled
+        return None
+
+    @overload(e_product)
+    def _e_product(data, x, out):
+        if _record(data):
+            def compiled(data, x, out):
+                out[:] = 0.0
+                csr_mv_add(data.Ep, data.Ei, data.Ed, x, out, 1.0)
+            return compiled
+        return None
+
+    @overload(endpoint_rows)
+    def _endpoint_rows(data, t1, z, r):
+        if _record(data):
+            return lambda data, t1, z, r: None      # the compiled steps impose the constraints at the midpoint
+        return None
+
+    @overload(step_power)
+    def _step_power(data, j, t, ym):
+        if _record(data):
+            return lambda data, j, t, ym: power_kernel(ym, data.model, _inputs(data, j))
+        return None
+
+    @overload(factor)
+    def _factor(data, lu, j, t, ym, h):
+        if _record(data) and isinstance(lu, _types.BaseTuple) and len(lu) == 3:
+            def dense(data, lu, j, t, ym, h):
+                return iteration_matrix(ym, h, t, data.Edense, data.rsc, data.dcol, lu[0], lu[1], lu[2],
+                                        data.model, _inputs(data, j))
+            return dense
+        return None
+
+    @overload(step_residual)
+    def _step_residual(data, j, tm, h, nd, y0, Edy0, z, ym, fz, r):
+        if _record(data):
+            return step_residual            # the same source, compiled
+        return None
+
+    @overload(newton)
+    def _newton(data, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor):
+        if _record(data):
+            def compiled(data, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor):
+                return midpoint_newton(data, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor)
+            return compiled
+        return None
+
+    _inputs = _jit_inline(_step_inputs)
+else:                                   # pragma: no cover - numba is part of the installed stack
+    _inputs = _step_inputs

@@ -51,7 +51,7 @@ def test_compiled_iteration_equals_python_iteration(model, t_end, dt, options, m
 
     def counting(*args):
         calls["all"] += 1
-        calls["resumed"] += bool(args[16] and args[19])     # it0 > 0 and r_given: a refresh inside a step
+        calls["resumed"] += bool(args[13] and args[16])     # it0 > 0 and r_given: a refresh inside a step
         return kernel(*args)
 
     monkeypatch.setattr(cg, "genalpha_newton", counting)

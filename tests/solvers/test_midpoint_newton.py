@@ -54,43 +54,46 @@ def test_the_python_and_the_compiled_iterations_take_the_same_decisions():
         assert np.max(np.abs(a - b)) < 1e-10 * np.max(np.abs(a))
 
 
-def test_a_step_that_cannot_converge_names_the_iterations_it_took():
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)], ids=["python", "compiled"])
+def test_a_step_that_cannot_converge_names_the_iterations_it_took(compiled):
     """One iteration per attempt: the message counts the iterations of both attempts (not the
-    maximum of one)."""
+    maximum of one), from the compiled steps as from the interpreted ones (one loop)."""
     from phmech.solvers.base import SolverError
     with pytest.raises(SolverError, match=r"midpoint failed at t = 0: Newton iteration converged too slowly "
                                           r"\(last relative increment [\d.e+-]+ after 2 iterations, also with a "
                                           r"fresh Jacobian\): reduce dt"):
-        governor(130.0).simulate(0.01, dt=1e-3, compiled=False, max_newton=1)
-
+        governor(130.0).simulate(0.01, dt=1e-3, compiled=compiled, max_newton=1)
 
 
 @needs_numba
-def test_a_compiled_block_that_stops_hands_one_step_to_python_and_goes_on(monkeypatch):
-    """When a block of compiled steps stops at a step (here made to stop once, after 10 steps), that
-    step runs in the Python iteration, which refreshes the factors or says why it fails, and the
-    compiled steps go on after it: the run is ``"mixed"`` with one Python step and follows the
-    uninterrupted compiled run to the Newton tolerance (before, the rest of the run stayed in Python)."""
+def test_a_compiled_block_keeps_the_steps_before_a_failing_one():
+    """A block of compiled steps that stops at its eleventh step keeps the ten before (the run
+    goes on from there with the next block) and follows the uninterrupted run to the Newton
+    tolerance."""
     from phmech.mechanisms.tiny import loaded_rigid_crank_slider
-    from phmech.solvers.midpoint import ImplicitMidpoint
+    from phmech.solvers import midpoint_kernels as mk
 
     def run():
         s = loaded_rigid_crank_slider()
-        dae = s.assemble()
-        return s.simulate(0.05, y0=dae.initial_state(), dt=1e-4)
+        return s.simulate(0.05, y0=s.assemble().initial_state(), dt=1e-4)
 
     plain = run()
-    original, stopped = ImplicitMidpoint._call_steps, []
+    original, stopped = mk.midpoint_steps, []
 
-    def stop_once(self, hs, *args):
-        if stopped or len(hs) <= 10:
-            return original(self, hs, *args)
-        stopped.append(True)
-        out = original(self, hs[:10], *args)
-        return (out[0], 0) + out[2:]             # as if step 11 of the block had not converged
-    monkeypatch.setattr(ImplicitMidpoint, "_call_steps", stop_once)
-    mixed = run()
-    assert stopped and plain.stats["path"] == "compiled"
-    assert mixed.stats["path"] == "mixed" and mixed.stats["python_steps"] == 1
-    assert mixed.stats["nsteps"] == plain.stats["nsteps"]
-    assert np.abs(mixed.y - plain.y).max() <= 1e-7 * np.abs(plain.y).max()
+    class StopOnce:
+        """midpoint_steps, its eleventh step of the first long block reported as not converged"""
+        def __call__(self, data, lu, y, z_prev, has_prev, lu_h, has_lu, hs, *rest):
+            if stopped or hs.size <= 10:
+                return original(data, lu, y, z_prev, has_prev, lu_h, has_lu, hs, *rest)
+            stopped.append(True)
+            out = original(data, lu, y, z_prev, has_prev, lu_h, has_lu, hs[:10], *rest)
+            return (out[0], 0) + out[2:]
+    mp = pytest.MonkeyPatch()
+    mp.setattr(mk, "midpoint_steps", StopOnce())
+    try:
+        again = run()
+    finally:
+        mp.undo()
+    assert stopped and plain.stats["path"] == again.stats["path"] == "compiled"
+    assert again.stats["nsteps"] == plain.stats["nsteps"]
+    assert np.abs(again.y - plain.y).max() <= 1e-7 * np.abs(plain.y).max()
