@@ -54,7 +54,7 @@ class HandTruss(FloatingFrameBody):
         self.velocity_dofs = 3 + np.arange(nk)
         self.stress_dofs = 3 + nk + np.arange(nb)
         self.e_labels = ["vx", "vy", "omega"] + [f"v{k}" for k in keep] + [f"N{b}" for b in range(nb)]
-        self.X, self.keep, self.bars = X, keep, bars
+        self.X, self.masses, self.keep, self.bars = X, m, keep, bars
         for pname, node in (("A", 0), ("B", 2 * n), ("T", 2 * n + 1)):
             Y = np.zeros((2, self.ne))
             Y[:, :2] = np.eye(2)
