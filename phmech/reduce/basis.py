@@ -289,9 +289,10 @@ class Basis:
     def __init__(self, ne, f, v, s, Vv, Vs, Vf=None):
         self.ne = int(ne)
         self.f, self.v, self.s = (np.asarray(x, np.int64) for x in (f, v, s))
-        self.Vv, self.Vs = np.asarray(Vv, float), np.asarray(Vs, float)
+        # C order, as a file gives them back: the same products bit for bit before and after a round trip
+        self.Vv, self.Vs = np.ascontiguousarray(Vv, float), np.ascontiguousarray(Vs, float)
         nf, nr, nsr = len(self.f), self.Vv.shape[1], self.Vs.shape[1]
-        self.Vf = np.zeros((nf, nr)) if Vf is None else np.asarray(Vf, float).reshape(nf, nr)
+        self.Vf = np.zeros((nf, nr)) if Vf is None else np.ascontiguousarray(np.reshape(Vf, (nf, nr)), float)
         #: reduced indices of the frame efforts, velocity and stress coordinates
         self.rf = np.arange(nf)
         self.rv = nf + np.arange(nr)

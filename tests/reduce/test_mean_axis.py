@@ -17,7 +17,7 @@ from rods import HandRod  # noqa: E402
 from trusses import HandTruss  # noqa: E402
 
 from phmech import System  # noqa: E402
-from phmech.reduce import ReductionError, modal_reduction  # noqa: E402
+from phmech.reduce import ReducedBody, ReductionError, modal_reduction  # noqa: E402
 
 EPS = np.finfo(float).eps
 
@@ -139,6 +139,19 @@ def test_free_flight_keeps_the_energy_and_the_frame_carries_the_momentum():
         bound = 2 * n_steps * (np.abs(E[:, 2]).max() * dt) ** 3 / 12
         assert drifts[-1] <= bound, (drifts[-1], bound)
     assert 3.5 < drifts[0] / drifts[1] < 4.5, drifts                       # second order in dt
+
+
+def test_the_file_keeps_the_frame_block(tmp_path):
+    pytest.importorskip("h5py")
+    body = HandTruss("truss")
+    red = mean_axis(body, 3)
+    back = ReducedBody.load(red.save(tmp_path / "truss.h5"), body=body)
+    assert back.basis.moves_frame and type(back) is type(red)
+    for k in ("Vf", "Vv", "Vs"):
+        assert np.array_equal(getattr(back.basis, k), getattr(red.basis, k)), k
+    assert np.array_equal(back.M.toarray(), red.M.toarray()) and back.info == red.info
+    e_r = np.random.default_rng(2).standard_normal(red.ne)
+    assert np.array_equal(back.recover(e_r), red.recover(e_r))
 
 
 # -- bad input ---------------------------------------------------------------------------
