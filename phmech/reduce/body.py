@@ -6,7 +6,12 @@ joins a :class:`~phmech.System`, runs in the compiled residual and the
 midpoint rule's steps, and draws itself by its ports.  Its efforts are
 ``e_r = (e_f, v_r, s_r)``: the full body's frame efforts (a floating body's
 frame stays unreduced, with its kinematics), the velocity coordinates and the
-stress coordinates of :mod:`phmech.reduce.basis`.  :meth:`ReducedBody.recover`
+stress coordinates of :mod:`phmech.reduce.basis`.  A body reduced on mean axes
+(:func:`~phmech.reduce.modal_reduction` with ``frame="mean_axis"``) has the same
+floating frame, whose kinematics need no reference condition: its frame is the
+mean axes, its elastic coordinates move the full body's frame efforts too
+(``e_f + V_f v_r``, :attr:`Basis.Vf <phmech.reduce.basis.Basis>`), and its
+metric has no rigid-elastic inertia coupling.  :meth:`ReducedBody.recover`
 gives the full body's efforts ``V e_r`` (velocities and stresses on the
 mesh: ``full_body.field(reduced.recover(e_r))`` is the Firedrake function
 where Firedrake is at hand), :meth:`ReducedBody.displacement` the full

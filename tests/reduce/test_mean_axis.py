@@ -106,6 +106,31 @@ def test_the_reduced_body_is_a_ph_system_with_the_full_ports_and_energy():
     assert np.isclose(e_r @ (red.K_list[0] @ e2), e @ (body.K_list[0] @ red.recover(e2)), rtol=1e-11)
 
 
+def test_the_elastic_first_moment_vanishes_and_the_picture_moves_the_frame():
+    body = HandTruss("truss")
+    red = mean_axis(body, 4)
+    b = red.basis
+    s0, rows, _ = red.first_moment()
+    assert np.array_equal(s0, body.mass * body.center)
+    # int rho u of a modal displacement about the mean axes: zero (the mean-axis condition) ...
+    m = body.masses.sum()
+    assert np.abs(rows[:, b.rs]).max() <= 1e3 * EPS * m * np.abs(np.vstack([b.Vf, b.Vv])).max()
+    # ... which is the full body's first moment about its own frame (from the bar forces) less
+    # that of the frame's offset V_f s_r from the mean axes
+    e_r = np.zeros(red.ne)
+    e_r[b.rs] = np.random.default_rng(5).standard_normal(len(b.rs))
+    _, full_rows, _ = body.first_moment()
+    offset = body.M.toarray()[:2, :3] @ red.frame_displacement(e_r)
+    assert np.allclose(full_rows @ red.recover(e_r) + offset, 0.0, rtol=0, atol=1e-12 * m * np.abs(offset).max())
+    assert np.abs(offset).max() > 1e-6
+    # the drawn vertices: unit velocity coordinates move every node as the recovered full field does
+    V = body.mesh().vertex_basis(b)
+    for j in range(len(b.rv)):
+        e_r = np.zeros(red.ne)
+        e_r[b.rv[j]] = 1.0
+        assert np.allclose(V[:, :2, j], nodal_velocities(body, red.recover(e_r)), rtol=0, atol=1e-13)
+
+
 def free_flight(red, dt, t_end=0.5):
     s = System([red])
     dae = s.assemble()

@@ -65,6 +65,26 @@ class HandTruss(FloatingFrameBody):
                     Y[k, 3 + where[0]] = 1.0
             self.add_port(pname, Y, position=X[node])
 
+    def first_moment(self):
+        """``(s0, rows, "e")``: the first moment of mass about the frame origin, ``s0 + rows @ e``, the
+        rows ``int rho u`` of the displacement ``u`` recovered from the bar forces (``C N = D u``, the
+        truss statically determinate: ``D`` square and invertible on the kept velocities)."""
+        v, s = self.velocity_dofs, self.stress_dofs
+        M, J = self.M.toarray(), self.J0.toarray()
+        D, C = J[np.ix_(s, v)], M[np.ix_(s, s)]
+        rows = np.zeros((2, self.ne))
+        rows[:, s] = M[np.ix_(v, [0, 1])].T @ np.linalg.solve(D, C)          # int rho phi_j . e_k, then u = D^-1 C N
+        return self.mass * self.center, rows, "e"
+
+    def mesh(self):
+        """The truss as a :class:`~phmech.reduce.picture.FullMesh` of its bars: each node's rows of the
+        body's efforts (-1 where the support holds it)."""
+        from phmech.reduce.picture import FullMesh
+        rows = -np.ones((len(self.X), 3), np.int64)
+        for k, dof in enumerate(self.keep):
+            rows[dof // 2, dof % 2] = self.velocity_dofs[k]
+        return FullMesh(self.X, np.array(self.bars), "line", rows)
+
     def free_matrices(self):
         """``(K, M)`` dense on the whole velocity field ``(v_P, omega, v)`` of the free truss (the
         frame efforts and the velocities, every nodal motion once): ``K = D^T C^{-1} D`` with the
