@@ -51,7 +51,7 @@ def test_the_kept_modes_satisfy_the_mean_axis_conditions():
     b = red.basis
     assert red.info["frame"] == "mean_axis" and b.moves_frame
     # the rigid-elastic block of the reduced metric is Phi_rigid^T M Phi
-    K, M = body.free_matrices()
+    _, M = body.free_matrices()
     Phi = np.vstack([b.Vf, b.Vv])
     bound = 10 * M.shape[0] * EPS * np.linalg.norm(M, 2) * np.linalg.norm(Phi, 2)
     coupling = np.linalg.norm(red.M.toarray()[np.ix_(b.rf, b.rv)], 2)
@@ -192,3 +192,13 @@ def test_bad_frames_and_mode_counts_are_named():
         modal_reduction(HandRod("rod", 8), 2, frame="mean_axis")
     with pytest.raises(ReductionError, match=r"body 'truss': attachment=True needs frame='reference'"):
         modal_reduction(truss, 2, attachment=True, frame="mean_axis")
+
+
+def test_the_command_line_takes_mean_axes_with_the_modal_method_only(capsys):
+    from phmech.reduce.__main__ import main, parser
+    args = parser().parse_args(["m:f", "--modes", "3", "--out", "x.h5", "--method", "modal", "--frame", "mean_axis"])
+    assert args.frame == "mean_axis"
+    with pytest.raises(SystemExit) as stop:
+        main(["m:f", "--modes", "3", "--out", "x.h5", "--frame", "mean_axis"])
+    assert stop.value.code == 2
+    assert "--frame mean_axis needs --method modal, got --method craig_bampton" in capsys.readouterr().err
