@@ -2,7 +2,8 @@
 
 :func:`craig_bampton` (interface constraint modes and fixed-interface normal
 modes) and :func:`modal_reduction` (free-interface modes, optionally with
-attachment modes) project a velocity--stress body in energy coordinates
+attachment modes; for a floating body about its reference condition or, with
+``frame="mean_axis"``, the free-free elastic modes on mean axes) project a velocity--stress body in energy coordinates
 with the compatible stress basis (:mod:`phmech.reduce.basis`): the
 :class:`ReducedBody` is a pH body (``M_r`` SPD, ``J_r`` skew, ``R_r`` PSD,
 outputs ``B_r^T e_r``) that joins a :class:`~phmech.System` like any body,

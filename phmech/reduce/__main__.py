@@ -58,6 +58,8 @@ def parser():
     p.add_argument("--interface", nargs="+", default=[], help="interface ports (Craig-Bampton)")
     p.add_argument("--modes", type=int, required=True, help="number of normal modes")
     p.add_argument("--method", default="craig_bampton", choices=["craig_bampton", "modal", "modal_attachment"])
+    p.add_argument("--frame", default="reference", choices=["reference", "mean_axis"],
+                   help="the frame of the free-interface modes (--method modal; mean_axis on one process)")
     p.add_argument("--eigensolver", default="auto", choices=["auto", "slepc", "scipy"])
     p.add_argument("--name", default=None, help="name of the reduced body (default: the body's)")
     p.add_argument("--out", required=True, help="the reduced body's HDF5 file")
@@ -69,7 +71,10 @@ def _peak_mb():
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.frame != "reference" and args.method != "modal":
+        p.error(f"--frame {args.frame} needs --method modal, got --method {args.method}")
     from mpi4py import MPI
 
     from . import ReductionError, craig_bampton, modal_reduction
@@ -95,7 +100,7 @@ def main(argv=None):
         else:
             red = modal_reduction(body, args.modes, name=args.name, ports=args.interface or None,
                                   attachment=args.method == "modal_attachment", eigensolver=args.eigensolver,
-                                  comm=comm)
+                                  comm=comm, frame=args.frame)
     except ReductionError as err:
         raise SystemExit(f"phmech.reduce: {err}") from None
     t_reduce = time.perf_counter() - tic

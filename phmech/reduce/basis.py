@@ -43,6 +43,20 @@ point values, face means and rotations):
 A static load through the interface, ``f = G^T F``, has its exact
 displacement ``u = K^{-1} G^T F`` in the span of ``Psi``: the Galerkin
 solution reproduces it, and the interface stiffness, to round-off.
+
+Mean axes (``Split(body, frame="mean_axis")``, a body in a floating frame): the
+modes move the frame efforts and the velocities together, ``w = (e_f, v)``, the
+body's whole velocity field ``N e_f + v`` (``N`` the frame's rigid fields).  The
+frame's efforts carry no strain (``J[s, f] = 0``), so ``K`` on ``w`` is singular
+with the rigid motions ``(I, 0)`` as its null space; holding the momentum rows
+``G = [M_ff, M_fv]`` (``G w = int rho N_a . (N e_f + v)``, the mean-axis
+conditions ``int rho u = 0`` and ``int rho X x u = 0``) leaves the free-free
+elastic modes, ``K phi = omega^2 M phi`` with ``G phi = 0``: the same bordered
+eigen solve as the fixed-interface modes, with ``G`` for the interface.  With a
+statically determinate reference (a 3-2-1 point support, a cantilever frame)
+the span of ``w`` is the free body's whole velocity space, and these are the
+free-free modes of the unconstrained body.  The basis then has a frame block,
+``e_f = e_{f,r} + V_f v_r``: a mode moves the full body's frame as well.
 """
 import numpy as np
 import scipy.linalg as sla
@@ -54,19 +68,39 @@ class ReductionError(ValueError):
     """A body, an interface or a parameter that the reduction cannot take (the message names it)."""
 
 
+#: the frames of the free-interface modes: the body's own reference condition, or mean axes
+MODE_FRAMES = ("reference", "mean_axis")
+
+
 class Split:
     """The blocks of a body's efforts the reduction works on.
+
+    Parameters
+    ----------
+    body : Body
+    velocity : sequence of int, optional
+        The velocity unknowns (default: ``body.velocity_dofs``).
+    frame : {"reference", "mean_axis"}
+        ``"reference"``: the modes move the velocities ``v`` (relative to the body's frame as its
+        reference condition fixes it); ``"mean_axis"``: the modes move the frame efforts and the
+        velocities, ``w = (e_f, v)`` (module docstring), for a body in a floating frame.
 
     Attributes
     ----------
     f, v, s : ndarray of int
         Frame efforts, velocities and stresses (indices of the body's ``e``).
+    w : ndarray of int
+        The unknowns the modes move: ``v``, or ``(f, v)`` with mean axes.
     Mv, C, D : sparse
-        ``M[v, v]``, ``M[s, s]`` and ``J0[s, v]``.
+        ``M[w, w]``, ``M[s, s]`` and ``J0[s, w]``.
+    n_frame : int
+        The frame efforts at the head of ``w`` (0 without mean axes).
     """
 
-    def __init__(self, body, velocity=None):
+    def __init__(self, body, velocity=None, frame="reference"):
         owner = f"body '{body.name}'"
+        if not isinstance(frame, str) or frame not in MODE_FRAMES:
+            raise ReductionError(f"{owner}: frame must be one of {list(MODE_FRAMES)}, got frame={frame!r}")
         ne = body.ne
         f = np.asarray(body.frame_dofs, int)
         if len(f) and not np.array_equal(f, np.arange(len(f))):
@@ -91,17 +125,44 @@ class Split:
                                                             and abs(M[f][:, s]).max() > 1e-12 * scale):
             raise ReductionError(f"{owner}: its energy metric couples stresses to velocities (M[s, v] != 0); "
                                  "the reduction needs kinetic and elastic energy apart")
-        self.body, self.f, self.v, self.s = body, f, v, s
-        self.Mv = sp.csc_matrix(M[v][:, v])
+        if frame == "mean_axis" and not len(f):
+            raise ReductionError(f"{owner}: frame='mean_axis' needs a body in a floating frame; this body has no "
+                                 "frame efforts (it is fixed in space)")
+        self.body, self.f, self.v, self.s, self.frame = body, f, v, s, frame
+        self.n_frame = len(f) if frame == "mean_axis" else 0
+        self.w = np.r_[f, v] if self.n_frame else v
+        self.Mv = sp.csc_matrix(M[self.w][:, self.w])
         self.C = sp.csc_matrix(M[s][:, s])
-        self.D = sp.csr_matrix(J[s][:, v])
+        self.D = sp.csr_matrix(J[s][:, self.w])
         if not self.D.nnz:
             raise ReductionError(f"{owner}: its structure does not couple stresses to velocities (J[s, v] = 0)")
+        if self.n_frame:
+            Df = self.D[:, :self.n_frame]
+            if Df.nnz and abs(Df).max() > 1e-12 * abs(self.D).max():
+                raise ReductionError(f"{owner}: its frame efforts strain the body (J[s, f] != 0), so the rigid "
+                                     "motions are no free-free modes and mean axes are not defined")
         self._luC = None
 
     @property
     def nv(self):
-        return len(self.v)
+        """The number of unknowns the modes move (``len(w)``)."""
+        return len(self.w)
+
+    def rigid_rows(self):
+        """``G = [M_ff, M_fv]`` (dense, ``n_frame x nv``): the momenta of the rigid fields, ``G w = 0``
+        the mean-axis conditions ``int rho u = 0``, ``int rho X x u = 0`` (module docstring)."""
+        nf = self.n_frame
+        return sp.csr_matrix(self.Mv)[:nf].toarray()
+
+    def to_mean_axes(self, Phi):
+        """The modes ``Phi`` (columns on ``w``) less their rigid part: the ``M``-orthogonal projection
+        ``Phi - (I, 0)^T M_ff^{-1} G Phi`` onto ``G phi = 0``, which puts the mean-axis conditions
+        of computed modes at round-off (the eigen solver leaves its own tolerance there)."""
+        nf = self.n_frame
+        G = self.rigid_rows()
+        out = np.array(Phi, float)
+        out[:nf] -= np.linalg.solve(G[:, :nf], G @ out)
+        return out
 
     def compatible_stresses(self, Vv):
         """``V_s = C^{-1} D V_v``: the stresses of the displacements ``V_v``."""
@@ -110,14 +171,14 @@ class Split:
         return self._luC.solve(np.ascontiguousarray(self.D @ Vv))
 
     def interface_rows(self, ports):
-        """The independent rows ``G`` (on ``v``) of the ports' velocity and angular-velocity rows:
+        """The independent rows ``G`` (on ``w``) of the ports' velocity and angular-velocity rows:
         ``(G, labels)``, chosen by QR with column pivoting (the rows on the flexible velocities)."""
         rows, labels = [], []
         for p in ports:
             A = p.Y if p.W is None else np.vstack([p.Y, p.W])
             names = [f"{p.name}.v{i}" for i in range(p.Y.shape[0])]
             names += [] if p.W is None else [f"{p.name}.w{i}" for i in range(p.W.shape[0])]
-            rows.append(np.asarray(A, float)[:, self.v])
+            rows.append(np.asarray(A, float)[:, self.w])
             labels += names
         if not rows:
             return np.zeros((0, self.nv)), []
@@ -195,21 +256,23 @@ def max_modes(split, n_interface):
     return split.nv - n_interface - 1
 
 
-def check_mode_count(split, n_modes, n_interface, what="n_modes"):
-    """Refuse a mode count that is no integer in ``[0, max_modes]``, naming the body and the sizes."""
+def check_mode_count(split, n_modes, n_interface, what="n_modes", held="held by the interface"):
+    """Refuse a mode count that is no integer in ``[0, max_modes]``, naming the body and the sizes
+    (``held``: what holds the ``n_interface`` rows)."""
     top = max_modes(split, n_interface)
     owner = f"body '{split.body.name}'"
     if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) or n_modes < 0:
         raise ReductionError(f"{owner}: {what} must be a non-negative integer, got {n_modes!r}")
     if n_modes > top:
-        raise ReductionError(f"{owner}: {what}={n_modes} is more than the body has: {split.nv} velocity "
-                             f"unknowns, {n_interface} of them held by the interface, so at most {max(top, 0)} "
-                             "normal modes")
+        unknowns = "velocity unknowns" if not split.n_frame else "frame and velocity unknowns"
+        raise ReductionError(f"{owner}: {what}={n_modes} is more than the body has: {split.nv} {unknowns}, "
+                             f"{n_interface} of them {held}, so at most {max(top, 0)} normal modes")
 
 
 class Basis:
-    """``V = blockdiag(I_f, V_v, V_s)``: the reduced efforts ``e_r = (e_f, v_r, s_r)`` and the
-    full ones ``e = V e_r`` (module docstring).
+    """``V``: the reduced efforts ``e_r = (e_f, v_r, s_r)`` and the full ones ``e = V e_r``,
+    ``V = blockdiag(I_f, V_v, V_s)`` with, for modes that move the frame (mean axes, module
+    docstring), the frame block ``e_f = e_{f,r} + V_f v_r``.
 
     Parameters
     ----------
@@ -219,13 +282,17 @@ class Basis:
         Frame, velocity and stress indices of the full efforts.
     Vv, Vs : ndarray
         Velocity and stress bases.
+    Vf : ndarray, optional
+        ``(len(f), n_r)``: the frame efforts of the velocity modes (default: zero).
     """
 
-    def __init__(self, ne, f, v, s, Vv, Vs):
+    def __init__(self, ne, f, v, s, Vv, Vs, Vf=None):
         self.ne = int(ne)
         self.f, self.v, self.s = (np.asarray(x, np.int64) for x in (f, v, s))
-        self.Vv, self.Vs = np.asarray(Vv, float), np.asarray(Vs, float)
+        # C order, as a file gives them back: the same products bit for bit before and after a round trip
+        self.Vv, self.Vs = np.ascontiguousarray(Vv, float), np.ascontiguousarray(Vs, float)
         nf, nr, nsr = len(self.f), self.Vv.shape[1], self.Vs.shape[1]
+        self.Vf = np.zeros((nf, nr)) if Vf is None else np.ascontiguousarray(np.reshape(Vf, (nf, nr)), float)
         #: reduced indices of the frame efforts, velocity and stress coordinates
         self.rf = np.arange(nf)
         self.rv = nf + np.arange(nr)
@@ -236,11 +303,16 @@ class Basis:
         """Size of the reduced efforts."""
         return len(self.f) + self.Vv.shape[1] + self.Vs.shape[1]
 
+    @property
+    def moves_frame(self):
+        """Whether the velocity modes move the frame efforts (``V_f != 0``: mean axes)."""
+        return bool(np.any(self.Vf))
+
     def full(self, e_r):
         """``V e_r`` (the last axis of ``e_r``: reduced efforts, e.g. one row per time)."""
         e_r = np.asarray(e_r, float)
         out = np.zeros(e_r.shape[:-1] + (self.ne,))
-        out[..., self.f] = e_r[..., self.rf]
+        out[..., self.f] = e_r[..., self.rf] + e_r[..., self.rv] @ self.Vf.T
         out[..., self.v] = e_r[..., self.rv] @ self.Vv.T
         out[..., self.s] = e_r[..., self.rs] @ self.Vs.T
         return out
@@ -253,6 +325,8 @@ class Basis:
             if len(cols) and len(r):
                 block = A[:, cols]
                 out[:, r] = (block.toarray() if sp.issparse(block) else block) if B is None else block @ B
+        if len(self.f) and len(self.rv) and self.moves_frame:
+            out[:, self.rv] += A[:, self.f] @ self.Vf
         return out
 
     def project(self, A):
@@ -265,13 +339,14 @@ class Basis:
         B = np.asarray(B, float)
         out = np.zeros((self.n,) + B.shape[1:])
         out[self.rf] = B[self.f]
-        out[self.rv] = self.Vv.T @ B[self.v]
+        out[self.rv] = self.Vv.T @ B[self.v] + self.Vf.T @ B[self.f]
         out[self.rs] = self.Vs.T @ B[self.s]
         return out
 
 
 def compatible_basis(split, Vv):
-    """The basis ``blockdiag(I, V_v, C^{-1} D V_v)`` of velocity modes ``V_v``.
+    """The basis ``blockdiag(I, V_v, C^{-1} D V_v)`` of velocity modes ``V_v`` (on ``split.w``: with
+    mean axes their frame rows are the basis' frame block ``V_f``).
 
     The stress block is kept as it is when ``K_r = V_v^T K V_v`` is definite (then ``s_r`` are
     the modal displacements); a velocity basis holding a motion without strain makes its
@@ -284,7 +359,8 @@ def compatible_basis(split, Vv):
             w, Q = np.linalg.eigh(0.5 * (Kr + Kr.T))
             keep = w > 1e-12 * w[-1]
             Vs = Vs @ (Q[:, keep] / np.sqrt(w[keep]))
-    return Basis(split.body.ne, split.f, split.v, split.s, Vv, Vs)
+    nf = split.n_frame
+    return Basis(split.body.ne, split.f, split.v, split.s, Vv[nf:], Vs, Vf=Vv[:nf] if nf else None)
 
 
 def independent_columns(split, Vv, what):

@@ -6,7 +6,12 @@ joins a :class:`~phmech.System`, runs in the compiled residual and the
 midpoint rule's steps, and draws itself by its ports.  Its efforts are
 ``e_r = (e_f, v_r, s_r)``: the full body's frame efforts (a floating body's
 frame stays unreduced, with its kinematics), the velocity coordinates and the
-stress coordinates of :mod:`phmech.reduce.basis`.  :meth:`ReducedBody.recover`
+stress coordinates of :mod:`phmech.reduce.basis`.  A body reduced on mean axes
+(:func:`~phmech.reduce.modal_reduction` with ``frame="mean_axis"``) has the same
+floating frame, whose kinematics need no reference condition: its frame is the
+mean axes, its elastic coordinates move the full body's frame efforts too
+(``e_f + V_f v_r``, :attr:`Basis.Vf <phmech.reduce.basis.Basis>`), and its
+metric has no rigid-elastic inertia coupling.  :meth:`ReducedBody.recover`
 gives the full body's efforts ``V e_r`` (velocities and stresses on the
 mesh: ``full_body.field(reduced.recover(e_r))`` is the Firedrake function
 where Firedrake is at hand), :meth:`ReducedBody.displacement` the full
@@ -232,12 +237,26 @@ class ReducedBody(FixedBody):
 
     def displacement(self, e_r):
         """The full displacement ``V_v s_r`` on the full body's velocity unknowns
-        (``body.velocity_dofs``) of a motion that started undeformed."""
+        (``body.velocity_dofs``) of a motion that started undeformed.
+
+        Of a body reduced on mean axes this is the displacement relative to the full body's own
+        frame (its reference condition), which is the mean axes moved rigidly by
+        :meth:`frame_displacement`."""
         if not self.info.get("modal_stresses", False):
             raise ReductionError(f"body '{self.name}': its stress coordinates are no modal displacements "
                                  "(the velocity basis held a motion without strain)")
         e_r = np.asarray(e_r, float)
         return e_r[..., self.basis.rs] @ self.basis.Vv.T
+
+    def frame_displacement(self, e_r):
+        """``V_f s_r``: the rigid displacement (frame components, as the frame efforts: translation,
+        then rotation) of the full body's own frame relative to the reduced body's, zero unless the
+        modes move the frame (mean axes, :func:`phmech.reduce.modal_reduction`)."""
+        if not self.info.get("modal_stresses", False):
+            raise ReductionError(f"body '{self.name}': its stress coordinates are no modal displacements "
+                                 "(the velocity basis held a motion without strain)")
+        e_r = np.asarray(e_r, float)
+        return e_r[..., self.basis.rs] @ self.basis.Vf.T
 
     def load_vector(self, b, exact=True, tol=1e-8):
         """The reduced input column ``V^T b`` of a load column ``b`` on the full body's efforts
@@ -277,9 +296,10 @@ class ReducedBody(FixedBody):
 
     def natural_frequencies(self, k=None):
         """The angular frequencies [rad/s] of the reduced body alone (free ports), ascending: the
-        positive imaginary parts of the eigenvalues of ``(J0, M)`` (dense; no frame)."""
-        if self.frame != "fixed":
-            raise ReductionError(f"body '{self.name}': natural_frequencies is for a fixed body; linearize a System")
+        positive imaginary parts of the eigenvalues of ``(J0, M)`` (dense).  A body in a floating
+        frame is free and at rest (no joints, no gravity: its rigid motions are the zero
+        frequencies, left out), so these are its free-free frequencies; for a body in joints or
+        under loads linearize a System."""
         Lc = np.linalg.cholesky(self.M.toarray())
         A = np.linalg.solve(Lc, np.linalg.solve(Lc, self.J0.toarray()).T).T
         w = np.linalg.eigvalsh(-1j * A)
@@ -296,6 +316,8 @@ class ReducedBody(FixedBody):
                   "K": np.array([K.toarray() for K in self.K_list]).reshape(len(self.K_list), self.ne, self.ne),
                   "basis/f": b.f, "basis/v": b.v, "basis/s": b.s, "basis/Vv": b.Vv, "basis/Vs": b.Vs,
                   "q0": np.asarray(self.q0, float)}
+        if b.moves_frame:
+            arrays["basis/Vf"] = b.Vf
         ports = []
         for i, (pname, p) in enumerate(self.ports.items()):
             arrays[f"ports/{i}/Y"] = p.Y
@@ -339,7 +361,8 @@ class ReducedBody(FixedBody):
         try:
             if meta.get("kind") != cls.KIND:
                 raise ReducedFileError(f"reduced body file {path!r} holds a {meta.get('kind')!r}")
-            basis = Basis(meta["ne_full"], a["basis/f"], a["basis/v"], a["basis/s"], a["basis/Vv"], a["basis/Vs"])
+            basis = Basis(meta["ne_full"], a["basis/f"], a["basis/v"], a["basis/s"], a["basis/Vv"], a["basis/Vs"],
+                          a.get("basis/Vf"))
             ports = [(p["name"], a[f"ports/{i}/Y"], a.get(f"ports/{i}/W") if p["W"] else None,
                       a[f"ports/{i}/position"], p["exact"]) for i, p in enumerate(meta["ports"])]
             extras = {}

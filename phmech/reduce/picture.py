@@ -144,7 +144,8 @@ class FullMesh:
     # -- recovery at the vertices ---------------------------------------------------------------
     def vertex_basis(self, basis):
         """``(n, 3, n_r)``: the vertex velocities along x, y, z of unit velocity coordinates
-        (the rows of ``V_v``; zero where a vertex has no unknown)."""
+        (the rows of ``V_v``; zero where a vertex has no unknown), with the rigid velocity of the
+        frame block ``V_f`` where the modes move the frame (mean axes)."""
         where = np.full(basis.ne, -1, np.int64)
         where[basis.v] = np.arange(len(basis.v))
         rows = self.rows
@@ -154,6 +155,11 @@ class FullMesh:
         out = np.zeros(rows.shape + (basis.Vv.shape[1],))
         have = pos >= 0
         out[have] = basis.Vv[pos[have]]
+        if basis.moves_frame:
+            kind = "spatial" if len(basis.f) == 6 else "planar"
+            X = pad3(self.points)
+            for j in range(out.shape[-1]):
+                out[..., j] += rigid_velocity(kind, basis.Vf[:, j], X)
         return out
 
 

@@ -7,6 +7,11 @@ and the gyroscopic ``K_i`` of a floating frame (skew), ``R_r = V^T R V``
 (PSD), the ports' rows ``Y V``.  The projected matrices are symmetrized (or
 made skew) to round-off, so the reduced body is a pH system exactly, and
 its energy balance under the midpoint rule holds to the Newton tolerance.
+
+:func:`modal_reduction` with ``frame="mean_axis"`` takes the free-free elastic
+modes of a floating body, which move its frame too (mean axes,
+:mod:`phmech.reduce.basis`): the reduced body's floating frame is then the mean
+axes of the deformation.
 """
 import numpy as np
 
@@ -56,16 +61,25 @@ PETSC_MIN_UNKNOWNS = 20_000
 def _solves(split, G, n_modes, eigensolver, comm, constraint=True):
     """``(Psi, omega, Phi)``: the constraint modes of ``G`` (with ``constraint``) and the normal
     modes with ``G`` held, on one process or distributed on ``comm`` (one process with SLEPc above
-    :data:`PETSC_MIN_UNKNOWNS` elastic unknowns: the distributed solves on ``COMM_SELF``)."""
+    :data:`PETSC_MIN_UNKNOWNS` elastic unknowns: the distributed solves on ``COMM_SELF``).  With
+    mean axes (``split.n_frame``) ``G`` holds the rigid momenta, the normal modes are the
+    free-free elastic modes and are put on ``G phi = 0`` to round-off
+    (:meth:`~phmech.reduce.basis.Split.to_mean_axes`); they are solved on one process."""
     comm = _comm(comm)
-    if comm is None and eigensolver in ("auto", "slepc") and split.nv + split.C.shape[0] > PETSC_MIN_UNKNOWNS:
+    if comm is not None and split.n_frame:
+        raise ReductionError(f"body '{split.body.name}': the mean-axis modes are solved on one process (the "
+                             "distributed solves need a definite K, which the free-free body has not); reduce "
+                             "without comm=")
+    if (comm is None and not split.n_frame and eigensolver in ("auto", "slepc")
+            and split.nv + split.C.shape[0] > PETSC_MIN_UNKNOWNS):
         from ..solvers.eigen_slepc import have_slepc
         if have_slepc():
             from petsc4py import PETSc
             comm = PETSc.COMM_SELF
     if comm is None:
         Psi = constraint_modes(split, G) if constraint else None
-        return (Psi, *normal_modes(split, G, int(n_modes), eigensolver))
+        omega, Phi = normal_modes(split, G, int(n_modes), eigensolver)
+        return Psi, omega, (split.to_mean_axes(Phi) if split.n_frame else Phi)
     from . import distributed
     if eigensolver not in ("auto", "slepc"):
         raise ReductionError(f"body '{split.body.name}': under MPI the eigen solver is SLEPc, got "
@@ -109,7 +123,13 @@ def _reduced(body, split, Vv, kind, name, keep, exact, info):
             extras[k] = np.asarray(getattr(body, k), float)
     fm = body.first_moment() if callable(getattr(body, "first_moment", None)) else None
     if fm is not None and fm[2] == "e":
-        extras["first_moment"] = (np.asarray(fm[0], float), basis.rows(np.asarray(fm[1], float)))
+        rows = basis.rows(np.asarray(fm[1], float))
+        if split.n_frame and basis.Vs.shape[1] == Vv.shape[1]:
+            # the modal displacements u = Vv s_r move the frame too: int rho u = M[trans, w] Vv s_r,
+            # zero to round-off (the mean-axis condition); the full body's rows hold only its
+            # displacement relative to its own frame
+            rows[:, basis.rs] = split.rigid_rows()[:body.dim] @ Vv
+        extras["first_moment"] = (np.asarray(fm[0], float), rows)
     info.update({"full_ports": sorted(body.ports), "modal_stresses": basis.Vs.shape[1] == basis.Vv.shape[1],
                  "n_full": int(body.ne), "n_reduced": int(basis.n)})
     return ReducedBody(name or body.name, M, J0, R, basis, ports, frame=kind, dim=body.dim,
@@ -178,36 +198,69 @@ def craig_bampton(body, interface, n_modes, name=None, outputs=(), eigensolver="
 
 
 def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eigensolver="auto", velocity=None,
-                    comm=None):
+                    comm=None, frame="reference"):
     """Free-interface modal reduction: the ``n_modes`` lowest normal modes of the body with every
-    port free (a fixed body, or the elastic part of a floating one about its reference
-    condition), projected as in :func:`craig_bampton`.
+    port free, projected as in :func:`craig_bampton`.
+
+    With ``frame="reference"`` these are the modes of a fixed body, or of the elastic part of a
+    floating one about its reference condition (the frame held as the body's reference holds
+    it: a clamp, a 3-2-1 point support).  With ``frame="mean_axis"`` (a floating body) they are
+    the free-free elastic modes, ``K phi = omega^2 M phi`` of the body's whole velocity field,
+    which are ``M``-orthogonal to the rigid motions: ``int rho u = 0`` and
+    ``int rho X x u = 0`` (the mean-axis conditions, :mod:`phmech.reduce.basis`).  The reduced
+    body's frame is then the mean axes of its deformation, and in its energy metric the frame's
+    translation and rotation do not couple to the elastic coordinates (``M_r[f, v] = 0`` to
+    round-off): its linear momentum is ``m (v_P + omega x c)``, ``c`` the undeformed centre of
+    mass, whatever the deformation, and the first moment of the elastic part vanishes (for
+    gravity the centre of mass stays at ``c``).  The gyroscopic matrices keep the
+    rotating-frame couplings that do not vanish with the mean axes (the elastic velocities'
+    Coriolis terms ``int rho phi . (e_i x (e_a x X))`` on the frame's rotation; their terms on
+    the frame's translation, ``(e_i x e_k) . int rho phi``, are zero).  With a statically
+    determinate reference of the full body (a 3-2-1 point support, a cantilever frame) the
+    modes are those of the unconstrained body; a reference that constrains the deformation
+    (a clamped face) keeps its constraint in them.
 
     Parameters
     ----------
     body : Body
     n_modes : int
+        Number of normal modes (at most the body's velocity unknowns less one).
     name : str, optional
     ports : sequence of Port or str, optional
         The ports kept (default: all).
     attachment : bool
         Add the attachment modes ``K^{-1} G^T`` of the kept ports' rows (the static correction
         of MacNeal and Rubin): then a static load at a port is exact as in Craig--Bampton.
+        Only with ``frame="reference"`` (a free-free body has no ``K^{-1}``).
     eigensolver : {"auto", "slepc", "scipy"}
     velocity : sequence of int, optional
     comm : MPI communicator, optional
-        As in :func:`craig_bampton`.
+        As in :func:`craig_bampton` (``frame="reference"`` only).
+    frame : {"reference", "mean_axis"}
+        The frame of the modes (above).
 
     Returns
     -------
     ReducedBody
+
+    Raises
+    ------
+    ReductionError
+        An unknown ``frame``, mean axes of a fixed body or with attachment modes, more modes than
+        the body has, a port not on the body.
     """
     kind = frame_kind(body)
     keep = _ports(body, list(body.ports) if ports is None else ports, "ports")
-    split = Split(body, velocity)
-    check_mode_count(split, n_modes, 0)
+    split = Split(body, velocity, frame=frame)
+    if split.n_frame and attachment:
+        raise ReductionError(f"body '{body.name}': attachment=True needs frame='reference' (the attachment modes "
+                             "K^{-1} G^T need a body held by its reference; a free-free body has no K^{-1}), "
+                             "got frame='mean_axis'")
+    G_held = split.rigid_rows() if split.n_frame else np.zeros((0, split.nv))
+    check_mode_count(split, n_modes, G_held.shape[0],
+                     held="rigid-body motions" if split.n_frame else "held by the interface")
     G, labels = split.interface_rows(keep)
-    _, omega, Phi = _solves(split, np.zeros((0, split.nv)), n_modes, eigensolver, comm, constraint=False)
+    _, omega, Phi = _solves(split, G_held, n_modes, eigensolver, comm, constraint=False)
     cols = [Phi]
     if attachment and G.shape[0]:
         cols.insert(0, _solves(split, G, 0, eigensolver, comm)[0])
@@ -216,5 +269,5 @@ def modal_reduction(body, n_modes, name=None, ports=None, attachment=False, eige
     Vv = independent_columns(split, np.hstack(cols), "normal and attachment modes")
     info = {"method": "modal_attachment" if attachment else "modal", "interface": [p.name for p in keep],
             "interface_rows": labels, "n_modes": int(n_modes), "omega_free": omega.tolist(),
-            "eigensolver": eigensolver, "G": G}
+            "eigensolver": eigensolver, "G": G, "frame": split.frame}
     return _reduced(body, split, Vv, kind, name, keep, {p.name for p in keep} if attachment else set(), info)
