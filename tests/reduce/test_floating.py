@@ -11,7 +11,7 @@ from phmech import System  # noqa: E402
 from phmech.bodies.base import FloatingFrameBody  # noqa: E402
 from phmech.fem import FloatingEulerBernoulliBeam  # noqa: E402
 from phmech.joints import Revolute  # noqa: E402
-from phmech.reduce import ReducedBody, craig_bampton  # noqa: E402
+from phmech.reduce import ReducedBody, craig_bampton, modal_reduction  # noqa: E402
 
 L, RHO, D, E = 0.3, 7870.0, 6e-3, 2e11
 A, I = np.pi * D ** 2 / 4, np.pi * D ** 4 / 64
@@ -69,3 +69,22 @@ def test_the_crank_slider_with_a_reduced_coupler_follows_the_full_one():
     assert red["ne_coupler"] < full["ne_coupler"]
     assert abs(red["peak_rel_difference"]) < 1e-2 and red["max_difference_over_peak"] < 2e-2, red
     assert red["energy_balance_max_abs_J"] <= 1e-8 * red["H_max_J"]
+
+
+def test_mean_axis_modes_converge_to_the_free_free_beam():
+    """The mean-axis modes of the floating beam (``modal_reduction(..., frame="mean_axis")``) are
+    the free-free beam's: the reduced frequencies converge to Euler-Bernoulli's
+    ``(beta_n L)^2 sqrt(EI / (rho A L^4))`` (``beta_n L`` the roots of ``cos x cosh x = 1``:
+    4.730040745, 7.853204624, 10.995607838) at the elements' fourth order (observed log2 ratios
+    3.4-3.99 over 4 to 32 elements; the third mode enters its asymptotic range at 16)."""
+    bl = np.array([4.730040744862704, 7.853204624095838, 10.995607838001671])
+    exact = bl ** 2 * np.sqrt(E * I / (RHO * A * L ** 4))
+    errs = []
+    for n in (8, 16, 32):
+        b = beam(n)
+        r = modal_reduction(b, 3, frame="mean_axis", velocity=np.r_[b.fields["vx"], b.fields["vy"]],
+                            eigensolver="scipy")
+        errs.append(np.abs(r.natural_frequencies(3) - exact) / exact)
+    rates = np.log2(np.array(errs[:-1]) / np.array(errs[1:]))
+    assert np.all(rates[-1] > 3.8) and np.all(rates > 1.8), rates
+    assert np.max(errs[-1]) < 2e-5, errs[-1]
