@@ -271,3 +271,49 @@ def _write_page(data, path, caller):
     log.info(caller + ": %d frames of %d bodies in %s (%.1f kB)", len(data["times"]), len(data["bodies"]), path,
              len(page) / 1e3)
     return path
+
+
+def in_notebook():
+    """Whether the code runs in a Jupyter kernel (an IPython shell with a kernel)."""
+    import sys
+    if "ipykernel" not in sys.modules or "IPython" not in sys.modules:
+        return False
+    shell = sys.modules["IPython"].get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def show(result, path=None, height=540, **options):
+    """The viewer of a run in a notebook (inline, the page of :func:`write_html` in an iframe),
+    else written to ``path`` (default: a new temporary file) with a line saying where.
+
+    Parameters
+    ----------
+    result : :class:`phmech.result.Result`
+    path : str, optional
+        Where to write the page outside a notebook.
+    height : int
+        Height of the inline view in pixels.
+    **options
+        The options of :func:`write_html` (``max_frames``, ``scale``, ``field``, ...).
+
+    Returns
+    -------
+    IPython.display.HTML or str
+        The inline view in a notebook, else the written path.
+    """
+    if not (isinstance(height, (int, np.integer)) and not isinstance(height, bool) and 100 <= height <= 4000):
+        raise ValueError(f"show: height must be an integer number of pixels in [100, 4000], got {height!r}")
+    data = viewer_data(result, **options)
+    if in_notebook() and path is None:
+        from IPython.display import HTML
+        frame = (f'<iframe srcdoc="{html.escape(render_page(data), quote=True)}" '
+                 f'style="width:100%;height:{int(height)}px;border:1px solid #ddd" '
+                 f'title="{html.escape(data["title"], quote=True)}"></iframe>')
+        return HTML(frame)
+    if path is None:
+        import tempfile
+        fd, path = tempfile.mkstemp(prefix="phmech-viewer-", suffix=".html")
+        os.close(fd)
+    _write_page(data, path, "show")
+    print(f"phmech viewer written to {os.path.abspath(path)} (open it in a browser)")
+    return path
