@@ -1,6 +1,7 @@
 // The phmech run viewer: the pictures embedded as JSON (#phmech-data) drawn with three.js.
 // State for scripts: #frame (frame drawn), #checksum (of the drawn screen points), #errors.
-// The address picks the start: ?frame=K or #t=SECONDS, ?play=1, ?yaw=DEG&pitch=DEG, ?speed=X.
+// The address picks the start: ?frame=K or #t=SECONDS, ?play=1, ?yaw=DEG&pitch=DEG, ?speed=X;
+// ?ui=0 shows the scene alone (no bar, legend or labels: for pictures).
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 
@@ -9,6 +10,7 @@ const nF = D.times.length, deg = Math.PI / 180, size = D.size;
 const args = new URLSearchParams(window.location.search);
 const hash = new URLSearchParams(window.location.hash.replace(/^#/, ""));
 const $ = (id) => document.getElementById(id);
+if (args.get("ui") === "0") { document.body.classList.add("bare"); }
 
 // -- axes: planar models in the x-y plane seen from +z with y up; spatial ones with z up --
 const UP = D.planar ? new THREE.Vector3(0, 1, 0) : new THREE.Vector3(0, 0, 1);
@@ -122,9 +124,9 @@ function niceStep(x) {
   return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * e;
 }
 const step = niceStep(size / 8), cells = 2 * Math.ceil(0.9 * size / step) + 2;
-const grid = new THREE.GridHelper(cells * step, cells, 0x9aa3ad, 0xd0d5db);
+const grid = new THREE.GridHelper(cells * step, cells, 0x6f7a85, 0xa3acb6);
 const ground = new THREE.Mesh(new THREE.PlaneGeometry(cells * step, cells * step), new THREE.MeshStandardMaterial(
-  { color: 0xe9ecef, roughness: 1.0, side: THREE.DoubleSide, polygonOffset: true, polygonOffsetFactor: 2,
+  { color: 0xf4f5f7, roughness: 1.0, side: THREE.DoubleSide, polygonOffset: true, polygonOffsetFactor: 2,
     polygonOffsetUnits: 2 }));
 const floor = new THREE.Group();
 floor.add(grid);
@@ -141,21 +143,36 @@ scene.add(floor);
 const controls = new OrbitControls(camera, renderer.domElement);
 controls.enableDamping = false;
 controls.target.copy(center);
+// points to fit the view to: at most about 4000 of the trajectory's drawn points and the joints
+const sample = [];
+(function () {
+  const all = D.bodies.map((b) => b.frames).concat(D.joints.map((j) => [j.frames]));
+  const total = all.reduce((n, frames) => n + frames.reduce((m, P) => m + P.length / 3, 0), 0);
+  const every = Math.max(1, Math.ceil(total / 4000));
+  let c = 0;
+  all.forEach((frames) => frames.forEach((P) => {
+    for (let i = 0; i < P.length / 3; i++, c++) { if (c % every === 0) { sample.push(point(P, i, new THREE.Vector3())); } }
+  }));
+})();
+
 function view(yaw, pitch) {
   pitch = Math.max(-89.9 * deg, Math.min(89.9 * deg, pitch));   // the up axis stays out of the view direction
   const dir = new THREE.Vector3().addScaledVector(FRONT, Math.cos(pitch) * Math.cos(yaw))
     .addScaledVector(SIDE, Math.cos(pitch) * Math.sin(yaw)).addScaledVector(UP, Math.sin(pitch)).normalize();
-  // the nearest distance at which every corner of the box (grown by the drawn radii) is in view
+  // the nearest distance at which every drawn point (a sample of the trajectory, grown by the
+  // drawn radii) is in view
   const right = new THREE.Vector3().crossVectors(UP, dir).normalize();
   const up = new THREE.Vector3().crossVectors(dir, right);
   const t = Math.tan(0.5 * camera.fov * deg), margin = 3 * D.joint_radius;
   const half = tmpA.subVectors(hi, lo).multiplyScalar(0.5).addScalar(margin);
   let dist = 0;
-  for (let c = 0; c < 8; c++) {
-    const o = new THREE.Vector3(c & 1 ? half.x : -half.x, c & 2 ? half.y : -half.y, c & 4 ? half.z : -half.z);
-    const depth = o.dot(dir);
-    dist = Math.max(dist, depth + Math.abs(o.dot(right)) / (t * camera.aspect), depth + Math.abs(o.dot(up)) / t);
-  }
+  const o = new THREE.Vector3();
+  sample.forEach((p) => {
+    o.subVectors(p, center);
+    const depth = o.dot(dir) + margin;
+    dist = Math.max(dist, depth + (Math.abs(o.dot(right)) + margin) / (t * camera.aspect),
+      depth + (Math.abs(o.dot(up)) + margin) / t);
+  });
   dist = Math.max(1.04 * dist, 0.2 * size / t);
   const radius = half.length();
   controls.target.copy(center);
@@ -198,6 +215,15 @@ function setFrame(i) {
     });
   });
   joints.forEach(({ j, group }) => { group.position.set(j.frames[3 * k], j.frames[3 * k + 1], j.frames[3 * k + 2]); });
+  // the colour drawn first for each body (its first bar, ball or point), for scripts
+  document.body.setAttribute("data-colours", drawn.map((item) => {
+    const mesh = item.links.length ? item.links[0][0] : item.knots.length ? item.knots[0][0] : null;
+    if (item.surface && item.b.field) {
+      const c = item.surface.geometry.attributes.color;
+      return "#" + tmpC.setRGB(c.getX(0), c.getY(0), c.getZ(0)).getHexString();
+    }
+    return mesh ? "#" + mesh.material.color.getHexString() : "";
+  }).join(" "));
   $("slider").value = String(k);
   $("frame").textContent = String(k);
   $("time").textContent = "t = " + D.times[k].toPrecision(6) + " s";
