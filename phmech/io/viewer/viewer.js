@@ -309,6 +309,7 @@ function fit() {
   renderer.setSize(W, H);
   camera.aspect = W / H;
   camera.updateProjectionMatrix();
+  if (!moved) { view(yaw0, pitch0); }
   render();
 }
 
@@ -319,9 +320,14 @@ $("speed").addEventListener("change", () => { speed = parseFloat($("speed").valu
 window.addEventListener("keydown", (ev) => {
   if (ev.key === " " && ev.target.tagName !== "SELECT") { ev.preventDefault(); play(timer === null); }
 });
-renderer.domElement.addEventListener("dblclick", () => { view(home.yaw, home.pitch); render(); });
+let moved = false;                       // the camera moved by hand: a resize keeps it
+controls.addEventListener("start", () => { moved = true; });
+renderer.domElement.addEventListener("dblclick", () => {
+  moved = false; yaw0 = home.yaw; pitch0 = home.pitch; view(yaw0, pitch0); render();
+});
 controls.addEventListener("change", render);
 window.addEventListener("resize", fit);
+if (window.ResizeObserver) { new ResizeObserver(fit).observe(stage); }
 
 function startFrame() {
   const t = hash.get("t") ?? args.get("t");
