@@ -239,7 +239,7 @@ class Result:
 
         See :func:`phmech.io.html_viewer.show` (``height``) and
         :func:`~phmech.io.html_viewer.write_html` for the options; returns the inline view
-        (``IPython.display.HTML``) or the written path.
+        (:class:`~phmech.io.html_viewer.InlineView`, which a notebook shows) or the written path.
         """
         from .io.html_viewer import show
         return show(self, path, **options)

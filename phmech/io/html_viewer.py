@@ -282,6 +282,30 @@ def in_notebook():
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
+class InlineView:
+    """The viewer's page shown inline by a notebook: an iframe holding the page (``srcdoc``).
+
+    Attributes
+    ----------
+    page : str
+        The page, as :func:`write_html` writes it.
+    data : str
+        The HTML a notebook shows.
+    """
+
+    def __init__(self, page, title, height):
+        self.page = page
+        self.data = (f'<iframe srcdoc="{html.escape(page, quote=True)}" '
+                     f'style="width:100%;height:{height}px;border:1px solid #ddd" '
+                     f'title="{html.escape(title, quote=True)}"></iframe>')
+
+    def _repr_html_(self):
+        return self.data
+
+    def __repr__(self):
+        return f"InlineView({len(self.page) / 1e3:.0f} kB page)"
+
+
 def show(result, path=None, height=540, **options):
     """The viewer of a run in a notebook (inline, the page of :func:`write_html` in an iframe),
     else written to ``path`` (default: a new temporary file) with a line saying where.
@@ -298,18 +322,14 @@ def show(result, path=None, height=540, **options):
 
     Returns
     -------
-    IPython.display.HTML or str
+    InlineView or str
         The inline view in a notebook, else the written path.
     """
     if not (isinstance(height, (int, np.integer)) and not isinstance(height, bool) and 100 <= height <= 4000):
         raise ValueError(f"show: height must be an integer number of pixels in [100, 4000], got {height!r}")
     data = viewer_data(result, **options)
     if in_notebook() and path is None:
-        from IPython.display import HTML
-        frame = (f'<iframe srcdoc="{html.escape(render_page(data), quote=True)}" '
-                 f'style="width:100%;height:{int(height)}px;border:1px solid #ddd" '
-                 f'title="{html.escape(data["title"], quote=True)}"></iframe>')
-        return HTML(frame)
+        return InlineView(render_page(data), data["title"], int(height))
     if path is None:
         import tempfile
         fd, path = tempfile.mkstemp(prefix="phmech-viewer-", suffix=".html")
