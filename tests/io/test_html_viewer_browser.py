@@ -126,3 +126,25 @@ def test_screenshot_matches_the_reference(page):
     assert shot.shape == ref.shape
     diff = np.abs(shot - ref).mean()
     assert diff <= TOLERANCE, f"the screenshot differs from {REFERENCE} by {diff:.4f} on average"
+
+
+def test_surface_coloured_by_its_deflection(tmp_path):
+    """A surface (a plate's picture: a square whose deflection changes sign) is drawn coloured by its
+    deflection: the colour inside it changes from one end of the swing to the other."""
+    from phmech.bodies.picture import Part
+    from phmech.io.html_viewer import _frames_data, _write_page
+    x, y = (a.ravel() for a in np.meshgrid(np.linspace(0, 1, 5), np.linspace(0, 0.6, 5)))
+    cells = np.array([c for i in range(4) for j in range(4) for c in
+                      ([5 * i + j, 5 * i + j + 1, 5 * i + j + 5], [5 * i + j + 1, 5 * i + j + 6, 5 * i + j + 5])])
+    times = np.linspace(0.0, 1.0, 3)
+    frames = []
+    for t in times:
+        w = 0.05 * np.sin(np.pi * x) * np.sin(np.pi * y / 0.6) * np.cos(np.pi * t)
+        frames.append([Part("plate", "surface", np.column_stack([x, y, w]), [("triangle", cells)],
+                            {"deflection": w})])
+    path = _write_page(_frames_data(times, ["plate"], frames, "", 1.0, None, "plate", 25),
+                       str(tmp_path / "plate.html"), "test")
+    up, down = state(path, str(tmp_path), "#t=0"), state(path, str(tmp_path), "#t=1")
+    for s in (up, down):
+        assert s["ready"] == "1" and s["errors"] == "" and s["console"] == [], s
+    assert up["colours"] != down["colours"] and float(up["checksum"]) != float(down["checksum"])

@@ -220,7 +220,8 @@ function setFrame(i) {
     const mesh = item.links.length ? item.links[0][0] : item.knots.length ? item.knots[0][0] : null;
     if (item.surface && item.b.field) {
       const c = item.surface.geometry.attributes.color;
-      return "#" + tmpC.setRGB(c.getX(0), c.getY(0), c.getZ(0)).getHexString();
+      const m = Math.floor(c.count / 2);                 // a vertex inside the surface
+      return "#" + tmpC.setRGB(c.getX(m), c.getY(m), c.getZ(m)).getHexString();
     }
     return mesh ? "#" + mesh.material.color.getHexString() : "";
   }).join(" "));
