@@ -151,7 +151,9 @@ const sample = [];
   const every = Math.max(1, Math.ceil(total / 4000));
   let c = 0;
   all.forEach((frames) => frames.forEach((P) => {
-    for (let i = 0; i < P.length / 3; i++, c++) { if (c % every === 0) { sample.push(point(P, i, new THREE.Vector3())); } }
+    for (let i = 0; i < P.length / 3; i++, c++) {
+      if (c % every === 0) { sample.push(point(P, i, new THREE.Vector3())); }
+    }
   }));
 })();
 
