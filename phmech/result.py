@@ -223,14 +223,26 @@ class Result:
         return animate(self, path, **options)
 
     def to_html(self, path, **options):
-        """Write a self-contained HTML viewer of the run (3D, orbit by mouse drag, play/pause, time
-        slider; no server, no network): all bodies, beams, plates and networks per frame.
+        """Write a self-contained HTML viewer of the run (three.js, inlined: no server, no network):
+        shaded bodies, joints, ground grid and length scale, surfaces coloured by a field, orbit,
+        zoom, time slider, play/pause and speed.
 
         See :func:`phmech.io.html_viewer.write_html` for the options (``max_frames``,
-        ``scale``, ``n_points``, ``title``); returns ``path``.
+        ``scale``, ``n_points``, ``colors``, ``title``, ``fps``, ``field``); returns ``path``.
         """
         from .io.html_viewer import write_html
         return write_html(self, path, **options)
+
+    def show(self, path=None, **options):
+        """An interactive 3D view of the run: in a notebook, the page of :meth:`to_html` inline;
+        elsewhere that page written to ``path`` (default: a temporary file), saying where.
+
+        See :func:`phmech.io.html_viewer.show` (``height``) and
+        :func:`~phmech.io.html_viewer.write_html` for the options; returns the inline view
+        (:class:`~phmech.io.html_viewer.InlineView`, which a notebook shows) or the written path.
+        """
+        from .io.html_viewer import show
+        return show(self, path, **options)
 
     def to_csv(self, path, columns=None):
         """Write ``columns`` (dict name -> array of length N) with a time column; without

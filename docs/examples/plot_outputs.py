@@ -10,8 +10,9 @@ is written as
   per kept output row, in a folder beside the ``.pvd`` (``every=`` thins
   them: ``ceil(rows / every)`` frames), with velocities and energies as
   point and cell data;
-* one self-contained HTML page (:meth:`phmech.Result.to_html`: play/pause,
-  time slider, orbit by mouse; no network);
+* one self-contained HTML page (:meth:`phmech.Result.to_html`: a three.js
+  view with shaded bars, joints and ground, orbit and zoom, play/pause,
+  speed and time slider; no network);
 * a CSV table (:meth:`phmech.Result.to_csv`) of the time and the columns
   given (here a coordinate and the energy), headed by ``#`` lines of provenance.
 

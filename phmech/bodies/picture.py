@@ -11,7 +11,12 @@ animations, the HTML viewer) use without asking for the body's type:
 ``body.mode_picture(q, u, n_points=21)``
     the points ``(m, 3)`` of the body displaced by the small modal
     displacement ``u`` (effort layout) about the configuration ``q``;
-    linear in ``u``.
+    linear in ``u``;
+``body.picture_section()``
+    ``(shape, radius)``: how a viewer draws the body's lines, ``"tube"`` (a
+    beam: the round section of its area ``A``) or ``"bar"`` (a square
+    section of the same area as the round one of ``radius`` [m]); None where
+    the body gives no size (the viewer's default bar).
 
 :class:`~phmech.bodies.base.Body` draws the poly-line through its ports
 (a vertex for a single port), each moved by ``R (Y u)`` in a mode;
@@ -133,8 +138,24 @@ def port_state(body, q, e):
     return pad3(pts), pad3(vel)
 
 
+def round_section(area):
+    """The radius of the round section of ``area`` (None unless a positive finite number)."""
+    try:
+        a = float(area)
+    except (TypeError, ValueError):
+        return None
+    return float(np.sqrt(a / np.pi)) if np.isfinite(a) and a > 0 else None
+
+
 class PortPicture:
     """The drawing of a body by its ports (the default of every body)."""
+
+    def picture_section(self):
+        """``("bar", radius)`` of the body's ``section`` ``(b, h)`` when it has one (a rigid bar), else
+        None (a viewer's default bar)."""
+        section = getattr(self, "section", None)
+        r = None if section is None else round_section(np.prod(np.asarray(section, float)))
+        return None if r is None else ("bar", r)
 
     def picture(self, t, Q, E, rows, n_points=21, scale=1.0):
         """A function ``k -> Part``: the poly-line through the ports at ``rows[k]``."""
@@ -159,6 +180,11 @@ class AxisPicture:
     stresses), optionally ``velocity_rows(x)`` and
     ``deformed_axis(q, u, n_points)`` for its mode shapes.
     """
+
+    def picture_section(self):
+        """``("tube", radius)``: the round section of the beam's area ``A``; None without one."""
+        r = round_section(getattr(self, "A", None))
+        return None if r is None else ("tube", r)
 
     def axis_state(self, q, e, n_points=21, scale=1.0):
         """Current axis: ``(points, velocity or None, displacement)``, each ``(n_points, 3)``.

@@ -249,4 +249,5 @@ class SpatialRigidBody(SpatialFrameBody):
         body = cls(name, mass, inertia, center=(L / 2, 0.0, 0.0), ports=ports, position=a,
                    orientation=quat_from_matrix(R), **kw)
         body.length = L
+        body.section = None if section is None else (sb, sh)
         return body

@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bodies.base import Body
-from ..bodies.picture import Part, pad3
+from ..bodies.picture import Part, pad3, round_section
 from ..forces.loads_kernels import FOLLOWER_DIRECTOR, FOLLOWER_SECTION
 from ._petsc import to_numpy, to_scipy
 from .beam_operators import KernelBeam
@@ -234,3 +234,8 @@ class NodalBeam(KernelBeam, Body):
 
     def mode_picture(self, q, u, n_points=21):
         return pad3(self.deformed_axis(q, u))
+
+    def picture_section(self):
+        """``("tube", radius)``: the round section of the beam's area ``A``."""
+        r = round_section(getattr(self, "A", None))
+        return None if r is None else ("tube", r)

@@ -1,28 +1,43 @@
-"""A self-contained HTML viewer of a run: one file, no server, no network.
+"""A self-contained 3D viewer of a run: one HTML file, no server, no network.
 
 :func:`write_html` (``Result.to_html(path)``) writes the pictures of every
 body (:mod:`phmech.io.pictures`: rigid bodies, beams' current axes, plates'
-surfaces coloured by their deflection, mass-spring networks) at up to
-``max_frames`` output times as JSON into a single HTML page, together with
-a small canvas renderer written for it: a perspective view that turns by
-dragging the mouse (wheel: zoom, double click: reset), play/pause (also the
-space bar), a time slider and a legend.  Nothing is loaded from elsewhere,
-so the file opens in any browser, offline.
+and solids' surfaces, mass-spring networks) and the joints' points at up to
+``max_frames`` output times as JSON into a single page that draws them with
+three.js (WebGL; vendored in ``phmech/io/_vendor/three`` and inlined, so the
+file opens offline from disk):
 
-The page keeps its state readable for scripts: the element ``#frame`` holds
-the frame index drawn, ``#checksum`` a checksum of the drawn screen
-coordinates and ``#errors`` any script error.  The query string sets the
-start: ``?frame=K``, ``?play=1``, ``?yaw=DEG&pitch=DEG``.
+* shaded bodies: beams as tubes of their section (a round section of the
+  same area, where the body gives one), rigid bodies as bars between their
+  ports, a body with one point as a box, networks as thin springs and balls;
+* plates and solids as shaded surfaces coloured by a field (a plate's
+  deflection, or ``field=``: ``"speed"`` or a point-data name for every
+  body that has it) with a colour bar;
+* the joints as dark spheres, those to the ground on a pedestal; a ground
+  grid below a spatial model (z up) or behind a planar one, a length scale;
+* the camera fitted to the trajectory's box; orbit (drag), pan (right
+  drag), zoom (wheel), double click: fit again; a time slider, play/pause
+  (also the space bar) and the playing speed.
+
+The page keeps its state readable for scripts: ``#frame`` holds the frame
+drawn, ``#checksum`` a checksum of the drawn points' screen coordinates and
+``#errors`` any script or console error (also counted in the root element's
+``data-errors``).  The address sets the start: ``?frame=K`` or ``#t=SECONDS``
+(the frame nearest that time), ``?play=1``, ``?speed=X``, ``?yaw=DEG&pitch=DEG``
+(0, 0: planar models face on, spatial ones from the front, -y).
 """
+import base64
+import functools
 import html
 import json
 import logging
 import os
 import re
+from importlib import resources
 
 import numpy as np
 
-from .pictures import sampled_trajectory
+from .pictures import check_drawing_options, frame_rows, trajectory_pictures
 
 log = logging.getLogger("phmech")
 
@@ -31,6 +46,8 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
            "#bcbd22", "#17becf")
 #: frames of a viewer unless told otherwise
 MAX_FRAMES = 200
+#: units of the fields a page colours by
+UNITS = {"deflection": "m", "speed": "m/s", "displacement": "m", "velocity": "m/s"}
 
 
 def _decimals(size):
@@ -38,49 +55,114 @@ def _decimals(size):
     return int(min(12, max(0, 7 - np.floor(np.log10(size)))))
 
 
-def viewer_data(result, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colors=None, title=None, fps=25):
+def _positive_int(value, key, caller):
+    if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1):
+        raise ValueError(f"{caller}: {key} must be a positive integer, got {value!r}")
+
+
+def viewer_data(result, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colors=None, title=None, fps=25,
+                field=None):
     """The JSON-ready content of the viewer (see :func:`write_html`)."""
-    times, names, frames = sampled_trajectory(result, None, max_frames, n_points, scale, fps, "to_html")
+    _positive_int(fps, "fps", "to_html")
+    try:
+        check_drawing_options(n_points, scale)
+        rows = frame_rows(len(result.t), None, max_frames)
+        times, names, frames, _, joints = trajectory_pictures(result, rows, n_points, scale)
+    except ValueError as err:
+        raise ValueError(f"to_html: {err}") from None
+    system = getattr(result.dae, "system", None)
+    sections = {b.name: b.picture_section() for b in getattr(system, "bodies", ())
+                if callable(getattr(b, "picture_section", None))}
     return _frames_data(times, names, frames, str(getattr(result, "solver", "")), scale, colors,
-                        title or f"phmech run: {', '.join(names)}", fps)
+                        title or f"phmech run: {', '.join(names)}", fps, joints, sections, field)
 
 
-def _frames_data(times, names, frames, solver, scale, colors, title, fps):
+def _field_values(part, field):
+    """The scalar field ``field`` on the points of ``part`` (a vector's length), or None."""
+    if field == "speed":
+        v = part.point_data.get("velocity")
+    else:
+        v = part.point_data.get(field)
+    if v is None:
+        return None
+    v = np.asarray(v, float)
+    return np.linalg.norm(v.reshape(len(v), -1), axis=1) if v.ndim > 1 else v
+
+
+def _fields(names, frames, field):
+    """The coloured bodies: ``({body index: (n_frames, m) values}, field name)``."""
+    if field is not None and not isinstance(field, str):
+        raise ValueError(f"to_html: field must be a point-data name, 'speed' or None, got {field!r}")
+    out = {}
+    for b in range(len(names)):
+        first = frames[0][b]
+        name = field if field is not None else ("deflection" if first.kind == "surface" else None)
+        if name is None:
+            continue
+        vals = [_field_values(parts[b], name) for parts in frames]
+        if all(v is not None for v in vals):
+            out[b] = np.array(vals)
+    if field is not None and not out:
+        have = sorted({k for parts in frames[:1] for p in parts for k in p.point_data} | {"speed"})
+        raise ValueError(f"to_html: no body has the field {field!r}; the fields are {have}")
+    return out, field if field is not None else "deflection"
+
+
+def _frames_data(times, names, frames, solver, scale, colors, title, fps, joints=(), sections=None, field=None):
     """The viewer's content from the parts ``frames[k][b]`` of body ``b`` at ``times[k]``."""
     colors = dict(colors or {})
+    sections = dict(sections or {})
     unknown = sorted(set(colors) - set(names))
     if unknown:
         raise ValueError(f"to_html: colors given for unknown bodies {unknown}; the bodies are {names}")
-    allpts = np.vstack([p.points for parts in frames for p in parts])
     for b, name in enumerate(names):
         pts = np.vstack([parts[b].points for parts in frames])
         if not np.all(np.isfinite(pts)):
             raise ValueError(f"to_html: body '{name}' has non-finite coordinates; not writing")
+    allpts = np.vstack([p.points for parts in frames for p in parts] + [j.points for j in joints])
     lo, hi = allpts.min(axis=0), allpts.max(axis=0)
     size = float(np.max(hi - lo)) or 1.0
     dec = _decimals(size)
+    bar = 0.008 * size                                                 # the radius of a drawn bar
+    coloured, field_name = _fields(names, frames, field)
     bodies = []
     for b, name in enumerate(names):
         first = frames[0][b]
+        shape, radius = sections.get(name) or ("bar", bar)
+        radius = float(np.clip(radius, 0.3 * bar, 5 * bar))
         entry = {"name": name, "kind": first.kind, "color": colors.get(name, PALETTE[b % len(PALETTE)]),
-                 "segments": first.segments().ravel().tolist(), "triangles": first.triangles().ravel().tolist(),
+                 "shape": shape,
+                 "radius": radius, "segments": first.segments().ravel().tolist(),
+                 "triangles": first.triangles().ravel().tolist(),
                  "vertices": np.concatenate([c[:, 0] for t, c in first.cells if t == "vertex"]
                                             or [np.zeros(0, int)]).tolist(),
                  "frames": [np.round(parts[b].points, dec).ravel().tolist() for parts in frames]}
-        if first.kind == "surface":
-            w = np.array([parts[b].point_data["deflection"] for parts in frames])
-            wmax = float(np.abs(w).max())
-            entry["scalar"] = np.round(w, _decimals(wmax or 1.0) + 2).tolist()
-            entry["scalar_max"] = wmax
+        if b in coloured:
+            vals = coloured[b]
+            if not np.all(np.isfinite(vals)):
+                raise ValueError(f"to_html: body '{name}' has non-finite values of {field_name!r}; not writing")
+            top = float(np.abs(vals).max())
+            entry["field"] = np.round(vals, _decimals(top or 1.0) + 2).tolist()
+            entry["scalar_max"] = top
+            if first.kind == "surface":
+                entry["scalar"] = entry["field"]
         bodies.append(entry)
+    data_field = None
+    if coloured:
+        vals = np.concatenate([v.ravel() for v in coloured.values()])
+        data_field = {"name": field_name, "unit": UNITS.get(field_name, ""), "min": float(vals.min()),
+                      "max": float(vals.max())}
     planar = bool(np.ptp(allpts[:, 2]) == 0.0)
-    return {"title": title, "solver": solver,
-            "times": [float(t) for t in times], "bodies": bodies, "center": ((lo + hi) / 2).tolist(),
-            "size": size, "scale": float(scale), "fps": int(fps), "planar": planar}
+    return {"title": title, "solver": solver, "times": [float(t) for t in times], "bodies": bodies,
+            "joints": [{"name": j.name, "kind": j.kind, "grounded": j.grounded, "bodies": j.bodies,
+                        "frames": np.round(j.points, dec).ravel().tolist()} for j in joints],
+            "joint_radius": 1.8 * bar, "center": ((lo + hi) / 2).tolist(), "lo": lo.tolist(), "hi": hi.tolist(),
+            "size": size, "scale": float(scale), "fps": int(fps), "planar": planar, "field": data_field}
 
 
-def write_html(result, path, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colors=None, title=None, fps=25):
-    """Write the self-contained HTML viewer of a run (see the module docstring).
+def write_html(result, path, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colors=None, title=None, fps=25,
+               field=None):
+    """Write the self-contained 3D viewer of a run (see the module docstring).
 
     Parameters
     ----------
@@ -92,7 +174,8 @@ def write_html(result, path, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colo
         At most this many frames, evenly sampled over the output rows
         (first and last kept); None: every row.
     scale : float
-        Magnification of the deformation drawn (beams, plates).
+        Magnification of the deformation drawn (beams, plates); the bodies
+        joined to a deformed body move with it.
     n_points : int
         Points along each beam axis.
     colors : dict, optional
@@ -100,14 +183,24 @@ def write_html(result, path, max_frames=MAX_FRAMES, scale=1.0, n_points=21, colo
     title : str, optional
         Heading of the page (default: the bodies' names).
     fps : int
-        Frames per second when playing.
+        Frames per second when playing at speed 1.
+    field : str, optional
+        Colour the bodies by this point field: ``"speed"`` (the length of
+        the velocity) or the name of a part's point data (a vector by its
+        length); default: plates and solids by their ``deflection``.
 
     Returns
     -------
     str
         ``path``.
     """
-    return _write_page(viewer_data(result, max_frames, scale, n_points, colors, title, fps), path, "to_html")
+    return _write_page(viewer_data(result, max_frames, scale, n_points, colors, title, fps, field), path,
+                       "to_html")
+
+
+def page_html(result, **options):
+    """The viewer's page of a run as text (the options of :func:`write_html`)."""
+    return render_page(viewer_data(result, **options))
 
 
 def write_modes_html(modes, i, path, n_frames=24, scale=0.05, n_points=21, colors=None, title=None, fps=12):
@@ -140,12 +233,34 @@ def write_modes_html(modes, i, path, n_frames=24, scale=0.05, n_points=21, color
                        "modes to_html")
 
 
+@functools.lru_cache(maxsize=None)
+def _asset(*parts):
+    """A file of the package's viewer assets, as text."""
+    return resources.files(__package__).joinpath(*parts).read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def _imports():
+    """The import map of the page's script: three.js and its orbit controls as ``data:`` modules."""
+    def data_url(name):
+        code = _asset("_vendor", "three", name).encode("utf-8")
+        return "data:text/javascript;base64," + base64.b64encode(code).decode("ascii")
+    return json.dumps({"imports": {"three": data_url("three.module.min.js"),
+                                   "three/addons/controls/OrbitControls.js": data_url("OrbitControls.js")}})
+
+
+def render_page(data):
+    """The page (text) showing the viewer's content ``data``."""
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    parts = {"TITLE": html.escape(data["title"]), "SCRIPT": _asset("viewer", "viewer.js"), "DATA": text,
+             "IMPORTS": _imports()}
+    # one pass over the page: a title such as "@DATA@" is text, not a placeholder
+    return re.sub("@(TITLE|SCRIPT|DATA|IMPORTS)@", lambda m: parts[m.group(1)], _asset("viewer", "page.html"))
+
+
 def _write_page(data, path, caller):
     """The page with ``data`` written to ``path``."""
-    text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
-    parts = {"TITLE": html.escape(data["title"]), "SCRIPT": _SCRIPT, "DATA": text}
-    # one pass over the page: a title such as "@DATA@" is text, not a placeholder
-    page = re.sub("@(TITLE|SCRIPT|DATA)@", lambda m: parts[m.group(1)], _PAGE)
+    page = render_page(data)
     path = os.fspath(path)
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -158,194 +273,67 @@ def _write_page(data, path, caller):
     return path
 
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>@TITLE@</title>
-<style>
-body { font-family: sans-serif; margin: 8px; color: #222; }
-#bar { display: flex; gap: 10px; align-items: center; margin: 4px 0; }
-#slider { flex: 1; }
-#view { border: 1px solid #bbb; cursor: grab; display: block; }
-#legend span { display: inline-block; margin-right: 14px; }
-#legend i { display: inline-block; width: 14px; height: 4px; margin-right: 4px; vertical-align: middle; }
-#errors { color: #b00; white-space: pre; }
-.small { font-size: 12px; color: #555; }
-</style>
-</head>
-<body>
-<div><b>@TITLE@</b> <span class="small">drag: turn, wheel: zoom, double click: reset, space: play/pause</span></div>
-<div id="bar"><button id="play" type="button">Play</button>
-<input id="slider" type="range" min="0" max="0" step="1" value="0">
-<span id="time"></span> <span class="small">frame <span id="frame">0</span>,
-checksum <span id="checksum"></span></span></div>
-<canvas id="view" width="800" height="480"></canvas>
-<div id="legend"></div>
-<div id="errors"></div>
-<script type="application/json" id="phmech-data">@DATA@</script>
-<script>
-@SCRIPT@
-</script>
-</body>
-</html>
-"""
+def in_notebook():
+    """Whether the code runs in a Jupyter kernel (an IPython shell with a kernel)."""
+    import sys
+    if "ipykernel" not in sys.modules or "IPython" not in sys.modules:
+        return False
+    shell = sys.modules["IPython"].get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
-_SCRIPT = r"""
-(function () {
-  "use strict";
-  var errors = document.getElementById("errors");
-  function report(msg) { errors.textContent += msg + "\n"; }
-  window.addEventListener("error", function (ev) { report("error: " + (ev.message || ev)); });
-  var D = JSON.parse(document.getElementById("phmech-data").textContent);
-  var canvas = document.getElementById("view"), ctx = canvas.getContext("2d");
-  var slider = document.getElementById("slider"), playBtn = document.getElementById("play");
-  var frameOut = document.getElementById("frame"), timeOut = document.getElementById("time");
-  var sumOut = document.getElementById("checksum");
-  var nF = D.times.length, deg = Math.PI / 180;
-  var args = {};
-  window.location.search.replace(/^\?/, "").split("&").forEach(function (kv) {
-    if (kv) { var p = kv.split("="); args[decodeURIComponent(p[0])] = decodeURIComponent(p[1] || ""); }
-  });
-  var home = D.planar ? {yaw: 0, pitch: 90 * deg} : {yaw: -35 * deg, pitch: 25 * deg};
-  var view = {yaw: home.yaw, pitch: home.pitch, zoom: 1};
-  if (args.yaw) { view.yaw = parseFloat(args.yaw) * deg; }
-  if (args.pitch) { view.pitch = parseFloat(args.pitch) * deg; }
-  var k = Math.min(nF - 1, Math.max(0, parseInt(args.frame || "0", 10) || 0));
-  slider.max = String(nF - 1);
-  slider.value = String(k);
-  var timer = null;
 
-  function legend() {
-    var el = document.getElementById("legend");
-    D.bodies.forEach(function (b) {
-      var s = document.createElement("span"), i = document.createElement("i");
-      i.style.background = b.color;
-      s.appendChild(i);
-      var label = b.name + " (" + b.kind + ")";
-      if (b.kind === "surface") {
-        label += ": deflection up to " + b.scalar_max.toPrecision(3) + " m (red up, blue down)";
-      }
-      s.appendChild(document.createTextNode(label));
-      el.appendChild(s);
-    });
-    if (D.scale !== 1) { el.appendChild(document.createTextNode("deformation drawn x" + D.scale)); }
-  }
+class InlineView:
+    """The viewer's page shown inline by a notebook: an iframe holding the page (``srcdoc``).
 
-  function colour(s) {   // s in [-1, 1]: blue - white - red
-    var a = Math.min(1, Math.abs(s)), r, g, b;
-    if (s < 0) { r = 255 - 196 * a; g = 255 - 179 * a; b = 255 - 63 * a; }
-    else { r = 255 - 75 * a; g = 255 - 251 * a; b = 255 - 217 * a; }
-    return "rgb(" + Math.round(r) + "," + Math.round(g) + "," + Math.round(b) + ")";
-  }
+    Attributes
+    ----------
+    page : str
+        The page, as :func:`write_html` writes it.
+    data : str
+        The HTML a notebook shows.
+    """
 
-  function projector() {
-    var W = canvas.width, H = canvas.height;
-    var cy = Math.cos(view.yaw), sy = Math.sin(view.yaw), cp = Math.cos(view.pitch), sp = Math.sin(view.pitch);
-    var s = view.zoom * 0.85 * Math.min(W, H) / D.size, c = D.center, far = 4 * D.size;
-    return function (P, i) {
-      var x = P[3 * i] - c[0], y = P[3 * i + 1] - c[1], z = P[3 * i + 2] - c[2];
-      var x1 = cy * x - sy * y, y1 = sy * x + cy * y;
-      var up = cp * z + sp * y1, depth = sp * z - cp * y1;
-      var f = far / (far - depth);
-      return [W / 2 + s * x1 * f, H / 2 - s * up * f, depth];
-    };
-  }
+    def __init__(self, page, title, height):
+        self.page = page
+        self.data = (f'<iframe srcdoc="{html.escape(page, quote=True)}" '
+                     f'style="width:100%;height:{height}px;border:1px solid #ddd" '
+                     f'title="{html.escape(title, quote=True)}"></iframe>')
 
-  function triad(proj) {
-    var names = ["x", "y", "z"], cols = ["#c00", "#080", "#00c"];
-    var o = proj([D.center[0], D.center[1], D.center[2]], 0);
-    for (var a = 0; a < 3; a++) {
-      var p = [D.center[0], D.center[1], D.center[2]];
-      p[a] += 0.12 * D.size;
-      var e = proj(p, 0), x0 = 40, y0 = canvas.height - 40;
-      ctx.strokeStyle = cols[a]; ctx.fillStyle = cols[a]; ctx.lineWidth = 1.5;
-      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x0 + e[0] - o[0], y0 + e[1] - o[1]); ctx.stroke();
-      ctx.fillText(names[a], x0 + 1.15 * (e[0] - o[0]), y0 + 1.15 * (e[1] - o[1]));
-    }
-  }
+    def _repr_html_(self):
+        return self.data
 
-  function draw() {
-    var W = canvas.width, H = canvas.height, proj = projector(), sum = 0, tris = [];
-    ctx.fillStyle = "#ffffff";
-    ctx.fillRect(0, 0, W, H);
-    var screen = D.bodies.map(function (b) {
-      var P = b.frames[k], n = P.length / 3, S = new Array(n);
-      for (var i = 0; i < n; i++) {
-        S[i] = proj(P, i);
-        sum += S[i][0] * (1 + i % 7) + S[i][1] * (1 + i % 5);
-      }
-      return S;
-    });
-    D.bodies.forEach(function (b, j) {
-      var S = screen[j], T = b.triangles;
-      for (var t = 0; t < T.length; t += 3) {
-        var w = (b.scalar[k][T[t]] + b.scalar[k][T[t + 1]] + b.scalar[k][T[t + 2]]) / 3;
-        tris.push([S[T[t]], S[T[t + 1]], S[T[t + 2]], w / (b.scalar_max || 1)]);
-      }
-    });
-    tris.sort(function (a, b) { return (a[0][2] + a[1][2] + a[2][2]) - (b[0][2] + b[1][2] + b[2][2]); });
-    tris.forEach(function (t) {
-      ctx.fillStyle = colour(t[3]); ctx.strokeStyle = "rgba(60,60,60,0.35)"; ctx.lineWidth = 0.5;
-      ctx.beginPath(); ctx.moveTo(t[0][0], t[0][1]); ctx.lineTo(t[1][0], t[1][1]); ctx.lineTo(t[2][0], t[2][1]);
-      ctx.closePath(); ctx.fill(); ctx.stroke();
-    });
-    D.bodies.forEach(function (b, j) {
-      var S = screen[j], L = b.segments, V = b.vertices;
-      ctx.strokeStyle = b.color; ctx.fillStyle = b.color;
-      ctx.lineWidth = b.kind === "network" ? 1.2 : 2.5;
-      ctx.beginPath();
-      for (var s = 0; s < L.length; s += 2) {
-        ctx.moveTo(S[L[s]][0], S[L[s]][1]); ctx.lineTo(S[L[s + 1]][0], S[L[s + 1]][1]);
-      }
-      ctx.stroke();
-      var r = b.kind === "vertex" ? 5 : 3;
-      V.forEach(function (v) { ctx.fillRect(S[v][0] - r, S[v][1] - r, 2 * r, 2 * r); });
-    });
-    triad(proj);
-    frameOut.textContent = String(k);
-    timeOut.textContent = "t = " + D.times[k].toPrecision(6) + " s";
-    sumOut.textContent = sum.toFixed(3);
-    document.body.setAttribute("data-frame", String(k));
-  }
+    def __repr__(self):
+        return f"InlineView({len(self.page) / 1e3:.0f} kB page)"
 
-  function show(i) { k = ((i % nF) + nF) % nF; slider.value = String(k); draw(); }
-  function play(on) {
-    if (timer !== null) { clearInterval(timer); timer = null; }
-    if (on) { timer = setInterval(function () { show(k + 1); }, 1000 / D.fps); }
-    playBtn.textContent = on ? "Pause" : "Play";
-  }
-  function fit() {
-    canvas.width = Math.max(320, Math.min(1600, window.innerWidth - 24));
-    canvas.height = Math.max(240, Math.min(1000, window.innerHeight - 110));
-    draw();
-  }
-  playBtn.addEventListener("click", function () { play(timer === null); });
-  slider.addEventListener("input", function () { play(false); show(parseInt(slider.value, 10)); });
-  window.addEventListener("keydown", function (ev) {
-    if (ev.key === " ") { ev.preventDefault(); play(timer === null); }
-  });
-  var drag = null;
-  canvas.addEventListener("mousedown", function (ev) { drag = [ev.clientX, ev.clientY]; });
-  window.addEventListener("mouseup", function () { drag = null; });
-  window.addEventListener("mousemove", function (ev) {
-    if (drag === null) { return; }
-    view.yaw += 0.01 * (ev.clientX - drag[0]);
-    view.pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, view.pitch + 0.01 * (ev.clientY - drag[1])));
-    drag = [ev.clientX, ev.clientY];
-    draw();
-  });
-  canvas.addEventListener("wheel", function (ev) {
-    ev.preventDefault();
-    view.zoom *= Math.exp(-0.001 * ev.deltaY);
-    draw();
-  }, {passive: false});
-  canvas.addEventListener("dblclick", function () {
-    view.yaw = home.yaw; view.pitch = home.pitch; view.zoom = 1; draw();
-  });
-  window.addEventListener("resize", fit);
-  legend();
-  fit();
-  if (args.play === "1") { play(true); }
-})();
-"""
+
+def show(result, path=None, height=540, **options):
+    """The viewer of a run in a notebook (inline, the page of :func:`write_html` in an iframe),
+    else written to ``path`` (default: a new temporary file) with a line saying where.
+
+    Parameters
+    ----------
+    result : :class:`phmech.result.Result`
+    path : str, optional
+        Where to write the page outside a notebook.
+    height : int
+        Height of the inline view in pixels.
+    **options
+        The options of :func:`write_html` (``max_frames``, ``scale``, ``field``, ...).
+
+    Returns
+    -------
+    InlineView or str
+        The inline view in a notebook, else the written path.
+    """
+    if not (isinstance(height, (int, np.integer)) and not isinstance(height, bool) and 100 <= height <= 4000):
+        raise ValueError(f"show: height must be an integer number of pixels in [100, 4000], got {height!r}")
+    data = viewer_data(result, **options)
+    if in_notebook() and path is None:
+        return InlineView(render_page(data), data["title"], int(height))
+    if path is None:
+        import tempfile
+        fd, path = tempfile.mkstemp(prefix="phmech-viewer-", suffix=".html")
+        os.close(fd)
+    _write_page(data, path, "show")
+    print(f"phmech viewer written to {os.path.abspath(path)} (open it in a browser)")
+    return path

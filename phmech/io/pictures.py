@@ -17,6 +17,10 @@ one :class:`~phmech.bodies.picture.Part` per output time, ``body.mode_picture`` 
   model draws itself whole): the masses and fixed points joined by their
   springs, dashpots and distance constraints.
 
+With ``scale != 1`` the bodies joined to a deformed body move with its magnified deformation
+(:mod:`phmech.io.attachments`), so a body at a beam's tip stays at the drawn tip; the joints'
+drawn points come with the pictures (:func:`trajectory_pictures`).
+
 Point data of a part: ``velocity`` (inertial ``[m/s]``, when the body
 provides it), ``displacement`` (the deformation in inertial components,
 unmagnified ``[m]``: zero for rigid bodies, the elastic displacement of a
@@ -27,8 +31,10 @@ This module knows no body type.
 import numpy as np
 
 from ..bodies.picture import KINDS, Part
+from .attachments import follow_deformation
 
-__all__ = ["KINDS", "Part", "frame_rows", "sampled_trajectory", "check_drawing_options", "trajectory_parts"]
+__all__ = ["KINDS", "Part", "frame_rows", "sampled_trajectory", "check_drawing_options", "trajectory_parts",
+           "trajectory_pictures"]
 
 
 def frame_rows(n_rows, every=None, max_frames=None):
@@ -88,7 +94,8 @@ def trajectory_parts(result, rows, n_points=21, scale=1.0):
     n_points : int
         Points along each beam axis.
     scale : float
-        Magnification of the deformation (beams' axes, plates' deflection).
+        Magnification of the deformation (beams' axes, plates' deflection); the bodies
+        joined to a deformed body follow it.
 
     Returns
     -------
@@ -99,6 +106,14 @@ def trajectory_parts(result, rows, n_points=21, scale=1.0):
     energies : ndarray (len(rows), n bodies)
         Each body's stored energy (the network's total for a mass-spring run).
     """
+    times, names, frames, energies, _ = trajectory_pictures(result, rows, n_points, scale)
+    return times, names, frames, energies
+
+
+def trajectory_pictures(result, rows, n_points=21, scale=1.0):
+    """:func:`trajectory_parts` and the joints' drawn points: ``(times, names, frames, energies,
+    joints)``, ``joints`` a list of :class:`~phmech.io.attachments.JointTrack` (empty for a
+    model drawn as a whole)."""
     check_drawing_options(n_points, scale)
     dae = result.dae
     t = np.asarray(result.t, float)
@@ -106,7 +121,7 @@ def trajectory_parts(result, rows, n_points=21, scale=1.0):
     whole = getattr(dae, "pictures", None)
     if whole is not None:                                            # a model drawn as a whole (a network)
         names, pictures, energies = whole(t, result.y, rows, n_points, scale)
-        return t[rows], names, [[pic(k) for pic in pictures] for k in range(len(rows))], energies
+        return t[rows], names, [[pic(k) for pic in pictures] for k in range(len(rows))], energies, []
     system = getattr(dae, "system", None)
     if system is None:
         raise ValueError("the result has no assembled system of bodies (load it with its model: "
@@ -116,5 +131,6 @@ def trajectory_parts(result, rows, n_points=21, scale=1.0):
     E = [result.y[:, dae.se][:, dae.e_slices[b.name]] for b in bodies]
     pictures = [b.picture(t, qh, eh, rows, n_points=n_points, scale=scale) for b, qh, eh in zip(bodies, Q, E)]
     frames = [[pic(k) for pic in pictures] for k in range(len(rows))]
+    joints = follow_deformation(system, Q, E, rows, frames, scale)
     energies = np.array([[float(b.hamiltonian(eh[i])) for b, eh in zip(bodies, E)] for i in rows])
-    return t[rows], [b.name for b in bodies], frames, energies
+    return t[rows], [b.name for b in bodies], frames, energies, joints

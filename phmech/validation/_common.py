@@ -190,10 +190,15 @@ def parser(description, tfinal=None, solver="midpoint", dt=None, checkpoints=Fal
     return p
 
 
-def add_animate_option(p):
-    """Add ``--animate [{auto,mp4,gif}]`` to ``p`` (``auto``: MP4 when ffmpeg is found, else GIF)."""
+def add_animate_option(p, scale=False):
+    """Add ``--animate [{auto,mp4,gif}]`` to ``p`` (``auto``: MP4 when ffmpeg is found, else GIF); with
+    ``scale``, also ``--scale FACTOR``, the magnification of the deformation drawn (default 1)."""
     p.add_argument("--animate", nargs="?", const="auto", default=None, choices=["auto", "mp4", "gif"],
                    help="also write an animation of the mechanism (auto: MP4 with ffmpeg, else GIF)")
+    if scale:
+        p.add_argument("--scale", type=positive_float, default=1.0, metavar="FACTOR",
+                       help="magnification of the deformation drawn in the animation (the bodies joined "
+                            "to a deformed body follow it)")
     return p
 
 

@@ -245,10 +245,12 @@ def main(argv=None):
                    help="start from the quasi-static deformation of the initial motion (with --geometric-stiffness)")
     p.add_argument("--compare-model", action="store_true",
                    help="also run the other coupler model (a second run) and draw both deflections in wM_disp")
-    _common.add_animate_option(p)
+    _common.add_animate_option(p, scale=True)
     args = p.parse_args(argv)
     if args.quasi_static and not args.geometric_stiffness:
         p.error("--quasi-static needs --geometric-stiffness")
+    if args.scale != 1.0 and args.animate is None:
+        p.error(f"--scale {args.scale:g} needs --animate (it magnifies the deformation drawn there)")
     _common.prepare_outdir(args.outdir, p)
     sys.argv[1:] = []  # keep PETSc from reading our options
     out = run(args.tfinal, args.n_elem, args.solver, args.dt, args.rtol, args.atol, args.max_step,
@@ -257,8 +259,9 @@ def main(argv=None):
               compare_model=args.compare_model, solver_options=_common.checkpoint_options(args))
     movie = _common.animation_path(args, "crank_slider")
     if movie is not None:
-        out.files.append(out.result.animate(movie, every=_common.animation_every(len(out.t)),
-                                            title="crank-slider, " + out.summary["model"]))
+        out.files.append(out.result.animate(movie, every=_common.animation_every(len(out.t)), scale=args.scale,
+                                            title="crank-slider, " + out.summary["model"]
+                                            + (f", deformation x{args.scale:g}" if args.scale != 1 else "")))
     s = out.summary
     print(f"crank-slider ({s['model']}, {s['initial_deformation']} start): "
           f"{args.n_elem} elements, {args.solver}, t_end = {args.tfinal} s, "

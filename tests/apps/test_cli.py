@@ -194,6 +194,26 @@ def test_crank_slider_animate_option(tmp_path, capsys):
     assert all(np.any(f[..., :3].min(axis=-1) < 128) for f in frames)     # not blank
 
 
+def test_crank_slider_scale_option(capsys):
+    """``--scale`` is a positive number and goes with ``--animate``; the errors name the value."""
+    from phmech.validation import crank_slider
+    for argv, message in ((["--scale", "-2", "--animate"], "--scale: must be positive and finite, got '-2'"),
+                          (["--scale", "5"], "--scale 5 needs --animate")):
+        with pytest.raises(SystemExit):
+            crank_slider.main(argv)
+        assert message in capsys.readouterr().err
+
+
+@needs_firedrake
+def test_crank_slider_animate_scale(tmp_path):
+    """``--animate gif --scale 50``: the deformation drawn magnified, the frames written."""
+    iio = pytest.importorskip("imageio.v3")
+    from phmech.validation import crank_slider
+    crank_slider.main(["--tfinal", "0.002", "--n-elem", "2", "--no-plot", "-q", "--animate", "gif",
+                       "--scale", "50", "--outdir", str(tmp_path)])
+    assert iio.imread(tmp_path / "crank_slider.gif", index=None).shape[0] == 11
+
+
 # -- the figures: model, solver and units named; nothing drawn misleadingly ------------------------
 @needs_firedrake
 def test_four_bar_modes_are_drawn_deformed_and_connected(four_bar_model):

@@ -122,3 +122,42 @@ def test_plate_page(tmp_path):
                                atol=1e-4 * body["scalar_max"])
     first, last = dump_dom(path, "?frame=0"), dump_dom(path, "?frame=5")
     assert first["errors"] == "" and last["errors"] == "" and first["checksum"] != last["checksum"]
+
+
+def test_show_outside_and_inside_a_notebook(crank_run, tmp_path, capsys, monkeypatch):
+    """Outside a notebook ``show`` writes the page and says where; in one it returns the same page
+    inline (an iframe's srcdoc)."""
+    import html as html_module
+
+    from phmech.io import html_viewer
+    res, _ = crank_run
+    path = res.show(str(tmp_path / "shown.html"), max_frames=5)
+    assert os.path.isfile(path) and path in capsys.readouterr().out
+    temporary = res.show(max_frames=5)
+    try:
+        assert temporary.endswith(".html") and os.path.isfile(temporary)
+    finally:
+        os.remove(temporary)
+    monkeypatch.setattr(html_viewer, "in_notebook", lambda: True)
+    view = res.show(max_frames=5, height=300)
+    page = html_module.unescape(re.search(r'srcdoc="(.*?)"', view.data, re.S).group(1))
+    assert page == open(path, encoding="utf-8").read()
+    assert "height:300px" in view.data and view._repr_html_() == view.data
+
+
+def test_viewer_options_are_checked(crank_run, tmp_path):
+    """Bad options raise one error naming the option and its value; the colouring field is checked."""
+    res, _ = crank_run
+    with pytest.raises(ValueError, match=r"to_html: no body has the field 'nope'; the fields are \[.*'speed'"):
+        res.to_html(str(tmp_path / "x.html"), field="nope")
+    with pytest.raises(ValueError, match="to_html: field must be a point-data name, 'speed' or None, got 3"):
+        res.to_html(str(tmp_path / "x.html"), field=3)
+    with pytest.raises(ValueError, match="to_html: fps must be a positive integer, got 0"):
+        res.to_html(str(tmp_path / "x.html"), fps=0)
+    with pytest.raises(ValueError, match=r"show: height must be an integer number of pixels in \[100, 4000\], "
+                                         "got 5"):
+        res.show(str(tmp_path / "x.html"), height=5)
+    _, data = embedded(res.to_html(str(tmp_path / "speed.html"), field="speed", max_frames=10))
+    assert data["field"]["name"] == "speed" and data["field"]["unit"] == "m/s"
+    assert all(len(b["field"]) == 10 for b in data["bodies"])
+    assert [j["grounded"] for j in data["joints"]].count(True) >= 2      # the pin and the slide
