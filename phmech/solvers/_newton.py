@@ -114,14 +114,23 @@ def solve(lu, r, dz):
     arrays of compiled factors, whose kind registers a numba overload: LAPACK's ``getrf``
     factors ``(lu, piv)`` here (:func:`lu_solve`), the transposed factors of
     :func:`~phmech.solvers.midpoint_kernels.iteration_matrix` and SuperLU's
-    (:class:`~phmech.solvers._sparse_lu.SparseLU`) in their modules."""
-    dz[:] = lu.solve(r)
+    (:class:`~phmech.solvers._sparse_lu.SparseLU`) in their modules; interpreted, a tuple of
+    arrays goes to the same registered solve."""
+    if isinstance(lu, tuple):
+        _KINDS[len(lu)](lu, r, dz)
+    else:
+        dz[:] = lu.solve(r)
+
+
+#: the solves of compiled factors by the size of their tuple (:func:`factor_kind`)
+_KINDS = {}
 
 
 def factor_kind(size):
     """Register the decorated ``solve(lu, r, dz)`` for compiled factors: tuples of ``size``
-    arrays (a numba overload of :func:`solve`; nothing without numba)."""
+    arrays (a numba overload of :func:`solve`, and the interpreted :func:`solve` of such tuples)."""
     def register(compiled_solve):
+        _KINDS[size] = compiled_solve
         if numba is not None and not numba.config.DISABLE_JIT:
             from numba import types
             from numba.extending import overload

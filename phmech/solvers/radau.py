@@ -68,8 +68,6 @@ of each step of the run.  The controller's formula
 (:func:`~phmech.solvers.radau_runs.step_factor`) is the same function in
 both loops.
 """
-import math
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -77,6 +75,7 @@ from ..math.sizes import DENSE_MAX
 from . import radau_kernels as _rk
 from . import radau_runs as _rr
 from ._dense import sparse_factor
+from ._newton import solve
 from .base import QuadratureWork, Solver, SolverError, count_option, positive_option
 
 
@@ -111,8 +110,6 @@ def _tableau():
 
 
 C, A, A_INV, GAMMA, ALPHA, BETA, T, T_INV, E_WEIGHTS, DENSE_INV = _tableau()
-_POWERS = np.arange(1, 4)
-_C = tuple(float(c) for c in C)
 #: simplified Newton iterations per step (adaptive mode)
 MAX_NEWTON = 7
 #: bounds of the step-size change per step
@@ -225,12 +222,6 @@ class RadauIIA(QuadratureWork, Solver):
         h = 1e-6 * (self.t_end - self.t0) if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
         return min(h, 1e-2 * (self.t_end - self.t0))
 
-    def _error_norm(self, x, scale):
-        """Root mean square of ``x / scale`` over the differential variables (a float)."""
-        nd = self._nd
-        r = x[:nd] / scale[:nd]
-        return math.sqrt(float(r @ r) / max(nd, 1))
-
     def _iteration_matrices(self, h):
         try:
             if self._run_data is not None:
@@ -250,7 +241,7 @@ class RadauIIA(QuadratureWork, Solver):
                 alg = np.flatnonzero(self.algebraic)
                 real = sparse_factor(sp.csc_matrix(GAMMA / h * self.E - self._J), alg)
                 cplx = sparse_factor(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex), alg)
-                self._factors = [self.E, real, cplx, T, T_INV, GAMMA, ALPHA, BETA]
+                self._factors = (self.E, real, cplx, T, T_INV, GAMMA, ALPHA, BETA)
         except (RuntimeError, np.linalg.LinAlgError) as err:
             raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): a singular mass "
                               "matrix on the allowed motions, or dependent constraints") from None
@@ -260,7 +251,7 @@ class RadauIIA(QuadratureWork, Solver):
     def _dense_factors(self, real, cplx):
         """The factors' argument of the compiled correction (:func:`~phmech.solvers.radau_kernels.
         stage_increment`) from the row-major factors of both iteration matrices."""
-        return (*self._E_csr, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64, T, T_INV, GAMMA, ALPHA, BETA)
+        return (self._E_csr, (real.lu_rm, real.piv64), (cplx.lu_rm, cplx.piv64), T, T_INV, GAMMA, ALPHA, BETA)
 
     def _stages(self, t, y, h, Z, scale):
         """Simplified Newton on the collocation system
@@ -280,11 +271,6 @@ class RadauIIA(QuadratureWork, Solver):
             self._nonfinite = (t + C[i] * h, self.problem.labels()[int(bad[0]) if bad.size else 0])
         return Z, status == 1, it, (None if theta < 0 else theta)
 
-    def _row_major_factors(self):
-        """``(lu, piv)`` of the real and the complex iteration matrix for the compiled kernels."""
-        _, real, cplx = self._lus
-        return real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64
-
     def _local_error(self, t, y, abs_y, h, Z, refine):
         """The step's end point and the norm of its embedded error estimate, filtered by
         the real iteration matrix (IV.8, (8.19)-(8.20)): ``(y_new, err_norm)``.
@@ -293,24 +279,18 @@ class RadauIIA(QuadratureWork, Solver):
         With ``refine`` (the first step, and after a rejection) an estimate
         above the tolerance is improved by one more solve with ``f`` at the
         filtered point, which suppresses the estimate's growth for stiff
-        components, (8.20).  With compiled stages the estimate is one compiled
-        call as well (:func:`~phmech.solvers.radau_kernels.local_error`)."""
-        _, real, _ = self._lus
-        if self._kernel is not None:
-            lur, pivr, _, _ = self._row_major_factors()
-            Ep, Ei, Ed = self._E_csr
-            y_new, scale, err, gEZ, err_norm = _rk.local_error(
-                y, abs_y, Z, self._f0, h, self.atol, self.rtol, Ep, Ei, Ed, lur, pivr, E_WEIGHTS, GAMMA, self._nd)
-        else:
-            y_new = y + Z[-1]
-            scale = self.atol + self.rtol * np.maximum(abs_y, np.abs(y_new))
-            gEZ = GAMMA / h * (self.E @ (E_WEIGHTS @ Z))
-            err = real.solve(self._f0 + gEZ)
-            err_norm = self._error_norm(err, scale)
+        components, (8.20).  The estimate is
+        :func:`~phmech.solvers.radau_kernels.local_error`, compiled with dense
+        factors."""
+        E, real = self._factors[:2]
+        y_new, scale, err, gEZ, err_norm = _rk.local_error(
+            y, abs_y, Z, self._f0, h, self.atol, self.rtol, E, real, E_WEIGHTS, GAMMA, self._nd)
         if refine and err_norm > 1:
-            err = real.solve(self._f(t, y + err) + gEZ)
+            r = self._f(t, y + err) + gEZ
             self.nfev += 1
-            err_norm = self._error_norm(err, scale)
+            err = np.empty(y.size)
+            solve(real, r, err)
+            err_norm = _rk.error_norm(err, scale, self._nd)
         return y_new, err_norm
 
     def _predictor(self, t, h):
@@ -318,10 +298,7 @@ class RadauIIA(QuadratureWork, Solver):
         if self._poly is None:
             return np.zeros((3, self.problem.n))
         t_prev, h_prev, y_prev, Q = self._poly
-        if self._kernel is not None:
-            return _rk.predictor(t, h, C, t_prev, h_prev, y_prev, np.ascontiguousarray(Q.T), self.y)
-        x = np.array([[(t + c * h - t_prev) / h_prev] for c in _C])
-        return (x ** _POWERS) @ Q.T + (y_prev - self.y)
+        return _rk.predictor(t, h, C, t_prev, h_prev, np.asarray(y_prev, float), np.ascontiguousarray(Q.T), self.y)
 
     def _step_factor(self, err_norm, iterations, h, accepted):
         """Factor of the next step size.

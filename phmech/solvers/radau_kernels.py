@@ -21,33 +21,35 @@ written once:
 * interpreted (``stage_iteration.py_func``, the same source) for every
   other problem: ``f`` a Python callable, the factors dense or sparse.
 
-The stage evaluation :func:`stage_value` and the correction
-:func:`increment` are chosen by the type of their data: a kind of model
-registers its evaluation with :func:`stage_kind` (for the compiled loop a
-numba overload selected by the data's type, for the interpreted one a test
-of the data), so that the loop never names a model.  The overloads have no
-disk cache of their own: numba would keep it beside this source, keyed to
-this file alone, and serve a stale residual after an edit of another kernel
-module; their code is stored inside the cached loop instead, in the
-directory that follows every kernel module.  The dense
-correction (:func:`stage_increment`) runs compiled in both modes.
+The stage evaluation :func:`stage_value` is chosen by the type of its
+data: a kind of model registers its evaluation with :func:`stage_kind` (for
+the compiled loop a numba overload selected by the data's type, for the
+interpreted one a test of the data), so that the loop never names a model.
+The overloads have no disk cache of their own: numba would keep it beside
+this source, keyed to this file alone, and serve a stale residual after an
+edit of another kernel module; their code is stored inside the cached loop
+instead, in the directory that follows every kernel module.  The correction
+(:func:`stage_increment`) and the embedded error estimate
+(:func:`local_error`) are written once too: compiled for factors given as
+arrays, interpreted for factor objects (sparse or bordered), with ``E``
+through :func:`e_rows` and the solves through
+:func:`~phmech.solvers._newton.solve`; their loops over the unknowns are
+compiled helpers both call.
 
-:func:`predictor`, :func:`local_error` (the embedded error estimate) and
-:class:`DenseFactors` (LAPACK factors with a compiled singularity test)
-serve the compiled path.  The kernels contain the residual kernel of
+:func:`predictor` (the starting stages from the last collocation polynomial)
+and :class:`DenseFactors` (LAPACK factors with a compiled singularity test)
+serve both.  The kernels contain the residual kernel of
 :mod:`phmech.assembly.compiled`; the disk cache follows edits of either
 (:mod:`phmech.kernels.jit`).
 """
-import math
-
 import numpy as np
 
 from ..kernels.jit import jit as _jit, numba
 from ..assembly.compiled import Inputs, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
-from ..math.sparse_kernels import csr_mv_add
+from ..math.sparse_kernels import csr_mv, csr_mv_add
 from ._dense import DenseLU
-from ._newton import lu_solve, newton_converged, newton_hopeless
+from ._newton import newton_converged, newton_hopeless, solve
 
 #: the kinds of stage data: ``(accepts(data), evaluate, jacobian)`` for the interpreted loop
 #: a step whose stage iteration contracted more slowly than this (its last rate ``theta``) leaves a
@@ -215,20 +217,35 @@ def transform(A, X):
     return out
 
 
-@_jit
-def stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta):
-    """One simplified Newton correction ``dW`` in the eigenbasis and its norm.
+def e_rows(E, X):
+    """``E X_k`` for the rows ``X_k`` of ``X`` (3 x n): ``E`` in CSR arrays (a tuple; compiled
+    and interpreted alike by :func:`csr_rows`) or a dense or sparse matrix (interpreted)."""
+    if isinstance(E, tuple):
+        return csr_rows(E[0], E[1], E[2], X)
+    return np.asarray((E @ X.T).T)
 
-    ``F``: the stage values ``f(t + c_i h, y + Z_i)`` (rows); ``W = T^-1 Z``;
-    ``s``: :func:`newton_scales`; ``E`` in CSR arrays ``(Ep, Ei, Ed)``; the
-    LAPACK ``getrf`` factors of ``gamma/h E - J`` and ``(alpha - i beta)/h E - J``.
-    The norm is the root mean square of ``T dW / s`` (the stage increments).
-    """
-    n = W.shape[1]
-    G = transform(TI, F)
-    EW = np.zeros((3, n))
-    for k in range(3):
-        csr_mv_add(Ep, Ei, Ed, W[k], EW[k], 1.0)
+
+def e_product(E, x):
+    """``E x`` for ``E`` as in :func:`e_rows`."""
+    if isinstance(E, tuple):
+        return csr_mv(E[0], E[1], E[2], x)
+    return np.asarray(E @ x)
+
+
+@_jit
+def csr_rows(Ep, Ei, Ed, X):
+    """``E X_k`` of each row ``X_k`` of ``X`` for ``E`` in CSR arrays."""
+    out = np.zeros(X.shape)
+    for k in range(X.shape[0]):
+        csr_mv_add(Ep, Ei, Ed, X[k], out[k], 1.0)
+    return out
+
+
+@_jit
+def stage_rhs(G, EW, h, gamma, alpha, beta):
+    """The right-hand sides of the real and the complex Newton system in the eigenbasis:
+    ``G_1 - gamma/h (E W)_1`` and ``(G_2 + i G_3) - (alpha - i beta)/h (E W)_2 + i (E W)_3``."""
+    n = G.shape[1]
     gh = gamma / h
     ch = (alpha - 1j * beta) / h
     r1 = np.empty(n)
@@ -236,17 +253,42 @@ def stage_increment(F, W, h, s, Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, 
     for k in range(n):
         r1[k] = G[0, k] - gh * EW[0, k]
         r23[k] = (G[1, k] + 1j * G[2, k]) - ch * (EW[1, k] + 1j * EW[2, k])
+    return r1, r23
+
+
+@_jit
+def increment_rows(x, u, T, s):
+    """``dW = (x, Re u, Im u)`` and its norm, the root mean square of ``T dW / s`` (the stage
+    increments)."""
+    n = x.size
     dW = np.empty((3, n))
-    dW[0] = lu_solve(lur, pivr, r1)
-    u = lu_solve(luc, pivc, r23)
     acc = 0.0
     for k in range(n):
+        dW[0, k] = x[k]
         dW[1, k] = u[k].real
         dW[2, k] = u[k].imag
         for i in range(3):
             d = T[i, 0] * dW[0, k] + T[i, 1] * dW[1, k] + T[i, 2] * dW[2, k]
             acc += (d / s[k]) ** 2
     return dW, np.sqrt(acc / (3 * n))
+
+
+def stage_increment(F, W, h, s, factors):
+    """One simplified Newton correction ``dW`` in the eigenbasis and its norm.
+
+    ``F``: the stage values ``f(t + c_i h, y + Z_i)`` (rows); ``W = T^-1 Z``;
+    ``s``: :func:`newton_scales`; ``factors = (E, real, complex, T, T^-1, gamma, alpha,
+    beta)``: ``E`` for :func:`e_rows`, the factors of ``gamma/h E - J`` and
+    ``(alpha - i beta)/h E - J`` for :func:`~phmech.solvers._newton.solve` (LAPACK's arrays,
+    compiled; any factor objects, sparse ones above the dense size, interpreted).
+    """
+    E, real, cplx, T, TI, gamma, alpha, beta = factors
+    r1, r23 = stage_rhs(transform(TI, F), e_rows(E, W), h, gamma, alpha, beta)
+    x = np.empty(r1.size)
+    solve(real, r1, x)
+    u = np.empty(r23.size, np.complex128)
+    solve(cplx, r23, u)
+    return increment_rows(x, u, T, s)
 
 
 @_jit
@@ -284,15 +326,18 @@ def _finite(x):
 
 
 @_jit
-def local_error(y, abs_y, Z, f0, h, atol, rtol, Ep, Ei, Ed, lur, pivr, ew, gamma, nd):
-    """The step's end point and the embedded error estimate of :meth:`RadauIIA._local_error
-    <phmech.solvers.radau.RadauIIA._local_error>` (without the refinement), in one call.
+def error_norm(err, scale, nd):
+    """Root mean square of ``err / scale`` over the first ``nd`` (differential) variables."""
+    acc = 0.0
+    for k in range(nd):
+        acc += (err[k] / scale[k]) ** 2
+    return np.sqrt(acc / max(nd, 1))
 
-    Returns ``(y_new, scale, err, gEZ, err_norm)``: ``y_new = y + Z_3``, the error scale
-    ``atol + rtol max(|y|, |y_new|)``, the filtered estimate ``err = (gamma/h E - J)^-1
-    (f0 + gEZ)`` with ``gEZ = gamma/h E (ew . Z)``, and the root mean square of
-    ``err / scale`` over the first ``nd`` (differential) variables.
-    """
+
+@_jit
+def end_point(y, abs_y, Z, atol, rtol, ew):
+    """``y_new = y + Z_3``, the error scale ``atol + rtol max(|y|, |y_new|)`` and the
+    embedded combination ``ew . Z`` of the stages."""
     n = y.size
     y_new = np.empty(n)
     scale = np.empty(n)
@@ -301,14 +346,24 @@ def local_error(y, abs_y, Z, f0, h, atol, rtol, Ep, Ei, Ed, lur, pivr, ew, gamma
         y_new[k] = y[k] + Z[2, k]
         scale[k] = atol + rtol * max(abs_y[k], abs(y_new[k]))
         v[k] = ew[0] * Z[0, k] + ew[1] * Z[1, k] + ew[2] * Z[2, k]
-    EZ = np.zeros(n)
-    csr_mv_add(Ep, Ei, Ed, v, EZ, 1.0)
-    gEZ = gamma / h * EZ
-    err = lu_solve(lur, pivr, f0 + gEZ)
-    acc = 0.0
-    for k in range(nd):
-        acc += (err[k] / scale[k]) ** 2
-    return y_new, scale, err, gEZ, np.sqrt(acc / max(nd, 1))
+    return y_new, scale, v
+
+
+def local_error(y, abs_y, Z, f0, h, atol, rtol, E, real, ew, gamma, nd):
+    """The step's end point and the embedded error estimate of :meth:`RadauIIA._local_error
+    <phmech.solvers.radau.RadauIIA._local_error>` (without the refinement).
+
+    Returns ``(y_new, scale, err, gEZ, err_norm)``: ``y_new = y + Z_3``, the error scale
+    ``atol + rtol max(|y|, |y_new|)``, the filtered estimate ``err = (gamma/h E - J)^-1
+    (f0 + gEZ)`` with ``gEZ = gamma/h E (ew . Z)`` (``E`` for :func:`e_product`, ``real``
+    the factors for :func:`~phmech.solvers._newton.solve`), and the root mean square of
+    ``err / scale`` over the first ``nd`` (differential) variables.
+    """
+    y_new, scale, v = end_point(y, abs_y, Z, atol, rtol, ew)
+    gEZ = gamma / h * e_product(E, v)
+    err = np.empty(y.size)
+    solve(real, f0 + gEZ, err)
+    return y_new, scale, err, gEZ, error_norm(err, scale, nd)
 
 
 @_jit
@@ -347,40 +402,34 @@ class DenseFactors(DenseLU):
         return small_pivot(A, self.lu)
 
 
-def _python_increment(F, W, h, s, factors):
-    """:func:`stage_increment` with any factor objects (``solve``; sparse ones above the dense
-    size): ``factors = [E, real, complex, T, T^-1, gamma, alpha, beta]``."""
-    E, real, cplx, T, TI, gamma, alpha, beta = factors
-    G = TI @ F
-    EW = (E @ W.T).T
-    r1 = G[0] - gamma / h * EW[0]
-    r23 = (G[1] + 1j * G[2]) - (alpha - 1j * beta) / h * (EW[1] + 1j * EW[2])
-    dW = np.empty_like(W)
-    dW[0] = real.solve(r1)
-    u = cplx.solve(r23)
-    dW[1], dW[2] = u.real, u.imag
-    d = (T @ dW) / s
-    return dW, math.sqrt(float(np.mean(d * d)))
-
-
-def increment(F, W, h, s, factors):
-    """One Newton correction of :func:`stage_iteration`: :func:`stage_increment` for dense
-    factors (a tuple of its arguments after ``s``), :func:`_python_increment` for others."""
-    if isinstance(factors, tuple):
-        return stage_increment(F, W, h, s, *factors)
-    return _python_increment(F, W, h, s, factors)
-
-
 if numba is not None:
+    from numba import types as _types
     from numba.extending import overload
 
-    @overload(increment)
-    def _increment_typed(F, W, h, s, factors):
-        from numba import types
-        if isinstance(factors, types.BaseTuple):
-            def dense(F, W, h, s, factors):
-                return stage_increment(F, W, h, s, *factors)
-            return dense
+    # the functions above written once for both loops: for compiled factors (tuples of arrays)
+    # numba compiles the same source
+    @overload(e_rows)
+    def _e_rows(E, X):
+        if isinstance(E, _types.BaseTuple):
+            return lambda E, X: csr_rows(E[0], E[1], E[2], X)
+        return None
+
+    @overload(e_product)
+    def _e_product(E, x):
+        if isinstance(E, _types.BaseTuple):
+            return lambda E, x: csr_mv(E[0], E[1], E[2], x)
+        return None
+
+    @overload(stage_increment)
+    def _stage_increment(F, W, h, s, factors):
+        if isinstance(factors, _types.BaseTuple):
+            return stage_increment
+        return None
+
+    @overload(local_error)
+    def _local_error(y, abs_y, Z, f0, h, atol, rtol, E, real, ew, gamma, nd):
+        if isinstance(E, _types.BaseTuple):
+            return local_error
         return None
 
 
@@ -391,7 +440,7 @@ def stage_iteration(data, factors, t, y, h, Z, scale, algebraic, C, T, TI, tol, 
     Parameters
     ----------
     data : the stage data (:func:`stage_value`).
-    factors : the iteration matrices' factors (:func:`increment`).
+    factors : the iteration matrices' factors (:func:`stage_increment`).
     t, y, h : start and size of the step.
     Z : starting stage increments (3 x n).
     scale : the error scale of ``y``; with ``algebraic`` the Newton norm's weights
@@ -417,7 +466,7 @@ def stage_iteration(data, factors, t, y, h, Z, scale, algebraic, C, T, TI, tol, 
             stage_value(i, t + C[i] * h, y + Z[i], data, F[i])
             if not _finite(F[i]):
                 return Z, -(i + 1), it, theta
-        dW, norm = increment(F, W, h, s, factors)
+        dW, norm = stage_increment(F, W, h, s, factors)
         if norm_old >= 0.0:
             theta = norm / norm_old
             if newton_hopeless(theta, norm, maxiter - it, tol):

@@ -14,17 +14,8 @@ import numpy as np
 from ..kernels.jit import jit as _jit
 from ._newton import lu_solve
 from .midpoint_kernels import eliminate
-from .radau_kernels import (THETA_REFRESH, local_error, predictor, small_pivot, stage_iteration, stage_jacobian,
+from .radau_kernels import (THETA_REFRESH, error_norm, local_error, predictor, small_pivot, stage_iteration, stage_jacobian,
                             stage_value, transform)
-
-
-@_jit
-def error_norm(err, scale, nd):
-    """Root mean square of ``err / scale`` over the first ``nd`` (differential) variables."""
-    acc = 0.0
-    for k in range(nd):
-        acc += (err[k] / scale[k]) ** 2
-    return np.sqrt(acc / max(nd, 1))
 
 
 @_jit
@@ -146,7 +137,7 @@ def radau_steps(data, t, y, t_bound, t_end, fixed, state, flags, f0, J, J_y, lur
                 Z0 = predictor(t, h, C, state[4], state[5], poly_y, poly_QT, y)
             else:
                 Z0 = np.zeros((3, n))
-            factors = (Ep, Ei, Ed, lur, pivr, luc, pivc, T, TI, gamma, alpha, beta)
+            factors = ((Ep, Ei, Ed), (lur, pivr), (luc, pivc), T, TI, gamma, alpha, beta)
             Z, status, iterations, theta = stage_iteration(data, factors, t, y, h, Z0, scale_y, algebraic, C, T,
                                                            TI, newton_tol, maxiter)
             counts[0] += 3 * iterations
@@ -164,7 +155,7 @@ def radau_steps(data, t, y, t_bound, t_end, fixed, state, flags, f0, J, J_y, lur
                 h *= 0.5
                 counts[3] += 1
                 continue
-            y_new, scale, err, gEZ, err_norm = local_error(y, abs_y, Z, f0, h, atol, rtol, Ep, Ei, Ed, lur, pivr,
+            y_new, scale, err, gEZ, err_norm = local_error(y, abs_y, Z, f0, h, atol, rtol, (Ep, Ei, Ed), (lur, pivr),
                                                            ew, gamma, nd)
             if refine and err_norm > 1:
                 for k in range(n):
