@@ -30,7 +30,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..kernels.jit import jit as _jit, numba
+from ..kernels.jit import borrowed, jit as _jit, numba
 from ..assembly.compiled import residual_kernel
 from ._newton import GENALPHA_SLOW, newton_converged, newton_slow, solve
 
@@ -119,6 +119,7 @@ def genalpha_newton(data, lu, has_lu, y0, xd0, y1, h, gamma, am, af, t_af, t1, f
     """
     n = y0.size
     nd = xd0.size
+    data = borrowed(data)         # the model's arrays as views without an owner for the calls below
     f_af, f_1, y_af, xd_am, dy = np.empty(n), np.empty(n), np.empty(n), np.empty(nd), np.empty(n)
     nres = 0
     err = np.inf
@@ -155,7 +156,7 @@ if numba is not None:
     def _record(data):
         return isinstance(data, _types.BaseNamedTuple) and data.instance_class is GenalphaData
 
-    @overload(stage_f)
+    @overload(stage_f, inline="always")
     def _stage_f(data, k, t, y, out):
         if _record(data):
             def compiled(data, k, t, y, out):
@@ -163,7 +164,7 @@ if numba is not None:
             return compiled
         return None
 
-    @overload(ed_product)
+    @overload(ed_product, inline="always")
     def _ed_product(data, x, out):
         if _record(data):
             def compiled(data, x, out):

@@ -26,8 +26,9 @@ work) and :func:`midpoint_newton` (the simplified Newton iteration) are written 
 What the loop does with the model goes through a few functions taking the step data first
 (:func:`step_f`, :func:`e_product`, :func:`factor`, ...; the solve is
 :func:`~phmech.solvers._newton.solve`): for the record,
-numba overloads chosen by its type; for Python data, their methods.  The overloads have no
-disk cache of their own; their code is stored inside the cached loop, in the directory that
+numba overloads chosen by its type, written into the loop where it is compiled
+(``inline="always"``: a call would copy the model record, hundreds of arrays, each time); for
+Python data, their methods.  The overloads have no disk cache of their own; their code is stored inside the cached loop, in the directory that
 follows every kernel module (:mod:`phmech.kernels.jit`).
 
 The factors are kept in Fortran order: ``F`` (C order) holds ``A^T``, so
@@ -384,6 +385,7 @@ def midpoint_newton(data, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, f
     the 0-based iteration of the last increment and its size.
     """
     n = y0.size
+    data, lu = borrowed((data, lu))    # views without an owner for the calls below
     Edy0 = np.empty(n)
     e_product(data, y0, Edy0)
     ym, fz, r, dz = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
@@ -502,7 +504,7 @@ if numba is not None:
     def _record(data):
         return isinstance(data, _types.BaseNamedTuple) and data.instance_class is MidpointData
 
-    @overload(step_f)
+    @overload(step_f, inline="always")
     def _step_f(data, j, t, y, out):
         if _record(data):
             def compiled(data, j, t, y, out):
@@ -510,7 +512,7 @@ if numba is not None:
             return compiled
         return None
 
-    @overload(e_product)
+    @overload(e_product, inline="always")
     def _e_product(data, x, out):
         if _record(data):
             def compiled(data, x, out):
@@ -519,19 +521,19 @@ if numba is not None:
             return compiled
         return None
 
-    @overload(endpoint_rows)
+    @overload(endpoint_rows, inline="always")
     def _endpoint_rows(data, t1, z, r):
         if _record(data):
             return lambda data, t1, z, r: None      # the compiled steps impose the constraints at the midpoint
         return None
 
-    @overload(step_power)
+    @overload(step_power, inline="always")
     def _step_power(data, j, t, ym):
         if _record(data):
             return lambda data, j, t, ym: power_kernel(ym, data.model, _inputs(data, j))
         return None
 
-    @overload(factor)
+    @overload(factor, inline="always")
     def _factor(data, lu, j, t, ym, h):
         if _record(data) and isinstance(lu, _types.BaseTuple) and len(lu) == 3:
             def dense(data, lu, j, t, ym, h):
@@ -540,7 +542,7 @@ if numba is not None:
             return dense
         return None
 
-    @overload(step_residual)
+    @overload(step_residual, inline="always")
     def _step_residual(data, j, tm, h, nd, y0, Edy0, z, ym, fz, r):
         if _record(data):
             return step_residual            # the same source, compiled
