@@ -433,6 +433,13 @@ def inline(fn):
     return numba.njit(inline="always")(fn)
 
 
+def record_type(numba_type, cls):
+    """Whether ``numba_type`` is the numba type of an instance of the namedtuple class ``cls``
+    (the test of the overloads that tell a compiled record from Python data)."""
+    from numba.core import types
+    return isinstance(numba_type, types.BaseNamedTuple) and numba_type.instance_class is cls
+
+
 def _borrowed_value(context, builder, ty, value):
     """``value`` of type ``ty`` with the memory owner (``meminfo``) of each array set to null."""
     from numba.core import cgutils, types

@@ -10,6 +10,8 @@ slow iteration's matrix.  :func:`newton_hopeless` abandons a
 contracting iteration that cannot reach the tolerance in the iterations left
 (Radau IIA's stage iteration, compiled and interpreted alike).
 """
+import numpy as np
+
 from ..kernels.jit import jit as _jit, numba
 
 #: contraction rate below which the error left after an increment is estimated from it
@@ -147,6 +149,15 @@ def factor_kind(size):
 @factor_kind(2)
 def _lapack_solve(lu, r, dz):
     dz[:] = lu_solve(lu[0], lu[1], r)
+
+
+@_jit
+def all_finite(x):
+    """Whether every entry of ``x`` is finite."""
+    for i in range(x.size):
+        if not np.isfinite(x[i]):
+            return False
+    return True
 
 
 @_jit

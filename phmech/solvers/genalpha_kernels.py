@@ -150,11 +150,12 @@ genalpha_newton_py = getattr(genalpha_newton, "py_func", genalpha_newton)
 
 
 if numba is not None:
-    from numba import types as _types
     from numba.extending import overload
 
+    from ..kernels.jit import record_type
+
     def _record(data):
-        return isinstance(data, _types.BaseNamedTuple) and data.instance_class is GenalphaData
+        return record_type(data, GenalphaData)
 
     @overload(stage_f, inline="always")
     def _stage_f(data, k, t, y, out):

@@ -43,7 +43,7 @@ from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit, numba
 from ..assembly.compiled import Inputs, power_kernel, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add
-from ._newton import MIDPOINT_SLOW, block_scales, factor_kind, newton_converged, newton_slow, solve
+from ._newton import MIDPOINT_SLOW, all_finite, block_scales, factor_kind, newton_converged, newton_slow, solve
 from ._sparse_lu import lu_solve_csc  # noqa: F401 (registers SuperLU's factors with solve)
 
 try:
@@ -332,15 +332,6 @@ def step_rows(r, Edy0, fz, h):
 
 
 @_jit
-def all_finite(x):
-    """Whether every entry of ``x`` is finite."""
-    for i in range(x.size):
-        if not np.isfinite(x[i]):
-            return False
-    return True
-
-
-@_jit
 def take_increment(z, dz, scale, nq, ne, first):
     """``z -= dz``, after the first increment (``first``) with the block scales following the
     solution (:func:`~phmech.solvers._newton.block_scales`: multipliers may start at zero);
@@ -498,11 +489,12 @@ def _step_inputs(data, j):
 
 
 if numba is not None:
-    from numba import types as _types
     from numba.extending import overload
 
+    from ..kernels.jit import record_type
+
     def _record(data):
-        return isinstance(data, _types.BaseNamedTuple) and data.instance_class is MidpointData
+        return record_type(data, MidpointData)
 
     @overload(step_f, inline="always")
     def _step_f(data, j, t, y, out):
@@ -535,7 +527,7 @@ if numba is not None:
 
     @overload(factor, inline="always")
     def _factor(data, lu, j, t, ym, h):
-        if _record(data) and isinstance(lu, _types.BaseTuple) and len(lu) == 3:
+        if _record(data) and isinstance(lu, types.BaseTuple) and len(lu) == 3:
             def dense(data, lu, j, t, ym, h):
                 return iteration_matrix(ym, h, t, data.Edense, data.rsc, data.dcol, lu[0], lu[1], lu[2],
                                         data.model, _inputs(data, j))

@@ -49,7 +49,7 @@ from ..assembly.compiled import Inputs, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv, csr_mv_add
 from ._dense import DenseLU
-from ._newton import newton_converged, newton_hopeless, solve
+from ._newton import all_finite, newton_converged, newton_hopeless, solve
 
 #: the kinds of stage data: ``(accepts(data), evaluate, jacobian)`` for the interpreted loop
 #: a step whose stage iteration contracted more slowly than this (its last rate ``theta``) leaves a
@@ -318,14 +318,6 @@ def predictor(t, h, C, t_prev, h_prev, y_prev, QT, y):
 
 
 @_jit
-def _finite(x):
-    for k in range(x.size):
-        if not np.isfinite(x[k]):
-            return False
-    return True
-
-
-@_jit
 def error_norm(err, scale, nd):
     """Root mean square of ``err / scale`` over the first ``nd`` (differential) variables."""
     acc = 0.0
@@ -464,7 +456,7 @@ def stage_iteration(data, factors, t, y, h, Z, scale, algebraic, C, T, TI, tol, 
     for it in range(1, maxiter + 1):
         for i in range(3):
             stage_value(i, t + C[i] * h, y + Z[i], data, F[i])
-            if not _finite(F[i]):
+            if not all_finite(F[i]):
                 return Z, -(i + 1), it, theta
         dW, norm = stage_increment(F, W, h, s, factors)
         if norm_old >= 0.0:
