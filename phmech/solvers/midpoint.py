@@ -161,12 +161,9 @@ class ImplicitMidpoint(Solver):
             # load the compiled steps for this model's argument types now, with the set-up and the
             # other kernels (a call of no steps), rather than inside the first step
             from .midpoint_kernels import TransposedLU, midpoint_steps
-            n = d.n
-            midpoint_steps(self._record(self._kernel, *self._kernel.step_inputs(()), True),
-                           TransposedLU(n).factors, np.zeros(n), np.zeros(n), False, np.nan, False,
-                           np.zeros(0), np.zeros(0), d.nq, d.ne, self.newton_tol, self.max_newton,
-                           np.ones(n), np.empty(n), False, 0, 0, 0.0, np.empty(n), np.empty((0, n)),
-                           np.empty(0))
+            none = np.zeros(0)
+            self._call_steps(midpoint_steps, self._record(self._kernel, *self._kernel.step_inputs(()), True),
+                             TransposedLU(d.n).factors, none, none, self._scales(self.y))
 
     def _scales(self, y):
         d = self.problem
@@ -333,14 +330,8 @@ class ImplicitMidpoint(Solver):
             data = factors = self._python
             run = midpoint_steps_py
         n = self.problem.n
-        y, ym_lu, z = self.y.copy(), np.empty(n), np.empty(n)
-        z_prev = np.array(self.z_prev if self.z_prev is not None else y, float)
-        Y, works = np.empty((hs.size, n)), np.empty(hs.size)
-        d = self.problem
-        done, status, err, taken, nfev, nlu, iterations, lu_h, lu_step = run(
-            data, factors, y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h,
-            self.lu is not None, hs, tms, d.nq, d.ne, self.newton_tol, self.max_newton, self.dae_scale, ym_lu,
-            self.fresh_jacobian, self.refresh_iterations, self._iterations, float(self.work), z, Y, works)
+        (done, status, err, taken, nfev, nlu, iterations, lu_h, lu_step), ym_lu, z, Y, works = self._call_steps(
+            run, data, factors, hs, tms, self.dae_scale)
         if compiled:                     # the Python step data count their own calls
             self.nfev += nfev
             self.njev += nlu
@@ -362,6 +353,21 @@ class ImplicitMidpoint(Solver):
             self._block = (ts, ys, hs[:done], ws)
             return
         self._fail(status, err, taken, hs[0], tms[0], z)
+
+    def _call_steps(self, run, data, factors, hs, tms, scale):
+        """``run`` (:func:`~phmech.solvers.midpoint_kernels.midpoint_steps`, compiled or
+        interpreted) on the steps ``hs`` (midpoints ``tms``) from the solver's state with the
+        Newton scales ``scale`` (updated in place); returns its results, the point of a
+        factorization, the last iterate and the end points and work after each step."""
+        d = self.problem
+        n = d.n
+        y, ym_lu, z = self.y.copy(), np.empty(n), np.empty(n)
+        z_prev = np.array(self.z_prev if self.z_prev is not None else y, float)
+        Y, works = np.empty((hs.size, n)), np.empty(hs.size)
+        out = run(data, factors, y, z_prev, self.z_prev is not None, np.nan if self.lu_h is None else self.lu_h,
+                  self.lu is not None, hs, tms, d.nq, d.ne, self.newton_tol, self.max_newton, scale, ym_lu,
+                  self.fresh_jacobian, self.refresh_iterations, self._iterations, float(self.work), z, Y, works)
+        return out, ym_lu, z, Y, works
 
     def _fail(self, status, err, iterations, h, tm, z):
         """Raise for the step from the solver's state that ended with ``status`` of

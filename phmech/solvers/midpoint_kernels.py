@@ -263,8 +263,6 @@ class TransposedLU:
         return x
 
 
-
-
 # -- the step's operations: chosen by the type of the step data -----------------------------------
 #
 # The Newton iteration and the steps below are written once.  What they do with the model goes
@@ -484,7 +482,9 @@ midpoint_newton_py = getattr(midpoint_newton, "py_func", midpoint_newton)
 
 # -- the compiled step data's operations -------------------------------------------------------
 
-def _step_inputs(data, j):
+@_jit_inline
+def _inputs(data, j):
+    """The :data:`~phmech.assembly.compiled.Inputs` of step ``j`` of the record ``data``."""
     return Inputs(data.W[j], data.U[0] if data.U.shape[0] == 1 else data.U[j])
 
 
@@ -547,7 +547,3 @@ if numba is not None:
                 return midpoint_newton(data, lu, j, y0, z, h, tm, nq, ne, tol, max_newton, scale, floor)
             return compiled
         return None
-
-    _inputs = _jit_inline(_step_inputs)
-else:                                   # pragma: no cover - numba is part of the installed stack
-    _inputs = _step_inputs

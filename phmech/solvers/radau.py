@@ -48,11 +48,12 @@ with the dense rows and columns of floating frames eliminated as a border:
 dense problems whose right-hand side is a compiled kernel (the assembled
 systems whose compiled residual is complete, and the classic benchmark
 problems, :mod:`phmech.validation._classic_compiled`), interpreted with
-``f`` in Python otherwise.  With a compiled right-hand side the predictor
-and the error estimate are compiled calls as well (the same formulas,
-summed in another order, so the results agree to round-off), the
-factorization is the same LAPACK routine plus a compiled singularity test,
-and ``f`` and the dense Jacobian are the compiled ones.  ``compiled=False``
+``f`` in Python otherwise.  The correction, the predictor and the error
+estimate are one source each (:mod:`phmech.solvers.radau_kernels`), compiled
+for dense factors and interpreted for sparse ones; with a compiled
+right-hand side the factorization is the same LAPACK routine plus a
+compiled singularity test, and ``f`` and the dense Jacobian are the compiled
+ones.  ``compiled=False``
 runs the iteration interpreted with the problem's own ``f``, the reference.
 
 **Compiled runs.**  Where, besides, the stage data do not depend on time

@@ -14,8 +14,8 @@ import numpy as np
 from ..kernels.jit import jit as _jit
 from ._newton import lu_solve
 from .midpoint_kernels import eliminate
-from .radau_kernels import (THETA_REFRESH, error_norm, local_error, predictor, small_pivot, stage_iteration, stage_jacobian,
-                            stage_value, transform)
+from .radau_kernels import (THETA_REFRESH, error_norm, local_error, predictor, small_pivot, stage_iteration,
+                            stage_jacobian, stage_value, transform)
 
 
 @_jit
