@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from scipy.linalg import lapack
 
 from ..math.sizes import DENSE_MAX
+from ._newton import small_pivot
 
 
 class DenseLU:
@@ -32,11 +33,8 @@ class DenseLU:
 
     def _small_pivot(self, A):
         """The first column whose pivot is of rounding size against the column's largest entry,
-        or -1: a matrix singular in exact arithmetic may leave such a pivot instead of zero
-        (row pivoting keeps the columns)."""
-        piv_abs = np.abs(np.diagonal(self.lu))
-        small = piv_abs <= piv_abs.size * np.finfo(float).eps * np.abs(A).max(axis=0)
-        return int(np.flatnonzero(small)[0]) if np.any(small) else -1
+        or -1 (:func:`~phmech.solvers._newton.small_pivot`)."""
+        return int(small_pivot(np.abs(np.diagonal(self.lu)), np.abs(A).max(axis=0)))
 
     def solve(self, b):
         x, info = self._getrs(self.lu, self.piv, b)

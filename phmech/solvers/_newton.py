@@ -161,6 +161,21 @@ def all_finite(x):
 
 
 @_jit
+def small_pivot(pivots, col):
+    """The first column ``k`` whose pivot is of rounding size against the column's largest
+    entry, ``|u_kk| <= n eps max_i |A_ik|`` (``pivots``: the ``|u_kk|``; ``col``: the column
+    maxima of ``A``), or -1.  A matrix singular in exact arithmetic may leave such a pivot
+    instead of zero (row pivoting keeps the columns): the singularity test of every dense
+    factorization of the package."""
+    n = pivots.size
+    eps = np.finfo(np.float64).eps
+    for k in range(n):
+        if pivots[k] <= n * eps * col[k]:
+            return k
+    return -1
+
+
+@_jit
 def block_scales(y, nq, ne, scale):
     """``max(scale, per-block mean |y|)`` over the blocks ``q``, ``e``, ``lam`` (floor 1e-8)."""
     n = y.size

@@ -43,7 +43,8 @@ from ..kernels.jit import borrowed, inline as _jit_inline, jit as _jit, numba
 from ..assembly.compiled import Inputs, power_kernel, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv_add
-from ._newton import MIDPOINT_SLOW, all_finite, block_scales, factor_kind, newton_converged, newton_slow, solve
+from ._newton import (MIDPOINT_SLOW, all_finite, block_scales, factor_kind, newton_converged, newton_slow,
+                      small_pivot, solve)
 from ._sparse_lu import lu_solve_csc  # noqa: F401 (registers SuperLU's factors with solve)
 
 try:
@@ -229,10 +230,12 @@ def iteration_matrix(ym, h, tm, Edense, rsc, dcol, F, ipiv, nz, model, inputs):
     info = getrf(F, ipiv)
     if info < 0:
         return n + 1
-    eps = np.finfo(np.float64).eps
+    pivots = np.empty(n)
     for k in range(n):
-        if abs(F[k, k]) <= n * eps * col[k]:
-            return k + 1
+        pivots[k] = abs(F[k, k])
+    k = small_pivot(pivots, col)
+    if k >= 0:
+        return k + 1
     factor_pattern(F, nz)
     return 0
 

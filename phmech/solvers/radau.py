@@ -43,31 +43,25 @@ complex factorization per step size and Jacobian: dense LAPACK up to
 with the dense rows and columns of floating frames eliminated as a border:
 :func:`~phmech.solvers._dense.sparse_factor`).
 
-**Compiled path.**  The stage iteration is one source
-(:func:`~phmech.solvers.radau_kernels.stage_iteration`): compiled for the
-dense problems whose right-hand side is a compiled kernel (the assembled
-systems whose compiled residual is complete, and the classic benchmark
-problems, :mod:`phmech.validation._classic_compiled`), interpreted with
-``f`` in Python otherwise.  The correction, the predictor and the error
+**One loop.**  The step -- step size, Jacobian refreshes, both
+factorizations, stage iteration, error estimate with its refinement,
+rejections and controller -- is one source,
+:func:`~phmech.solvers.radau_runs.radau_steps`, which takes many steps in one
+call when the driver does not need to see each (no events, no callbacks); the
+dense output is then the collocation polynomial of each step of the call.  It
+runs compiled on a :class:`~phmech.solvers.radau_runs.RadauData` record where
+the stage data do not depend on time (the classic problems,
+:mod:`phmech.validation._classic_compiled`; assembled systems whose compiled
+residual is complete, without time-dependent prescribed velocities or load
+inputs) and the system is small enough for the compiled elimination
+(:data:`~phmech.solvers.midpoint_kernels.ELIMINATION_MAX` unknowns), and
+interpreted on :class:`PythonStages` otherwise.  The stage iteration
+(:func:`~phmech.solvers.radau_kernels.stage_iteration`) runs compiled there
+too for dense problems whose right-hand side is a compiled kernel, with the
+stage data of each step's times; the correction, the predictor and the error
 estimate are one source each (:mod:`phmech.solvers.radau_kernels`), compiled
-for dense factors and interpreted for sparse ones; with a compiled
-right-hand side the factorization is the same LAPACK routine plus a
-compiled singularity test, and ``f`` and the dense Jacobian are the compiled
-ones.  ``compiled=False``
-runs the iteration interpreted with the problem's own ``f``, the reference.
-
-**Compiled runs.**  Where, besides, the stage data do not depend on time
-(the classic problems; assembled systems without time-dependent prescribed
-velocities or load inputs) and the system is small enough for the compiled
-elimination (:data:`~phmech.solvers.midpoint_kernels.ELIMINATION_MAX`
-unknowns), the whole step -- step size, Jacobian refreshes, both
-factorizations, stage iteration, error estimate and controller -- is one
-compiled function, :func:`~phmech.solvers.radau_runs.radau_steps`, which
-takes many steps in one call when the driver does not need to see each (no
-events, no callbacks).  The dense output is then the collocation polynomial
-of each step of the run.  The controller's formula
-(:func:`~phmech.solvers.radau_runs.step_factor`) is the same function in
-both loops.
+for dense factors and interpreted for sparse ones.  ``compiled=False`` runs
+everything interpreted with the problem's own ``f``, the reference.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -115,8 +109,10 @@ C, A, A_INV, GAMMA, ALPHA, BETA, T, T_INV, E_WEIGHTS, DENSE_INV = _tableau()
 MAX_NEWTON = 7
 #: bounds of the step-size change per step
 FACTOR_MIN, FACTOR_MAX = 0.2, 8.0
-#: the most steps of one compiled run (:meth:`RadauIIA._run`)
+#: the most steps of one call of the step loop (:meth:`RadauIIA._step`), and the most numbers
+#: it stores for them (the steps' start points and stages: 4 n each)
 BLOCK_MAX = 1000
+BLOCK_VALUES = 4_000_000
 #: the method's constants as :func:`~phmech.solvers.radau_runs.radau_steps` takes them
 _RUN_TABLEAU = (C, T, T_INV, DENSE_INV, E_WEIGHTS, GAMMA, ALPHA, BETA, MAX_NEWTON, FACTOR_MIN, FACTOR_MAX)
 
@@ -168,9 +164,9 @@ class RadauIIA(QuadratureWork, Solver):
         self.E = sp.csc_matrix(problem.E)
         if self.dense:
             self.E = self.E.toarray()
-        self.algebraic = np.zeros(problem.n, bool)
-        self.algebraic[problem.n - problem.nl:] = True
-        self._nd = problem.n - problem.nl          # the differential variables come first
+        n = problem.n
+        self.algebraic = np.zeros(n, bool)
+        self.algebraic[n - problem.nl:] = True
         if not isinstance(compiled, (bool, np.bool_)):
             raise ValueError(f"radau: option compiled must be True or False, got {compiled!r}")
         # the compiled right-hand side (stage source: f, dense Jacobian, stage data) where the
@@ -179,21 +175,34 @@ class RadauIIA(QuadratureWork, Solver):
         self._kernel = source if self.dense else None
         self._f = source.f if source is not None else problem.f
         self._loop = _rk.stage_iteration if self._kernel is not None else _rk.stage_iteration_py
-        # runs of several compiled steps (radau_steps) where the stage data do not depend on time
-        # and the factorization is the compiled elimination's (small dense systems)
-        from .midpoint_kernels import AVAILABLE, ELIMINATION_MAX
-        run_data = getattr(self._kernel, "run_data", None)
-        self._run_data = (run_data() if self._kernel is not None and run_data is not None and AVAILABLE
-                          and problem.n <= ELIMINATION_MAX else None)
-        self._block = None       # the steps of the last run: (ts, hs, ys, Zs)
         if self.dense:
             Ec = sp.csr_matrix(self.E)
             Ec.sort_indices()
             self._E_csr = (Ec.indptr.astype(np.int64), Ec.indices.astype(np.int64), Ec.data.astype(float))
-        self._factors = None     # the iteration matrices' factors as the stage iteration takes them
+        # the steps compiled (a RadauData record) where the stage data do not depend on time and the
+        # factorization is the compiled elimination's (small dense systems), else interpreted
+        from .midpoint_kernels import AVAILABLE, ELIMINATION_MAX
+        run_data = getattr(self._kernel, "run_data", None)
+        run_data = (run_data() if self._kernel is not None and run_data is not None and AVAILABLE
+                    and n <= ELIMINATION_MAX else None)
+        if run_data is not None:
+            self._ops, self._steps = _rr.RadauData.of(run_data, self.E), _rr.radau_steps
+        else:
+            self._ops, self._steps = PythonStages(self), _rr.radau_steps_py
         # Newton stopping level (IV.8: kappa * Tol with kappa ~ 1e-1 ... 1e-2), relative to the error scale
         self.newton_tol = max(10 * np.finfo(float).eps / self.rtol, min(0.03, np.sqrt(self.rtol)))
         self.maxiter = MAX_NEWTON if self.fixed_step is None else 30
+        self._settings = (float(self.fixed_step or 0.0), self.rtol, self.atol, float(self.max_step),
+                          float(self.newton_tol), int(self.maxiter), float(self.t_end), n - problem.nl,
+                          self.algebraic)
+        # the solver's memory as radau_steps keeps it (see there): the step size and the
+        # factors', the controller's, the collocation polynomial's and the Jacobian's data
+        self._state = np.array([np.nan, np.nan, 1.0, 1.0, 0.0, 1.0, np.nan, np.nan, 0.0])
+        self._flags = np.zeros(5, np.int64)
+        self._f0 = np.zeros(n)
+        self._J_y = np.zeros(n)
+        self._poly_y, self._poly_QT = np.zeros(n), np.zeros((3, n))
+        self._block = None       # the steps of the last call: (ts, hs, ys, Zs)
         if self.fixed_step is not None:
             h = self.fixed_step
         elif first_step is not None:
@@ -201,15 +210,16 @@ class RadauIIA(QuadratureWork, Solver):
         else:
             h = self._starting_step()
         self.h = min(h, self.max_step, self.t_end - self.t0)
-        self._f0 = None          # f(t, y) at the current point
-        self._J = None           # Jacobian and whether it belongs to the current point
-        self._J_fresh = False
-        self._J_point = None     # (t, y) where the Jacobian was evaluated
-        self._lus = None         # (h, LU real, LU complex)
-        self._previous = None    # (h, err) of the last accepted step, for the controller
-        self._poly = None        # (t_old, h, y_old, Q) of the last accepted step
-        self._nonfinite = None   # (t, label) where a stage evaluation gave NaN or inf
         self._init_work()
+
+    @property
+    def h(self):
+        """The size of the next step."""
+        return float(self._state[0])
+
+    @h.setter
+    def h(self, value):
+        self._state[0] = value
 
     # -- pieces ----------------------------------------------------------------
     def _starting_step(self):
@@ -223,239 +233,56 @@ class RadauIIA(QuadratureWork, Solver):
         h = 1e-6 * (self.t_end - self.t0) if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
         return min(h, 1e-2 * (self.t_end - self.t0))
 
-    def _iteration_matrices(self, h):
-        try:
-            if self._run_data is not None:
-                # the factors of the compiled runs (radau_steps), by the same compiled function
-                n = self.problem.n
-                real, cplx = _rr.RowMajorLU(n), _rr.RowMajorLU(n, complex)
-                if _rr.factor_pair(self.E, self._J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64,
-                                   cplx.lu_rm, cplx.piv64):
-                    raise np.linalg.LinAlgError("singular matrix")
-                self._factors = self._dense_factors(real, cplx)
-            elif self.dense:
-                # LAPACK factors with the row-major copies the compiled correction takes
-                real = _rk.DenseFactors(GAMMA / h * self.E - self._J)
-                cplx = _rk.DenseFactors((ALPHA - 1j * BETA) / h * self.E - self._J)
-                self._factors = self._dense_factors(real, cplx)
-            else:
-                alg = np.flatnonzero(self.algebraic)
-                real = sparse_factor(sp.csc_matrix(GAMMA / h * self.E - self._J), alg)
-                cplx = sparse_factor(sp.csc_matrix((ALPHA - 1j * BETA) / h * self.E - self._J, dtype=complex), alg)
-                self._factors = (self.E, real, cplx, T, T_INV, GAMMA, ALPHA, BETA)
-        except (RuntimeError, np.linalg.LinAlgError) as err:
-            raise SolverError(self.name, self.t, f"singular iteration matrix ({err}): a singular mass "
-                              "matrix on the allowed motions, or dependent constraints") from None
-        self.nlu += 2
-        self._lus = (h, real, cplx)
-
-    def _dense_factors(self, real, cplx):
-        """The factors' argument of the compiled correction (:func:`~phmech.solvers.radau_kernels.
-        stage_increment`) from the row-major factors of both iteration matrices."""
-        return (self._E_csr, (real.lu_rm, real.piv64), (cplx.lu_rm, cplx.piv64), T, T_INV, GAMMA, ALPHA, BETA)
-
-    def _stages(self, t, y, h, Z, scale):
-        """Simplified Newton on the collocation system
-        (:func:`~phmech.solvers.radau_kernels.stage_iteration`, compiled with a compiled
-        right-hand side); returns ``(Z, converged, iterations, theta)``."""
-        source = self._kernel
-        data = source.stage_data(t + C * h) if source is not None else self._f
-        Z, status, it, theta = self._loop(data, self._factors, t, y, h, Z, scale, self.algebraic, C, T, T_INV,
-                                          self.newton_tol, self.maxiter)
-        self.nfev += 3 * it
-        if status < 0:                       # where f is not finite: said on the step size's failure
-            i = -status - 1
-            with np.errstate(all="ignore"):
-                F = self._f(t + C[i] * h, y + Z[i])
-            self.nfev += 1
-            bad = np.flatnonzero(~np.isfinite(F))
-            self._nonfinite = (t + C[i] * h, self.problem.labels()[int(bad[0]) if bad.size else 0])
-        return Z, status == 1, it, (None if theta < 0 else theta)
-
-    def _local_error(self, t, y, abs_y, h, Z, refine):
-        """The step's end point and the norm of its embedded error estimate, filtered by
-        the real iteration matrix (IV.8, (8.19)-(8.20)): ``(y_new, err_norm)``.
-
-        The error scale is ``atol + rtol max(|y|, |y_new|)`` (``abs_y = |y|``).
-        With ``refine`` (the first step, and after a rejection) an estimate
-        above the tolerance is improved by one more solve with ``f`` at the
-        filtered point, which suppresses the estimate's growth for stiff
-        components, (8.20).  The estimate is
-        :func:`~phmech.solvers.radau_kernels.local_error`, compiled with dense
-        factors."""
-        E, real = self._factors[:2]
-        y_new, scale, err, gEZ, err_norm = _rk.local_error(
-            y, abs_y, Z, self._f0, h, self.atol, self.rtol, E, real, E_WEIGHTS, GAMMA, self._nd)
-        if refine and err_norm > 1:
-            r = self._f(t, y + err) + gEZ
-            self.nfev += 1
-            err = np.empty(y.size)
-            solve(real, r, err)
-            err_norm = _rk.error_norm(err, scale, self._nd)
-        return y_new, err_norm
-
-    def _predictor(self, t, h):
-        """Starting stages from the previous collocation polynomial (zero on the first step)."""
-        if self._poly is None:
-            return np.zeros((3, self.problem.n))
-        t_prev, h_prev, y_prev, Q = self._poly
-        return _rk.predictor(t, h, C, t_prev, h_prev, np.asarray(y_prev, float), np.ascontiguousarray(Q.T), self.y)
-
-    def _step_factor(self, err_norm, iterations, h, accepted):
-        """Factor of the next step size.
-
-        The classical ``err^(-1/4)`` (local error O(h^4) for the embedded
-        formula) times a safety factor that shrinks with the Newton effort;
-        after an accepted step also the predictive controller of Gustafsson
-        (IV.8, (8.25)), which uses the ratio of the last two errors and
-        steps, whichever is more cautious."""
-        h_old, err_old = self._previous if self._previous is not None else (1.0, 1.0)
-        return _rr.step_factor(err_norm, iterations, h, accepted, self._previous is not None, h_old, err_old,
-                               MAX_NEWTON, FACTOR_MIN, FACTOR_MAX)
-
-    def _refresh_jacobian(self, t, y):
-        # a compiled right-hand side may come with its Jacobian as a dense array (no sparse round trip)
-        jac = getattr(self._kernel, "jacobian", None)
-        J = jac(t, y) if jac is not None else self.problem.jacobian(t, y)
-        self._J = (J.toarray() if sp.issparse(J) else np.asarray(J, float)) if self.dense else J
-        self._J_point = (t, np.array(y))
-        self.njev += 1
-        self._J_fresh = True
-        self._lus = None
-
     # -- the step ----------------------------------------------------------------
     def _step(self):
-        self._block = None
-        if self._run_data is not None and self._run():
-            return
-        d = self.problem
-        t, y = self.t, self.y
-        if self._f0 is None:
-            self._f0 = self._f(t, y)
-            self.nfev += 1
-            if not np.isfinite(self._f0).all():
-                bad = d.labels()[int(np.flatnonzero(~np.isfinite(self._f0))[0])]
-                raise SolverError(self.name, t, f"the right-hand side is non-finite ({bad}) at the "
-                                  "current state (a load or drive function returning NaN or inf?)")
-        if self._J is None:
-            self._refresh_jacobian(t, y)
-        t_bound = self.t_bound
-        h = min(self.h, self.max_step, t_bound - t)
-        if t_bound - (t + h) < 1e-12 * max(1.0, abs(t_bound)):
-            h = t_bound - t
-        refine = self._poly is None
-        h_min = 10 * np.spacing(max(abs(t), abs(self.t_end)))
-        abs_y = np.abs(y)
-        scale_y = self.atol + self.rtol * abs_y
-        while True:
-            if h < h_min:
-                if self._nonfinite:
-                    raise SolverError(self.name, t, "the right-hand side became non-finite at t = "
-                                      f"{self._nonfinite[0]:.9g} in {self._nonfinite[1]} on every step size "
-                                      f"down to {h:.3g} (a load or drive function returning NaN or inf?)")
-                raise SolverError(self.name, t, f"the step size {h:.3g} became too small (Newton iteration "
-                                  "or error test fails on every step size)")
-            if self._lus is None or self._lus[0] != h:
-                self._iteration_matrices(h)
-            Z, converged, iterations, theta = self._stages(t, y, h, self._predictor(t, h), scale_y)
-            if not converged:
-                if not self._J_fresh:          # first a fresh Jacobian, then a smaller step
-                    self._refresh_jacobian(t, y)
-                    continue
-                if self.fixed_step is not None:
-                    raise SolverError(self.name, t, f"Newton iteration did not converge with the fixed "
-                                      f"step {h:.3g}")
-                h *= 0.5
-                self.nreject += 1
-                continue
-            y_new, err_norm = self._local_error(t, y, abs_y, h, Z, refine)
-            if err_norm > 1 and self.fixed_step is None:
-                h *= 0.1 if self._poly is None else self._step_factor(err_norm, iterations, h, False)
-                self.nreject += 1
-                refine = True
-                continue
-            break
-        # accepted
-        self._nonfinite = None
-        self._poly = (t, h, y, (DENSE_INV @ Z).T)
-        self.t_old, self.y_old = t, y
-        self.t = t + h if t + h < t_bound else t_bound
-        self.y = y_new
-        self.nsteps += 1
-        self._record_work((t, self.t), (y, y_new))
-        self._f0 = self._f(self.t, y_new)
-        self.nfev += 1
-        h_next = self.fixed_step or h * self._step_factor(err_norm, iterations, h, True)
-        self._previous = (h, max(err_norm, 1e-2))
-        if theta is not None and theta > _rk.THETA_REFRESH:     # slow contraction: refresh the Jacobian
-            self._J = None
-        else:
-            self._J_fresh = False
-            if self.fixed_step is None and 1.0 <= h_next / h <= 1.2:
-                h_next = h                          # keep the factorizations
-        self.h = h_next
-
-    def _run(self):
-        """Steps by :func:`~phmech.solvers.radau_runs.radau_steps` (the operations of
-        :meth:`_step`, compiled): up to ``t_bound``, several in one call when the driver does not
-        need to see each (at most :data:`BLOCK_MAX`), else one.  The solver's memory goes in and
-        comes back through arrays.  False when no step was taken: the step is then repeated by
-        :meth:`_step`'s own loop, which says why it fails (and the runs stop)."""
+        """Steps by :func:`~phmech.solvers.radau_runs.radau_steps` up to ``t_bound``: several in
+        one call when the driver does not need to see each (at most :data:`BLOCK_MAX`, and
+        :data:`BLOCK_VALUES` stored numbers), else one; a step that cannot be taken raises why."""
         n = self.problem.n
-        room = 1 if self.single_steps else BLOCK_MAX
+        room = 1 if self.single_steps else max(1, min(BLOCK_MAX, BLOCK_VALUES // (4 * n)))
         if self.max_steps is not None:
             room = max(1, min(room, self.max_steps - self.nsteps))
-        if self._lus is None:
-            real, cplx = _rr.RowMajorLU(n), _rr.RowMajorLU(n, complex)
-            lus_h = np.nan
-        else:
-            lus_h, real, cplx = self._lus
-        J = np.array(self._J, float) if self._J is not None else np.zeros((n, n))
-        J_t, J_y = self._J_point if self._J_point is not None else (np.nan, np.zeros(n))
-        J_y = np.array(J_y, float)
-        h_old, err_old = self._previous if self._previous is not None else (1.0, 1.0)
-        poly = self._poly
-        p_t, p_h, p_y, p_QT = ((poly[0], poly[1], np.array(poly[2], float), np.ascontiguousarray(poly[3].T))
-                               if poly is not None else (0.0, 1.0, np.zeros(n), np.zeros((3, n))))
-        state = np.array([self.h, lus_h, h_old, err_old, p_t, p_h, J_t], float)
-        flags = np.array([self._f0 is not None, self._J is not None, self._J_fresh, self._previous is not None,
-                          poly is not None], np.int64)
-        f0 = np.array(self._f0, float) if self._f0 is not None else np.zeros(n)
-        y = np.array(self.y, float)
         counts = np.zeros(4, np.int64)
         Ts, Hs = np.empty(room), np.empty(room)
         Ys, Zs = np.empty((room, n)), np.empty((room, 3, n))
-        Ep, Ei, Ed = self._E_csr
-        done, status, t = _rr.radau_steps(
-            self._run_data, self.t, y, self.t_bound, self.t_end, self.fixed_step or 0.0, state, flags, f0, J, J_y,
-            real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64, self.E, Ep, Ei, Ed, self.algebraic, self._nd,
-            self.rtol, self.atol, self.max_step, self.newton_tol, self.maxiter, _RUN_TABLEAU, p_y, p_QT,
-            Ts, Hs, Ys, Zs, counts)
+        y = np.array(self.y, float)
+        done, status, t, h = self._steps(self._ops, self.t, y, self.t_bound, self._settings, _RUN_TABLEAU,
+                                         self._state, self._flags, self._f0, self._J_y, self._poly_y,
+                                         self._poly_QT, Ts, Hs, Ys, Zs, counts)
         self.nfev += int(counts[0])
         self.njev += int(counts[1])
         self.nlu += int(counts[2])
         self.nreject += int(counts[3])
-        self.h = float(state[0])
-        self._f0 = f0 if flags[0] else None
-        self._J = J if flags[1] else None
-        self._J_point = (float(state[6]), J_y) if flags[1] else None
-        self._J_fresh = bool(flags[2])
-        self._lus = (float(state[1]), real, cplx) if flags[1] and state[1] == state[1] else None
-        if self._lus is not None:
-            self._factors = self._dense_factors(real, cplx)
-        self._previous = (float(state[2]), float(state[3])) if flags[3] else None
+        self._block = None
         if done:
-            self._poly = (float(state[4]), float(state[5]), p_y, np.ascontiguousarray(p_QT.T))
             self.nsteps += done
-            self.t_old, self.y_old = float(Ts[0]), Ys[0].copy()      # the run is one step for the driver
+            self.t_old, self.y_old = float(Ts[0]), Ys[0].copy()      # the call is one step for the driver
             self.t, self.y = float(t), y
-            self._nonfinite = None
             self._block = (Ts[:done], Hs[:done], Ys[:done], Zs[:done])
             self._record_work(np.r_[Ts[:done], self.t], np.vstack([Ys[:done], y[None, :]]))
-        if status != 1:
-            self._run_data = None            # the interpreted step repeats it and says why
-            self._J = self._lus = None
-        return done > 0
+        elif status != 1:
+            raise self._failure(status, float(t), float(h))
+
+    def _failure(self, status, t, h):
+        """The :class:`SolverError` of a step that :func:`~phmech.solvers.radau_runs.radau_steps`
+        could not take (its status)."""
+        labels = self.problem.labels
+        if status == 2 and self._state[7] == self._state[7]:
+            return SolverError(self.name, t, "the right-hand side became non-finite at t = "
+                               f"{self._state[7]:.9g} in {labels()[int(self._state[8])]} on every step size "
+                               f"down to {h:.3g} (a load or drive function returning NaN or inf?)")
+        if status == 2:
+            return SolverError(self.name, t, f"the step size {h:.3g} became too small (Newton iteration "
+                               "or error test fails on every step size)")
+        if status == 3:
+            detail = getattr(self._ops, "singular", None) or "singular matrix"
+            return SolverError(self.name, t, f"singular iteration matrix ({detail}): a singular mass "
+                               "matrix on the allowed motions, or dependent constraints")
+        if status == 4:
+            return SolverError(self.name, t, f"Newton iteration did not converge with the fixed step {h:.3g}")
+        bad = labels()[int(np.flatnonzero(~np.isfinite(self._f0))[0])]
+        return SolverError(self.name, t, f"the right-hand side is non-finite ({bad}) at the current state "
+                           "(a load or drive function returning NaN or inf?)")
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_state(self):
@@ -463,39 +290,53 @@ class RadauIIA(QuadratureWork, Solver):
         polynomial, and the point of the current Jacobian (evaluated and factorized
         again on :meth:`restore_state`, no factorization is stored)."""
         from ..io.checkpoint import common_state
-        live = self._J is not None
-        poly = self._poly
+        st, fl = self._state, self._flags
+        live, poly = bool(fl[1]), bool(fl[4])
         return {**common_state(self), "h": self.h,
-                "previous": list(self._previous) if self._previous is not None else None,
-                "poly_t": poly[0] if poly else None, "poly_h": poly[1] if poly else None,
-                "poly_y": np.array(poly[2]) if poly else None, "poly_Q": np.array(poly[3]) if poly else None,
-                "J_t": self._J_point[0] if live else None, "J_y": np.array(self._J_point[1]) if live else None,
-                "J_fresh": bool(self._J_fresh), "lus_h": self._lus[0] if (live and self._lus) else None,
+                "previous": [float(st[2]), float(st[3])] if fl[3] else None,
+                "poly_t": float(st[4]) if poly else None, "poly_h": float(st[5]) if poly else None,
+                "poly_y": self._poly_y.copy() if poly else None, "poly_Q": self._poly_QT.T.copy() if poly else None,
+                "J_t": float(st[6]) if live else None, "J_y": self._J_y.copy() if live else None,
+                "J_fresh": bool(fl[2]), "lus_h": float(st[1]) if (live and st[1] == st[1]) else None,
                 **self.work_state()}
 
     def restore_state(self, state):
         """Continue from :meth:`checkpoint_state`."""
         from ..io.checkpoint import restore_common
-        self.h = float(state["h"])
-        self._previous = tuple(state["previous"]) if state["previous"] is not None else None
-        self._poly = None if state["poly_t"] is None else (
-            float(state["poly_t"]), float(state["poly_h"]), np.array(state["poly_y"]), np.array(state["poly_Q"]))
-        self._J = self._lus = None
+        st, fl = self._state, self._flags
+        fl[:] = 0
+        st[0], st[1], st[7] = float(state["h"]), np.nan, np.nan
+        if state["previous"] is not None:
+            fl[3], (st[2], st[3]) = 1, state["previous"]
+        if state["poly_t"] is not None:
+            fl[4], st[4], st[5] = 1, float(state["poly_t"]), float(state["poly_h"])
+            self._poly_y[:] = state["poly_y"]
+            self._poly_QT[:] = np.asarray(state["poly_Q"]).T
         if state.get("J_t") is not None:
-            self._refresh_jacobian(float(state["J_t"]), np.array(state["J_y"]))
+            st[6] = float(state["J_t"])
+            self._J_y[:] = state["J_y"]
+            _rr.jacobian(self._ops, st[6], self._J_y.copy())
+            fl[1] = 1
             if state.get("lus_h") is not None:
-                self._iteration_matrices(float(state["lus_h"]))
-        self._J_fresh = bool(state["J_fresh"])
+                if _rr.factor(self._ops, float(state["lus_h"]), GAMMA, ALPHA, BETA):
+                    raise self._failure(3, st[6], float(state["lus_h"]))
+                st[1] = float(state["lus_h"])
+        fl[2] = bool(state["J_fresh"])
         restore_common(self, state)
         self.restore_work(state)
-        self._f0 = self._f(self.t, self.y) if self.nsteps else None   # as after the last step
-        self._nonfinite = None
+        if self.nsteps:                      # f at the current point, as after the last step
+            _rr.rhs(self._ops, self.t, np.array(self.y, float), self._f0)
+            fl[0] = 1
+        self._block = None
 
     def dense_output(self):
-        """The collocation polynomial of the last step (of each step of a compiled run)."""
+        """The collocation polynomial of each step of the last call (of the last step before a
+        restart)."""
         if self._block is not None:
             return _piecewise_collocation(*self._block)
-        t0, h, y0, Q = self._poly
+        st = self._state
+        y0, Q = self._poly_y.copy(), self._poly_QT.T.copy()
+        t0, h = float(st[4]), float(st[5])
 
         def poly(t):
             x = (np.asarray(t, float) - t0) / h
@@ -510,6 +351,62 @@ class RadauIIA(QuadratureWork, Solver):
             return (), (), ()
         ts, _, ys, _ = self._block
         return ts[1:], ys[1:], self.interior_work() if self.records_work else np.zeros(ts.size - 1)
+
+
+class PythonStages:
+    """The step data of the interpreted steps (:func:`~phmech.solvers.radau_runs.radau_steps`
+    run as Python): the operations of the loop on the solver's problem -- ``f`` (compiled or
+    the problem's), the Jacobian (dense, or sparse above the dense size), the factors of both
+    iteration matrices (LAPACK with the row-major copies the compiled correction takes, or
+    SuperLU with the dense rows and columns of floating frames as a border), and the stage
+    iteration with the stage data of each step's times (compiled for a compiled right-hand
+    side)."""
+
+    def __init__(self, solver):
+        self.solver = solver
+        self.J = None
+        self.factors = None      # the factors' argument of the stage iteration
+        self.singular = None     # why the last factorization failed
+
+    def rhs(self, t, y, out):
+        with np.errstate(all="ignore"):
+            out[:] = self.solver._f(t, y)
+
+    def jacobian(self, t, y):
+        s = self.solver
+        # a compiled right-hand side may come with its Jacobian as a dense array (no sparse round trip)
+        jac = getattr(s._kernel, "jacobian", None)
+        J = jac(t, y) if jac is not None else s.problem.jacobian(t, y)
+        self.J = (J.toarray() if sp.issparse(J) else np.asarray(J, float)) if s.dense else J
+
+    def factor(self, h, gamma, alpha, beta):
+        s = self.solver
+        try:
+            if s.dense:
+                real = _rk.DenseFactors(gamma / h * s.E - self.J)
+                cplx = _rk.DenseFactors((alpha - 1j * beta) / h * s.E - self.J)
+                self.factors = (s._E_csr, (real.lu_rm, real.piv64), (cplx.lu_rm, cplx.piv64), T, T_INV,
+                                gamma, alpha, beta)
+            else:
+                alg = np.flatnonzero(s.algebraic)
+                real = sparse_factor(sp.csc_matrix(gamma / h * s.E - self.J), alg)
+                cplx = sparse_factor(sp.csc_matrix((alpha - 1j * beta) / h * s.E - self.J, dtype=complex), alg)
+                self.factors = (s.E, real, cplx, T, T_INV, gamma, alpha, beta)
+        except (RuntimeError, np.linalg.LinAlgError) as err:
+            self.singular = str(err)
+            return 1
+        return 0
+
+    def stages(self, t, y, h, Z, scale, algebraic, C, T, TI, gamma, alpha, beta, tol, maxiter):
+        s = self.solver
+        data = s._kernel.stage_data(t + C * h) if s._kernel is not None else s._f
+        return s._loop(data, self.factors, t, y, h, Z, scale, algebraic, C, T, TI, tol, maxiter)
+
+    def error_estimate(self, y, abs_y, Z, f0, h, atol, rtol, ew, gamma, nd):
+        return _rk.local_error(y, abs_y, Z, f0, h, atol, rtol, self.factors[0], self.factors[1], ew, gamma, nd)
+
+    def solve_real(self, r, out):
+        solve(self.factors[1], r, out)
 
 
 def _piecewise_collocation(ts, hs, ys, Zs):

@@ -49,12 +49,12 @@ from ..assembly.compiled import Inputs, residual_kernel
 from ..assembly.compiled_jacobian import jacobian_kernel
 from ..math.sparse_kernels import csr_mv, csr_mv_add
 from ._dense import DenseLU
-from ._newton import all_finite, newton_converged, newton_hopeless, solve
+from ._newton import all_finite, newton_converged, newton_hopeless, small_pivot, solve
 
 #: the kinds of stage data: ``(accepts(data), evaluate, jacobian)`` for the interpreted loop
 #: a step whose stage iteration contracted more slowly than this (its last rate ``theta``) leaves a
-#: fresh Jacobian to the next (Hairer & Wanner, Solving ODEs II, IV.8): the Python step and the
-#: compiled run of :mod:`~phmech.solvers.radau_runs` alike
+#: fresh Jacobian to the next (Hairer & Wanner, Solving ODEs II, IV.8;
+#: :func:`~phmech.solvers.radau_runs.radau_steps`)
 THETA_REFRESH = 1e-3
 
 _KINDS = []
@@ -305,7 +305,7 @@ def newton_update(W, dW, T):
 def predictor(t, h, C, t_prev, h_prev, y_prev, QT, y):
     """Starting stages from the previous step's collocation polynomial
     ``u(t_prev + x h_prev) = y_prev + sum_k QT[k - 1] x^k`` at the stage times, as increments
-    from ``y`` (:meth:`RadauIIA._predictor <phmech.solvers.radau.RadauIIA._predictor>`)."""
+    from ``y`` (zero on the first step: :func:`~phmech.solvers.radau_runs.radau_steps`)."""
     n = y.size
     Z = np.empty((3, n))
     for i in range(3):
@@ -342,8 +342,8 @@ def end_point(y, abs_y, Z, atol, rtol, ew):
 
 
 def local_error(y, abs_y, Z, f0, h, atol, rtol, E, real, ew, gamma, nd):
-    """The step's end point and the embedded error estimate of :meth:`RadauIIA._local_error
-    <phmech.solvers.radau.RadauIIA._local_error>` (without the refinement).
+    """The step's end point and the embedded error estimate of a step (IV.8, (8.19); the
+    refinement (8.20) is :func:`~phmech.solvers.radau_runs.radau_steps`'s).
 
     Returns ``(y_new, scale, err, gEZ, err_norm)``: ``y_new = y + Z_3``, the error scale
     ``atol + rtol max(|y|, |y_new|)``, the filtered estimate ``err = (gamma/h E - J)^-1
@@ -359,25 +359,22 @@ def local_error(y, abs_y, Z, f0, h, atol, rtol, E, real, ew, gamma, nd):
 
 
 @_jit
-def small_pivot(A, lu):
-    """The first column whose pivot in the ``getrf`` factors ``lu`` of ``A`` is of rounding
-    size against the column's largest entry (``|u_kk| <= n eps max_i |A_ik|``; row
-    pivoting keeps the columns), or -1: a matrix singular in exact arithmetic."""
+def pivot_test(A, lu):
+    """:func:`~phmech.solvers._newton.small_pivot` of the ``getrf`` factors ``lu`` (row-major) of
+    ``A``: the first column with a pivot of rounding size, or -1."""
     n = A.shape[0]
-    eps = np.finfo(np.float64).eps
+    pivots = np.empty(n)
+    col = np.zeros(n)
     for k in range(n):
-        col = 0.0
+        pivots[k] = abs(lu[k, k])
         for i in range(n):
-            col = max(col, abs(A[i, k]))
-        if abs(lu[k, k]) <= n * eps * col:
-            return k
-    return -1
+            col[k] = max(col[k], abs(A[i, k]))
+    return small_pivot(pivots, col)
 
 
 class DenseFactors(DenseLU):
-    """LAPACK ``getrf`` factors of a small dense matrix for the compiled kernels: the
-    singularity test of :class:`~phmech.solvers._dense.DenseLU` compiled
-    (:func:`small_pivot`), and the row-major copies ``lu_rm``, ``piv64`` the kernels take.
+    """LAPACK ``getrf`` factors of a small dense matrix with the row-major copies ``lu_rm``,
+    ``piv64`` the kernels take.
 
     Raises
     ------
@@ -389,9 +386,6 @@ class DenseFactors(DenseLU):
         super().__init__(A)
         self.lu_rm = np.ascontiguousarray(self.lu)
         self.piv64 = self.piv.astype(np.int64)
-
-    def _small_pivot(self, A):
-        return small_pivot(A, self.lu)
 
 
 if numba is not None:

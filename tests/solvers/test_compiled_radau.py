@@ -182,17 +182,20 @@ def test_factor_pair_equals_lapack_and_refuses_singular_matrices():
     elimination of the midpoint rule's dense step) solves like LAPACK's factors and refuses
     the matrices DenseFactors refuses."""
     from phmech.solvers.radau import ALPHA, BETA, GAMMA
-    from phmech.solvers.radau_runs import RowMajorLU, factor_pair
+    from phmech.solvers.radau_runs import RadauData
+    from phmech.solvers._newton import lu_solve
     from phmech.solvers._dense import DenseLU
     rng = np.random.default_rng(5)
     n, h = 14, 1e-3
     E = np.diag(np.r_[np.ones(10), np.zeros(4)])
     J = rng.standard_normal((n, n))
-    real, cplx = RowMajorLU(n), RowMajorLU(n, complex)
-    assert factor_pair(E, J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64) == 0
+    ops = RadauData.of(None, E)
+    ops.J[:] = J
+    assert ops.factor(h, GAMMA, ALPHA, BETA) == 0
     b = rng.standard_normal(n)
-    for lu, M in ((real, GAMMA / h * E - J), (cplx, (ALPHA - 1j * BETA) / h * E - J)):
-        x = lu.solve(b)
+    for (lu, piv), M in (((ops.lur, ops.pivr), GAMMA / h * E - J),
+                         ((ops.luc, ops.pivc), (ALPHA - 1j * BETA) / h * E - J)):
+        x = lu_solve(lu, piv, b.astype(lu.dtype))
         ref = DenseLU(M).solve(b)
         assert np.max(np.abs(x - ref)) < 1e-12 * np.max(np.abs(ref))
         assert np.max(np.abs(M @ x - b)) < 1e-10
@@ -203,4 +206,5 @@ def test_factor_pair_equals_lapack_and_refuses_singular_matrices():
     J[:10, 10:12] = -J[10:12, :10].T
     J[12, :10] = J[10, :10] + J[11, :10]
     J[:10, 12] = -J[12, :10]
-    assert factor_pair(E, J, h, GAMMA, ALPHA, BETA, real.lu_rm, real.piv64, cplx.lu_rm, cplx.piv64) == 1
+    ops.J[:] = J
+    assert ops.factor(h, GAMMA, ALPHA, BETA) == 1
