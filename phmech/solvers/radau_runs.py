@@ -18,7 +18,7 @@ several steps in one call when the driver does not need to see each.  It runs
 What the loop does with the problem goes through :func:`rhs`, :func:`jacobian`,
 :func:`factor`, :func:`stages`, :func:`error_estimate` and :func:`solve_real`, taking the step
 data first: for the record numba overloads chosen by its type (written into the loop,
-``inline="always"``, except the stage iteration's call), for Python data their methods.  The
+``inline="always"``), for Python data their methods.  The
 record's methods run the same compiled functions as its overloads, so that a record can be
 used from Python too (a restart's Jacobian and factors).
 """
@@ -26,7 +26,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..kernels.jit import jit as _jit, numba
+from ..kernels.jit import borrowed, jit as _jit, numba
 from ._newton import all_finite, lu_solve
 from .midpoint_kernels import eliminate
 from .radau_kernels import (THETA_REFRESH, error_norm, local_error, pivot_test, predictor, stage_iteration,
@@ -212,7 +212,7 @@ if numba is not None:
             return _factor
         return None
 
-    @overload(stages)
+    @overload(stages, inline="always")
     def _stages_record(ops, t, y, h, Z, scale, algebraic, C, T, TI, gamma, alpha, beta, tol, maxiter):
         if _record(ops):
             return _stages
@@ -265,6 +265,7 @@ def radau_steps(ops, t, y, t_bound, settings, tableau, state, flags, f0, J_y, po
     n = y.size
     F = np.empty(n)
     f_err = np.empty(n)
+    ops = borrowed(ops)          # the record's arrays without reference counts in the calls below
     for j in range(Ts.size):
         if t >= t_bound:
             return j, 1, t, state[0]
