@@ -78,7 +78,7 @@ Inputs = namedtuple("Inputs", "w u")
 
 
 @_jit
-def power_kernel(y, model, inputs):
+def power_kernel(t, y, model, inputs):
     """``w·lam + e·f_loads - e·R e``: the power supplied through the ports
     (:meth:`~phmech.assembly.energy.EnergyMixin.power` of a system without leftovers;
     each family's port forces count)."""
@@ -95,7 +95,7 @@ def power_kernel(y, model, inputs):
         loads_add(q, model.loads + (inputs.u,), fl)
     for data in literal_unroll(model.families):
         if family_has(data):
-            family_port_forces_add(q, e, data, fl)
+            family_port_forces_add(t, q, e, data, fl)
     Rp, Ri, Rd = model.R
     if Rp.size > 1:
         csr_mv_add(Rp, Ri, Rd, e, fl, -1.0)
@@ -105,16 +105,16 @@ def power_kernel(y, model, inputs):
 
 
 @_jit
-def power_rows_kernel(Y, model, W, U, out):
-    """:func:`power_kernel` at each row ``Y[j]`` with the prescribed velocities ``W[j]`` and the
-    loads' inputs ``U[j]`` (``U[0]`` for all when ``U`` has one row) into ``out[j]``."""
+def power_rows_kernel(ts, Y, model, W, U, out):
+    """:func:`power_kernel` at each time ``ts[j]`` and row ``Y[j]`` with the prescribed velocities
+    ``W[j]`` and the loads' inputs ``U[j]`` (``U[0]`` for all when ``U`` has one row) into ``out[j]``."""
     one = U.shape[0] == 1
     for j in range(Y.shape[0]):
-        out[j] = power_kernel(Y[j], model, Inputs(W[j], U[0] if one else U[j]))
+        out[j] = power_kernel(ts[j], Y[j], model, Inputs(W[j], U[0] if one else U[j]))
 
 
 @_jit
-def residual_kernel(t_unused, y, model, inputs, out):
+def residual_kernel(t, y, model, inputs, out):
     """The compiled part of ``f(t, y)`` written into ``out`` (see the module docstring):
     the :data:`Model` ``model`` with the :data:`Inputs` ``inputs`` at ``t``."""
     nq, ne = model.nq, model.ne
@@ -143,7 +143,7 @@ def residual_kernel(t_unused, y, model, inputs, out):
     # the families: kinematics (every q row), joints, bodies, force elements
     for data in literal_unroll(model.families):
         if family_has(data):
-            family_residual_add(q, e, lam, data, out, fe, fl)
+            family_residual_add(t, q, e, lam, data, out, fe, fl)
     inactive = model.inactive
     for i in range(inactive.size):
         fl[inactive[i]] = -lam[inactive[i]]
@@ -334,7 +334,7 @@ class CompiledResidual:
     def power(self, y, t):
         """Supplied power at ``y`` of the kernel's parts, with the prescribed velocities and load
         inputs at ``t``."""
-        return power_kernel(np.ascontiguousarray(y, float), self.model(), self.inputs(t))
+        return power_kernel(float(t), np.ascontiguousarray(y, float), self.model(), self.inputs(t))
 
     def supplied_power(self, t, y):
         """``w . lam + e . f_loads - e . R e`` at ``(t, y)`` with the force elements' and the
@@ -358,7 +358,8 @@ class CompiledResidual:
         W, U = self.step_inputs(ts)
         m = W.shape[0]
         if m:
-            power_rows_kernel(Y[:m], self.model(), np.ascontiguousarray(W), np.ascontiguousarray(U), P[:m])
+            power_rows_kernel(np.ascontiguousarray(ts[:m]), Y[:m], self.model(), np.ascontiguousarray(W),
+                              np.ascontiguousarray(U), P[:m])
         for k in range(m, ts.size):       # an input that raises: the one call says where
             P[k] = self.power(Y[k], float(ts[k]))
         if self.other_loads:

@@ -23,7 +23,7 @@ from ..math.sparse_kernels import csr_add_dense, csr_mv
 
 
 @_jit
-def jacobian_kernel(t_unused, y, model, inputs, J):
+def jacobian_kernel(t, y, model, inputs, J):
     """``df/dy`` of :func:`residual_kernel` (same arguments) added to the target ``J`` (zeroed):
     exact, with the constant extra ``G`` triplets ``model.X`` and the loads' inputs of the call."""
     J = borrowed(J)              # the target's arrays without reference counts in the calls below
@@ -58,7 +58,7 @@ def jacobian_kernel(t_unused, y, model, inputs, J):
     add_G_jacobian(nq, cl, Xr, Xc, Xv, act, J)
     for data in literal_unroll(model.families):
         if family_has(data):
-            family_jacobian_add(q, e, lam, data, act, J, nq)
+            family_jacobian_add(t, q, e, lam, data, act, J, nq)
     if has_loads(model.loads):
         loads_jacobian_add(q, model.loads + (inputs.u,), J, nq)
 

@@ -226,7 +226,7 @@ def has_frames(data):
 
 
 @_jit
-def frames_residual_add(q, e, lam, data, out, fe, fl):
+def frames_residual_add(t, q, e, lam, data, out, fe, fl):
     """The rows ``q' = T(q) e`` of the family's frames and points written into ``out``."""
     if data.pq.shape[1]:
         planar_frames_qdot(q, e, data.pq, data.pe, out)
@@ -237,7 +237,7 @@ def frames_residual_add(q, e, lam, data, out, fe, fl):
 
 
 @_jit
-def frames_jacobian_add(q, e, lam, data, act, J, nq):
+def frames_jacobian_add(t, q, e, lam, data, act, J, nq):
     """The exact derivatives of :func:`frames_residual_add` added to the Jacobian target ``J``."""
     J = borrowed(J)              # no reference counts of the target's arrays in the writes
     pq, pe = data.pq, data.pe

@@ -80,13 +80,13 @@ def inertial_frames_jacobian(q, e, oq, oe, T):
 
 
 @_jit
-def inertial_frames_residual_add(q, e, lam, inf, out, fe, fl):
+def inertial_frames_residual_add(t, q, e, lam, inf, out, fe, fl):
     """The family's part of the residual: the kinematic rows (:func:`inertial_frames_qdot`)."""
     inertial_frames_qdot(q, e, inf, out)
 
 
 @_jit
-def inertial_frames_jacobian_add(q, e, lam, inf, act, J, ce):
+def inertial_frames_jacobian_add(t, q, e, lam, inf, act, J, ce):
     """``J[rows of q, :] +=`` the exact Jacobian of :func:`inertial_frames_qdot` (columns of ``e``
     from ``ce``)."""
     J = borrowed(J)              # no reference counts of the target's arrays in the writes

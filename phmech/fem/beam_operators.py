@@ -91,7 +91,7 @@ def has_beams(data):
 
 
 @_jit
-def beams_residual_add(q, e, lam, data, out, fe, fl):
+def beams_residual_add(t, q, e, lam, data, out, fe, fl):
     """A beam family's part of the residual (:mod:`phmech.kernels.families`): the kinematic rows
     into ``out``, the effort terms added to ``fe``, by the kernels of the data's family."""
     beam_qdot(q, e, data, out)
@@ -99,7 +99,7 @@ def beams_residual_add(q, e, lam, data, out, fe, fl):
 
 
 @_jit
-def beams_jacobian_add(q, e, lam, data, act, J, nq):
+def beams_jacobian_add(t, q, e, lam, data, act, J, nq):
     """The exact derivatives of :func:`beams_residual_add` added to the Jacobian target ``J``: the family's
     kinematic, then effort Jacobian kernels write triplets (their counts are ``data[1]``)."""
     J = borrowed(J)              # no reference counts of the target's arrays in the writes

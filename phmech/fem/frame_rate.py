@@ -142,7 +142,7 @@ def has_frame_rates(fr):
 
 
 @_jit
-def frame_rates_residual_add(q, e, lam, fr, out, fe, fl):
+def frame_rates_residual_add(t, q, e, lam, fr, out, fe, fl):
     """The rows' terms of the residual: ``G^T lam`` added to the efforts ``fe`` and ``-G e`` to
     the constraint rows ``fl``."""
     R, C, V = frame_rate_G_triplets(q, fr)
@@ -150,7 +150,7 @@ def frame_rates_residual_add(q, e, lam, fr, out, fe, fl):
 
 
 @_jit
-def frame_rates_jacobian_add(q, e, lam, fr, act, J, nq):
+def frame_rates_jacobian_add(t, q, e, lam, fr, act, J, nq):
     """The exact derivatives of the rows' terms ``G^T lam`` and ``-G e`` added to the Jacobian target ``J``
     of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks the
     active rows)."""

@@ -486,7 +486,7 @@ def has_force_elements(fd):
 
 
 @_jit
-def forces_add(q, e, fd, fe):
+def forces_add(t, q, e, fd, fe):
     """``fe += f`` of the elements (the kernel family's forces)."""
     I = fd[0]
     n = I.shape[0]
@@ -550,13 +550,13 @@ def forces_derivatives(q, e, fd, Sig, Ks, Dr, Vq, Ve):
 
 
 @_jit
-def forces_residual_add(q, e, lam, fd, out, fe, fl):
+def forces_residual_add(t, q, e, lam, fd, out, fe, fl):
     """The family's part of the residual: the forces of the elements added to ``fe``."""
-    forces_add(q, e, fd, fe)
+    forces_add(t, q, e, fd, fe)
 
 
 @_jit
-def forces_jacobian_add(q, e, lam, fd, act, J, nq):
+def forces_jacobian_add(t, q, e, lam, fd, act, J, nq):
     """The derivatives of the elements' forces added to the Jacobian target ``J``: rows ``nq + e``
     column, ``q`` columns as they are, ``e`` columns from ``nq``."""
     J = borrowed(J)              # no reference counts of the target's arrays in the writes

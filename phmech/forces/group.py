@@ -79,10 +79,10 @@ class ForceGroup:
         K.forces_laws(fd, S, Rr, Sig, Ks, Dr)
         return S, Rr, Bv, Sig, Ks, Dr
 
-    def add(self, q, e, fe):
-        """``fe += f(q, e)`` of the elements."""
+    def add(self, q, e, fe, t=0.0):
+        """``fe += f(q, e)`` of the elements (at the time ``t``)."""
         if self.elements:
-            K.forces_add(np.ascontiguousarray(q, float), np.ascontiguousarray(e, float), self._data, fe)
+            K.forces_add(float(t), np.ascontiguousarray(q, float), np.ascontiguousarray(e, float), self._data, fe)
 
     def full_turns(self, t, Q):
         """``[(name, t_a, t_b)]``: each spatial torsional spring or bushing whose rotation

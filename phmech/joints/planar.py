@@ -153,13 +153,13 @@ def has_planar_joints(data):
 
 
 @_jit
-def planar_joints_residual_add(q, e, lam, data, out, fe, fl):
+def planar_joints_residual_add(t, q, e, lam, data, out, fe, fl):
     """``fe += G(q)^T lam`` and ``fl -= G(q) e`` of the planar joints."""
     add_G_terms(data.r, data.c, planar_G_values(q, data.v0, data.cs, data.mq), e, lam, fe, fl)
 
 
 @_jit
-def planar_joints_jacobian_add(q, e, lam, data, act, J, nq):
+def planar_joints_jacobian_add(t, q, e, lam, data, act, J, nq):
     """The exact derivatives of :func:`planar_joints_residual_add` by ``lam``, ``e`` and the angles,
     added to the Jacobian target ``J`` (the rows of the inactive constraints, ``act`` false, left)."""
     J = borrowed(J)              # no reference counts of the target's arrays in the writes

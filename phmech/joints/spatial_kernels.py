@@ -614,7 +614,7 @@ def has_spatial_joints(sj):
 
 
 @_jit
-def spatial_joints_residual_add(q, e, lam, sj, out, fe, fl):
+def spatial_joints_residual_add(t, q, e, lam, sj, out, fe, fl):
     """The joints' terms of the residual: ``G^T lam`` added to the efforts ``fe`` and ``-G e``
     to the constraint rows ``fl``."""
     R, C, V = spatial_joints_G_triplets(q, sj)
@@ -622,7 +622,7 @@ def spatial_joints_residual_add(q, e, lam, sj, out, fe, fl):
 
 
 @_jit
-def spatial_joints_jacobian_add(q, e, lam, sj, act, J, nq):
+def spatial_joints_jacobian_add(t, q, e, lam, sj, act, J, nq):
     """The exact derivatives of the joints' terms ``G^T lam`` and ``-G e`` added to the dense
     ``J`` of the residual (``q`` columns from 0, ``e`` from ``nq``, then ``lam``; ``act`` marks
     the active constraint rows)."""

@@ -17,14 +17,14 @@ consistent planar and spatial beams.  Its module declares it once with
     ``(contribution, q slice, e slice)``); no member gives the empty data;
 ``has(data)``
     whether the data holds a member (compiled);
-``residual_add(q, e, lam, data, out, fe, fl)``
-    the family's rows of ``q'`` written into ``out`` and its terms added to the
+``residual_add(t, q, e, lam, data, out, fe, fl)``
+    at the time ``t``, the family's rows of ``q'`` written into ``out`` and its terms added to the
     efforts ``fe`` and the constraint rows ``fl`` (compiled);
-``jacobian_add(q, e, lam, data, act, J, nq)``
+``jacobian_add(t, q, e, lam, data, act, J, nq)``
     their exact derivatives added to the Jacobian target ``J`` of the residual (columns of
     ``q`` from 0, of ``e`` from ``nq``, then of ``lam``; ``act`` marks the active
     constraint rows; compiled);
-``port_forces_add(q, e, data, fe)``, optional
+``port_forces_add(t, q, e, data, fe)``, optional
     the family's forces that supply power through ports (the power balance
     counts them; compiled).
 
@@ -187,16 +187,16 @@ def family_has(data):
     """Whether ``data`` holds a member of its family."""
 
 
-@by_data_class(3, _hook("residual_add"))
-def family_residual_add(q, e, lam, data, out, fe, fl):
+@by_data_class(4, _hook("residual_add"))
+def family_residual_add(t, q, e, lam, data, out, fe, fl):
     """The family's ``residual_add`` on ``data``."""
 
 
-@by_data_class(3, _hook("jacobian_add"))
-def family_jacobian_add(q, e, lam, data, act, J, nq):
+@by_data_class(4, _hook("jacobian_add"))
+def family_jacobian_add(t, q, e, lam, data, act, J, nq):
     """The family's ``jacobian_add`` on ``data``."""
 
 
-@by_data_class(2, _hook("port_forces_add"))
-def family_port_forces_add(q, e, data, fe):
+@by_data_class(3, _hook("port_forces_add"))
+def family_port_forces_add(t, q, e, data, fe):
     """The family's ``port_forces_add`` on ``data`` (nothing for a family without port forces)."""

@@ -165,7 +165,7 @@ def has_network_forces(nw):
 
 
 @_jit
-def network_forces_add(q, e, nw, fe):
+def network_forces_add(t, q, e, nw, fe):
     """The family's forces: the elements' and the constant ones, added to the efforts ``fe``."""
     I, F, Cc, Cv = nw
     for k in range(Cc.size):
@@ -174,13 +174,13 @@ def network_forces_add(q, e, nw, fe):
 
 
 @_jit
-def networks_residual_add(q, e, lam, nw, out, fe, fl):
+def networks_residual_add(t, q, e, lam, nw, out, fe, fl):
     """The family's part of the residual: its forces added to the efforts ``fe``."""
-    network_forces_add(q, e, nw, fe)
+    network_forces_add(t, q, e, nw, fe)
 
 
 @_jit
-def network_jacobian_add(q, e, lam, nw, act, J, nq):
+def network_jacobian_add(t, q, e, lam, nw, act, J, nq):
     """The family's exact ``d f/dq`` and ``d f/de`` added to the Jacobian target ``J`` (effort rows from
     ``nq``, ``q`` columns from 0, effort columns from ``nq``)."""
     J = borrowed(J)              # no reference counts of the target's arrays in the writes

@@ -525,7 +525,7 @@ if numba is not None:
     @overload(step_power, inline="always")
     def _step_power(data, j, t, ym):
         if _record(data):
-            return lambda data, j, t, ym: power_kernel(ym, data.model, _inputs(data, j))
+            return lambda data, j, t, ym: power_kernel(t, ym, data.model, _inputs(data, j))
         return None
 
     @overload(factor, inline="always")

@@ -82,18 +82,18 @@ MODULE = textwrap.dedent('''
 
 
     @numba.njit
-    def forces_add(q, e, d, fe):
+    def forces_add(t, q, e, d, fe):
         for k in range(d.cols.size):
             fe[d.cols[k]] -= d.c[k] * e[d.cols[k]]
 
 
     @numba.njit
-    def residual_add(q, e, lam, d, out, fe, fl):
-        forces_add(q, e, d, fe)
+    def residual_add(t, q, e, lam, d, out, fe, fl):
+        forces_add(t, q, e, d, fe)
 
 
     @numba.njit
-    def jacobian_add(q, e, lam, d, act, J, nq):
+    def jacobian_add(t, q, e, lam, d, act, J, nq):
         for k in range(d.cols.size):
             J[nq + d.cols[k], nq + d.cols[k]] -= d.c[k]
 
@@ -119,7 +119,7 @@ MODULE = textwrap.dedent('''
 
         def force(self, t, q, e=None):
             fe = np.zeros(self.body.ne)
-            forces_add(q, e, pack([(self, slice(0, self.body.nq), slice(0, self.body.ne))]), fe)
+            forces_add(t, q, e, pack([(self, slice(0, self.body.nq), slice(0, self.body.ne))]), fe)
             return fe
 
         def force_e(self, t, q, e=None):
