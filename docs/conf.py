@@ -42,7 +42,7 @@ extensions = [
 
 templates_path = ["_templates"]
 # auto_examples/*.ipynb: the gallery's downloadable notebooks, not pages
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples", "auto_examples/*.ipynb", "api_sections.inc",
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples", "auto_examples/*.ipynb", "api_sections.rst",
                     "jupyter_execute", "**/.ipynb_checkpoints"]
 
 # -- executed notebooks (docs/notebooks/*.ipynb, shown with their stored outputs) ------------
@@ -109,9 +109,11 @@ def write_api_lists(path):
             f.write(text)
 
 
-write_api_lists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "api_sections.inc"))
+write_api_lists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "api_sections.rst"))
 
-autosummary_generate = True
+# the pages to scan for autosummary directives: the API page's sections are an included file, which
+# autosummary does not follow from api.rst (Sphinx 9), so it is named here
+autosummary_generate = ["api.rst", "api_sections.rst"]
 autosummary_imported_members = False
 autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}
 autodoc_member_order = "bysource"

@@ -329,7 +329,7 @@ def error_norm(err, scale, nd):
 @_jit
 def end_point(y, abs_y, Z, atol, rtol, ew):
     """``y_new = y + Z_3``, the error scale ``atol + rtol max(|y|, |y_new|)`` and the
-    embedded combination ``ew . Z`` of the stages."""
+    combination of the stages with the embedded weights ``ew``."""
     n = y.size
     y_new = np.empty(n)
     scale = np.empty(n)
@@ -342,8 +342,9 @@ def end_point(y, abs_y, Z, atol, rtol, ew):
 
 
 def local_error(y, abs_y, Z, f0, h, atol, rtol, E, real, ew, gamma, nd):
-    """The step's end point and the embedded error estimate of a step (IV.8, (8.19); the
-    refinement (8.20) is :func:`~phmech.solvers.radau_runs.radau_steps`'s).
+    """The step's end point and its embedded error estimate, filtered by the real iteration
+    matrix (IV.8, eq. 8.19; the refinement of eq. 8.20 follows in
+    :func:`~phmech.solvers.radau_runs.radau_steps`).
 
     Returns ``(y_new, scale, err, gEZ, err_norm)``: ``y_new = y + Z_3``, the error scale
     ``atol + rtol max(|y|, |y_new|)``, the filtered estimate ``err = (gamma/h E - J)^-1
