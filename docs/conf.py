@@ -161,8 +161,9 @@ sphinx_gallery_conf = {
     "examples_dirs": "examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
-    # the scripts that need Firedrake, left out of a build without it
-    "ignore_pattern": (r"[\\/](" + "|".join(re.escape(n) for n in SKIPPED_EXAMPLES) + r")$"
+    # the scripts that need Firedrake, left out of a build without it (sphinx-gallery matches the
+    # pattern against the file's name, older versions against its path)
+    "ignore_pattern": (r"(^|[\\/])(" + "|".join(re.escape(n) for n in SKIPPED_EXAMPLES) + r")$"
                        if SKIPPED_EXAMPLES else r"__init__\.py"),
     "download_all_examples": False,
     "remove_config_comments": True,
