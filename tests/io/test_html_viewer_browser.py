@@ -61,7 +61,8 @@ def state(path, tmp, address):
         return m.group(1) if m else None
     return {"frame": text_of("frame"), "checksum": text_of("checksum"), "errors": text_of("errors"),
             "n_errors": attribute("data-errors"), "ready": attribute("data-ready"),
-            "colours": attribute("data-colours"), "console": console_messages(log)}
+            "colours": attribute("data-colours"), "outline": attribute("data-outline"),
+            "console": console_messages(log)}
 
 
 def screenshot(path, tmp, address, name):
@@ -130,7 +131,8 @@ def test_screenshot_matches_the_reference(page):
 
 def test_surface_coloured_by_its_deflection(tmp_path):
     """A surface (a plate's picture: a square whose deflection changes sign) is drawn coloured by its
-    deflection: the colour inside it changes from one end of the swing to the other."""
+    deflection: the colour inside it changes from one end of the swing to the other; its border
+    is outlined (the 16 edges of one triangle only)."""
     from phmech.bodies.picture import Part
     from phmech.io.html_viewer import _frames_data, _write_page
     x, y = (a.ravel() for a in np.meshgrid(np.linspace(0, 1, 5), np.linspace(0, 0.6, 5)))
@@ -148,3 +150,4 @@ def test_surface_coloured_by_its_deflection(tmp_path):
     for s in (up, down):
         assert s["ready"] == "1" and s["errors"] == "" and s["console"] == [], s
     assert up["colours"] != down["colours"] and float(up["checksum"]) != float(down["checksum"])
+    assert up["outline"] == "16"
