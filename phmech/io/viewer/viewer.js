@@ -287,11 +287,14 @@ function render() {
 // -- the page around the scene: legend, colour bar, time, playing --
 function legend() {
   const el = $("legend");
+  const stops = F ? ramp.map((c, i) => "rgb(" + c.join(",") + ") " + (100 * i / (ramp.length - 1)) + "%") : [];
   D.bodies.forEach((b) => {
     const row = document.createElement("div"), swatch = document.createElement("i");
-    swatch.style.background = b.color;
+    const coloured = F && Array.isArray(b.field);      // drawn in the field's colours, not its own
+    swatch.style.background = coloured ? "linear-gradient(to right, " + stops.join(", ") + ")" : b.color;
     row.appendChild(swatch);
-    row.appendChild(document.createTextNode(b.name + " (" + b.kind + ")"));
+    row.appendChild(document.createTextNode(b.name + " (" + b.kind + (coloured ? ", coloured by " + F.name : "")
+      + ")"));
     el.appendChild(row);
   });
   if (D.joints.length) { el.appendChild(document.createTextNode(D.joints.length + " joints (dark spheres)")); }
@@ -301,7 +304,6 @@ function legend() {
     el.appendChild(row);
   }
   if (F) {
-    const stops = ramp.map((c, i) => "rgb(" + c.join(",") + ") " + (100 * i / (ramp.length - 1)) + "%");
     $("cb-ramp").style.background = "linear-gradient(to top, " + stops.join(", ") + ")";
     $("cb-name").textContent = F.name + (F.unit ? " [" + F.unit + "]" : "");
     const lim = ramp === DIVERGING ? Math.max(-F.min, F.max) : null;
