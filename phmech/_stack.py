@@ -69,13 +69,19 @@ def available(name="firedrake"):
 
 
 class _Signpost(importlib.abc.MetaPathFinder):
-    """An import hook that answers ``import firedrake`` with :class:`FiredrakeMissingError`.
+    """An import hook that answers ``import firedrake`` (and the import of every other module of
+    ``blocked``, the stack's modules that are missing) with :class:`FiredrakeMissingError`: the
+    one message, which names Firedrake (the hook is only in place when Firedrake is missing).
 
     A probe, ``importlib.util.find_spec("firedrake")``, still gets None (not found).
     """
 
+    def __init__(self, blocked=("firedrake",)):
+        self.blocked = frozenset(blocked)
+
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.partition(".")[0] != "firedrake" or _probing():
+        top = fullname.partition(".")[0]
+        if top not in self.blocked or _probing():
             return None
         raise FiredrakeMissingError("firedrake")
 
@@ -93,7 +99,10 @@ def _probing(depth=8):
 
 
 def signpost():
-    """Without Firedrake, make ``import firedrake`` raise :class:`FiredrakeMissingError` (once).
+    """Without Firedrake, make ``import firedrake`` raise :class:`FiredrakeMissingError` (once),
+    and so the import of every other module of :data:`STACK_MODULES` that is missing too (the
+    geometrically exact beams and the Mindlin plate import ``finat`` before ``firedrake``; the
+    SLEPc path imports ``petsc4py``).  A module of the stack that is installed still imports.
 
     With Firedrake installed nothing changes.  Returns True when the hook is in place.
     """
@@ -101,7 +110,8 @@ def signpost():
         return True
     if available("firedrake"):
         return False
-    sys.meta_path.insert(0, _Signpost())
+    missing = [name for name in STACK_MODULES if name == "firedrake" or not available(name)]
+    sys.meta_path.insert(0, _Signpost(missing))
     return True
 
 

@@ -14,7 +14,7 @@
 #                                     `source $PHMECH_HOME/venv/bin/activate`
 #   $PHMECH_HOME/stamps/              one file per finished step; a step whose
 #                                     stamp exists is skipped on the next run
-# A full install on a bare 2-core machine takes about 25 minutes; a second run
+# A full install on a bare 2-core machine takes about 30 minutes; a second run
 # with everything in place takes a few seconds.
 set -euo pipefail
 

@@ -111,6 +111,33 @@ def rotate_symmetric(S, R):
     return np.stack([T[..., a, b] for a, b in SYMMETRIC_COMPONENTS], axis=-1)
 
 
+def counterclockwise(triangles, xy):
+    """The triangles ``(n, 3)`` over the points ``xy`` ``(m, 2)`` (a plane mesh), each wound
+    counter-clockwise (normal ``+z``): a mesh's cells come in either winding, and a surface
+    whose triangles are wound both ways gets vertex normals that cancel (drawn dark, in
+    patches)."""
+    tri = np.array(triangles, np.int64).reshape(-1, 3)
+    if len(tri):
+        xy = np.asarray(xy, float)
+        a, b = xy[tri[:, 1], :2] - xy[tri[:, 0], :2], xy[tri[:, 2], :2] - xy[tri[:, 0], :2]
+        flip = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] < 0
+        tri[flip] = tri[flip][:, [0, 2, 1]]
+    return tri
+
+
+def outward(triangles, X, inside):
+    """The boundary triangles ``(n, 3)`` over the points ``X`` ``(m, 3)``, each wound so that its
+    normal points away from the point ``inside[i]`` (``(n, 3)``: the opposite vertex of the
+    triangle's tetrahedron): the outward normals of a solid's surface."""
+    tri = np.array(triangles, np.int64).reshape(-1, 3)
+    if len(tri):
+        X = np.asarray(X, float)
+        n = np.cross(X[tri[:, 1]] - X[tri[:, 0]], X[tri[:, 2]] - X[tri[:, 0]])
+        flip = np.einsum("ij,ij->i", n, np.asarray(inside, float) - X[tri[:, 0]]) > 0
+        tri[flip] = tri[flip][:, [0, 2, 1]]
+    return tri
+
+
 def pad3(a):
     """Points as rows of three coordinates (planar points get ``z = 0``)."""
     a = np.atleast_2d(np.asarray(a, float))

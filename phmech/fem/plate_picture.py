@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 import scipy.sparse as sp
 
-from ..bodies.picture import Part
+from ..bodies.picture import Part, counterclockwise
 from .plate_deflection import plate_held, recovered_deflection
 
 _SURFACES = weakref.WeakKeyDictionary()
@@ -37,7 +37,7 @@ class PlateSurface:
     triangles : ndarray (nt, 3)
         Linear triangles over the nodes: the cells (``k = 1``), each cell
         split in four at its edge nodes (``k = 2``), the cells' vertices
-        (``k >= 3``).
+        (``k >= 3``); each wound counter-clockwise in the plate's plane.
     cell_of_triangle : ndarray (nt,)
         The mesh cell of each triangle.
     moment_mean : sparse (3 ncell, ne)
@@ -56,7 +56,8 @@ class PlateSurface:
         dofs = Vv.finat_element.entity_dofs()                   # local numbering: vertices, edges
         vcols = [dofs[0][i][0] for i in range(3)]
         ecols = [dofs[1][i][0] for i in range(3)] if k == 2 else []
-        self.triangles, self.cell_of_triangle = self._split(cells, vcols, ecols)
+        tri, self.cell_of_triangle = self._split(cells, vcols, ecols)
+        self.triangles = counterclockwise(tri, self.xy)         # one winding: normals +z
         # cell means of the moment tensor: (int_T M_ij) / |T| from the moment part of the full vector
         ims = 1 if len(plate.spaces) == 2 else 2               # Kirchhoff (v, M); Mindlin (v, omega, M, q)
         Vm = plate.spaces[ims]

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from ..bodies.picture import Part, pad3, rotate_symmetric
+from ..bodies.picture import Part, counterclockwise, outward, pad3, rotate_symmetric
 from .stress_picture import vertex_stress_rows
 
 _SURFACES = weakref.WeakKeyDictionary()
@@ -34,7 +34,8 @@ class SolidSurface:
     node_e : ndarray (n, dim)
         Index in the solid's ``e`` of each vertex's velocity components (``-1``: removed).
     triangles : ndarray (nt, 3)
-        Indices into ``X``.
+        Indices into ``X``, wound with the outward normal (a 3D solid) or counter-clockwise (a
+        plane solid).
     """
 
     def __init__(self, solid):
@@ -55,8 +56,9 @@ class SolidSurface:
             keep = np.ones((len(fc), 4), bool)
             keep[np.arange(len(fc)), lf] = False              # local facet i is opposite vertex i
             tri = cn[fc][keep].reshape(-1, 3)
+            tri = outward(tri, Xv, Xv[cn[fc, lf]])            # wound with the outward normal
         else:
-            tri = cn[:, :3]
+            tri = counterclockwise(cn[:, :3], Xv)
         used, self.triangles = np.unique(tri, return_inverse=True)
         #: rows ``(6 n, ne)`` of the stress at the drawn vertices (:mod:`phmech.fem.stress_picture`), or None
         self.stress = vertex_stress_rows(solid)

@@ -84,6 +84,52 @@ def test_the_first_beam_raises_the_message(tmp_path):
     assert proc.stdout.split("\n")[:-1] == ["raised firedrake", "False False"]
 
 
+#: the prologue of a subprocess without any module of the stack (as on a pip install): Firedrake,
+#: FInAT, UFL, PyOP2, TSFC, FIAT, petsc4py and slepc4py cannot be imported
+WITHOUT_STACK = textwrap.dedent("""\
+    import importlib.abc, sys
+    class BlockStack(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] in %r:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    sys.meta_path.insert(0, BlockStack())
+    """ % (_stack.STACK_MODULES + ("FIAT",),))
+
+
+def test_every_fe_body_raises_the_message_without_the_stack(tmp_path):
+    """Without any module of the stack the first body raises the message, also the bodies that
+    import FInAT before Firedrake (the geometrically exact beams, the Mindlin plate)."""
+    code = """
+        from phmech import _stack
+        from phmech.fem import GeometricallyExactBeam, KirchhoffPlate, MindlinPlate
+        from phmech.fem.mesh_recipe import MeshRecipe
+        bodies = {
+            "exact": lambda: GeometricallyExactBeam("b", L=1.0, n_elem=4, rho=1.0, A=1.0, E=1e6, I=1e-6),
+            "exact3d": lambda: GeometricallyExactBeam("b", L=1.0, n_elem=4, rho=1.0, A=1.0, E=1e6, I=1e-6,
+                                                      dim=3),
+            "kirchhoff": lambda: KirchhoffPlate("k", MeshRecipe("firedrake:UnitSquareMesh", 2, 2), 0.01, 1.0,
+                                                1.0, 0.3, degree=2),
+            "mindlin": lambda: MindlinPlate("m", MeshRecipe("firedrake:UnitSquareMesh", 2, 2), 0.1, 1.0, 1.0,
+                                            0.3, degree=2),
+        }
+        for name, make in bodies.items():
+            try:
+                make()
+            except ImportError as err:
+                print(name, isinstance(err, _stack.FiredrakeMissingError) and str(err) == _stack.MESSAGE)
+            else:
+                print(name, "built")
+        import ufl                                     # noqa: F401  (the stack's modules, as an import)
+        """
+    proc = subprocess.run([sys.executable, "-c", WITHOUT_STACK + textwrap.dedent(code)], cwd=tmp_path,
+                          env={**os.environ, "PHMECH_CACHE": "0", "MPLBACKEND": "Agg",
+                               "PYTHONPATH": os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")])},
+                          capture_output=True, text=True, timeout=600)
+    assert proc.stdout.split("\n")[:-1] == ["exact True", "exact3d True", "kirchhoff True", "mindlin True"], \
+        proc.stderr
+    assert proc.returncode == 1 and proc.stderr.rstrip().endswith(_stack.MESSAGE), proc.stderr[-2000:]
+
+
 def test_case_commands_print_the_message_alone_and_leave_no_folder(tmp_path):
     proc = without_firedrake("""
         import runpy, sys

@@ -189,6 +189,19 @@ def test_docker_base_image_is_the_firedrake_of_the_install_script():
     assert tag == version, f"Dockerfile FROM {base}; scripts/install.sh installs Firedrake {version}"
 
 
+def test_the_stated_install_time_is_the_sum_of_the_install_steps():
+    """The README and the install script state one time for a full install, and it is the sum of the
+    estimates the script prints for its long steps (PETSc, h5py, Firedrake, SLEPc), to 5 minutes."""
+    script = INSTALL_SH.read_text()
+    steps = [int(n) for n in re.findall(r'^\s*log ".*\(about (\d+) minutes\)"', script, re.M)]
+    assert len(steps) >= 4, steps
+    stated = re.search(r"^# A full install on a bare 2-core machine takes about (\d+) minutes", script, re.M)
+    readme = re.search(r"takes\s+about (\d+) minutes", (ROOT / "README.md").read_text())
+    assert stated and readme, "the install time is not stated in scripts/install.sh or README.md"
+    assert int(readme.group(1)) == int(stated.group(1))
+    assert abs(int(stated.group(1)) - sum(steps)) <= 5, (stated.group(1), steps)
+
+
 def test_licence_files():
     cfg = _setup_cfg()
     assert cfg["metadata"]["license"] == "LGPL-3.0-or-later"

@@ -48,6 +48,12 @@ def console_messages(stderr):
     return [line for line in stderr.splitlines() if ":CONSOLE" in line and "GL Driver Message" not in line]
 
 
+def legend_text(dom):
+    """The text of the page's legend (the overlay before the colour bar), its tags left out."""
+    m = re.search(r'id="legend"[^>]*>(.*?)<div id="colorbar"', dom, re.S)
+    return re.sub(r"<[^>]*>", " ", m.group(1)) if m else ""
+
+
 def state(path, tmp, address):
     """The page's state after loading ``path`` + ``address``: frame, checksum, errors, drawn colours."""
     dom, log = chromium(f"file://{path}{address}", tmp, "--dump-dom")
@@ -61,7 +67,9 @@ def state(path, tmp, address):
         return m.group(1) if m else None
     return {"frame": text_of("frame"), "checksum": text_of("checksum"), "errors": text_of("errors"),
             "n_errors": attribute("data-errors"), "ready": attribute("data-ready"),
-            "colours": attribute("data-colours"), "console": console_messages(log)}
+            "colours": attribute("data-colours"), "outline": attribute("data-outline"),
+            "legend": legend_text(dom),
+            "console": console_messages(log)}
 
 
 def screenshot(path, tmp, address, name):
@@ -104,6 +112,8 @@ def test_frames_differ_and_colours_change(page):
     for s in (start, later):
         assert s["ready"] == "1" and s["errors"] == "" and s["n_errors"] is None and s["console"] == [], s
     assert (start["frame"], later["frame"]) == ("0", "30")
+    # the legend says that the bars are drawn in the field's colours, not their own
+    assert "upper (line, coloured by speed)" in start["legend"], start["legend"]
     assert float(start["checksum"]) != float(later["checksum"])
     assert start["colours"] != later["colours"], (start["colours"], later["colours"])
     a, _ = screenshot(path, tmp, "?ui=0#t=0", "start.png")
@@ -130,7 +140,8 @@ def test_screenshot_matches_the_reference(page):
 
 def test_surface_coloured_by_its_deflection(tmp_path):
     """A surface (a plate's picture: a square whose deflection changes sign) is drawn coloured by its
-    deflection: the colour inside it changes from one end of the swing to the other."""
+    deflection: the colour inside it changes from one end of the swing to the other; its border
+    is outlined (the 16 edges of one triangle only)."""
     from phmech.bodies.picture import Part
     from phmech.io.html_viewer import _frames_data, _write_page
     x, y = (a.ravel() for a in np.meshgrid(np.linspace(0, 1, 5), np.linspace(0, 0.6, 5)))
@@ -148,3 +159,4 @@ def test_surface_coloured_by_its_deflection(tmp_path):
     for s in (up, down):
         assert s["ready"] == "1" and s["errors"] == "" and s["console"] == [], s
     assert up["colours"] != down["colours"] and float(up["checksum"]) != float(down["checksum"])
+    assert up["outline"] == "16"

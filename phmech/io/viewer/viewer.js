@@ -79,6 +79,21 @@ const drawn = D.bodies.map((b) => {
       side: THREE.DoubleSide, roughness: 0.7, metalness: 0.0, polygonOffset: true, polygonOffsetFactor: 1 });
     item.surface = new THREE.Mesh(geo, mat);
     group.add(item.surface);
+    // the surface's outline (the edges of one triangle only): its border stays visible where the
+    // field's colour is near the ground's (a clamped plate's edge, white on the diverging scale)
+    const count = new Map(), T = b.triangles;
+    for (let t = 0; t < T.length; t += 3) {
+      for (let e = 0; e < 3; e++) {
+        const a = T[t + e], c = T[t + (e + 1) % 3], key = a < c ? a + "," + c : c + "," + a;
+        count.set(key, (count.get(key) || 0) + 1);
+      }
+    }
+    item.border = [];
+    count.forEach((m, key) => { if (m === 1) { item.border.push(...key.split(",").map(Number)); } });
+    const line = new THREE.BufferGeometry();
+    line.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * item.border.length), 3));
+    item.outline = new THREE.LineSegments(line, new THREE.LineBasicMaterial({ color: 0x4a5560 }));
+    group.add(item.outline);
   }
   const S = b.segments;
   for (let s = 0; s < S.length; s += 2) {
@@ -98,6 +113,9 @@ const drawn = D.bodies.map((b) => {
   scene.add(group);
   return item;
 });
+// the number of outline segments of each surface, for scripts
+document.body.setAttribute("data-outline", drawn.filter((item) => item.surface)
+  .map((item) => String(item.border.length / 2)).join(" "));
 
 // -- joints: spheres at their points; joints to the ground on a grey pedestal --
 const jointR = D.joint_radius;
@@ -205,6 +223,10 @@ function setFrame(i) {
       }
       item.surface.geometry.computeVertexNormals();
       item.surface.geometry.computeBoundingSphere();
+      const edge = item.outline.geometry.attributes.position;
+      item.border.forEach((v, i) => { edge.setXYZ(i, P[3 * v], P[3 * v + 1], P[3 * v + 2]); });
+      edge.needsUpdate = true;
+      item.outline.geometry.computeBoundingSphere();
     }
     const w = b.kind === "network" ? 0.45 * r : r;
     item.links.forEach(([mesh, a, c]) => {
@@ -265,11 +287,14 @@ function render() {
 // -- the page around the scene: legend, colour bar, time, playing --
 function legend() {
   const el = $("legend");
+  const stops = F ? ramp.map((c, i) => "rgb(" + c.join(",") + ") " + (100 * i / (ramp.length - 1)) + "%") : [];
   D.bodies.forEach((b) => {
     const row = document.createElement("div"), swatch = document.createElement("i");
-    swatch.style.background = b.color;
+    const coloured = F && Array.isArray(b.field);      // drawn in the field's colours, not its own
+    swatch.style.background = coloured ? "linear-gradient(to right, " + stops.join(", ") + ")" : b.color;
     row.appendChild(swatch);
-    row.appendChild(document.createTextNode(b.name + " (" + b.kind + ")"));
+    row.appendChild(document.createTextNode(b.name + " (" + b.kind + (coloured ? ", coloured by " + F.name : "")
+      + ")"));
     el.appendChild(row);
   });
   if (D.joints.length) { el.appendChild(document.createTextNode(D.joints.length + " joints (dark spheres)")); }
@@ -279,7 +304,6 @@ function legend() {
     el.appendChild(row);
   }
   if (F) {
-    const stops = ramp.map((c, i) => "rgb(" + c.join(",") + ") " + (100 * i / (ramp.length - 1)) + "%");
     $("cb-ramp").style.background = "linear-gradient(to top, " + stops.join(", ") + ")";
     $("cb-name").textContent = F.name + (F.unit ? " [" + F.unit + "]" : "");
     const lim = ramp === DIVERGING ? Math.max(-F.min, F.max) : null;
