@@ -72,10 +72,10 @@ class Case:
 
 
 _CRANK_UNITS = {"omega": "rad/s", "E": "Pa", "L": "m", "L_crank": "m", "d": "m", "rho": "kg/m^3",
-                "m_slider": "kg", "m_crank": "kg", "t_end": "s", "dt": "s", "n_elem": "", "rtol": "1",
-                "atol": "1", "uy_mid_max_abs_over_L": "1", "ux_mid_max_abs_over_L": "1", "uy_mid_end_over_L": "1",
-                "t_of_uy_mid_max": "s", "slider_x_end": "m", "energy_balance_max_abs_J": "J",
-                "hamiltonian_max_J": "J", "constraint_residual_max": "m/s"}
+                "m_slider": "kg", "m_crank": "kg", "t_end": "s", "dt": "s", "dt_out": "s", "max_step": "s",
+                "n_elem": "", "rtol": "1", "atol": "1", "uy_mid_max_abs_over_L": "1", "ux_mid_max_abs_over_L": "1",
+                "uy_mid_end_over_L": "1", "t_of_uy_mid_max": "s", "slider_x_end": "m",
+                "energy_balance_max_abs_J": "J", "hamiltonian_max_J": "J", "constraint_residual_max": "m/s"}
 _FOUR_BAR_UNITS = {"theta1_deg": "deg", "n_elem": "", "k": "",
                    **{f"omega{i}_rad_s": "rad/s" for i in range(1, 7)}, **{f"f{i}_hz": "Hz" for i in range(1, 7)}}
 

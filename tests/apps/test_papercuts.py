@@ -33,6 +33,7 @@ def test_study_lists_the_parameters_of_a_case(capsys):
     assert list(rows) == list(params)
     assert rows["omega"] == ["150.0", "rad/s"] and rows["E"] == ["200000000000.0", "Pa"]
     assert rows["n_elem"] == ["8"] and rows["solver"] == ["'midpoint'"]
+    assert rows["t_end"][1:] == rows["dt"][1:] == rows["dt_out"][1:] == ["s"]     # every time in seconds
     # a parameter without a default, and a user function
     assert cli.main(["study", "four_bar", "--list-params"]) == 0
     rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[2:]}
